@@ -1,0 +1,47 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { Database } from './db/database.js';
+import authentication from './http/auth.js';
+import errorHandler from './http/error-handler.js';
+import mediaTypes from './http/media-types.js';
+import requestHygiene from './http/request-hygiene.js';
+import securityHeaders from './http/security-headers.js';
+import { validatorCompiler } from './http/validators.js';
+import processes from './processes/routes.js';
+import { credentialVerifier, type Credentials } from './users/credentials.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Database;
+    credentials: Credentials;
+  }
+}
+
+export interface AppOptions {
+  db: Database;
+  logger?: FastifyServerOptions['logger'];
+  bodyLimit?: number;
+}
+
+/** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
+export async function buildApp(options: AppOptions) {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  app.decorate('db', options.db);
+  app.decorate('credentials', credentialVerifier(options.db));
+
+  await app.register(securityHeaders);
+  await app.register(errorHandler);
+  await app.register(authentication, { credentials: app.credentials });
+  await app.register(mediaTypes);
+  await app.register(requestHygiene);
+
+  await app.register(processes, { prefix: '/rest/api/processes' });
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

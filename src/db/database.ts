@@ -1,0 +1,66 @@
+/** What the resources need of a database: PostgreSQL through `pg` and the embedded PGlite both provide it. */
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  runScript(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Reads the rows of `sql` in batches through a cursor, so memory stays flat whatever the row count. */
+  stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number): AsyncIterable<T>;
+  readonly kind: 'postgres' | 'embedded';
+  close(): Promise<void>;
+}
+
+/** A cursor-based reader over any transaction; both drivers share it, so there is one streaming path. */
+export async function* streamThroughCursor<T>(
+  open: () => Promise<{ tx: Queryable; done: (failed: boolean) => Promise<void> }>,
+  sql: string,
+  params: readonly unknown[],
+  batchSize: number,
+): AsyncGenerator<T> {
+  const { tx, done } = await open();
+  let failed = true;
+  try {
+    await tx.query(`DECLARE registry_stream NO SCROLL CURSOR FOR ${sql}`, params);
+    for (;;) {
+      const rows = await tx.query<T>(`FETCH ${batchSize} FROM registry_stream`);
+      yield* rows;
+      if (rows.length < batchSize) break;
+    }
+    failed = false;
+  } finally {
+    await done(failed);
+  }
+}
+
+/** SQLSTATE codes the data layer turns into API errors. */
+export const SqlState = {
+  uniqueViolation: '23505',
+  foreignKeyViolation: '23503',
+} as const;
+
+export function sqlStateOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
+export function constraintOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'constraint' in error && typeof error.constraint === 'string'
+    ? error.constraint
+    : undefined;
+}
+
+/** Turns the unique violation of a race lost to another request into the conflict it is. */
+export async function onUniqueViolation<T>(work: Promise<T>, conflict: () => Error): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw sqlStateOf(error) === SqlState.uniqueViolation ? conflict() : error;
+  }
+}

@@ -1,0 +1,45 @@
+import { PGlite, types as pgliteTypes, type Transaction } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { streamThroughCursor, type Database, type Queryable } from './database.js';
+
+/**
+ * The embedded PostgreSQL (PGlite): one connection in this process. Its queries run one at a time, and a
+ * query sent while a transaction is open waits for that transaction to end.
+ */
+export async function openEmbedded(dataDir?: string): Promise<Database> {
+  const db = await PGlite.create(dataDir, {
+    extensions: { pg_trgm },
+    parsers: { [pgliteTypes.DATE]: (value: string) => value, [pgliteTypes.INT8]: (value: string) => Number(value) },
+  });
+
+  const queryable = (target: PGlite | Transaction): Queryable => ({
+    query: async (sql, params) => (await target.query<never>(sql, params as unknown[])).rows,
+    runScript: async (sql) => void (await target.exec(sql)),
+  });
+
+  /** Holds PGlite's transaction open until `done` is called, for the cursor of a stream. */
+  function begin() {
+    return new Promise<{ tx: Queryable; done: (failed: boolean) => Promise<void> }>((opened, failedToOpen) => {
+      let finish!: (failed: boolean) => void;
+      const finished = new Promise<boolean>((resolve) => (finish = resolve));
+      const transaction = db
+        .transaction(async (tx) => {
+          opened({ tx: queryable(tx), done });
+          if (await finished) await tx.rollback();
+        })
+        .catch(failedToOpen);
+      async function done(failed: boolean) {
+        finish(failed);
+        await transaction;
+      }
+    });
+  }
+
+  return {
+    kind: 'embedded',
+    ...queryable(db),
+    transaction: (work) => db.transaction((tx) => work(queryable(tx))),
+    stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(begin, sql, params, batchSize),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,80 @@
+import pg from 'pg';
+import { streamThroughCursor, type Database, type Queryable } from './database.js';
+
+const DATE_OID = 1082;
+const INT8_OID = 20;
+
+/** Dates stay `YYYY-MM-DD` strings and counts become numbers, as PGlite returns them. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === DATE_OID) return (value: string) => value;
+    if (oid === INT8_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PostgresOptions {
+  connectionString: string;
+  /** The schema to work in; tests give each file its own. */
+  schema?: string;
+  maxConnections?: number;
+}
+
+export function openPostgres(options: PostgresOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 20,
+    types,
+    options: options.schema ? `-c search_path=${options.schema}` : undefined,
+  });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+
+  const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
+    (await client.query(sql, params as unknown[])).rows as T[];
+
+  const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    query: (sql, params) => query(client, sql, params),
+    runScript: async (sql) => void (await client.query(sql)),
+  });
+
+  async function begin(readOnly = false) {
+    const client = await pool.connect();
+    try {
+      await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+    const tx = queryable(client);
+    const done = async (failed: boolean) => {
+      try {
+        await client.query(failed ? 'ROLLBACK' : 'COMMIT');
+        client.release();
+      } catch (error) {
+        client.release(true);
+        if (!failed) throw error;
+      }
+    };
+    return { tx, done };
+  }
+
+  return {
+    kind: 'postgres',
+    ...queryable(pool),
+    async transaction(work) {
+      const { tx, done } = await begin();
+      let result;
+      try {
+        result = await work(tx);
+      } catch (error) {
+        await done(true);
+        throw error;
+      }
+      await done(false);
+      return result;
+    },
+    stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(() => begin(true), sql, params, batchSize),
+    close: () => pool.end(),
+  };
+}

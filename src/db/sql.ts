@@ -1,0 +1,49 @@
+import type { Queryable } from './database.js';
+
+/** Collects the conditions of a WHERE clause and their parameters, numbered in order. */
+export class Conditions {
+  readonly params: unknown[] = [];
+  private readonly terms: string[] = [];
+
+  /** Adds a parameter and returns its placeholder (`$n`). */
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  where(condition: string): this {
+    this.terms.push(condition);
+    return this;
+  }
+
+  get clause(): string {
+    return this.terms.length > 0 ? `WHERE ${this.terms.join(' AND ')}` : '';
+  }
+}
+
+export interface PageQuery {
+  /** The SELECT list, its aliases being the response's property names. */
+  select: string;
+  /** FROM and joins, with `alias` as the main table's alias. */
+  from: string;
+  conditions: Conditions;
+  orderBy: string;
+  limit: number;
+  offset: number;
+}
+
+/** The total and one page in a single statement, so both come from one snapshot. */
+export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ total: number; rows: T[] }> {
+  const { conditions } = query;
+  const where = conditions.clause;
+  const limit = conditions.param(query.limit);
+  const offset = conditions.param(query.offset);
+  const [result] = await db.query<{ total: number; content: T[] }>(
+    `SELECT (SELECT count(*)::int FROM ${query.from} ${where}) AS total,
+            (SELECT coalesce(json_agg(page), '[]'::json)
+               FROM (SELECT ${query.select} FROM ${query.from} ${where} ${query.orderBy}
+                     LIMIT ${limit} OFFSET ${offset}) page) AS content`,
+    conditions.params,
+  );
+  return { total: result?.total ?? 0, rows: result?.content ?? [] };
+}

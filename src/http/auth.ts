@@ -1,0 +1,90 @@
+import basicAuth from '@fastify/basic-auth';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ForbiddenError, UnauthorizedError } from './errors.js';
+
+export const Role = {
+  serviceProvider: 'SERVICE_PROVIDER',
+  accessPointProvider: 'ACCESS_POINT_PROVIDER',
+  admin: 'ADMIN',
+  registryAuthority: 'REGISTRY_AUTHORITY',
+} as const;
+export type Role = (typeof Role)[keyof typeof Role];
+export const ROLES: readonly Role[] = Object.values(Role);
+
+/** Who may call an operation: roles, and `ANONYMOUS` for callers without credentials. */
+export type Access = Role | 'ANONYMOUS';
+export const ANONYMOUS = 'ANONYMOUS';
+
+/** The authenticated user behind a request. */
+export interface Caller {
+  userId: string;
+  username: string;
+  role: Role;
+  serviceProviderId: string | null;
+  accessPointProviderId: string | null;
+}
+
+/** A fixed list, or one that depends on the request (the two identifier kinds of participant paths). */
+export type AccessRule = readonly Access[] | ((request: FastifyRequest) => readonly Access[]);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: AccessRule;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+export interface CredentialVerifier {
+  /** The caller for these credentials, or null when they are wrong. */
+  verify(username: string, password: string, request: FastifyRequest): Promise<Caller | null>;
+}
+
+export const API_PREFIX = '/rest/api/';
+
+/**
+ * HTTP Basic authentication and the role check of each operation, run before anything else of the request.
+ * Every API route must declare its `access`; a route without one fails at start-up, not at run time.
+ */
+async function authentication(fastify: FastifyInstance, options: { credentials: CredentialVerifier }) {
+  fastify.decorateRequest('caller', null);
+  await fastify.register(basicAuth, {
+    validate: async (username, password, request) => {
+      const caller = await options.credentials.verify(username, password, request);
+      if (!caller) throw new UnauthorizedError('Bad credentials');
+      request.caller = caller;
+    },
+  });
+  const checkCredentials = (request: FastifyRequest, reply: FastifyReply) =>
+    new Promise<void>((resolve, reject) =>
+      fastify.basicAuth(request, reply, (error?: Error) => (error ? reject(error) : resolve())),
+    );
+
+  fastify.addHook('onRoute', (route) => {
+    if (route.url.startsWith(API_PREFIX) && !route.config?.access) {
+      throw new Error(`${String(route.method)} ${route.url} declares no access rule`);
+    }
+  });
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    const rule = request.routeOptions.config.access;
+    if (!rule) return;
+    const allowed = typeof rule === 'function' ? rule(request) : rule;
+    if (request.headers.authorization === undefined) {
+      if (allowed.includes(ANONYMOUS)) return;
+      throw new UnauthorizedError();
+    }
+    await checkCredentials(request, reply);
+    if (!request.caller || !allowed.includes(request.caller.role)) throw new ForbiddenError();
+  });
+}
+
+export default fp(authentication, { name: 'authentication' });
+
+/** The caller of an operation that admits no anonymous access; the hook above guarantees one. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new UnauthorizedError();
+  return request.caller;
+}

@@ -1,0 +1,73 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, errorBody, ValidationError, fieldError, type FieldError } from './errors.js';
+import { validationErrorOf } from './validation.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The name of the request body in validation errors, such as `processFormDTO`. */
+    objectName?: string;
+  }
+}
+
+const OBJECT_NAMES: Record<string, string> = { querystring: 'queryParameters', params: 'pathVariables', headers: 'headers' };
+
+function send(reply: FastifyReply, request: FastifyRequest, status: number, exception: string, message: string, errors?: FieldError[]) {
+  if (status === 401) reply.header('www-authenticate', 'Basic realm="registry"');
+  return reply
+    .status(status)
+    .type('application/json;charset=UTF-8')
+    .send(errorBody(status, exception, message, request.url, errors));
+}
+
+/** Maps every failure to the common error body; a 5xx is logged and tells the client nothing internal. */
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  const bodyName = request.routeOptions.config.objectName ?? 'request';
+  if (error.validation) {
+    const context = error.validationContext ?? 'body';
+    return validationErrorOf(context === 'body' ? bodyName : (OBJECT_NAMES[context] ?? context), error.validation);
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+    return new ValidationError(bodyName, [
+      fieldError({
+        objectName: bodyName,
+        field: '',
+        code: 'typeMismatch',
+        bindingFailure: true,
+        defaultMessage: error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the request body is empty' : 'the request body is not valid JSON',
+      }),
+    ]);
+  }
+  return undefined;
+}
+
+async function errorHandler(fastify: FastifyInstance) {
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError) {
+      reply.headers(apiError.headers);
+      const errors = apiError instanceof ValidationError ? apiError.errors : undefined;
+      return send(reply, request, apiError.status, apiError.exception, apiError.message, errors);
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+      return send(reply, request, status, 'InternalError', 'The request could not be completed');
+    }
+    // Framework errors with a client status (413, 415, 401 of malformed credentials, ...).
+    return send(reply, request, status, error.code ? errorClassName(error.code) : 'RequestError', error.message);
+  });
+
+  fastify.setNotFoundHandler((request, reply) =>
+    send(reply, request, 404, 'NotFoundError', `No operation at ${request.method} ${request.url.split('?')[0]}`),
+  );
+}
+
+/** `FST_ERR_CTP_BODY_TOO_LARGE` becomes `BodyTooLargeError`: the framework's code, readable. */
+function errorClassName(code: string): string {
+  const words = code.replace(/^FST_(ERR_)?(CTP_|BASIC_AUTH_)?/, '').toLowerCase().split('_');
+  return `${words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')}Error`;
+}
+
+export default fp(errorHandler, { name: 'error-handler' });

@@ -1,0 +1,95 @@
+import accepts from '@fastify/accepts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { NotAcceptableError, UnsupportedMediaTypeError } from './errors.js';
+
+export const JSON_MEDIA_TYPE = 'application/json';
+
+/** `processes.find` becomes `application/vnd.registry.processes.find.v1+json`. */
+export function vendorMediaType(operation: string): string {
+  return `application/vnd.registry.${operation}.v1+json`;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operation's media type name, such as `processes.find`; other accepted spellings follow it. */
+    mediaTypes?: readonly string[];
+    /** The array variant of a find operation, such as `processes.stream`. */
+    streamMediaType?: string;
+  }
+  interface FastifyRequest {
+    /** True when the client asked for the array variant of a find operation. */
+    wantsStream: boolean;
+  }
+}
+
+interface Negotiation {
+  /** Candidates in order of preference; the plain JSON type comes last, so `*\/*` picks the versioned one. */
+  candidates: string[];
+  streamType?: string;
+  bodyTypes: Set<string>;
+}
+
+const negotiations = new WeakMap<object, Negotiation>();
+
+function negotiationOf(request: FastifyRequest): Negotiation | undefined {
+  const config = request.routeOptions.config;
+  if (!config.mediaTypes) return undefined;
+  let negotiation = negotiations.get(config);
+  if (!negotiation) {
+    const own = config.mediaTypes.map(vendorMediaType);
+    const streamType = config.streamMediaType ? vendorMediaType(config.streamMediaType) : undefined;
+    const types = [...own, ...(streamType ? [streamType] : []), JSON_MEDIA_TYPE];
+    negotiation = {
+      // The charset-qualified forms let an Accept with `;charset=UTF-8` match.
+      candidates: types.flatMap((type) => [type, `${type};charset=utf-8`]),
+      streamType,
+      bodyTypes: new Set([...own, JSON_MEDIA_TYPE]),
+    };
+    negotiations.set(config, negotiation);
+  }
+  return negotiation;
+}
+
+function bareType(mediaType: string): string {
+  return (mediaType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/**
+ * Content negotiation of DECISIONS.md: the versioned type, `application/json`, wildcards or no Accept at all;
+ * anything else is 406. A body in a type the operation does not take is 415, checked before it is parsed.
+ */
+async function mediaTypes(fastify: FastifyInstance) {
+  await fastify.register(accepts);
+  fastify.decorateRequest('wantsStream', false);
+
+  fastify.addContentTypeParser(
+    /^application\/vnd\.registry\.[a-z.-]+\.v\d+\+json/i,
+    { parseAs: 'string' },
+    fastify.getDefaultJsonParser('error', 'error'),
+  );
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    const negotiation = negotiationOf(request);
+    if (!negotiation) return;
+    const acceptHeader = request.headers.accept;
+    const chosen = acceptHeader === undefined || acceptHeader.trim() === ''
+      ? negotiation.candidates[0]
+      : request.accepts().type(negotiation.candidates);
+    if (typeof chosen !== 'string') {
+      throw new NotAcceptableError([...new Set(negotiation.candidates.map(bareType))]);
+    }
+    const responseType = bareType(chosen);
+    request.wantsStream = responseType === negotiation.streamType;
+    reply.type(`${responseType};charset=UTF-8`);
+
+    if (request.routeOptions.schema?.body) {
+      const contentType = request.headers['content-type'];
+      if (contentType !== undefined && !negotiation.bodyTypes.has(bareType(contentType))) {
+        throw new UnsupportedMediaTypeError(contentType, [...negotiation.bodyTypes]);
+      }
+    }
+  });
+}
+
+export default fp(mediaTypes, { name: 'media-types' });

@@ -1,0 +1,124 @@
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** The ICD values of the specification, exactly. */
+export const ICDS = [
+  '9922', '9923', '9916', '9915', '9919', '9914', '9924', '9956', '9925', '9926', '9927', '9928', '9929', '9958',
+  '9930', '9901', '9902', '0184', '0096', '9904', '9905', '0060', '0191', '9931', '9920', '9913', '9912', '0037',
+  '0002', '0009', '9957', '9932', '0088', '9933', '9934', '9910', '9918', '9935', '9917', '0028', '9907', '0097',
+  '9921', '0142', '0135', '9906', '9936', '9937', '9938', '9939', '9940', '9941', '9942', '9943', '0106', '9954',
+  '9944', '0192', '9909', '9945', '9946', '9947', '9948', '0007', '9955', '0195', '9949', '9950', '9951', '9952',
+  '9953',
+] as const;
+export type Icd = (typeof ICDS)[number];
+
+export const IcdSchema = Type.Unsafe<Icd>({
+  type: 'string',
+  enum: [...ICDS],
+  title: 'ICD',
+  description: 'International Code Designator: the authority that issued the organization code',
+  'x-constraint': 'Icd',
+});
+
+export const Uuid = (options: Record<string, unknown> = {}) => Type.String({ format: 'uuid', ...options });
+
+/** A response property that may be null (`type: [T, "null"]`, which the serializer and OpenAPI 3.1 both read). */
+export function Nullable<T extends TSchema>(schema: T) {
+  const { type, ...rest } = schema as unknown as { type: string };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+}
+
+/** A qualified identifier as it is written in responses: `<scheme>::<value>`. */
+export const QualifiedIdentifierString = Type.String({
+  title: 'QualifiedIdentifier',
+  description: 'An identifier qualified by its scheme, written `<scheme>::<value>`',
+  examples: ['iso6523-actorid-upis::0192:987654321'],
+});
+
+/** In requests, the string form or an object with scheme and value. */
+export const QualifiedIdentifierInput = Type.Union(
+  [
+    Type.String({ pattern: '^.+::.+$' }),
+    Type.Object({ scheme: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }) }),
+  ],
+  { title: 'QualifiedIdentifier', description: '`<scheme>::<value>`, or an object with scheme and value' },
+);
+export type QualifiedIdentifierInput = Static<typeof QualifiedIdentifierInput>;
+
+export interface QualifiedIdentifier {
+  scheme: string;
+  value: string;
+}
+
+/** Splits a qualified identifier at its first `::`; undefined when it has none. */
+export function parseQualifiedIdentifier(input: QualifiedIdentifierInput): QualifiedIdentifier | undefined {
+  if (typeof input !== 'string') return input;
+  const at = input.indexOf('::');
+  if (at <= 0 || at + 2 >= input.length) return undefined;
+  return { scheme: input.slice(0, at), value: input.slice(at + 2) };
+}
+
+const referenceFields = {
+  identifier: Type.Optional(Uuid()),
+  title: Type.Optional(Type.String()),
+  reference: Type.Optional(Type.String()),
+  id: Type.Optional(Type.Integer()),
+};
+
+/** Reference objects point at existing resources: by `identifier`, else by `qualifiedIdentifier`. */
+export const ProcessIdentifiable = Type.Object(
+  { ...referenceFields, qualifiedIdentifier: Type.Optional(QualifiedIdentifierInput) },
+  { title: 'ProcessIdentifiable' },
+);
+export const DocumentTypeIdentifiable = Type.Object(
+  { ...referenceFields, qualifiedIdentifier: Type.Optional(QualifiedIdentifierInput) },
+  { title: 'DocumentTypeIdentifiable' },
+);
+export const CapabilityIdentifiable = Type.Object(referenceFields, { title: 'CapabilityIdentifiable' });
+export type Reference = Static<typeof ProcessIdentifiable>;
+
+export const ContactForm = Type.Object(
+  {
+    name: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
+    email: Type.Optional(Type.String({ format: 'email' })),
+    phoneNumber: Type.Optional(Type.String()),
+  },
+  { title: 'ContactForm' },
+);
+export type ContactForm = Static<typeof ContactForm>;
+
+export const Contact = Type.Object(
+  {
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    phoneNumber: Nullable(Type.String()),
+  },
+  { title: 'Contact' },
+);
+
+export const UuidParams = Type.Object({ identifier: Uuid({ description: 'the UUID of the resource' }) });
+
+const errorEntry = Type.Object({
+  objectName: Type.String(),
+  field: Type.String(),
+  rejectedValue: Type.Unknown(),
+  bindingFailure: Type.Boolean(),
+  code: Type.String(),
+  codes: Type.Array(Type.String()),
+  defaultMessage: Type.String(),
+  arguments: Type.Array(Type.Unknown()),
+});
+
+/** The common error body of every error status. */
+export const ErrorBody = Type.Object(
+  {
+    timestamp: Type.String({ description: 'UTC, YYYY-MM-DDTHH:mm:ss.SSS' }),
+    status: Type.Integer(),
+    error: Type.String(),
+    exception: Type.String(),
+    message: Type.String(),
+    path: Type.String(),
+    description: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(errorEntry)),
+  },
+  { title: 'ErrorBody' },
+);

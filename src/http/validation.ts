@@ -1,0 +1,187 @@
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { fieldError, ValidationError, type FieldError, type FieldErrorInput } from './errors.js';
+
+type EntryBase = Omit<FieldErrorInput, 'code' | 'defaultMessage'>;
+
+/**
+ * Turns the schema validator's errors (ajv, run with `allErrors` and `verbose`) into the entries of the
+ * specification's 400 body: every violation at once, named by field path, with Bean-Validation-like codes.
+ */
+interface SchemaLike {
+  type?: string | string[];
+  title?: string;
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
+  uniqueItems?: boolean;
+  properties?: Record<string, SchemaLike>;
+  /** The code reported when the value is missing, null or too short (`NotEmpty` rather than `NotNull`/`Size`). */
+  'x-constraint'?: string;
+}
+
+interface ValidatorError extends FastifySchemaValidationError {
+  parentSchema?: SchemaLike;
+  data?: unknown;
+}
+
+const INT_MAX = 2147483647;
+
+export function validationErrorOf(objectName: string, errors: FastifySchemaValidationError[]): ValidationError {
+  const failures = errors as ValidatorError[];
+  const unions = failures.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');
+  const insideUnion = (error: ValidatorError) =>
+    unions.some((union) => union !== error && error.schemaPath.startsWith(`${union.schemaPath}/`));
+  const entries = failures.filter((error) => !insideUnion(error)).map((error) => entryOf(objectName, error));
+  return new ValidationError(objectName, dedupe(entries));
+}
+
+function entryOf(objectName: string, error: ValidatorError): FieldError {
+  const schema = error.parentSchema ?? {};
+  const field = fieldPath(error.instancePath);
+  const base: EntryBase = { objectName, field, rejectedValue: error.data, typeName: typeNameOf(schema) };
+  const flagged = schema['x-constraint'];
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(error.params.missingProperty);
+      const property = schema.properties?.[missing] ?? {};
+      return fieldError({
+        ...base,
+        field: join(field, missing),
+        rejectedValue: null,
+        typeName: typeNameOf(property),
+        ...missingValue(property['x-constraint']),
+      });
+    }
+    case 'type':
+      if (error.data === null) return fieldError({ ...base, ...missingValue(flagged) });
+      return fieldError({
+        ...base,
+        code: 'typeMismatch',
+        bindingFailure: true,
+        defaultMessage: `must be ${describeType(schema.type)}`,
+      });
+    case 'minLength':
+    case 'minItems':
+      if (flagged === 'NotEmpty') return fieldError({ ...base, code: 'NotEmpty', defaultMessage: 'must not be empty' });
+      return sizeError(base, schema);
+    case 'maxLength':
+    case 'maxItems':
+      return sizeError(base, schema);
+    case 'pattern':
+      return fieldError({
+        ...base,
+        code: 'Pattern',
+        defaultMessage: `must match "${schema.pattern}"`,
+        constraintArguments: [schema.pattern],
+      });
+    case 'enum':
+      return fieldError({ ...base, code: flagged ?? 'OneOf', defaultMessage: 'must be one of the allowed values' });
+    case 'uniqueItems':
+      return fieldError({ ...base, code: 'UniqueElements', defaultMessage: 'must only contain unique elements' });
+    case 'minimum':
+      return fieldError({
+        ...base,
+        code: 'Min',
+        defaultMessage: `must be greater than or equal to ${String(error.params.limit)}`,
+        constraintArguments: [error.params.limit],
+      });
+    case 'maximum':
+      return fieldError({
+        ...base,
+        code: 'Max',
+        defaultMessage: `must be less than or equal to ${String(error.params.limit)}`,
+        constraintArguments: [error.params.limit],
+      });
+    case 'format':
+      return formatError(base, String(error.params.format));
+    case 'anyOf':
+    case 'oneOf':
+      return fieldError({
+        ...base,
+        code: 'typeMismatch',
+        bindingFailure: true,
+        defaultMessage: schema.title === 'QualifiedIdentifier'
+          ? 'must be a string <scheme>::<value> or an object with scheme and value'
+          : 'has an unexpected shape',
+      });
+    default:
+      return fieldError({ ...base, code: error.keyword, defaultMessage: error.message ?? 'is invalid' });
+  }
+}
+
+function missingValue(flagged: string | undefined) {
+  return flagged === 'NotEmpty'
+    ? { code: 'NotEmpty', defaultMessage: 'must not be empty' }
+    : { code: 'NotNull', defaultMessage: 'must not be null' };
+}
+
+function sizeError(base: EntryBase, schema: SchemaLike) {
+  const min = schema.minLength ?? schema.minItems ?? 0;
+  const max = schema.maxLength ?? schema.maxItems ?? INT_MAX;
+  return fieldError({
+    ...base,
+    code: 'Size',
+    defaultMessage: `size must be between ${min} and ${max}`,
+    constraintArguments: [max, min],
+  });
+}
+
+function formatError(base: EntryBase, format: string) {
+  if (format === 'email') {
+    return fieldError({ ...base, code: 'Email', defaultMessage: 'must be a well-formed email address' });
+  }
+  return fieldError({ ...base, code: 'typeMismatch', bindingFailure: true, defaultMessage: `must be a valid ${format}` });
+}
+
+/** `/processes/0/identifier` becomes `processes[0].identifier`. */
+function fieldPath(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : join(path, segment)), '');
+}
+
+function join(path: string, name: string): string {
+  return path === '' ? name : `${path}.${name}`;
+}
+
+function typeNameOf(schema: SchemaLike): string {
+  if (schema.title) return schema.title;
+  switch (Array.isArray(schema.type) ? schema.type[0] : schema.type) {
+    case 'boolean':
+      return 'Boolean';
+    case 'integer':
+      return 'Integer';
+    case 'number':
+      return 'BigDecimal';
+    case 'array':
+      return schema.uniqueItems ? 'Set' : 'List';
+    case 'object':
+      return 'Object';
+    default:
+      return 'String';
+  }
+}
+
+function describeType(type: SchemaLike['type']): string {
+  const name = Array.isArray(type) ? type[0] : type;
+  if (name === 'object') return 'an object';
+  if (name === 'array') return 'an array';
+  if (name === 'integer') return 'an integer';
+  return `a ${name ?? 'value'}`;
+}
+
+/** The same violation can be reported twice by unions of schemas; each is listed once. */
+function dedupe(entries: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return entries.filter((entry) => {
+    const key = `${entry.field}\u0000${entry.code}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,168 @@
+import { onUniqueViolation, type Database, type Queryable } from '../db/database.js';
+import { Conditions, selectPage } from '../db/sql.js';
+import { ConflictError, NotFoundError } from '../http/errors.js';
+import type { PageRequest, Sortable } from '../http/paging.js';
+import type { QualifiedIdentifier } from '../http/schemas.js';
+import type { Process, ProcessFilter } from './schemas.js';
+
+/** The JSON of a process's summary, as listed in dependencies and in a document type's processes. */
+export const processSummaryJson = (alias: string) =>
+  `json_build_object('identifier', ${alias}.id, 'qualifiedIdentifier', ${alias}.scheme || '::' || ${alias}.value,
+     'title', ${alias}.title, 'restricted', ${alias}.restricted, 'visible', ${alias}.visible)`;
+
+/** The columns of a process response, for a query over `processes p`; participants reuse it. */
+export const PROCESS_COLUMNS = `
+  p.id AS identifier, p.scheme || '::' || p.value AS "qualifiedIdentifier", p.domain, p.title, p.alias,
+  p.restricted, p.visible,
+  (SELECT coalesce(json_agg(json_build_object('identifier', c.id, 'title', c.title) ORDER BY c.title, c.id), '[]')
+     FROM process_capabilities pc JOIN capabilities c ON c.id = pc.capability_id
+    WHERE pc.process_id = p.id) AS capabilities,
+  (SELECT coalesce(json_agg(json_build_object('identifier', d.id, 'qualifiedIdentifier', d.scheme || '::' || d.value,
+                                              'title', d.title, 'visible', d.visible) ORDER BY d.value, d.id), '[]')
+     FROM process_document_types pdt JOIN document_types d ON d.id = pdt.document_type_id
+    WHERE pdt.process_id = p.id) AS "documentTypes",
+  (SELECT coalesce(json_agg(${processSummaryJson('dep')} ORDER BY dep.value, dep.id), '[]')
+     FROM process_dependencies pd JOIN processes dep ON dep.id = pd.dependency_id
+    WHERE pd.process_id = p.id) AS dependencies,
+  to_json(p.required_icds) AS "requiredICDs"`;
+
+export const PROCESS_SORTABLE: Sortable = {
+  identifier: 'p.id',
+  qualifiedIdentifier: "p.scheme || '::' || p.value",
+  'qualifiedIdentifier.scheme': 'p.scheme',
+  'qualifiedIdentifier.value': 'p.value',
+  domain: 'p.domain',
+  title: 'p.title',
+  alias: 'p.alias',
+  restricted: 'p.restricted',
+  visible: 'p.visible',
+};
+export const PROCESS_TIE_BREAKER = 'p.id';
+
+/** A linked resource named by identifier or qualified identifier (the `documentType`/`dependency` filters). */
+const namedBy = (alias: string, placeholder: string) =>
+  `(${alias}.id::text = ${placeholder} OR ${alias}.scheme || '::' || ${alias}.value = ${placeholder})`;
+
+function filterConditions(filter: ProcessFilter): Conditions {
+  const conditions = new Conditions();
+  const text = filter.query ?? filter.search;
+  if (text) {
+    const pattern = conditions.param(`%${escapeLike(text)}%`);
+    conditions.where(`(p.title ILIKE ${pattern} OR p.alias ILIKE ${pattern} OR p.scheme || '::' || p.value ILIKE ${pattern})`);
+  }
+  if (filter.domain?.length) conditions.where(`p.domain = ANY(${conditions.param(filter.domain)}::text[])`);
+  if (filter.requiredIcd?.length) conditions.where(`p.required_icds && ${conditions.param(filter.requiredIcd)}::text[]`);
+  if (filter.restricted !== undefined) conditions.where(`p.restricted = ${conditions.param(filter.restricted)}`);
+  if (filter.visible !== undefined) conditions.where(`p.visible = ${conditions.param(filter.visible)}`);
+  if (filter.documentType) {
+    conditions.where(`EXISTS (SELECT 1 FROM process_document_types pdt JOIN document_types d ON d.id = pdt.document_type_id
+                               WHERE pdt.process_id = p.id AND ${namedBy('d', conditions.param(filter.documentType))})`);
+  }
+  if (filter.dependency) {
+    conditions.where(`EXISTS (SELECT 1 FROM process_dependencies pd JOIN processes dep ON dep.id = pd.dependency_id
+                               WHERE pd.process_id = p.id AND ${namedBy('dep', conditions.param(filter.dependency))})`);
+  }
+  return conditions;
+}
+
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+export async function findProcesses(db: Queryable, filter: ProcessFilter, page: PageRequest) {
+  return selectPage<Process>(db, {
+    select: PROCESS_COLUMNS,
+    from: 'processes p',
+    conditions: filterConditions(filter),
+    orderBy: page.orderBy,
+    limit: page.size,
+    offset: page.offset,
+  });
+}
+
+export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: string) {
+  const conditions = filterConditions(filter);
+  return db.stream<Process>(`SELECT ${PROCESS_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params);
+}
+
+export async function getProcess(db: Queryable, id: string): Promise<Process> {
+  const [process] = await db.query<Process>(`SELECT ${PROCESS_COLUMNS} FROM processes p WHERE p.id = $1`, [id]);
+  if (!process) throw NotFoundError.instance(id);
+  return process;
+}
+
+export interface ProcessRecord {
+  qualifiedIdentifier: QualifiedIdentifier;
+  domain: string;
+  title: string;
+  alias: string | null;
+  restricted: boolean;
+  visible: boolean;
+  requiredICDs: string[];
+  capabilityIds: string[];
+  documentTypeIds: string[];
+  dependencyIds: string[];
+}
+
+function duplicate(record: ProcessRecord): ConflictError {
+  const { scheme, value } = record.qualifiedIdentifier;
+  return new ConflictError(`A process with qualified identifier '${scheme}::${value}' already exists`);
+}
+
+export async function insertProcess(tx: Queryable, record: ProcessRecord): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO processes (scheme, value, domain, title, alias, restricted, visible, required_icds)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (scheme, value) DO NOTHING RETURNING id`,
+    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.domain, record.title, record.alias,
+      record.restricted, record.visible, record.requiredICDs],
+  );
+  if (!row) throw duplicate(record);
+  await replaceLinks(tx, row.id, record);
+  return row.id;
+}
+
+export async function updateProcess(tx: Queryable, id: string, record: ProcessRecord): Promise<void> {
+  const [clash] = await tx.query(
+    'SELECT 1 FROM processes WHERE scheme = $1 AND value = $2 AND id <> $3',
+    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, id],
+  );
+  if (clash) throw duplicate(record);
+  const updated = await onUniqueViolation(tx.query(
+    `UPDATE processes SET scheme = $2, value = $3, domain = $4, title = $5, alias = $6, restricted = $7, visible = $8,
+            required_icds = $9
+      WHERE id = $1 RETURNING id`,
+    [id, record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.domain, record.title, record.alias,
+      record.restricted, record.visible, record.requiredICDs],
+  ), () => duplicate(record));
+  if (updated.length === 0) throw NotFoundError.instance(id);
+  await replaceLinks(tx, id, record);
+}
+
+async function replaceLinks(tx: Queryable, id: string, record: ProcessRecord): Promise<void> {
+  await tx.query('DELETE FROM process_capabilities WHERE process_id = $1', [id]);
+  await tx.query('DELETE FROM process_document_types WHERE process_id = $1', [id]);
+  await tx.query('DELETE FROM process_dependencies WHERE process_id = $1', [id]);
+  await tx.query('INSERT INTO process_capabilities SELECT $1, unnest($2::uuid[])', [id, record.capabilityIds]);
+  await tx.query('INSERT INTO process_document_types SELECT $1, unnest($2::uuid[])', [id, record.documentTypeIds]);
+  await tx.query('INSERT INTO process_dependencies SELECT $1, unnest($2::uuid[])', [id, record.dependencyIds]);
+}
+
+/** Deletes a process nobody uses; 409 naming what still does. */
+export async function deleteProcess(tx: Queryable, id: string): Promise<void> {
+  // The row lock makes a participant that takes this process meanwhile wait for the delete, and fail after it.
+  const locked = await tx.query('SELECT 1 FROM processes WHERE id = $1 FOR UPDATE', [id]);
+  if (locked.length === 0) throw NotFoundError.instance(id);
+  const [usage] = await tx.query<{ participants: number; dependents: string[] }>(
+    `SELECT (SELECT count(*)::int FROM participant_processes WHERE process_id = $1) AS participants,
+            (SELECT coalesce(array_agg(p.scheme || '::' || p.value ORDER BY p.value), '{}')
+               FROM process_dependencies pd JOIN processes p ON p.id = pd.process_id WHERE pd.dependency_id = $1) AS dependents`,
+    [id],
+  );
+  if (!usage) throw NotFoundError.instance(id);
+  const users = [
+    ...(usage.participants > 0 ? [`${usage.participants} participant(s)`] : []),
+    ...(usage.dependents.length > 0 ? [`the processes that depend on it (${usage.dependents.join(', ')})`] : []),
+  ];
+  if (users.length > 0) throw new ConflictError(`Process '${id}' is still used by ${users.join(' and ')}`);
+  await tx.query('DELETE FROM processes WHERE id = $1', [id]);
+}

@@ -1,0 +1,48 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Caller, CredentialVerifier } from '../http/auth.js';
+import type { Queryable } from '../db/database.js';
+import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
+import { findCredentials } from './repository.js';
+
+export interface CredentialCacheOptions {
+  ttlMs?: number;
+  maxEntries?: number;
+}
+
+export interface Credentials extends CredentialVerifier {
+  /** Forgets every verified credential; called whenever a user is changed or deleted. */
+  forgetAll(): void;
+}
+
+/**
+ * Verifies HTTP Basic credentials against the users table. A verified pair is remembered for a short time
+ * under an HMAC of username and password with a key made at start-up and kept only in memory, so the cache
+ * holds no password and nothing from which one could be checked offline.
+ */
+export function credentialVerifier(db: Queryable, options: CredentialCacheOptions = {}): Credentials {
+  const ttlMs = options.ttlMs ?? 60_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const key = randomBytes(32);
+  const verified = new Map<string, { caller: Caller; expires: number }>();
+
+  const cacheKey = (username: string, password: string) =>
+    createHmac('sha256', key).update(username).update('\u0000').update(password).digest('base64');
+
+  return {
+    async verify(username, password) {
+      const entryKey = cacheKey(username, password);
+      const cached = verified.get(entryKey);
+      if (cached && cached.expires > Date.now()) return cached.caller;
+      verified.delete(entryKey);
+
+      const user = await findCredentials(db, username);
+      const matches = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
+      if (!user || !matches) return null;
+      const { passwordHash: _, ...caller } = user;
+      if (verified.size >= maxEntries) verified.delete(verified.keys().next().value as string);
+      verified.set(entryKey, { caller, expires: Date.now() + ttlMs });
+      return caller;
+    },
+    forgetAll: () => verified.clear(),
+  };
+}

@@ -1,0 +1,82 @@
+import { buildApp, type App } from '../../src/app.js';
+import type { Database } from '../../src/db/database.js';
+import { Role } from '../../src/http/auth.js';
+import { insertUser } from '../../src/users/repository.js';
+import { openTestDatabase } from './database.js';
+
+export interface TestUser {
+  username: string;
+  password: string;
+  /** The value of an Authorization header for this user. */
+  authorization: string;
+}
+
+export interface Fixture {
+  accessPointProviderId: string;
+  accessPointId: string;
+  /** The provider of `serviceProvider` and of `otherServiceProvider`. */
+  serviceProviderId: string;
+  otherServiceProviderId: string;
+}
+
+export interface TestApp {
+  app: App;
+  db: Database;
+  fixture: Fixture;
+  users: {
+    admin: TestUser;
+    authority: TestUser;
+    serviceProvider: TestUser;
+    otherServiceProvider: TestUser;
+    accessPointProvider: TestUser;
+  };
+  close(): Promise<void>;
+}
+
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+async function user(db: Database, username: string, role: Role, provider: { serviceProviderId?: string; accessPointProviderId?: string } = {}): Promise<TestUser> {
+  const password = `${username}-secret-password`;
+  await insertUser(db, { username, password, role, ...provider });
+  return { username, password, authorization: basic(username, password) };
+}
+
+/** The application on a database of its own, with one user of each role and the providers they act for. */
+export async function startTestApp(): Promise<TestApp> {
+  const db = await openTestDatabase();
+  const [app_provider] = await db.query<{ id: string }>(
+    `INSERT INTO access_point_providers (title, contact_name, contact_email) VALUES ('Test AP Provider', 'Ann Operator', 'ann@ap.example') RETURNING id`,
+  );
+  const accessPointProviderId = (app_provider as { id: string }).id;
+  const [accessPoint] = await db.query<{ id: string }>(
+    `INSERT INTO access_points (title, provider_id) VALUES ('Test Access Point', $1) RETURNING id`,
+    [accessPointProviderId],
+  );
+  const accessPointId = (accessPoint as { id: string }).id;
+  const providers = await db.query<{ id: string }>(
+    `INSERT INTO service_providers (title, access_point_id) VALUES ('Provider One', $1), ('Provider Two', $1) RETURNING id`,
+    [accessPointId],
+  );
+  const [serviceProviderId, otherServiceProviderId] = providers.map((row) => row.id) as [string, string];
+  const users = {
+    admin: await user(db, 'admin', Role.admin),
+    authority: await user(db, 'authority', Role.registryAuthority),
+    serviceProvider: await user(db, 'provider-one', Role.serviceProvider, { serviceProviderId }),
+    otherServiceProvider: await user(db, 'provider-two', Role.serviceProvider, { serviceProviderId: otherServiceProviderId }),
+    accessPointProvider: await user(db, 'ap-provider', Role.accessPointProvider, { accessPointProviderId }),
+  };
+  const app = await buildApp({ db });
+  await app.ready();
+  return {
+    app,
+    db,
+    fixture: { accessPointProviderId, accessPointId, serviceProviderId, otherServiceProviderId },
+    users,
+    async close() {
+      await app.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { SECURITY_HEADERS } from '../../src/http/security-headers.js';
+
+export function expectSecurityHeaders(response: LightMyRequestResponse): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).toBe(value);
+}
+
+/** The common error body, with its status and an optional exact message. */
+export function expectErrorBody(response: LightMyRequestResponse, status: number, message?: string | RegExp) {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expectSecurityHeaders(response);
+  const body = response.json();
+  expect(body).toMatchObject({ status, path: expect.any(String), exception: expect.any(String), error: expect.any(String) });
+  expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
+  expect(JSON.stringify(body)).not.toMatch(/\bat .+:\d+:\d+|SELECT |INSERT |node_modules/);
+  if (message instanceof RegExp) expect(body.message).toMatch(message);
+  else if (message !== undefined) expect(body.message).toBe(message);
+  return body;
+}
+
+/** The one 400 entry expected for a field, with the codes convention of DECISIONS.md. */
+export function expectFieldError(
+  body: { message: string; errors?: Array<Record<string, unknown>> },
+  objectName: string,
+  field: string,
+  code: string,
+  defaultMessage?: string,
+) {
+  const entry = body.errors?.find((error) => error.field === field && error.code === code);
+  expect(entry, `${field} ${code} in ${JSON.stringify(body.errors)}`).toBeDefined();
+  expect(entry).toMatchObject({ objectName, field, code, bindingFailure: expect.any(Boolean) });
+  expect((entry as { codes: string[] }).codes.slice(0, 2)).toEqual([`${code}.${objectName}.${field}`, `${code}.${field}`]);
+  expect((entry as { codes: string[] }).codes.at(-1)).toBe(code);
+  expect((entry as { arguments: unknown[] }).arguments[0]).toEqual({ codes: [`${objectName}.${field}`, field], defaultMessage: field, code: field });
+  if (defaultMessage !== undefined) expect(entry?.defaultMessage).toBe(defaultMessage);
+  return entry as Record<string, unknown>;
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import type { Database } from '../../src/db/database.js';
+import { openEmbedded } from '../../src/db/embedded.js';
+import { migrate } from '../../src/db/migrate.js';
+import { openPostgres } from '../../src/db/postgres.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const testDatabaseKind = process.env.TEST_DATABASE === 'embedded' ? 'embedded' : 'postgres';
+
+/**
+ * A migrated database that belongs to one test file: a fresh schema on the machine's PostgreSQL, or a fresh
+ * in-memory embedded PostgreSQL. Closing it drops the schema.
+ */
+export async function openTestDatabase(): Promise<Database> {
+  if (testDatabaseKind === 'embedded') {
+    const db = await openEmbedded();
+    await migrate(db);
+    return db;
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = openPostgres({ connectionString: TEST_DATABASE_URL, maxConnections: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const db = openPostgres({ connectionString: TEST_DATABASE_URL, schema, maxConnections: 4 });
+  await migrate(db);
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.close();
+    },
+  };
+}
