@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { Database } from './db/database.js';
+import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import errorHandler from './http/error-handler.js';
 import mediaTypes from './http/media-types.js';
@@ -41,6 +42,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(requestHygiene);
 
   await app.register(processes, { prefix: '/rest/api/processes' });
+  await app.register(documentTypes, { prefix: '/rest/api/document-types' });
   return app;
 }
 

@@ -16,6 +16,11 @@ export const ROLES: readonly Role[] = Object.values(Role);
 export type Access = Role | 'ANONYMOUS';
 export const ANONYMOUS = 'ANONYMOUS';
 
+/** Reading the catalogue (processes, document types): every role, and anonymous callers. */
+export const EVERYONE: readonly Access[] = [...ROLES, ANONYMOUS];
+/** Changing the catalogue. */
+export const CATALOGUE_MANAGERS: readonly Access[] = [Role.admin, Role.registryAuthority];
+
 /** The authenticated user behind a request. */
 export interface Caller {
   userId: string;

@@ -67,7 +67,7 @@ export function orderByClause(orders: readonly SortOrder[], sortable: Sortable, 
   return `ORDER BY ${[...terms, tieBreaker].join(', ')}`;
 }
 
-export function pageRequest(query: PageParameters, sortable: Sortable, tieBreaker: string, objectName = 'pageable'): PageRequest {
+export function pageRequest(query: PageParameters, sortable: Sortable, tieBreaker: string, objectName = 'queryParameters'): PageRequest {
   const size = Math.min(query.size, MAX_PAGE_SIZE);
   const orders = parseSort(query.sort, sortable, objectName);
   return { page: query.page, size, offset: query.page * size, orders, orderBy: orderByClause(orders, sortable, tieBreaker) };

@@ -37,7 +37,8 @@ export const QualifiedIdentifierString = Type.String({
 /** In requests, the string form or an object with scheme and value. */
 export const QualifiedIdentifierInput = Type.Union(
   [
-    Type.String({ pattern: '^.+::.+$' }),
+    // The scheme must not start with `::`, or the first `::` would leave it empty.
+    Type.String({ pattern: '^(?!::).+::.+$' }),
     Type.Object({ scheme: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }) }),
   ],
   { title: 'QualifiedIdentifier', description: '`<scheme>::<value>`, or an object with scheme and value' },

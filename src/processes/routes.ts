@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
 import type { Queryable } from '../db/database.js';
-import { ANONYMOUS, Role, type Access } from '../http/auth.js';
+import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../http/errors.js';
 import { pageOf, pageRequest } from '../http/paging.js';
 import { parseQualifiedIdentifier, UuidParams } from '../http/schemas.js';
@@ -12,8 +12,6 @@ import {
 } from './repository.js';
 import { Process, ProcessForm, ProcessPage, ProcessQuery } from './schemas.js';
 
-const EVERYONE: readonly Access[] = [Role.serviceProvider, Role.accessPointProvider, Role.admin, Role.registryAuthority, ANONYMOUS];
-const CATALOGUE_MANAGERS: readonly Access[] = [Role.admin, Role.registryAuthority];
 const FORM = 'processFormDTO';
 
 /** Resolves the references of a form; every unknown one is reported at once. */

@@ -1,0 +1,106 @@
+import { onUniqueViolation, type Queryable } from '../db/database.js';
+import { Conditions, selectPage } from '../db/sql.js';
+import { ConflictError, NotFoundError } from '../http/errors.js';
+import type { PageRequest, Sortable } from '../http/paging.js';
+import type { QualifiedIdentifier } from '../http/schemas.js';
+import { processSummaryJson } from '../processes/repository.js';
+import type { DocumentType } from './schemas.js';
+
+/** The columns of a document type response, for a query over `document_types d`. */
+const DOCUMENT_TYPE_COLUMNS = `
+  d.id AS identifier, d.scheme || '::' || d.value AS "qualifiedIdentifier", d.title, d.visible,
+  (SELECT coalesce(json_agg(${processSummaryJson('p')} ORDER BY p.value, p.id), '[]')
+     FROM process_document_types pdt JOIN processes p ON p.id = pdt.process_id
+    WHERE pdt.document_type_id = d.id) AS processes`;
+
+export const DOCUMENT_TYPE_SORTABLE: Sortable = {
+  identifier: 'd.id',
+  qualifiedIdentifier: "d.scheme || '::' || d.value",
+  'qualifiedIdentifier.scheme': 'd.scheme',
+  'qualifiedIdentifier.value': 'd.value',
+  title: 'd.title',
+  visible: 'd.visible',
+};
+export const DOCUMENT_TYPE_TIE_BREAKER = 'd.id';
+
+export async function findDocumentTypes(db: Queryable, page: PageRequest) {
+  return selectPage<DocumentType>(db, {
+    select: DOCUMENT_TYPE_COLUMNS,
+    from: 'document_types d',
+    conditions: new Conditions(),
+    orderBy: page.orderBy,
+    limit: page.size,
+    offset: page.offset,
+  });
+}
+
+export async function getDocumentType(db: Queryable, id: string): Promise<DocumentType> {
+  const [documentType] = await db.query<DocumentType>(`SELECT ${DOCUMENT_TYPE_COLUMNS} FROM document_types d WHERE d.id = $1`, [id]);
+  if (!documentType) throw NotFoundError.instance(id);
+  return documentType;
+}
+
+export interface DocumentTypeRecord {
+  qualifiedIdentifier: QualifiedIdentifier;
+  title: string;
+  visible: boolean;
+  processIds: string[];
+}
+
+const duplicate = ({ qualifiedIdentifier: { scheme, value } }: DocumentTypeRecord) => () =>
+  new ConflictError(`A document type with qualified identifier '${scheme}::${value}' already exists`);
+
+export async function insertDocumentType(tx: Queryable, record: DocumentTypeRecord): Promise<string> {
+  const [row] = await onUniqueViolation(tx.query<{ id: string }>(
+    'INSERT INTO document_types (scheme, value, title, visible) VALUES ($1, $2, $3, $4) RETURNING id',
+    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible],
+  ), duplicate(record));
+  const { id } = row as { id: string };
+  await replaceProcessLinks(tx, id, record.processIds);
+  return id;
+}
+
+export async function updateDocumentType(tx: Queryable, id: string, record: DocumentTypeRecord): Promise<void> {
+  const updated = await onUniqueViolation(tx.query(
+    'UPDATE document_types SET scheme = $2, value = $3, title = $4, visible = $5 WHERE id = $1 RETURNING id',
+    [id, record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible],
+  ), duplicate(record));
+  if (updated.length === 0) throw NotFoundError.instance(id);
+  await replaceProcessLinks(tx, id, record.processIds);
+}
+
+/** The links live in `process_document_types`, the table the processes side edits too, so both sides agree. */
+async function replaceProcessLinks(tx: Queryable, id: string, processIds: string[]): Promise<void> {
+  await tx.query('DELETE FROM process_document_types WHERE document_type_id = $1', [id]);
+  await tx.query('INSERT INTO process_document_types (process_id, document_type_id) SELECT unnest($2::uuid[]), $1', [id, processIds]);
+}
+
+/**
+ * Deletes a document type that no participant uses; participants use it through the processes they have.
+ * Its links to processes go with it.
+ */
+export async function deleteDocumentType(tx: Queryable, id: string): Promise<void> {
+  const locked = await tx.query('SELECT 1 FROM document_types WHERE id = $1 FOR UPDATE', [id]);
+  if (locked.length === 0) throw NotFoundError.instance(id);
+  // Locking the linked processes makes a participant that takes one of them meanwhile finish first (and be
+  // counted below) or wait until the links are gone.
+  await tx.query(
+    'SELECT 1 FROM processes WHERE id IN (SELECT process_id FROM process_document_types WHERE document_type_id = $1) FOR UPDATE',
+    [id],
+  );
+  const [usage] = await tx.query<{ participants: number; processes: string[] }>(
+    `SELECT count(DISTINCT pp.participant_id)::int AS participants,
+            coalesce(array_agg(DISTINCT p.scheme || '::' || p.value), '{}') AS processes
+       FROM process_document_types pdt
+       JOIN participant_processes pp ON pp.process_id = pdt.process_id
+       JOIN processes p ON p.id = pdt.process_id
+      WHERE pdt.document_type_id = $1`,
+    [id],
+  );
+  if (usage && usage.participants > 0) {
+    throw new ConflictError(
+      `Document type '${id}' is still used by ${usage.participants} participant(s) through the processes ${usage.processes.join(', ')}`,
+    );
+  }
+  await tx.query('DELETE FROM document_types WHERE id = $1', [id]);
+}

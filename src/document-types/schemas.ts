@@ -1,0 +1,31 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import { ProcessIdentifiable, QualifiedIdentifierInput, QualifiedIdentifierString, Uuid } from '../http/schemas.js';
+import { ProcessSummary } from '../processes/schemas.js';
+
+export const DocumentTypeForm = Type.Object(
+  {
+    title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
+    qualifiedIdentifier: QualifiedIdentifierInput,
+    visible: Type.Boolean({ description: 'true if visible in the network metadata lookup' }),
+    processes: Type.Array(ProcessIdentifiable, { uniqueItems: true, description: 'the processes that carry this document type' }),
+  },
+  { title: 'DocumentTypeForm' },
+);
+export type DocumentTypeForm = Static<typeof DocumentTypeForm>;
+
+export const DocumentType = Type.Object(
+  {
+    identifier: Uuid(),
+    qualifiedIdentifier: QualifiedIdentifierString,
+    title: Type.String(),
+    visible: Type.Boolean(),
+    processes: Type.Array(ProcessSummary),
+  },
+  { title: 'DocumentType' },
+);
+export type DocumentType = Static<typeof DocumentType>;
+
+export const DocumentTypePage = PageSchema(DocumentType, 'DocumentTypePage');
+
+export const DocumentTypeQuery = Type.Object(PageQuery);

@@ -1,0 +1,91 @@
+import { expect } from 'vitest';
+import type { App } from '../../src/app.js';
+import type { Database } from '../../src/db/database.js';
+import type { TestUser } from './app.js';
+
+/** Builds catalogue data through the API (and, where the API has no operation yet, through the data layer). */
+
+export interface ProcessFormInput {
+  domain?: unknown;
+  title?: unknown;
+  alias?: unknown;
+  qualifiedIdentifier?: unknown;
+  restricted?: unknown;
+  visible?: unknown;
+  capabilities?: unknown;
+  documentTypes?: unknown;
+  dependencies?: unknown;
+  requiredICDs?: unknown;
+}
+
+let counter = 0;
+/** A qualified identifier value no other call returns. */
+export function uniqueValue(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function processForm(overrides: ProcessFormInput = {}): Record<string, unknown> {
+  return {
+    domain: 'billing',
+    title: 'Billing',
+    qualifiedIdentifier: `cenbii-procid-ubl::${uniqueValue('urn:process')}`,
+    restricted: false,
+    visible: true,
+    capabilities: [],
+    documentTypes: [],
+    dependencies: [],
+    requiredICDs: [],
+    ...overrides,
+  };
+}
+
+export function documentTypeForm(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: 'Invoice',
+    qualifiedIdentifier: `busdox-docid-qns::${uniqueValue('urn:invoice')}`,
+    visible: true,
+    processes: [],
+    ...overrides,
+  };
+}
+
+interface Created {
+  identifier: string;
+  qualifiedIdentifier: string;
+  [key: string]: unknown;
+}
+
+async function add(app: App, user: TestUser, url: string, payload: Record<string, unknown>): Promise<Created> {
+  const response = await app.inject({ method: 'POST', url, headers: { authorization: user.authorization }, payload });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json();
+}
+
+export const addProcess = (app: App, user: TestUser, overrides: ProcessFormInput = {}) =>
+  add(app, user, '/rest/api/processes', processForm(overrides));
+
+export const addDocumentType = (app: App, user: TestUser, overrides: Record<string, unknown> = {}) =>
+  add(app, user, '/rest/api/document-types', documentTypeForm(overrides));
+
+export async function insertCapability(db: Database, title: string): Promise<string> {
+  const [row] = await db.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [title]);
+  return (row as { id: string }).id;
+}
+
+/** A participant of `serviceProviderId` that has `processIds`; participants have no API in this module. */
+export async function insertParticipant(db: Database, serviceProviderId: string, processIds: string[]): Promise<string> {
+  const organization = uniqueValue('org').toLowerCase();
+  const [row] = await db.query<{ id: string }>(
+    `INSERT INTO participants (service_provider_id, icd, organization_identifier, registration_date, last_modification_date, contact_name)
+     VALUES ($1, '0192', $2, current_date, current_date, 'Contact') RETURNING id`,
+    [serviceProviderId, organization],
+  );
+  const id = (row as { id: string }).id;
+  await db.query(
+    `INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier)
+     SELECT $1, unnest($2::uuid[]), '0192', $3`,
+    [id, processIds, organization],
+  );
+  return id;
+}
