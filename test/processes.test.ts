@@ -1,0 +1,403 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
+import { addDocumentType, addProcess, insertCapability, insertParticipant, processForm, uniqueValue } from './helpers/catalogue.js';
+
+const BASE = '/rest/api/processes';
+const FORM = 'processFormDTO';
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const STREAM = 'application/vnd.registry.processes.stream.v1+json';
+
+let t: TestApp;
+let admin: TestUser;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  admin = t.users.admin;
+});
+afterAll(async () => t.close());
+
+/** `null` is an anonymous caller. */
+type Caller = TestUser | null;
+const as = (user: Caller) => (user ? { authorization: user.authorization } : {});
+const get = (url: string, user: Caller = null, accept?: string) =>
+  t.app.inject({ method: 'GET', url, headers: { ...as(user), ...(accept ? { accept } : {}) } });
+const send = (method: 'POST' | 'PUT', url: string, payload: unknown, user: Caller = admin) =>
+  t.app.inject({ method, url, headers: as(user), payload: payload as Record<string, unknown> });
+const remove = (url: string, user: Caller = admin) => t.app.inject({ method: 'DELETE', url, headers: as(user) });
+const identifiers = (items: Array<{ identifier: string }>) => items.map((item) => item.identifier);
+
+describe('add, get, update and delete', () => {
+  it('adds a process with all its relations and answers 201 with the created resource', async () => {
+    const capability = await insertCapability(t.db, 'Receive invoices');
+    const documentType = await addDocumentType(t.app, admin, { title: 'Invoice', visible: false });
+    const dependency = await addProcess(t.app, admin, { title: 'Catalogue', restricted: true });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: BASE,
+      headers: {
+        authorization: t.users.authority.authorization,
+        accept: 'application/vnd.registry.processes.add.v1+json',
+        'content-type': 'application/vnd.registry.processes.add.v1+json;charset=UTF-8',
+      },
+      payload: JSON.stringify({
+        domain: 'procurement',
+        title: 'Ordering',
+        alias: 'order',
+        qualifiedIdentifier: { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:poacc:bis:ordering:3' },
+        restricted: false,
+        visible: true,
+        capabilities: [{ identifier: capability, title: 'ignored' }],
+        documentTypes: [{ qualifiedIdentifier: documentType.qualifiedIdentifier }],
+        dependencies: [{ identifier: dependency.identifier }],
+        requiredICDs: ['0192', '0007'],
+      }),
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.headers['content-type']).toBe('application/vnd.registry.processes.add.v1+json;charset=UTF-8');
+    expectSecurityHeaders(response);
+    const created = response.json();
+    expect(created).toEqual({
+      identifier: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      qualifiedIdentifier: 'cenbii-procid-ubl::urn:fdc:peppol.eu:poacc:bis:ordering:3',
+      domain: 'procurement',
+      title: 'Ordering',
+      alias: 'order',
+      restricted: false,
+      visible: true,
+      capabilities: [{ identifier: capability, title: 'Receive invoices' }],
+      documentTypes: [{ identifier: documentType.identifier, qualifiedIdentifier: documentType.qualifiedIdentifier, title: 'Invoice', visible: false }],
+      dependencies: [{
+        identifier: dependency.identifier, qualifiedIdentifier: dependency.qualifiedIdentifier, title: 'Catalogue', restricted: true, visible: true,
+      }],
+      requiredICDs: ['0192', '0007'],
+    });
+    const fetched = await get(`${BASE}/${created.identifier}`);
+    expect(fetched.statusCode).toBe(200);
+    expect(fetched.headers['content-type']).toBe('application/vnd.registry.processes.get.v1+json;charset=UTF-8');
+    expect(fetched.json()).toEqual(created);
+  });
+
+  it('answers alias null when a process has none', async () => {
+    const process = await addProcess(t.app, admin);
+    expect(process.alias).toBeNull();
+  });
+
+  it('updates every field and relation and answers 200 with the updated resource', async () => {
+    const [oldType, newType] = [await addDocumentType(t.app, admin), await addDocumentType(t.app, admin)];
+    const [oldDependency, newDependency] = [await addProcess(t.app, admin), await addProcess(t.app, admin)];
+    const process = await addProcess(t.app, admin, {
+      documentTypes: [{ identifier: oldType.identifier }], dependencies: [{ identifier: oldDependency.identifier }], requiredICDs: ['0192'],
+    });
+    const response = await send('PUT', `${BASE}/${process.identifier}`, processForm({
+      domain: 'logistics', title: 'Despatch', alias: 'despatch', qualifiedIdentifier: 'cenbii-procid-ubl::urn:despatch',
+      restricted: true, visible: false,
+      documentTypes: [{ identifier: newType.identifier }], dependencies: [{ qualifiedIdentifier: newDependency.qualifiedIdentifier }],
+      requiredICDs: ['9915'],
+    }), t.users.authority);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['content-type']).toBe('application/vnd.registry.processes.update.v1+json;charset=UTF-8');
+    const updated = response.json();
+    expect(updated).toMatchObject({
+      identifier: process.identifier, domain: 'logistics', title: 'Despatch', alias: 'despatch',
+      qualifiedIdentifier: 'cenbii-procid-ubl::urn:despatch', restricted: true, visible: false, requiredICDs: ['9915'],
+    });
+    expect(identifiers(updated.documentTypes)).toEqual([newType.identifier]);
+    expect(identifiers(updated.dependencies)).toEqual([newDependency.identifier]);
+    expect((await get(`${BASE}/${process.identifier}`)).json()).toEqual(updated);
+  });
+
+  it('keeps its own qualified identifier on update without a conflict, and removes the alias when absent', async () => {
+    const process = await addProcess(t.app, admin, { alias: 'old' });
+    const response = await send('PUT', `${BASE}/${process.identifier}`, processForm({ qualifiedIdentifier: process.qualifiedIdentifier }));
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().alias).toBeNull();
+  });
+
+  it('deletes with 204 and no body; then the process is gone', async () => {
+    const process = await addProcess(t.app, admin);
+    const response = await remove(`${BASE}/${process.identifier}`, t.users.authority);
+    expect(response.statusCode).toBe(204);
+    expect(response.body).toBe('');
+    expectSecurityHeaders(response);
+    expectErrorBody(await get(`${BASE}/${process.identifier}`), 404);
+  });
+});
+
+describe('validation', () => {
+  it('reports a missing domain exactly as the specification says, on add and on update', async () => {
+    const existing = await addProcess(t.app, admin);
+    for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${existing.identifier}`]] as const) {
+      const response = await send(method, url, processForm({ domain: undefined }));
+      const body = expectErrorBody(response, 400, `Validation failed for object='${FORM}'. Error count: 1`);
+      expect(body).toEqual({
+        timestamp: expect.any(String),
+        status: 400,
+        error: 'Bad Request',
+        exception: 'ValidationError',
+        message: `Validation failed for object='${FORM}'. Error count: 1`,
+        path: url,
+        errors: [{
+          objectName: FORM,
+          field: 'domain',
+          rejectedValue: null,
+          bindingFailure: false,
+          code: 'NotNull',
+          codes: [`NotNull.${FORM}.domain`, 'NotNull.domain', 'NotNull.String', 'NotNull'],
+          defaultMessage: 'must not be null',
+          arguments: [{ codes: [`${FORM}.domain`, 'domain'], defaultMessage: 'domain', code: 'domain' }],
+        }],
+      });
+    }
+  });
+
+  it('lists every missing property at once', async () => {
+    const body = expectErrorBody(await send('POST', BASE, {}), 400, `Validation failed for object='${FORM}'. Error count: 9`);
+    for (const field of ['domain', 'qualifiedIdentifier', 'restricted', 'visible', 'capabilities', 'documentTypes', 'dependencies', 'requiredICDs']) {
+      expectFieldError(body, FORM, field, 'NotNull', 'must not be null');
+    }
+    expectFieldError(body, FORM, 'title', 'NotEmpty', 'must not be empty');
+  });
+
+  it('reports wrong types as binding failures, unknown ICDs, duplicates and an empty title together', async () => {
+    const documentType = await addDocumentType(t.app, admin);
+    const body = expectErrorBody(await send('POST', BASE, processForm({
+      title: '',
+      restricted: 'false',
+      visible: 1,
+      requiredICDs: ['0192', '1234', '0192'],
+      documentTypes: [{ identifier: documentType.identifier }, { identifier: documentType.identifier }],
+      dependencies: [{ identifier: 'not-a-uuid' }],
+    })), 400);
+    expectFieldError(body, FORM, 'title', 'NotEmpty', 'must not be empty');
+    expect(expectFieldError(body, FORM, 'restricted', 'typeMismatch')).toMatchObject({ bindingFailure: true, rejectedValue: 'false' });
+    expect(expectFieldError(body, FORM, 'visible', 'typeMismatch').codes).toEqual([
+      `typeMismatch.${FORM}.visible`, 'typeMismatch.visible', 'typeMismatch.Boolean', 'typeMismatch',
+    ]);
+    expect(expectFieldError(body, FORM, 'requiredICDs[1]', 'Icd')).toMatchObject({ rejectedValue: '1234', bindingFailure: false });
+    expectFieldError(body, FORM, 'requiredICDs', 'UniqueElements');
+    expectFieldError(body, FORM, 'documentTypes', 'UniqueElements');
+    expect(expectFieldError(body, FORM, 'dependencies[0].identifier', 'typeMismatch').bindingFailure).toBe(true);
+    expect(body.message).toBe(`Validation failed for object='${FORM}'. Error count: ${body.errors.length}`);
+    expect(body.errors).toHaveLength(7);
+  });
+
+  it.each([
+    ['no separator', 'just-a-value'],
+    ['an empty scheme', '::value'],
+    ['an empty scheme before a second separator', '::a::b'],
+    ['an empty value', 'scheme::'],
+  ])('refuses a qualified identifier with %s', async (_case, qualifiedIdentifier) => {
+    const body = expectErrorBody(await send('POST', BASE, processForm({ qualifiedIdentifier })), 400, /Error count: 1$/);
+    expect(expectFieldError(body, FORM, 'qualifiedIdentifier', 'typeMismatch').bindingFailure).toBe(true);
+  });
+
+  it('refuses an object qualified identifier with an empty value', async () => {
+    const body = expectErrorBody(await send('POST', BASE, processForm({ qualifiedIdentifier: { scheme: 'cenbii-procid-ubl', value: '' } })), 400);
+    expect(body.errors.map((error: { field: string }) => error.field)).toEqual(['qualifiedIdentifier']);
+  });
+
+  it('reports every unknown reference at its index, and adds nothing', async () => {
+    const qualifiedIdentifier = `cenbii-procid-ubl::${uniqueValue('never-added')}`;
+    const body = expectErrorBody(await send('POST', BASE, processForm({
+      qualifiedIdentifier,
+      capabilities: [{ identifier: UNKNOWN }],
+      documentTypes: [{ qualifiedIdentifier: 'busdox-docid-qns::nothing' }],
+      dependencies: [{ qualifiedIdentifier: { scheme: 'cenbii-procid-ubl', value: 'nothing' } }],
+    })), 400, `Validation failed for object='${FORM}'. Error count: 3`);
+    expect((expectFieldError(body, FORM, 'capabilities[0]', 'NotFound').codes as string[])[2]).toBe('NotFound.CapabilityIdentifiable');
+    expect(expectFieldError(body, FORM, 'documentTypes[0]', 'NotFound').defaultMessage)
+      .toBe("no document type with identifier 'busdox-docid-qns::nothing'");
+    expect(expectFieldError(body, FORM, 'dependencies[0]', 'NotFound').defaultMessage)
+      .toBe("no process with identifier 'cenbii-procid-ubl::nothing'");
+    const search = await get(`${BASE}?query=${encodeURIComponent(qualifiedIdentifier)}`);
+    expect(search.json().totalElements).toBe(0);
+  });
+
+  it('refuses a process that depends on itself', async () => {
+    const process = await addProcess(t.app, admin);
+    const body = expectErrorBody(await send('PUT', `${BASE}/${process.identifier}`, processForm({
+      qualifiedIdentifier: process.qualifiedIdentifier, dependencies: [{ identifier: process.identifier }],
+    })), 400, /Error count: 1$/);
+    expectFieldError(body, FORM, 'dependencies', 'SelfDependency', 'a process cannot depend on itself');
+  });
+
+  it('answers 400 for an identifier that is not a UUID', async () => {
+    const body = expectErrorBody(await remove(`${BASE}/12345`), 400);
+    expectFieldError(body, 'pathVariables', 'identifier', 'typeMismatch');
+  });
+});
+
+describe('404 and 409', () => {
+  it.each([
+    ['GET', () => get(`${BASE}/${UNKNOWN}`)],
+    ['PUT', () => send('PUT', `${BASE}/${UNKNOWN}`, processForm())],
+    ['DELETE', () => remove(`${BASE}/${UNKNOWN}`)],
+  ])('%s of an unknown identifier answers the 404 body of the specification', async (_method, call) => {
+    expect(expectErrorBody(await call(), 404)).toEqual({
+      timestamp: expect.any(String),
+      status: 404,
+      error: 'Not Found',
+      exception: 'NotFoundError',
+      message: `Unable to find instance with identifier '${UNKNOWN}'.`,
+      path: `${BASE}/${UNKNOWN}`,
+    });
+  });
+
+  it('answers 409 for a duplicate qualified identifier on add and on update', async () => {
+    const existing = await addProcess(t.app, admin);
+    expect(expectErrorBody(await send('POST', BASE, processForm({ qualifiedIdentifier: existing.qualifiedIdentifier })), 409,
+      `A process with qualified identifier '${existing.qualifiedIdentifier}' already exists`)).toMatchObject({ error: 'Conflict' });
+    const other = await addProcess(t.app, admin);
+    const [scheme, value] = existing.qualifiedIdentifier.split('::');
+    expectErrorBody(await send('PUT', `${BASE}/${other.identifier}`, processForm({ qualifiedIdentifier: { scheme, value } })), 409);
+    expect((await get(`${BASE}/${other.identifier}`)).json()).toEqual(other);
+  });
+
+  it('refuses to delete a process that participants use or that other processes depend on, naming them', async () => {
+    const used = await addProcess(t.app, admin);
+    await insertParticipant(t.db, t.fixture.serviceProviderId, [used.identifier]);
+    expectErrorBody(await remove(`${BASE}/${used.identifier}`), 409, `Process '${used.identifier}' is still used by 1 participant(s)`);
+
+    const base = await addProcess(t.app, admin);
+    const dependent = await addProcess(t.app, admin, { dependencies: [{ identifier: base.identifier }] });
+    expectErrorBody(await remove(`${BASE}/${base.identifier}`), 409,
+      `Process '${base.identifier}' is still used by the processes that depend on it (${dependent.qualifiedIdentifier})`);
+    expect((await get(`${BASE}/${base.identifier}`)).statusCode).toBe(200);
+
+    expect((await remove(`${BASE}/${dependent.identifier}`)).statusCode).toBe(204);
+    expect((await remove(`${BASE}/${base.identifier}`)).statusCode).toBe(204);
+  });
+});
+
+describe('roles', () => {
+  const everyone = (): Record<string, Caller> => ({ ...t.users, anonymous: null });
+
+  it('lets every role and anonymous callers read, in both find variants', async () => {
+    const process = await addProcess(t.app, admin);
+    for (const [name, user] of Object.entries(everyone())) {
+      expect((await get(BASE, user)).statusCode, name).toBe(200);
+      expect((await get(BASE, user, STREAM)).statusCode, name).toBe(200);
+      expect((await get(`${BASE}/${process.identifier}`, user)).statusCode, name).toBe(200);
+    }
+  });
+
+  it('lets ADMIN and REGISTRY_AUTHORITY write; other roles get 403, no or wrong credentials 401', async () => {
+    const wrong = { ...admin, authorization: `Basic ${Buffer.from(`${admin.username}:not-the-password`).toString('base64')}` };
+    for (const [name, user] of Object.entries({ ...everyone(), wrongPassword: wrong })) {
+      const existing = await addProcess(t.app, admin);
+      const responses = [
+        await send('POST', BASE, processForm(), user),
+        await send('PUT', `${BASE}/${existing.identifier}`, processForm(), user),
+        await remove(`${BASE}/${existing.identifier}`, user),
+      ];
+      for (const response of responses) {
+        if (name === 'admin' || name === 'authority') expect(response.statusCode, name).toBeLessThan(300);
+        else if (name === 'anonymous' || name === 'wrongPassword') {
+          expectErrorBody(response, 401);
+          expect(response.headers['www-authenticate']).toBe('Basic realm="registry"');
+        } else expectErrorBody(response, 403, 'Access is denied');
+      }
+      if (name !== 'admin' && name !== 'authority') expect((await get(`${BASE}/${existing.identifier}`)).json()).toEqual(existing);
+    }
+  });
+});
+
+describe('find filters', () => {
+  const marker = `flt${Date.now().toString(36)}`;
+  const p: Record<'a' | 'b' | 'c', { identifier: string; qualifiedIdentifier: string }> = {} as never;
+  const d: Record<'one' | 'two', { identifier: string; qualifiedIdentifier: string }> = {} as never;
+
+  beforeAll(async () => {
+    d.one = await addDocumentType(t.app, admin);
+    d.two = await addDocumentType(t.app, admin);
+    p.a = await addProcess(t.app, admin, {
+      title: `${marker} Alpha Billing`, alias: 'INVOICING', domain: `${marker}-d1`, requiredICDs: ['0192'],
+      documentTypes: [{ identifier: d.one.identifier }],
+    });
+    p.b = await addProcess(t.app, admin, {
+      title: `${marker} Beta`, alias: 'fifty%_off', domain: `${marker}-d2`, requiredICDs: ['0007', '9915'], restricted: true,
+      dependencies: [{ identifier: p.a.identifier }],
+    });
+    p.c = await addProcess(t.app, admin, {
+      title: `${marker} Gamma`, domain: `${marker}-d3`, visible: false,
+      qualifiedIdentifier: `cenbii-procid-ubl::urn:${marker}:gamma`,
+      dependencies: [{ identifier: p.a.identifier }, { identifier: p.b.identifier }],
+      documentTypes: [{ identifier: d.one.identifier }, { identifier: d.two.identifier }],
+    });
+  });
+
+  const domains = () => `domain=${marker}-d1&domain=${marker}-d2&domain=${marker}-d3`;
+  const found = async (query: string) => {
+    const response = await get(`${BASE}?${query}&sort=title&size=2000`);
+    expect(response.statusCode, response.body).toBe(200);
+    return identifiers(response.json().content);
+  };
+
+  it('query and its alias search: case-insensitive part of title, alias or qualified identifier', async () => {
+    expect(await found(`query=${marker.toUpperCase()}%20alpha`)).toEqual([p.a.identifier]);
+    expect(await found(`search=invoic&${domains()}`)).toEqual([p.a.identifier]);
+    expect(await found(`query=URN:${marker}:GAM`)).toEqual([p.c.identifier]);
+    expect(await found(`query=${marker}`)).toEqual([p.a.identifier, p.b.identifier, p.c.identifier]);
+  });
+
+  it('query takes % and _ literally', async () => {
+    expect(await found(`query=${encodeURIComponent('%_')}&${domains()}`)).toEqual([p.b.identifier]);
+    expect(await found(`query=${encodeURIComponent('a_p')}&${domains()}`)).toEqual([]);
+  });
+
+  it('domain matches any of the given values; one value works too', async () => {
+    expect(await found(`domain=${marker}-d1&domain=${marker}-d3`)).toEqual([p.a.identifier, p.c.identifier]);
+    expect(await found(`domain=${marker}-d2`)).toEqual([p.b.identifier]);
+    expect(await found(`domain=${marker}-none`)).toEqual([]);
+  });
+
+  it('documentType takes an identifier or a qualified identifier, raw or percent-encoded', async () => {
+    expect(await found(`documentType=${d.one.identifier}&${domains()}`)).toEqual([p.a.identifier, p.c.identifier]);
+    expect(await found(`documentType=${encodeURIComponent(d.two.qualifiedIdentifier)}&${domains()}`)).toEqual([p.c.identifier]);
+    expect(await found(`documentType=${d.two.qualifiedIdentifier}&${domains()}`)).toEqual([p.c.identifier]);
+    expect(await found(`documentType=${UNKNOWN}&${domains()}`)).toEqual([]);
+  });
+
+  it('dependency takes an identifier or a qualified identifier', async () => {
+    expect(await found(`dependency=${p.a.identifier}`)).toEqual([p.b.identifier, p.c.identifier]);
+    expect(await found(`dependency=${encodeURIComponent(p.b.qualifiedIdentifier)}`)).toEqual([p.c.identifier]);
+  });
+
+  it('requiredIcd matches any of the given values and refuses an unknown ICD', async () => {
+    expect(await found(`requiredIcd=0192&requiredIcd=9915&${domains()}`)).toEqual([p.a.identifier, p.b.identifier]);
+    expect(await found(`requiredIcd=0007&${domains()}`)).toEqual([p.b.identifier]);
+    const body = expectErrorBody(await get(`${BASE}?requiredIcd=1234`), 400);
+    expectFieldError(body, 'queryParameters', 'requiredIcd[0]', 'Icd');
+  });
+
+  it('restricted and visible match exactly, and combine with the other filters', async () => {
+    expect(await found(`restricted=true&${domains()}`)).toEqual([p.b.identifier]);
+    expect(await found(`restricted=false&${domains()}`)).toEqual([p.a.identifier, p.c.identifier]);
+    expect(await found(`visible=false&${domains()}`)).toEqual([p.c.identifier]);
+    expect(await found(`visible=true&restricted=false&${domains()}`)).toEqual([p.a.identifier]);
+    expect(await found(`visible=true&query=gamma&${domains()}`)).toEqual([]);
+    expectFieldError(expectErrorBody(await get(`${BASE}?visible=maybe`), 400), 'queryParameters', 'visible', 'typeMismatch');
+  });
+
+  it('the processes.stream array holds exactly the union of all pages, with the same filters and sort', async () => {
+    for (const query of [`${domains()}&sort=title,desc`, `query=${marker}&sort=restricted&sort=title,desc`, 'sort=domain', '']) {
+      const pages: unknown[] = [];
+      for (let page = 0; ; page += 1) {
+        const response = (await get(`${BASE}?${query}&size=2&page=${page}`)).json();
+        pages.push(...response.content);
+        if (response.last) break;
+      }
+      const stream = await get(`${BASE}?${query}&size=1&page=3`, null, STREAM);
+      expect(stream.statusCode, stream.body).toBe(200);
+      expect(stream.headers['content-type']).toBe(`${STREAM};charset=UTF-8`);
+      expectSecurityHeaders(stream);
+      expect(stream.json()).toEqual(pages);
+    }
+  });
+
+  it('the array variant is an empty array when nothing matches', async () => {
+    const stream = await get(`${BASE}?domain=${marker}-none`, null, STREAM);
+    expect(stream.body).toBe('[]');
+  });
+});
