@@ -5,6 +5,8 @@ import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import errorHandler from './http/error-handler.js';
 import mediaTypes from './http/media-types.js';
+import organizations from './organizations/routes.js';
+import participants from './participants/routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
@@ -42,6 +44,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(requestHygiene);
 
   await app.register(processes, { prefix: '/rest/api/processes' });
+  await app.register(participants, { prefix: '/rest/api/participants' });
+  await app.register(organizations, { prefix: '/rest/api/organizations' });
   await app.register(documentTypes, { prefix: '/rest/api/document-types' });
   return app;
 }

@@ -1,0 +1,47 @@
+import { ICDS } from '../http/schemas.js';
+
+/** The scheme of every participant's qualified identifier. */
+export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
+
+/** An organization: its ICD and its identifier in canonical lower case. */
+export interface Organization {
+  icd: string;
+  organizationIdentifier: string;
+}
+
+/** How a path segment names a participant: by UUID, or by the qualified identifier of its organization. */
+export type ParticipantKey = { kind: 'identifier'; id: string } | { kind: 'qualified'; organization: Organization };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ICD_SET: ReadonlySet<string> = new Set(ICDS);
+
+export function isUuid(segment: string): boolean {
+  return UUID.test(segment);
+}
+
+/** `<icd>:<organizationIdentifier>` in canonical form, the participant's qualified identifier value. */
+export function qualifiedIdentifierOf(organization: Organization): string {
+  return `${PARTICIPANT_SCHEME}::${organization.icd}:${organization.organizationIdentifier}`;
+}
+
+/**
+ * Parses `iso6523-actorid-upis::<icd>:<organizationIdentifier>` (scheme and value case-insensitive);
+ * undefined for anything that cannot name a registered organization.
+ */
+export function parseOrganization(qualifiedIdentifier: string): Organization | undefined {
+  const separator = qualifiedIdentifier.indexOf('::');
+  if (separator < 0 || qualifiedIdentifier.slice(0, separator).toLowerCase() !== PARTICIPANT_SCHEME) return undefined;
+  const value = qualifiedIdentifier.slice(separator + 2);
+  const colon = value.indexOf(':');
+  const icd = value.slice(0, colon);
+  const organizationIdentifier = value.slice(colon + 1).toLowerCase();
+  if (colon < 0 || !ICD_SET.has(icd) || organizationIdentifier.length === 0) return undefined;
+  return { icd, organizationIdentifier };
+}
+
+/** A UUID segment is an identifier, anything else a qualified identifier (undefined when it names nothing). */
+export function participantKeyOf(segment: string): ParticipantKey | undefined {
+  if (isUuid(segment)) return { kind: 'identifier', id: segment.toLowerCase() };
+  const organization = parseOrganization(segment);
+  return organization ? { kind: 'qualified', organization } : undefined;
+}

@@ -1,0 +1,180 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
+import type { Queryable } from '../db/database.js';
+import { callerOf, Role, type Access } from '../http/auth.js';
+import { NotFoundError, ValidationError, type FieldErrorInput } from '../http/errors.js';
+import { pageOf, pageRequest } from '../http/paging.js';
+import type { ContactForm, Reference } from '../http/schemas.js';
+import { sendJsonArray } from '../http/streaming.js';
+import { isUuid, participantKeyOf, type ParticipantKey } from './identifiers.js';
+import {
+  deleteParticipant, findParticipants, getParticipant, getParticipantProcesses, insertParticipant, lockParticipant,
+  PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, processRules, purgeExpired, serviceProviderExists, setProcesses,
+  streamParticipants, transferParticipant, updateParticipant, type ContactRecord, type LockedParticipant, type Scope,
+} from './repository.js';
+import { processRuleErrors } from './rules.js';
+import {
+  AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
+  UpdateParticipantForm,
+} from './schemas.js';
+
+const PROVIDERS: readonly Access[] = [Role.serviceProvider];
+const READERS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
+const PROVIDERS_AND_ADMINS: readonly Access[] = [Role.serviceProvider, Role.admin];
+const ADD_FORM = 'addParticipantFormDTO';
+const UPDATE_FORM = 'updateParticipantFormDTO';
+
+/** The role set of a path shape: one for a qualified identifier, another for a UUID. */
+const byKind = (qualified: readonly Access[], identifier: readonly Access[]) => (request: FastifyRequest) =>
+  isUuid(String((request.params as { identifier?: unknown }).identifier ?? '')) ? identifier : qualified;
+
+/** A service provider works on its own participants only; ADMIN and REGISTRY_AUTHORITY on all. */
+function scopeOf(request: FastifyRequest): Scope {
+  const caller = callerOf(request);
+  return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
+}
+
+/** The participant 404, the same for an unknown participant and for another provider's. */
+const notFound = (segment: string) => NotFoundError.organization(segment);
+
+function keyOf(segment: string): ParticipantKey {
+  const key = participantKeyOf(segment);
+  if (!key) throw notFound(segment);
+  return key;
+}
+
+const contactOf = (contact: ContactForm): ContactRecord =>
+  ({ name: contact.name, email: contact.email ?? null, phoneNumber: contact.phoneNumber ?? null });
+
+/** A delete date must lie in the future: today's would remove the participant at once. */
+function deleteDateErrors(deleteDate: string | undefined): Omit<FieldErrorInput, 'objectName'>[] {
+  const today = new Date().toISOString().slice(0, 10);
+  if (deleteDate === undefined || deleteDate > today) return [];
+  return [{ field: 'deleteDate', code: 'Future', rejectedValue: deleteDate, typeName: 'LocalDate', defaultMessage: 'must be a future date' }];
+}
+
+/**
+ * Resolves the form's processes and applies the participant rules; every violation, of the references,
+ * the rules and the delete date, is reported at once.
+ */
+async function processIdsOf(
+  tx: Queryable,
+  objectName: string,
+  form: { processes: Reference[]; deleteDate?: string },
+  icd: string,
+  currentIds: readonly string[],
+): Promise<string[]> {
+  const { ids, errors } = await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
+  const rules = await processRules(tx, ids);
+  const violations = [...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
+  if (violations.length > 0) throw ValidationError.of(objectName, violations);
+  return ids;
+}
+
+async function lockOwn(tx: Queryable, identifier: string, scope: Scope): Promise<LockedParticipant> {
+  const participant = await lockParticipant(tx, keyOf(identifier), scope);
+  if (!participant) throw notFound(identifier);
+  return participant;
+}
+
+async function reread(tx: Queryable, id: string): Promise<Participant> {
+  const participant = await getParticipant(tx, { kind: 'identifier', id }, null);
+  if (!participant) throw NotFoundError.instance(id);
+  return participant;
+}
+
+const participants: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/', {
+    schema: { querystring: ParticipantQuery, response: { 200: ParticipantPage } },
+    config: { access: READERS, mediaTypes: ['participants.find'], streamMediaType: 'participants.stream', objectName: 'participantFilter' },
+  }, async (request, reply) => {
+    const page = pageRequest(request.query, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
+    const scope = scopeOf(request);
+    if (request.wantsStream) return sendJsonArray(reply, Participant, streamParticipants(app.db, request.query, scope, page.orderBy));
+    const { total, rows } = await findParticipants(app.db, request.query, scope, page);
+    return pageOf(rows, total, page);
+  });
+
+  app.get('/:identifier', {
+    schema: { params: ParticipantParams, response: { 200: Participant } },
+    config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.get'] },
+  }, async (request) => {
+    const { identifier } = request.params;
+    const participant = await getParticipant(app.db, keyOf(identifier), scopeOf(request));
+    if (!participant) throw notFound(identifier);
+    return participant;
+  });
+
+  app.post('/', {
+    schema: { body: AddParticipantForm, response: { 201: Participant } },
+    config: { access: PROVIDERS, mediaTypes: ['participants.add'], objectName: ADD_FORM },
+  }, async (request, reply) => {
+    const form = request.body;
+    const serviceProviderId = callerOf(request).serviceProviderId as string;
+    const organization = { icd: form.icd, organizationIdentifier: form.organizationIdentifier.toLowerCase() };
+    const participant = await app.db.transaction(async (tx) => {
+      const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, []);
+      await purgeExpired(tx, organization);
+      const id = await insertParticipant(tx, {
+        ...organization,
+        serviceProviderId,
+        organizationPartIdentifier: form.organizationPartIdentifier ?? null,
+        sourceIndicator: form.sourceIndicator ?? null,
+        name: form.name ?? null,
+        deleteDate: form.deleteDate ?? null,
+        contact: contactOf(form.contact),
+      });
+      await setProcesses(tx, { id, ...organization, serviceProviderId, processIds: [] }, processIds);
+      return reread(tx, id);
+    });
+    return reply.status(201).send(participant);
+  });
+
+  app.put('/:identifier', {
+    schema: { params: ParticipantParams, body: UpdateParticipantForm, response: { 200: Participant } },
+    config: { access: PROVIDERS, mediaTypes: ['participants.update'], objectName: UPDATE_FORM },
+  }, async (request) => app.db.transaction(async (tx) => {
+    const participant = await lockOwn(tx, request.params.identifier, scopeOf(request));
+    const processIds = await processIdsOf(tx, UPDATE_FORM, request.body, participant.icd, participant.processIds);
+    await purgeExpired(tx, participant);
+    await updateParticipant(tx, participant.id, contactOf(request.body.contact), request.body.deleteDate ?? null);
+    await setProcesses(tx, participant, processIds);
+    return reread(tx, participant.id);
+  }));
+
+  app.delete('/:identifier', {
+    schema: { params: ParticipantParams },
+    config: { access: byKind(PROVIDERS, PROVIDERS_AND_ADMINS), mediaTypes: ['participants.delete'] },
+  }, async (request, reply) => {
+    const { identifier } = request.params;
+    const deleted = await app.db.transaction((tx) => deleteParticipant(tx, keyOf(identifier), scopeOf(request)));
+    if (!deleted) throw notFound(identifier);
+    return reply.status(204).send();
+  });
+
+  app.get('/:identifier/processes', {
+    schema: { params: ParticipantParams, response: { 200: ProcessList } },
+    config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.processes'] },
+  }, async (request) => {
+    const { identifier } = request.params;
+    const processes = await getParticipantProcesses(app.db, keyOf(identifier), scopeOf(request));
+    if (!processes) throw notFound(identifier);
+    return processes;
+  });
+
+  app.put('/:identifier/transfer/:serviceProviderIdentifier', {
+    schema: { params: TransferParams },
+    config: { access: PROVIDERS, mediaTypes: ['participants.transfer'] },
+  }, async (request, reply) => {
+    const target = request.params.serviceProviderIdentifier.toLowerCase();
+    await app.db.transaction(async (tx) => {
+      const participant = await lockOwn(tx, request.params.identifier, scopeOf(request));
+      if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(request.params.serviceProviderIdentifier);
+      await transferParticipant(tx, participant, target);
+    });
+    return reply.status(200).send();
+  });
+};
+
+export default participants;

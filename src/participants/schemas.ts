@@ -1,0 +1,82 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import {
+  Contact, ContactForm, IcdSchema, Nullable, ProcessIdentifiable, QualifiedIdentifierString, Uuid,
+} from '../http/schemas.js';
+import { Process } from '../processes/schemas.js';
+
+const DateString = (description: string) => Type.String({ format: 'date', description });
+
+/** Extension: the day the participant is removed; a future date, absent for none. */
+const DeleteDate = Type.Optional(DateString('extension: the day the participant is removed (a future date); omit for none'));
+
+export const AddParticipantForm = Type.Object(
+  {
+    icd: IcdSchema,
+    organizationIdentifier: Type.String({ minLength: 1, maxLength: 35, description: 'case-insensitive, stored in lower case' }),
+    organizationPartIdentifier: Type.Optional(Type.String({ maxLength: 35 })),
+    sourceIndicator: Type.Optional(Type.String({ minLength: 1, maxLength: 1, pattern: '^[0-9]$' })),
+    name: Type.Optional(Type.String({ description: 'organization name' })),
+    processes: Type.Array(ProcessIdentifiable),
+    contact: ContactForm,
+    deleteDate: DeleteDate,
+  },
+  { title: 'AddParticipantForm' },
+);
+export type AddParticipantForm = Static<typeof AddParticipantForm>;
+
+export const UpdateParticipantForm = Type.Object(
+  { processes: Type.Array(ProcessIdentifiable), contact: ContactForm, deleteDate: DeleteDate },
+  { title: 'UpdateParticipantForm' },
+);
+export type UpdateParticipantForm = Static<typeof UpdateParticipantForm>;
+
+export const ServiceProviderSummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'ServiceProvider' });
+
+export const Participant = Type.Object(
+  {
+    identifier: Uuid(),
+    qualifiedIdentifier: QualifiedIdentifierString,
+    icd: Type.String(),
+    organizationIdentifier: Type.String(),
+    organizationPartIdentifier: Nullable(Type.String()),
+    sourceIndicator: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    registrationDate: DateString('day of creation (UTC)'),
+    lastModificationDate: DateString('day of the last change (UTC)'),
+    deleteDate: Nullable(DateString('the day the participant is removed')),
+    contact: Contact,
+    provider: ServiceProviderSummary,
+    processes: Type.Optional(Type.Array(Process, { description: 'on a single participant always; in searches when `processes=true`' })),
+  },
+  { title: 'Participant' },
+);
+export type Participant = Static<typeof Participant>;
+
+export const ParticipantPage = PageSchema(Participant, 'ParticipantPage');
+
+export const ParticipantFilter = Type.Object({
+  query: Type.Optional(Type.String({ description: 'case-insensitive part of the name, or start of the organization identifier' })),
+  search: Type.Optional(Type.String({ description: 'alias of query' })),
+  icd: Type.Optional(IcdSchema),
+  lastModificationDate: Type.Optional(DateString('last modified on this day')),
+  lastModificationDateFrom: Type.Optional(DateString('last modified on or after this day')),
+  lastModificationDateTo: Type.Optional(DateString('last modified on or before this day')),
+  processes: Type.Boolean({ default: false, description: 'true makes each participant include its processes' }),
+});
+export type ParticipantFilter = Static<typeof ParticipantFilter>;
+
+export const ParticipantQuery = Type.Object({ ...ParticipantFilter.properties, ...PageQuery });
+
+export const ParticipantParams = Type.Object({
+  identifier: Type.String({
+    description: 'the participant\'s UUID, or the qualified identifier `iso6523-actorid-upis::<icd>:<organizationIdentifier>` of its organization',
+  }),
+});
+
+export const TransferParams = Type.Object({
+  ...ParticipantParams.properties,
+  serviceProviderIdentifier: Uuid({ description: 'the service provider that receives the participant' }),
+});
+
+export const ProcessList = Type.Array(Process);
