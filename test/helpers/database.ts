@@ -20,7 +20,10 @@ export async function openTestDatabase(): Promise<Database> {
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres({ connectionString: TEST_DATABASE_URL, maxConnections: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);
-  const db = openPostgres({ connectionString: TEST_DATABASE_URL, schema, maxConnections: 4 });
+  // Extensions live once per database: made in `public`, which every test schema sees, so that no file's
+  // migration creates them in its own schema and takes them away from the others when that schema is dropped.
+  await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public').catch(ignoreConcurrentCreate);
+  const db = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema},public`, maxConnections: 4 });
   await migrate(db);
   return {
     ...db,
@@ -30,4 +33,9 @@ export async function openTestDatabase(): Promise<Database> {
       await admin.close();
     },
   };
+}
+
+/** Two files creating the extension at once: one wins, the other sees a duplicate; both then find it. */
+function ignoreConcurrentCreate(error: { code?: string }): void {
+  if (error.code !== '23505' && error.code !== '42710') throw error;
 }
