@@ -1,0 +1,195 @@
+import type { Database, Queryable } from '../db/database.js';
+import {
+  keyOf, processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryState,
+} from './catalogue.js';
+
+export interface Changes {
+  added: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface LoadReport {
+  processes: Changes;
+  documentTypes: Changes;
+  transportProfiles: Changes;
+  links: { added: number; removed: number };
+  /** Links to processes that are neither in the load nor in the catalogue: skipped. */
+  warnings: string[];
+  sources: CatalogueSource[];
+}
+
+const restricted = (state: EntryState) => state !== 'active';
+const visible = (state: EntryState) => state !== 'removed';
+
+/**
+ * Loads a catalogue in one transaction, upserting by qualified identifier so that loading twice changes
+ * nothing and every identifier stays. A deprecated or removed entry becomes `restricted`, a removed one also
+ * stops being visible; an entry active again is no longer restricted. What the code list carries is
+ * updated (document type titles and domain communities, states, each loaded document type's process
+ * links); what the service makes up (a process's title and domain) is set only when the process is new, so
+ * an authority's edits stay. Participants are never touched.
+ */
+export async function loadCatalogue(db: Database, catalogue: Catalogue): Promise<LoadReport> {
+  return db.transaction(async (tx) => {
+    await lockCatalogue(tx);
+    return loadInTransaction(tx, catalogue);
+  });
+}
+
+/**
+ * Loads the starter catalogue into a registry whose catalogue was never set up: no code list loaded yet and
+ * no process. Undefined when there was nothing to do, so a restart never brings back what an authority removed.
+ */
+export async function loadIfNeverSetUp(db: Database, catalogue: Catalogue): Promise<LoadReport | undefined> {
+  return db.transaction(async (tx) => {
+    await lockCatalogue(tx);
+    const [setUp] = await tx.query(
+      'SELECT 1 FROM catalogue_sources UNION ALL SELECT 1 FROM processes UNION ALL SELECT 1 FROM document_types LIMIT 1',
+    );
+    return setUp ? undefined : loadInTransaction(tx, catalogue);
+  });
+}
+
+/** Serializes catalogue loads, also between instances sharing one PostgreSQL. */
+async function lockCatalogue(tx: Queryable): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('registry-catalogue:' || current_schema()))`);
+}
+
+async function loadInTransaction(tx: Queryable, catalogue: Catalogue): Promise<LoadReport> {
+  const transportProfiles = await upsertTransportProfiles(tx, catalogue);
+  const processes = await upsertProcesses(tx, catalogue);
+  const documentTypes = await upsertDocumentTypes(tx, catalogue);
+  const { links, warnings } = await replaceLinks(tx, catalogue);
+  for (const source of catalogue.sources) {
+    await tx.query(
+      `INSERT INTO catalogue_sources (list, version) VALUES ($1, $2)
+       ON CONFLICT (list) DO UPDATE SET version = EXCLUDED.version, loaded_at = now()`,
+      [source.list, source.version],
+    );
+  }
+  return { processes, documentTypes, transportProfiles, links, warnings, sources: catalogue.sources };
+}
+
+function changes(total: number, returned: readonly { inserted: boolean }[]): Changes {
+  const added = returned.filter((row) => row.inserted).length;
+  return { added, updated: returned.length - added, unchanged: total - returned.length };
+}
+
+async function upsertTransportProfiles(tx: Queryable, catalogue: Catalogue): Promise<Changes> {
+  const entries = catalogue.transportProfiles;
+  const rows = await tx.query<{ inserted: boolean }>(
+    `INSERT INTO transport_profiles (value, title, restricted)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
+     ON CONFLICT (value) DO UPDATE SET title = EXCLUDED.title, restricted = EXCLUDED.restricted
+      WHERE (transport_profiles.title, transport_profiles.restricted) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.restricted)
+     RETURNING (xmax = 0) AS inserted`,
+    [entries.map((entry) => entry.value), entries.map((entry) => entry.title), entries.map((entry) => restricted(entry.state))],
+  );
+  return changes(entries.length, rows);
+}
+
+async function upsertProcesses(tx: Queryable, catalogue: Catalogue): Promise<Changes> {
+  const entries = catalogue.processes;
+  const domains = processDomains(catalogue.documentTypes);
+  const rows = await tx.query<{ inserted: boolean }>(
+    `INSERT INTO processes (scheme, value, title, domain, restricted, visible)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[])
+     ON CONFLICT (scheme, value) DO UPDATE
+        SET restricted = EXCLUDED.restricted, visible = processes.visible AND EXCLUDED.visible
+      WHERE processes.restricted <> EXCLUDED.restricted OR (processes.visible AND NOT EXCLUDED.visible)
+     RETURNING (xmax = 0) AS inserted`,
+    [
+      entries.map((entry) => entry.scheme),
+      entries.map((entry) => entry.value),
+      entries.map((entry) => entry.title ?? processTitleOf(entry.value)),
+      entries.map((entry) => entry.domain ?? domains.get(keyOf(entry)) ?? entry.scheme),
+      entries.map((entry) => restricted(entry.state)),
+      entries.map((entry) => visible(entry.state)),
+    ],
+  );
+  return changes(entries.length, rows);
+}
+
+async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue): Promise<Changes> {
+  const entries = catalogue.documentTypes;
+  const rows = await tx.query<{ inserted: boolean }>(
+    `INSERT INTO document_types (scheme, value, title, domain_community, restricted, visible)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[])
+     ON CONFLICT (scheme, value) DO UPDATE
+        SET title = EXCLUDED.title, domain_community = EXCLUDED.domain_community, restricted = EXCLUDED.restricted,
+            visible = document_types.visible AND EXCLUDED.visible
+      WHERE (document_types.title, document_types.domain_community, document_types.restricted)
+              IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.domain_community, EXCLUDED.restricted)
+         OR (document_types.visible AND NOT EXCLUDED.visible)
+     RETURNING (xmax = 0) AS inserted`,
+    [
+      entries.map((entry) => entry.scheme),
+      entries.map((entry) => entry.value),
+      entries.map((entry) => entry.title),
+      entries.map((entry) => entry.domainCommunity),
+      entries.map((entry) => restricted(entry.state)),
+      entries.map((entry) => visible(entry.state)),
+    ],
+  );
+  return changes(entries.length, rows);
+}
+
+/** Each loaded document type ends up linked to exactly the processes its entry names. */
+async function replaceLinks(tx: Queryable, catalogue: Catalogue) {
+  const pairs = catalogue.documentTypes.flatMap((documentType) =>
+    documentType.processes.map((process) => ({ documentType, process })));
+  const loaded = [
+    catalogue.documentTypes.map((entry) => entry.scheme),
+    catalogue.documentTypes.map((entry) => entry.value),
+  ];
+  const wanted = [
+    pairs.map((pair) => pair.documentType.scheme),
+    pairs.map((pair) => pair.documentType.value),
+    pairs.map((pair) => pair.process.scheme),
+    pairs.map((pair) => pair.process.value),
+  ];
+  const wantedLinks = `SELECT d.id AS document_type_id, p.id AS process_id, w.process_scheme, w.process_value,
+                              w.document_type_scheme, w.document_type_value
+                         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+                              AS w(document_type_scheme, document_type_value, process_scheme, process_value)
+                         JOIN document_types d ON d.scheme = w.document_type_scheme AND d.value = w.document_type_value
+                         LEFT JOIN processes p ON p.scheme = w.process_scheme AND p.value = w.process_value`;
+  const removed = await tx.query(
+    `DELETE FROM process_document_types pdt
+      USING document_types d, unnest($5::text[], $6::text[]) AS l(scheme, value)
+      WHERE pdt.document_type_id = d.id AND d.scheme = l.scheme AND d.value = l.value
+        AND NOT EXISTS (SELECT 1 FROM (${wantedLinks}) w
+                         WHERE w.document_type_id = pdt.document_type_id AND w.process_id = pdt.process_id)
+     RETURNING 1`,
+    [...wanted, ...loaded],
+  );
+  const added = await tx.query(
+    `INSERT INTO process_document_types (process_id, document_type_id)
+     SELECT process_id, document_type_id FROM (${wantedLinks}) w WHERE process_id IS NOT NULL
+     ON CONFLICT DO NOTHING RETURNING 1`,
+    wanted,
+  );
+  const unknown = await tx.query<{ process: string; documentType: string }>(
+    `SELECT DISTINCT process_scheme || '::' || process_value AS process,
+            document_type_scheme || '::' || document_type_value AS "documentType"
+       FROM (${wantedLinks}) w WHERE process_id IS NULL ORDER BY 1, 2`,
+    wanted,
+  );
+  const warnings = unknown.map((link) =>
+    `document type ${link.documentType} names process ${link.process}, which is not in the catalogue: link skipped`);
+  return { links: { added: added.length, removed: removed.length }, warnings };
+}
+
+/** The code-list versions the catalogue was loaded from. */
+export async function catalogueSources(db: Queryable): Promise<Array<CatalogueSource & { loadedAt: string }>> {
+  return db.query(
+    `SELECT list, version, to_char(loaded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "loadedAt"
+       FROM catalogue_sources ORDER BY list`,
+  );
+}
+
+export async function transportProfileIdOf(db: Queryable, value: string): Promise<string | undefined> {
+  const [row] = await db.query<{ id: string }>('SELECT id FROM transport_profiles WHERE value = $1', [value]);
+  return row?.id;
+}
