@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
+import { addProcess } from './helpers/catalogue.js';
+import { addParticipant, call, dayFromToday, SCHEME, uniqueOrganization } from './helpers/participants.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const url = (qualifiedIdentifier: string) => `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifier)}/processes`;
+const vendor = (name: string) => `application/vnd.registry.${name}.v1+json`;
+
+describe('organization processes', () => {
+  let organizationIdentifier: string;
+  let qualified: string;
+  let expected: Array<{ identifier: string; qualifiedIdentifier: string }>;
+
+  beforeAll(async () => {
+    const { admin, serviceProvider, otherServiceProvider } = t.users;
+    const [first, second, third, unused] = await Promise.all([1, 2, 3, 4].map(() => addProcess(t.app, admin)));
+    organizationIdentifier = uniqueOrganization();
+    qualified = `${SCHEME}::0192:${organizationIdentifier}`;
+    await addParticipant(t.app, serviceProvider, { organizationIdentifier, processes: [{ identifier: first?.identifier }, { identifier: second?.identifier }] });
+    await addParticipant(t.app, otherServiceProvider, { organizationIdentifier, processes: [{ identifier: third?.identifier }] });
+    // Another organization's processes are not this one's.
+    await addParticipant(t.app, serviceProvider, { processes: [{ identifier: unused?.identifier }] });
+    expected = [first, second, third].map((process) => process as { identifier: string; qualifiedIdentifier: string })
+      .sort((a, b) => (a.qualifiedIdentifier < b.qualifiedIdentifier ? -1 : 1));
+  });
+
+  it('returns the union of the processes of all its participants, each once, to anonymous callers too', async () => {
+    const response = await call(t.app, { url: url(qualified) });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['content-type']).toBe(`${vendor('organizations.processes')};charset=UTF-8`);
+    expectSecurityHeaders(response);
+    const processes = response.json();
+    expect(processes.map((process: { identifier: string }) => process.identifier)).toEqual(expected.map((process) => process.identifier));
+    expect(processes[0]).toMatchObject({ qualifiedIdentifier: expected[0]?.qualifiedIdentifier, domain: 'billing', capabilities: [], documentTypes: [] });
+  });
+
+  it('answers every role, and takes the raw or upper-case identifier', async () => {
+    for (const user of Object.values(t.users)) {
+      expect((await call(t.app, { url: url(qualified), user })).json()).toHaveLength(3);
+    }
+    expect((await call(t.app, { url: `/rest/api/organizations/${qualified}/processes` })).json()).toHaveLength(3);
+    expect((await call(t.app, { url: url(qualified.toUpperCase()) })).json()).toHaveLength(3);
+  });
+
+  it('accepts both spellings of its media type', async () => {
+    for (const name of ['organizations.processes', 'organization.processes']) {
+      const response = await call(t.app, { url: url(qualified), headers: { accept: vendor(name) } });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe(`${vendor(name)};charset=UTF-8`);
+    }
+    expectErrorBody(await call(t.app, { url: url(qualified), headers: { accept: vendor('participants.processes') } }), 406);
+  });
+
+  it('is an empty array for a registered organization without processes', async () => {
+    const participant = await addParticipant(t.app, t.users.serviceProvider);
+    expect((await call(t.app, { url: url(participant.qualifiedIdentifier) })).json()).toEqual([]);
+  });
+
+  it('answers the participant 404 body for an unknown or malformed organization', async () => {
+    for (const unknown of [`${SCHEME}::0192:${uniqueOrganization()}`, 'no-scheme-here', `${SCHEME}::0000:1`]) {
+      const body = expectErrorBody(await call(t.app, { url: url(unknown) }), 404, `Couldn't find organization for ${unknown}`);
+      expect(body.path).toBe(url(unknown));
+    }
+  });
+
+  it('leaves out participants past their delete date, and answers 404 when none is left', async () => {
+    const process = await addProcess(t.app, t.users.admin);
+    const participant = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
+    expect((await call(t.app, { url: url(participant.qualifiedIdentifier) })).json()).toHaveLength(1);
+    await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, dayFromToday(0)]);
+    expectErrorBody(await call(t.app, { url: url(participant.qualifiedIdentifier) }), 404, `Couldn't find organization for ${participant.qualifiedIdentifier}`);
+  });
+});
