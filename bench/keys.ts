@@ -1,0 +1,84 @@
+/**
+ * The benchmark's participants are numbered 1..N and every property is a pure function of that number,
+ * written twice: in SQL for the bulk load and the pgbench scripts, in TypeScript for the load generator.
+ * So a request (or a pgbench transaction) picks a random number and knows the participant's keys without
+ * reading them from the database.
+ */
+
+export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
+export const PROVIDER_COUNT = 50;
+
+/** ICD by `(n * 7919) % 100`: mostly 0192, some other Nordic schemes; each with its own number range. */
+const ICD_BANDS = [
+  { below: 85, icd: '0192', base: 810_000_000 },
+  { below: 90, icd: '0007', base: 5_560_000_000 },
+  { below: 94, icd: '0088', base: 7_080_000_000_000 },
+  { below: 97, icd: '0184', base: 20_000_000 },
+  { below: 100, icd: '0037', base: 10_000_000 },
+] as const;
+export const BENCH_ICDS = ICD_BANDS.map((band) => band.icd);
+
+function bandOf(n: number) {
+  const draw = (n * 7919) % 100;
+  return ICD_BANDS.find((band) => draw < band.below) ?? ICD_BANDS[0];
+}
+
+export const icdOf = (n: number): string => bandOf(n).icd;
+export const organizationOf = (n: number): string => String(bandOf(n).base + n);
+export const providerIndexOf = (n: number): number => n % PROVIDER_COUNT;
+export const qualifiedIdentifierOf = (n: number): string => `${PARTICIPANT_SCHEME}::${icdOf(n)}:${organizationOf(n)}`;
+/** 1 to 4 processes. */
+export const processCountOf = (n: number): number => 1 + ((n * 11) % 4);
+
+const draw = (n: string) => `((${n})::bigint * 7919 % 100)`;
+
+/** The same functions over an SQL integer expression `n` (a column, or a pgbench `:variable`). */
+export const sqlKeys = {
+  icd: (n: string) => `(CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN '${band.icd}'`).join(' ')} END)`,
+  organization: (n: string) =>
+    `((CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN ${band.base}::bigint`).join(' ')} END) + (${n}))::text`,
+  providerIndex: (n: string) => `((${n}) % ${PROVIDER_COUNT})`,
+  processCount: (n: string) => `(1 + (${n})::bigint * 11 % 4)`,
+};
+
+const FIRST_WORDS = [
+  'Nord', 'Fjord', 'Vest', 'Øst', 'Sør', 'Berg', 'Lia', 'Dal', 'Skog', 'Sjø', 'Havn', 'Bakke', 'Elve', 'Fjell',
+  'Stein', 'Granli', 'Solberg', 'Lunde', 'Haug', 'Moen', 'Nygård', 'Strand', 'Holm', 'Vik', 'Aas', 'Bø',
+  'Kirke', 'Tinde', 'Brekke', 'Lyng', 'Furu', 'Bjørke', 'Eik', 'Ask', 'Lind', 'Hegg', 'Rogn', 'Selje', 'Vidde',
+  'Myr', 'Tangen', 'Odden', 'Nesset', 'Øya', 'Sundet', 'Våg', 'Bukta', 'Kleiva', 'Ura', 'Li',
+];
+const TRADES = [
+  'Bygg', 'Elektro', 'Rør', 'Transport', 'Regnskap', 'Consulting', 'Eiendom', 'Maskin', 'Handel', 'Data',
+  'Tre', 'Betong', 'Maling', 'Auto', 'Frisør', 'Bakeri', 'Fisk', 'Landbruk', 'Entreprenør', 'Arkitekter',
+  'Advokatfirma', 'Tannlege', 'Legesenter', 'Renhold', 'Sikkerhet', 'Media', 'Design', 'Invest', 'Holding',
+  'Shipping', 'Energi', 'Solutions', 'Teknikk', 'Service', 'Drift', 'Montasje', 'Snekkeri', 'Blikk', 'Glass',
+  'Kjøkken', 'Møbler', 'Sport', 'Reise', 'Helse', 'Omsorg', 'Barnehage', 'Skole', 'Kultur', 'Hotell', 'Kafé',
+];
+const FORMS = ['AS', 'AS', 'AS', 'AS', 'ASA', 'ANS', 'DA', 'SA', 'ENK', 'Kommune', 'Stiftelse', 'BA', 'AS', 'AS', 'NUF'];
+const GIVEN_NAMES = ['Anne', 'Ole', 'Kari', 'Per', 'Ingrid', 'Lars', 'Nora', 'Jonas', 'Sofie', 'Erik', 'Emma', 'Magnus', 'Ida', 'Henrik', 'Sara', 'Jakob'];
+const FAMILY_NAMES = ['Hansen', 'Johansen', 'Olsen', 'Larsen', 'Andersen', 'Pedersen', 'Nilsen', 'Kristiansen', 'Jensen', 'Karlsen', 'Berg', 'Haugen', 'Hagen', 'Eriksen', 'Dahl', 'Lie'];
+
+const sqlArray = (words: readonly string[]) => `ARRAY[${words.map((word) => `'${word}'`).join(', ')}]`;
+/** A word of `words` chosen by bits `shift`.. of a multiplicative hash of `n`, so choices are independent. */
+const pick = (words: readonly string[], n: string, shift: number) =>
+  `(${sqlArray(words)})[1 + ((${n})::bigint * 2654435761 % 4294967296 / ${2 ** shift}) % ${words.length}]`;
+
+/** Name, contact and dates of participant `n`, as SQL expressions. */
+export const sqlParticipant = {
+  name: (n: string) => `${pick(FIRST_WORDS, n, 4)} || lower(${pick(TRADES, n, 12)}) || ' ' || ${pick(FORMS, n, 20)}`,
+  contactName: (n: string) => `${pick(GIVEN_NAMES, n, 8)} || ' ' || ${pick(FAMILY_NAMES, n, 16)}`,
+  contactEmail: (n: string) => `'post@org' || (${n}) || '.example.no'`,
+  contactPhone: (n: string) => `'+47 ' || (40000000 + (${n}) % 10000000)`,
+  /** Modification dates spread over the last five years; registration before it. */
+  lastModification: (n: string) => `(current_date - ((${n})::bigint * 7907 % 1826)::int)`,
+  registration: (n: string) => `(current_date - ((${n})::bigint * 7907 % 1826)::int - ((${n}) % 700)::int)`,
+};
+
+/**
+ * What a user types to find an organization by name (scenario 4): a trade (about 2 % of all names match)
+ * or a whole word such as `fjordbygg` (about 0.04 %).
+ */
+export const NAME_FRAGMENTS = [
+  ...TRADES.map((trade) => trade.toLowerCase()),
+  ...FIRST_WORDS.slice(0, 25).map((first, index) => `${first}${TRADES[index % TRADES.length]}`.toLowerCase()),
+];

@@ -1,0 +1,183 @@
+import type { Dataset } from './dataset.js';
+import {
+  icdOf, NAME_FRAGMENTS, organizationOf, PARTICIPANT_SCHEME, PROVIDER_COUNT, providerIndexOf,
+  qualifiedIdentifierOf, sqlKeys,
+} from './keys.js';
+
+/** One HTTP request of a scenario, as the load generator and the in-process recorder both send it. */
+export interface BenchRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A value a request carries, and how a pgbench script computes the same value from its random variables. */
+export interface Binding {
+  value: unknown;
+  sql: string;
+}
+
+/** One draw of random keys: the requests it makes (in order) and the bindings for the recorded SQL. */
+export interface Draw {
+  requests: BenchRequest[];
+  bindings: Binding[];
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** How a transaction of the scenario counts: requests, or added participants (scenario 6). */
+  unit: 'requests' | 'adds';
+  /** The pgbench `\set` lines that draw the variables the bindings use. */
+  pgbenchVariables: string[];
+  draw(): Draw;
+}
+
+const random = (below: number) => Math.floor(Math.random() * below);
+const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+const JSON_ACCEPT = { accept: 'application/json' };
+const STREAM_ACCEPT = { accept: 'application/vnd.registry.participants.stream.v1+json' };
+
+/** pgbench: a random participant number, as in `\set bench_n random(1, N)`. */
+const N = ':bench_n';
+/** Picks element `:variable` (1-based) of a literal array: how a script draws one of a known set of values. */
+const element = (values: readonly string[], variable: string, type = 'text') =>
+  `('{${values.map((value) => `"${value}"`).join(',')}}'::${type}[])[${variable}]`;
+
+function participantBindings(n: number): Binding[] {
+  const icd = icdOf(n);
+  const organization = organizationOf(n);
+  return [
+    { value: qualifiedIdentifierOf(n), sql: `'${PARTICIPANT_SCHEME}::' || ${sqlKeys.icd(N)} || ':' || ${sqlKeys.organization(N)}` },
+    { value: `${icd}:${organization}`, sql: `${sqlKeys.icd(N)} || ':' || ${sqlKeys.organization(N)}` },
+    { value: icd, sql: sqlKeys.icd(N) },
+    { value: organization, sql: sqlKeys.organization(N) },
+  ];
+}
+
+export function scenarios(data: Dataset): Scenario[] {
+  const count = data.participants;
+  const providerAuth = data.providers.map((p) => basic(p.username, data.password));
+  const authority = basic(data.authority, data.password);
+  const providerIds = data.providers.map((p) => p.id);
+  const providerBinding = (k: number, variable: string): Binding => ({ value: providerIds[k], sql: element(providerIds, `1 + ${variable}`, 'uuid') });
+  const processBinding = (k: number): Binding => ({ value: data.processIds[k], sql: element(data.processIds, ':bench_p', 'uuid') });
+  const participantN = `\\set bench_n random(1, ${count})`;
+  const processK = `\\set bench_p random(1, ${data.processIds.length})`;
+  const getProcess = (withCredentials: boolean): Draw => {
+    const k = random(data.processIds.length);
+    const auth: Record<string, string> = withCredentials ? { authorization: providerAuth[random(PROVIDER_COUNT)] as string } : {};
+    return {
+      requests: [{ method: 'GET', path: `/rest/api/processes/${data.processIds[k]}`, headers: { ...JSON_ACCEPT, ...auth } }],
+      bindings: [processBinding(k)],
+    };
+  };
+  let added = 0;
+
+  return [
+    {
+      id: '1', title: 'get participant by qualified identifier (SP, own)', unit: 'requests', pgbenchVariables: [participantN],
+      draw() {
+        const n = 1 + random(count);
+        const k = providerIndexOf(n);
+        return {
+          requests: [{
+            method: 'GET', path: `/rest/api/participants/${encodeURIComponent(qualifiedIdentifierOf(n))}`,
+            headers: { ...JSON_ACCEPT, authorization: providerAuth[k] as string },
+          }],
+          bindings: [...participantBindings(n), providerBinding(k, `${sqlKeys.providerIndex(N)}`)],
+        };
+      },
+    },
+    { id: '2a', title: 'get process (anonymous)', unit: 'requests', pgbenchVariables: [processK], draw: () => getProcess(false) },
+    { id: '2b', title: 'get process (SP credentials)', unit: 'requests', pgbenchVariables: [processK], draw: () => getProcess(true) },
+    {
+      id: '3', title: 'find processes, default page (anonymous)', unit: 'requests', pgbenchVariables: [],
+      draw: () => ({ requests: [{ method: 'GET', path: '/rest/api/processes', headers: JSON_ACCEPT }], bindings: [] }),
+    },
+    {
+      id: '4', title: 'search participants by name fragment, page of 30 (AUT)', unit: 'requests',
+      pgbenchVariables: [`\\set bench_w random(1, ${NAME_FRAGMENTS.length})`],
+      draw() {
+        const fragment = NAME_FRAGMENTS[random(NAME_FRAGMENTS.length)] as string;
+        const sql = element(NAME_FRAGMENTS, ':bench_w');
+        return {
+          requests: [{ method: 'GET', path: `/rest/api/participants?query=${encodeURIComponent(fragment)}&size=30`, headers: { ...JSON_ACCEPT, authorization: authority } }],
+          bindings: [{ value: `%${fragment}%`, sql: `'%' || ${sql} || '%'` }, { value: `${fragment}%`, sql: `${sql} || '%'` }, { value: fragment, sql }],
+        };
+      },
+    },
+    {
+      id: '5', title: 'filter by ICD and 90-day modification range, by name, page of 50 (AUT)', unit: 'requests',
+      pgbenchVariables: [participantN, '\\set bench_d random(90, 1825)'],
+      draw() {
+        const icd = icdOf(1 + random(count));
+        const daysAgo = 90 + random(1736);
+        const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+        const [from, to] = [day(daysAgo), day(daysAgo - 90)];
+        return {
+          requests: [{
+            method: 'GET',
+            path: `/rest/api/participants?icd=${icd}&lastModificationDateFrom=${from}&lastModificationDateTo=${to}&sort=name&size=50`,
+            headers: { ...JSON_ACCEPT, authorization: authority },
+          }],
+          bindings: [
+            { value: icd, sql: sqlKeys.icd(N) },
+            { value: from, sql: `(current_date - :bench_d::int)::text` },
+            { value: to, sql: `(current_date - :bench_d::int + 90)::text` },
+          ],
+        };
+      },
+    },
+    {
+      id: '6', title: 'add participant with two processes, then delete it (SP)', unit: 'adds',
+      pgbenchVariables: ['\\set bench_a random(1, 999999999)', `\\set bench_k random(0, ${PROVIDER_COUNT - 1})`],
+      draw() {
+        const organization = String(9_000_000_000 + (added += 1));
+        const k = random(PROVIDER_COUNT);
+        const headers = { ...JSON_ACCEPT, authorization: providerAuth[k] as string };
+        const qualified = `${PARTICIPANT_SCHEME}::0192:${organization}`;
+        const orgSql = `(9000000000 + :bench_a)::text`;
+        return {
+          requests: [
+            {
+              method: 'POST', path: '/rest/api/participants', headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                icd: '0192', organizationIdentifier: organization, name: `Benchmark Testbedrift ${organization} AS`,
+                processes: data.freeProcessIds.map((identifier) => ({ identifier })),
+                contact: { name: 'Kari Nordmann', email: 'kari@example.no', phoneNumber: '+47 22 00 00 00' },
+              }),
+            },
+            { method: 'DELETE', path: `/rest/api/participants/${encodeURIComponent(qualified)}`, headers },
+          ],
+          bindings: [
+            { value: qualified, sql: `'${PARTICIPANT_SCHEME}::0192:' || ${orgSql}` },
+            { value: `0192:${organization}`, sql: `'0192:' || ${orgSql}` },
+            { value: organization, sql: orgSql },
+            { value: `Benchmark Testbedrift ${organization} AS`, sql: `'Benchmark Testbedrift ' || ${orgSql} || ' AS'` },
+            providerBinding(k, ':bench_k'),
+          ],
+        };
+      },
+    },
+    {
+      id: '7', title: 'organization processes (anonymous)', unit: 'requests', pgbenchVariables: [participantN],
+      draw() {
+        const n = 1 + random(count);
+        return {
+          requests: [{ method: 'GET', path: `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifierOf(n))}/processes`, headers: JSON_ACCEPT }],
+          bindings: participantBindings(n),
+        };
+      },
+    },
+  ];
+}
+
+/** Scenario 8: every participant through the array variant, one request at a time. */
+export function streamRequest(data: Dataset): BenchRequest {
+  return {
+    method: 'GET', path: '/rest/api/participants',
+    headers: { ...STREAM_ACCEPT, authorization: basic(data.authority, data.password) },
+  };
+}
