@@ -5,7 +5,8 @@ export const MAX_PAGE_SIZE = 2000;
 
 /** `page`, `size` and `sort` of every paged operation. */
 export const PageQuery = {
-  page: Type.Integer({ minimum: 0, default: 0, description: 'page to retrieve, first page is 0' }),
+  // int32, as `number` of the envelope: a larger page would overflow the row offset.
+  page: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'page to retrieve, first page is 0' }),
   size: Type.Integer({ minimum: 1, default: 30, description: `page size; above ${MAX_PAGE_SIZE} served as ${MAX_PAGE_SIZE}` }),
   sort: Type.Optional(
     Type.Array(Type.String(), {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ValidationError, type FieldErrorInput } from './errors.js';
+import { fieldError, ValidationError, type FieldError } from './errors.js';
 
 /**
  * Before schema validation: a JSON `null` counts as an absent property (so a required one reports `NotNull`),
@@ -8,16 +8,18 @@ import { ValidationError, type FieldErrorInput } from './errors.js';
  */
 async function requestHygiene(fastify: FastifyInstance) {
   fastify.addHook('preValidation', async (request) => {
-    const violations: Omit<FieldErrorInput, 'objectName'>[] = [];
-    const collect = (field: string, value: unknown) =>
-      violations.push({ field, code: 'NoNulCharacter', rejectedValue: value, defaultMessage: 'must not contain NUL characters' });
+    const violations: FieldError[] = [];
+    // Named like the schema's own errors: the body by its object name, then queryParameters, pathVariables.
+    const collect = (objectName: string): Collect => (field, value) =>
+      violations.push(fieldError({
+        objectName, field, code: 'NoNulCharacter', rejectedValue: value, defaultMessage: 'must not contain NUL characters',
+      }));
 
-    request.body = withoutNulls(request.body, '', collect);
-    findNul(request.query, '', collect);
-    findNul(request.params, '', collect);
-    if (violations.length > 0) {
-      throw ValidationError.of(request.routeOptions.config.objectName ?? 'request', violations);
-    }
+    request.body = withoutNulls(request.body, '', collect(request.routeOptions.config.objectName ?? 'request'));
+    findNul(request.query, '', collect('queryParameters'));
+    findNul(request.params, '', collect('pathVariables'));
+    const [first] = violations;
+    if (first) throw new ValidationError(first.objectName, violations);
   });
 }
 
