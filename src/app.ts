@@ -10,6 +10,7 @@ import participants from './participants/routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
+import openapi from './openapi/plugin.js';
 import processes from './processes/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
 
@@ -42,6 +43,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(authentication, { credentials: app.credentials });
   await app.register(mediaTypes);
   await app.register(requestHygiene);
+  // Before the resources: the description is built from the routes registered after it.
+  await app.register(openapi);
 
   await app.register(processes, { prefix: '/rest/api/processes' });
   await app.register(participants, { prefix: '/rest/api/participants' });

@@ -3,6 +3,7 @@ import type { Database } from '../../src/db/database.js';
 import { Role } from '../../src/http/auth.js';
 import { insertUser } from '../../src/users/repository.js';
 import { openTestDatabase } from './database.js';
+import { checkResponsesAgainstDescription } from './openapi-responses.js';
 
 export interface TestUser {
   username: string;
@@ -68,6 +69,7 @@ export async function startTestApp(): Promise<TestApp> {
     accessPointProvider: await user(db, 'ap-provider', Role.accessPointProvider, { accessPointProviderId }),
   };
   const app = await buildApp({ db });
+  checkResponsesAgainstDescription(app);
   await app.ready();
   return {
     app,

@@ -1,0 +1,193 @@
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { ANONYMOUS, ROLES, type Access, type AccessRule } from '../http/auth.js';
+import { JSON_MEDIA_TYPE, vendorMediaType } from '../http/media-types.js';
+import { ErrorBody } from '../http/schemas.js';
+
+type Schema = Record<string, unknown>;
+
+export const API_PATH = '/rest/api/';
+export const BASIC_AUTH = 'basicAuth';
+
+/** The reason phrase of each error status an operation may answer, as the description words it. */
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Bad Request: a parameter or the body fails validation; `errors` lists every violation',
+  401: 'Unauthorized: credentials missing (where required) or wrong',
+  403: 'Forbidden: the credentials are valid, but their role may not call this operation',
+  404: 'Not Found: no resource with this identifier (or not one the caller may see)',
+  406: 'Not Acceptable: `Accept` names none of the media types of this operation',
+  409: 'Conflict: the change would duplicate a resource or break a reference that is still in use',
+  413: 'Payload Too Large: the body is larger than the service accepts',
+  415: 'Unsupported Media Type: the `Content-Type` of the body is not one this operation takes',
+  429: 'Too Many Requests: too many failed authentication attempts; see `Retry-After`',
+  500: 'Internal Server Error: the request could not be completed',
+  503: 'Service Unavailable: the service is temporarily overloaded',
+};
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const ACTION_VERBS = new Set(['find', 'get', 'add', 'update', 'delete', 'stream', 'transfer']);
+
+/** Two identifiers of each kind, to learn what an access rule that depends on the request allows. */
+const PROBES = ['00000000-0000-4000-8000-000000000000', 'iso6523-actorid-upis::0192:987654321'] as const;
+const PROBE_NAMES = ['a UUID', 'a qualified identifier'] as const;
+
+export interface RolesOf {
+  /** Every role that may call the operation in some case. */
+  roles: Access[];
+  /** When the rule depends on the kind of identifier in the path: what each kind admits. */
+  byIdentifierKind?: Array<{ kind: string; roles: readonly Access[] }>;
+}
+
+function pathParameterNames(url: string): string[] {
+  return [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1] as string);
+}
+
+/** The roles of an access rule; a rule of the request is asked with each identifier kind in every path parameter. */
+export function rolesOf(rule: AccessRule, url: string): RolesOf {
+  if (typeof rule !== 'function') return { roles: [...rule] };
+  const names = pathParameterNames(url);
+  const everyone: readonly Access[] = [...ROLES, ANONYMOUS];
+  const byIdentifierKind = PROBES.map((probe, index): { kind: string; roles: readonly Access[] } => {
+    const params = Object.fromEntries(names.map((name) => [name, probe]));
+    const request = { params, query: {}, headers: {}, url: url.replace(/:([A-Za-z0-9_]+)/g, probe) };
+    try {
+      return { kind: PROBE_NAMES[index] as string, roles: rule(request as never) };
+    } catch {
+      return { kind: PROBE_NAMES[index] as string, roles: everyone };
+    }
+  });
+  const roles = [...new Set(byIdentifierKind.flatMap((entry) => entry.roles))];
+  const differ = new Set(byIdentifierKind.map((entry) => [...entry.roles].sort().join())).size > 1;
+  return differ ? { roles, byIdentifierKind } : { roles };
+}
+
+/** The error statuses an operation can answer, from what it declares: access, parameters, body, media types. */
+export function errorStatusesOf(route: Pick<RouteOptions, 'url' | 'config'> & { method: string; schema?: FastifySchema }, roles: readonly Access[]): number[] {
+  const schema = route.schema ?? {};
+  const statuses = new Set<number>([500]);
+  const api = route.url.startsWith(API_PATH);
+  if (schema.params || schema.querystring || schema.body || schema.headers || api) statuses.add(400);
+  if (route.config?.access) {
+    statuses.add(401).add(429);
+    if (!ROLES.every((role) => roles.includes(role))) statuses.add(403);
+  }
+  if (pathParameterNames(route.url).length > 0) statuses.add(404);
+  if (route.config?.mediaTypes) statuses.add(406);
+  if (api && WRITE_METHODS.has(route.method)) statuses.add(409);
+  if (BODY_METHODS.has(route.method)) statuses.add(413).add(415);
+  if (api) statuses.add(503);
+  return [...statuses].sort();
+}
+
+/** An error response: the common error body, or the schema the route declares for that status. */
+function errorResponse(status: number, declared: unknown): Schema {
+  return {
+    description: ERROR_STATUSES[status] ?? 'Error',
+    content: { [JSON_MEDIA_TYPE]: { schema: declared ?? ErrorBody } },
+  };
+}
+
+/** `processes.find` is summarized "find processes"; `organizations.processes` "organizations processes". */
+function summaryOf(mediaType: string | undefined, method: string, url: string): string {
+  if (!mediaType) return `${method} ${url}`;
+  const at = mediaType.lastIndexOf('.');
+  const resource = mediaType.slice(0, at).replace(/[-.]/g, ' ');
+  const action = mediaType.slice(at + 1);
+  return ACTION_VERBS.has(action) ? `${action} ${resource}` : `${resource} ${action}`;
+}
+
+function operationIdOf(mediaType: string | undefined, method: string, url: string): string {
+  const words = (mediaType ?? `${method} ${url.replace(/:/g, 'by ')}`).split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((word, index) => (index === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1))).join('');
+}
+
+/** The resource of an API path: its first segment after `/rest/api/`. */
+export function tagOf(url: string): string | undefined {
+  if (!url.startsWith(API_PATH)) return undefined;
+  return url.slice(API_PATH.length).split('/')[0] || undefined;
+}
+
+function rolesText(roles: RolesOf): string {
+  const named = (list: readonly Access[]) => list.map((role) => (role === ANONYMOUS ? 'ANONYMOUS (no credentials)' : role)).join(', ');
+  const lines = [`**Roles:** ${named(roles.roles)}.`];
+  for (const entry of roles.byIdentifierKind ?? []) lines.push(`- with ${entry.kind}: ${named(entry.roles)}`);
+  return lines.join('\n');
+}
+
+/** Requests of a page need not repeat the defaults: a parameter with a default is optional. */
+function withOptionalDefaults(querystring: unknown): unknown {
+  const schema = querystring as { properties?: Record<string, Schema>; required?: string[] };
+  if (!schema?.properties || !schema.required) return querystring;
+  const required = schema.required.filter((name) => !('default' in (schema.properties?.[name] ?? {})));
+  return { ...schema, required };
+}
+
+/** The array variant of a find operation: the items of the page's `content`. */
+function streamSchemaOf(pageSchema: unknown): Schema | undefined {
+  const items = (pageSchema as { properties?: { content?: { items?: Schema } } })?.properties?.content?.items;
+  return items ? { type: 'array', items } : undefined;
+}
+
+function successResponses(route: { method: string; schema?: FastifySchema; config?: RouteOptions['config'] }, types: string[]): Record<string, Schema> {
+  const declared = (route.schema?.response ?? {}) as Record<string, Schema>;
+  const responses: Record<string, Schema> = {};
+  for (const [status, schema] of Object.entries(declared)) {
+    if (!/^2/.test(status)) continue;
+    const content: Record<string, { schema: unknown }> = Object.fromEntries(types.map((type) => [type, { schema }]));
+    const stream = route.config?.streamMediaType ? streamSchemaOf(schema) : undefined;
+    if (stream && route.config?.streamMediaType) content[vendorMediaType(route.config.streamMediaType)] = { schema: stream };
+    responses[status] = { description: (schema.description as string | undefined) ?? 'Success', content };
+  }
+  if (Object.keys(responses).length === 0) {
+    // No body: a delete answers 204, anything else (a transfer) 200.
+    responses[route.method === 'DELETE' ? '204' : '200'] = { type: 'null', description: 'Success, no body' };
+  }
+  return responses;
+}
+
+export interface TransformInput {
+  schema: FastifySchema | undefined;
+  url: string;
+  route: RouteOptions;
+}
+
+/**
+ * What @fastify/swagger describes of one route: its route schemas as they are, plus what the route config
+ * says: media types, roles (text and `x-roles`), security, and the error responses it can answer.
+ */
+export function describeOperation({ schema, url, route }: TransformInput): { schema: Schema; url: string } {
+  const method = (Array.isArray(route.method) ? route.method[0] : route.method) as string;
+  const own = (schema ?? {}) as Schema & FastifySchema;
+  if (own.hide) return { schema: own, url };
+  const mediaTypes = route.config?.mediaTypes ?? [];
+  const types = [...mediaTypes.map(vendorMediaType), JSON_MEDIA_TYPE];
+  const access = route.config?.access;
+  const roles = access ? rolesOf(access, url) : undefined;
+  const description = [own.description, roles && rolesText(roles)].filter(Boolean).join('\n\n');
+  const declared = (own.response ?? {}) as Record<string, Schema>;
+  const errors = new Set([
+    ...errorStatusesOf({ url, method, schema: own, config: route.config }, roles?.roles ?? []),
+    ...Object.keys(declared).filter((status) => /^[45]\d\d$/.test(status)).map(Number),
+  ]);
+  const tag = tagOf(url);
+
+  const described: Schema = {
+    ...own,
+    summary: own.summary ?? summaryOf(mediaTypes[0], method, url),
+    operationId: own.operationId ?? operationIdOf(mediaTypes[0], method, url),
+    ...(description ? { description } : {}),
+    ...(own.tags || !tag ? {} : { tags: [tag] }),
+    response: {
+      ...successResponses({ method, schema: own, config: route.config }, types),
+      ...Object.fromEntries([...errors].sort().map((status) => [String(status), errorResponse(status, declared[status])])),
+    },
+  };
+  if (own.querystring) described.querystring = withOptionalDefaults(own.querystring);
+  if (own.body) described.body = { content: Object.fromEntries(types.map((type) => [type, { schema: own.body }])) };
+  if (roles) {
+    described['x-roles'] = roles.roles;
+    described.security = roles.roles.includes(ANONYMOUS) ? [{}, { [BASIC_AUTH]: [] }] : [{ [BASIC_AUTH]: [] }];
+  }
+  // `/rest/api/processes/` is the same operation as `/rest/api/processes`, which is how clients call it.
+  return { schema: described, url: url.length > 1 ? url.replace(/\/$/, '') : url };
+}
