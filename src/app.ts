@@ -1,6 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { Database } from './db/database.js';
+import accessPointProviders from './access-point-providers/routes.js';
+import accessPoints from './access-points/routes.js';
+import capabilities from './capabilities/routes.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import errorHandler from './http/error-handler.js';
@@ -10,9 +13,11 @@ import participants from './participants/routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
-import openapi from './openapi/plugin.js';
 import processes from './processes/routes.js';
+import serviceProviders from './service-providers/routes.js';
+import transportProfiles from './transport-profiles/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
+import users from './users/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,13 +48,17 @@ export async function buildApp(options: AppOptions) {
   await app.register(authentication, { credentials: app.credentials });
   await app.register(mediaTypes);
   await app.register(requestHygiene);
-  // Before the resources: the description is built from the routes registered after it.
-  await app.register(openapi);
 
   await app.register(processes, { prefix: '/rest/api/processes' });
   await app.register(participants, { prefix: '/rest/api/participants' });
   await app.register(organizations, { prefix: '/rest/api/organizations' });
   await app.register(documentTypes, { prefix: '/rest/api/document-types' });
+  await app.register(accessPoints, { prefix: '/rest/api/accessPoints' });
+  await app.register(accessPointProviders, { prefix: '/rest/api/access-point-providers' });
+  await app.register(serviceProviders, { prefix: '/rest/api/service-providers' });
+  await app.register(capabilities, { prefix: '/rest/api/capabilities' });
+  await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
+  await app.register(users, { prefix: '/rest/api/users' });
   return app;
 }
 

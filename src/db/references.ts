@@ -1,19 +1,29 @@
 import type { FieldErrorInput } from '../http/errors.js';
-import { parseQualifiedIdentifier, type Reference } from '../http/schemas.js';
+import { parseQualifiedIdentifier, type QualifiedIdentifierInput } from '../http/schemas.js';
 import type { Queryable } from './database.js';
 
 export interface ReferenceTarget {
-  /** The table holding the referenced rows: `processes`, `document_types`, `capabilities`. */
-  table: 'processes' | 'document_types' | 'capabilities';
+  /** The table holding the referenced rows. */
+  table: 'processes' | 'document_types' | 'capabilities' | 'service_providers' | 'access_point_providers'
+    | 'access_points' | 'transport_profiles';
   /** How the resource is named in messages. */
   noun: string;
   /** The reference object's type in message codes, such as `ProcessIdentifiable`. */
   typeName: string;
+  /** What names a row when `identifier` is absent: its qualified identifier, its unique `value`, or nothing. */
+  alternateKey?: 'qualifiedIdentifier' | 'value';
 }
 
-export const PROCESS_REFERENCE: ReferenceTarget = { table: 'processes', noun: 'process', typeName: 'ProcessIdentifiable' };
-export const DOCUMENT_TYPE_REFERENCE: ReferenceTarget = { table: 'document_types', noun: 'document type', typeName: 'DocumentTypeIdentifiable' };
+export const PROCESS_REFERENCE: ReferenceTarget = { table: 'processes', noun: 'process', typeName: 'ProcessIdentifiable', alternateKey: 'qualifiedIdentifier' };
+export const DOCUMENT_TYPE_REFERENCE: ReferenceTarget = { table: 'document_types', noun: 'document type', typeName: 'DocumentTypeIdentifiable', alternateKey: 'qualifiedIdentifier' };
 export const CAPABILITY_REFERENCE: ReferenceTarget = { table: 'capabilities', noun: 'capability', typeName: 'CapabilityIdentifiable' };
+
+/** A reference object of a request body; which fields count depends on the target's `alternateKey`. */
+export interface ReferenceInput {
+  identifier?: string;
+  qualifiedIdentifier?: QualifiedIdentifierInput;
+  value?: string;
+}
 
 export interface Resolved {
   ids: string[];
@@ -27,45 +37,80 @@ export interface Resolved {
 export async function resolveReferences(
   db: Queryable,
   target: ReferenceTarget,
-  references: readonly Reference[],
+  references: readonly ReferenceInput[],
   field: string,
 ): Promise<Resolved> {
+  const { ids, errors } = await resolveEach(db, target, references, (index) => `${field}[${index}]`);
+  return { ids: [...new Set(ids.filter((id): id is string => id !== null))], errors };
+}
+
+/** Resolves one reference object (such as a user's `serviceProvider`); `id` is null when it names nothing. */
+export async function resolveReference(
+  db: Queryable,
+  target: ReferenceTarget,
+  reference: ReferenceInput,
+  field: string,
+): Promise<{ id: string | null; errors: Resolved['errors'] }> {
+  const { ids, errors } = await resolveEach(db, target, [reference], () => field);
+  return { id: ids[0] ?? null, errors };
+}
+
+/** Resolves each reference in order: `ids[i]` is the row of `references[i]`, or null with an error at `fieldAt(i)`. */
+export async function resolveEach(
+  db: Queryable,
+  target: ReferenceTarget,
+  references: readonly ReferenceInput[],
+  fieldAt: (index: number) => string,
+): Promise<{ ids: (string | null)[]; errors: Resolved['errors'] }> {
   if (references.length === 0) return { ids: [], errors: [] };
-  const keys = references.map((reference) => {
-    const qualified = reference.identifier || reference.qualifiedIdentifier === undefined
-      ? undefined
-      : parseQualifiedIdentifier(reference.qualifiedIdentifier);
-    return { identifier: reference.identifier ?? null, scheme: qualified?.scheme ?? null, value: qualified?.value ?? null };
-  });
-  const byQualifiedIdentifier = target.table === 'capabilities'
-    ? 'false'
-    : 'r.identifier IS NULL AND t.scheme = r.scheme AND t.value = r.value';
+  const keys = references.map((reference) => keyOf(target, reference));
+  const byAlternateKey = {
+    qualifiedIdentifier: 'r.identifier IS NULL AND t.scheme = r.scheme AND t.value = r.value',
+    value: 'r.identifier IS NULL AND t.value = r.value',
+    none: 'false',
+  }[target.alternateKey ?? 'none'];
   const rows = await db.query<{ position: number; id: string | null }>(
     `SELECT r.position::int AS position, t.id
        FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS r(identifier, scheme, value, position)
-       LEFT JOIN ${target.table} t ON t.id = r.identifier OR (${byQualifiedIdentifier})
+       LEFT JOIN ${target.table} t ON t.id = r.identifier OR (${byAlternateKey})
       ORDER BY r.position`,
     [keys.map((key) => key.identifier), keys.map((key) => key.scheme), keys.map((key) => key.value)],
   );
-  const ids: string[] = [];
+  const ids: (string | null)[] = [];
   const errors: Resolved['errors'] = [];
   for (const row of rows) {
     const index = row.position - 1;
-    if (row.id) {
-      if (!ids.includes(row.id)) ids.push(row.id);
-      continue;
-    }
-    const reference = references[index] as Reference;
-    const named = reference.identifier ?? (typeof reference.qualifiedIdentifier === 'object'
-      ? `${reference.qualifiedIdentifier.scheme}::${reference.qualifiedIdentifier.value}`
-      : reference.qualifiedIdentifier);
+    ids.push(row.id);
+    if (row.id) continue;
+    const reference = references[index] as ReferenceInput;
+    const named = nameOf(reference);
     errors.push({
-      field: `${field}[${index}]`,
+      field: fieldAt(index),
       code: 'NotFound',
       rejectedValue: reference,
       typeName: target.typeName,
-      defaultMessage: named ? `no ${target.noun} with identifier '${named}'` : `names no ${target.noun}: give identifier or qualifiedIdentifier`,
+      defaultMessage: named ? `no ${target.noun} with identifier '${named}'` : `names no ${target.noun}: give ${howToName(target)}`,
     });
   }
   return { ids, errors };
+}
+
+function keyOf(target: ReferenceTarget, reference: ReferenceInput) {
+  const identifier = reference.identifier ?? null;
+  if (identifier || target.alternateKey === undefined) return { identifier, scheme: null, value: null };
+  if (target.alternateKey === 'value') return { identifier, scheme: null, value: reference.value ?? null };
+  const qualified = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
+  return { identifier, scheme: qualified?.scheme ?? null, value: qualified?.value ?? null };
+}
+
+function nameOf(reference: ReferenceInput): string | undefined {
+  if (reference.identifier) return reference.identifier;
+  if (typeof reference.qualifiedIdentifier === 'object') {
+    return `${reference.qualifiedIdentifier.scheme}::${reference.qualifiedIdentifier.value}`;
+  }
+  return reference.qualifiedIdentifier ?? reference.value;
+}
+
+function howToName(target: ReferenceTarget): string {
+  return target.alternateKey ? `identifier or ${target.alternateKey}` : 'identifier';
 }

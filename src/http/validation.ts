@@ -20,6 +20,8 @@ interface SchemaLike {
   properties?: Record<string, SchemaLike>;
   /** The code reported when the value is missing, null or too short (`NotEmpty` rather than `NotNull`/`Size`). */
   'x-constraint'?: string;
+  /** A secret such as a password: its rejected value is never echoed. */
+  writeOnly?: boolean;
 }
 
 interface ValidatorError extends FastifySchemaValidationError {
@@ -41,7 +43,7 @@ export function validationErrorOf(objectName: string, errors: FastifySchemaValid
 function entryOf(objectName: string, error: ValidatorError): FieldError {
   const schema = error.parentSchema ?? {};
   const field = fieldPath(error.instancePath);
-  const base: EntryBase = { objectName, field, rejectedValue: error.data, typeName: typeNameOf(schema) };
+  const base: EntryBase = { objectName, field, rejectedValue: schema.writeOnly ? null : error.data, typeName: typeNameOf(schema) };
   const flagged = schema['x-constraint'];
   switch (error.keyword) {
     case 'required': {
@@ -132,6 +134,9 @@ function sizeError(base: EntryBase, schema: SchemaLike) {
 function formatError(base: EntryBase, format: string) {
   if (format === 'email') {
     return fieldError({ ...base, code: 'Email', defaultMessage: 'must be a well-formed email address' });
+  }
+  if (format === 'https-url') {
+    return fieldError({ ...base, code: 'URL', defaultMessage: 'must be an absolute https URL' });
   }
   return fieldError({ ...base, code: 'typeMismatch', bindingFailure: true, defaultMessage: `must be a valid ${format}` });
 }

@@ -10,7 +10,15 @@ function validator(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, verbose: true, useDefaults: true, ...options });
   ajvFormats.default(ajv);
   ajv.addKeyword('x-constraint');
+  ajv.addFormat('https-url', isHttpsUrl);
   return ajv;
+}
+
+/** An absolute https URL with a host and without user information (an endpoint address others will call). */
+export function isHttpsUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
 }
 
 const body = validator({ coerceTypes: false });

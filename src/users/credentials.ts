@@ -24,6 +24,8 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
   const maxEntries = options.maxEntries ?? 10_000;
   const key = randomBytes(32);
   const verified = new Map<string, { caller: Caller; expires: number }>();
+  // Bumped by forgetAll: a check that read the users table before a change must not cache what it read.
+  let generation = 0;
 
   const cacheKey = (username: string, password: string) =>
     createHmac('sha256', key).update(username).update('\u0000').update(password).digest('base64');
@@ -35,14 +37,19 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
       if (cached && cached.expires > Date.now()) return cached.caller;
       verified.delete(entryKey);
 
+      const readAt = generation;
       const user = await findCredentials(db, username);
       const matches = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
       if (!user || !matches) return null;
       const { passwordHash: _, ...caller } = user;
+      if (readAt !== generation) return caller;
       if (verified.size >= maxEntries) verified.delete(verified.keys().next().value as string);
       verified.set(entryKey, { caller, expires: Date.now() + ttlMs });
       return caller;
     },
-    forgetAll: () => verified.clear(),
+    forgetAll() {
+      generation += 1;
+      verified.clear();
+    },
   };
 }

@@ -1,6 +1,11 @@
-import type { Queryable } from '../db/database.js';
-import type { Caller, Role } from '../http/auth.js';
+import { onUniqueViolation, type Queryable } from '../db/database.js';
+import { lockRow, optionalSummaryJson } from '../db/rows.js';
+import { Conditions, selectPage } from '../db/sql.js';
+import { Role, type Caller } from '../http/auth.js';
+import { ConflictError, NotFoundError } from '../http/errors.js';
+import type { PageRequest, Sortable } from '../http/paging.js';
 import { hashPassword } from './password.js';
+import type { User } from './schemas.js';
 
 export async function findCredentials(db: Queryable, username: string): Promise<(Caller & { passwordHash: string }) | undefined> {
   const [user] = await db.query<Caller & { passwordHash: string }>(
@@ -20,11 +25,78 @@ export interface NewUser {
   accessPointProviderId?: string | null;
 }
 
+/** A user as stored: the password only as its hash. */
+export interface UserRecord {
+  username: string;
+  role: Role;
+  serviceProviderId: string | null;
+  accessPointProviderId: string | null;
+}
+
+const duplicate = (username: string) => new ConflictError(`A user named '${username}' already exists (user names are case-insensitive)`);
+
 export async function insertUser(db: Queryable, user: NewUser): Promise<string> {
+  const record = {
+    username: user.username, role: user.role, serviceProviderId: user.serviceProviderId ?? null, accessPointProviderId: user.accessPointProviderId ?? null,
+  };
+  return insertUserRecord(db, record, await hashPassword(user.password));
+}
+
+export async function insertUserRecord(db: Queryable, user: UserRecord, passwordHash: string): Promise<string> {
   const [row] = await db.query<{ id: string }>(
     `INSERT INTO users (username, password_hash, role, service_provider_id, access_point_provider_id)
-     VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [user.username, await hashPassword(user.password), user.role, user.serviceProviderId ?? null, user.accessPointProviderId ?? null],
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT ((lower(username))) DO NOTHING RETURNING id`,
+    [user.username, passwordHash, user.role, user.serviceProviderId, user.accessPointProviderId],
   );
-  return (row as { id: string }).id;
+  if (!row) throw duplicate(user.username);
+  return row.id;
+}
+
+const FROM = `users u LEFT JOIN service_providers sp ON sp.id = u.service_provider_id
+                      LEFT JOIN access_point_providers app ON app.id = u.access_point_provider_id`;
+const COLUMNS = `u.id AS identifier, u.username, u.role,
+  ${optionalSummaryJson('sp')} AS "serviceProvider", ${optionalSummaryJson('app')} AS "accessPointProvider"`;
+
+export const USER_SORTABLE: Sortable = { identifier: 'u.id', username: 'lower(u.username)', role: 'u.role' };
+export const USER_TIE_BREAKER = 'u.id';
+
+export function findUsers(db: Queryable, page: PageRequest) {
+  return selectPage<User>(db, {
+    select: COLUMNS, from: FROM, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
+  });
+}
+
+export async function getUser(db: Queryable, id: string): Promise<User> {
+  const [user] = await db.query<User>(`SELECT ${COLUMNS} FROM ${FROM} WHERE u.id = $1`, [id]);
+  if (!user) throw NotFoundError.instance(id);
+  return user;
+}
+
+/** Changes a user; the password hash only when one is given. */
+export async function updateUser(tx: Queryable, id: string, user: UserRecord, passwordHash: string | undefined): Promise<void> {
+  const [clash] = await tx.query('SELECT 1 FROM users WHERE lower(username) = lower($1) AND id <> $2', [user.username, id]);
+  if (clash) throw duplicate(user.username);
+  await onUniqueViolation(tx.query(
+    `UPDATE users SET username = $2, role = $3, service_provider_id = $4, access_point_provider_id = $5,
+                      password_hash = coalesce($6, password_hash)
+      WHERE id = $1`,
+    [id, user.username, user.role, user.serviceProviderId, user.accessPointProviderId, passwordHash ?? null],
+  ), () => duplicate(user.username));
+}
+
+/**
+ * 409 when the user `id` is the last ADMIN, whom nobody could replace through the API. The lock on every ADMIN
+ * row makes two requests that each remove one of the last two admins run one after the other.
+ */
+export async function keepLastAdmin(tx: Queryable, id: string, change: 'deleted' | 'demoted'): Promise<void> {
+  const admins = await tx.query<{ id: string }>('SELECT id FROM users WHERE role = $1 FOR UPDATE', [Role.admin]);
+  if (admins.length === 1 && admins[0]?.id === id) {
+    throw new ConflictError(`The user '${id}' is the last ADMIN and cannot be ${change}`);
+  }
+}
+
+export async function deleteUser(tx: Queryable, id: string): Promise<void> {
+  await lockRow(tx, 'users', id);
+  await keepLastAdmin(tx, id, 'deleted');
+  await tx.query('DELETE FROM users WHERE id = $1', [id]);
 }

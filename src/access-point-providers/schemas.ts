@@ -1,0 +1,24 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import { Contact, ContactForm, Nullable, Uuid } from '../http/schemas.js';
+
+export const AccessPointProviderForm = Type.Object(
+  { title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }), contact: ContactForm },
+  { title: 'AccessPointProviderForm' },
+);
+export type AccessPointProviderForm = Static<typeof AccessPointProviderForm>;
+
+export const AccessPointProvider = Type.Object(
+  { identifier: Uuid(), title: Type.String(), contact: Nullable(Contact) },
+  { title: 'AccessPointProvider' },
+);
+export type AccessPointProvider = Static<typeof AccessPointProvider>;
+
+/** How access points and users name their access point provider. */
+export const AccessPointProviderIdentifiable = Type.Object(
+  { identifier: Uuid(), title: Type.Optional(Type.String({ description: 'ignored' })) },
+  { title: 'AccessPointProviderIdentifiable' },
+);
+
+export const AccessPointProviderPage = PageSchema(AccessPointProvider, 'AccessPointProviderPage');
+export const AccessPointProviderQuery = Type.Object(PageQuery);

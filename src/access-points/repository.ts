@@ -1,0 +1,92 @@
+import type { Queryable } from '../db/database.js';
+import type { ReferenceTarget } from '../db/references.js';
+import { deleteUnused, lockRow } from '../db/rows.js';
+import { Conditions, selectPage } from '../db/sql.js';
+import { accessPointProviderJson } from '../access-point-providers/repository.js';
+import { NotFoundError } from '../http/errors.js';
+import type { PageRequest, Sortable } from '../http/paging.js';
+import type { AccessPoint } from './schemas.js';
+
+export const ACCESS_POINT_REFERENCE: ReferenceTarget = { table: 'access_points', noun: 'access point', typeName: 'AccessPointIdentifiable' };
+
+const FROM = 'access_points ap JOIN access_point_providers app ON app.id = ap.provider_id';
+const COLUMNS = `
+  ap.id AS identifier, ap.title, ${accessPointProviderJson('app')} AS provider,
+  (SELECT coalesce(json_agg(json_build_object('url', e.url, 'transportProfile', json_build_object(
+            'title', t.title, 'value', t.value, 'certificateTypes', to_json(e.certificate_types))) ORDER BY e.position), '[]')
+     FROM endpoints e JOIN transport_profiles t ON t.id = e.transport_profile_id
+    WHERE e.access_point_id = ap.id) AS endpoints`;
+
+export const ACCESS_POINT_SORTABLE: Sortable = {
+  identifier: 'ap.id', title: 'ap.title', 'provider.identifier': 'app.id', 'provider.title': 'app.title',
+};
+export const ACCESS_POINT_TIE_BREAKER = 'ap.id';
+
+export function findAccessPoints(db: Queryable, page: PageRequest) {
+  return selectPage<AccessPoint>(db, {
+    select: COLUMNS, from: FROM, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
+  });
+}
+
+export async function getAccessPoint(db: Queryable, id: string): Promise<AccessPoint> {
+  const [accessPoint] = await db.query<AccessPoint>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ap.id = $1`, [id]);
+  if (!accessPoint) throw NotFoundError.instance(id);
+  return accessPoint;
+}
+
+export interface EndpointRecord {
+  url: string;
+  transportProfileId: string;
+  certificateTypes: string[];
+}
+
+export interface AccessPointRecord {
+  title: string;
+  providerId: string;
+  endpoints: EndpointRecord[];
+}
+
+/** Of these transport profiles, the restricted ones that the access point `ownId` does not use yet. */
+export async function newlyUsedRestrictedProfiles(tx: Queryable, profileIds: readonly string[], ownId: string | null): Promise<Set<string>> {
+  const rows = await tx.query<{ id: string }>(
+    `SELECT t.id FROM transport_profiles t
+      WHERE t.id = ANY($1::uuid[]) AND t.restricted
+        AND NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.access_point_id = $2 AND e.transport_profile_id = t.id)`,
+    [profileIds, ownId],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function insertAccessPoint(tx: Queryable, record: AccessPointRecord): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(
+    'INSERT INTO access_points (title, provider_id) VALUES ($1, $2) RETURNING id',
+    [record.title, record.providerId],
+  );
+  const id = (row as { id: string }).id;
+  await insertEndpoints(tx, id, record.endpoints);
+  return id;
+}
+
+export async function updateAccessPoint(tx: Queryable, id: string, record: AccessPointRecord): Promise<void> {
+  await lockRow(tx, 'access_points', id);
+  await tx.query('UPDATE access_points SET title = $2, provider_id = $3 WHERE id = $1', [id, record.title, record.providerId]);
+  await tx.query('DELETE FROM endpoints WHERE access_point_id = $1', [id]);
+  await insertEndpoints(tx, id, record.endpoints);
+}
+
+async function insertEndpoints(tx: Queryable, id: string, endpoints: readonly EndpointRecord[]): Promise<void> {
+  if (endpoints.length === 0) return;
+  await tx.query(
+    `INSERT INTO endpoints (access_point_id, position, url, transport_profile_id, certificate_types)
+     SELECT $1, e.position, e.item->>'url', (e.item->>'transportProfileId')::uuid,
+            ARRAY(SELECT jsonb_array_elements_text(e.item->'certificateTypes'))
+       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(item, position)`,
+    [id, JSON.stringify(endpoints)],
+  );
+}
+
+export function deleteAccessPoint(tx: Queryable, id: string): Promise<void> {
+  return deleteUnused(tx, 'access_points', 'access point', id, [
+    { count: 'SELECT count(*)::int FROM service_providers WHERE access_point_id = $1', noun: 'service provider(s)' },
+  ]);
+}

@@ -1,0 +1,39 @@
+import type { Queryable } from '../db/database.js';
+import { deleteUnused, lockRow } from '../db/rows.js';
+import { Conditions, selectPage } from '../db/sql.js';
+import { NotFoundError } from '../http/errors.js';
+import type { PageRequest, Sortable } from '../http/paging.js';
+import type { Capability, CapabilityForm } from './schemas.js';
+
+const COLUMNS = 'c.id AS identifier, c.title';
+
+export const CAPABILITY_SORTABLE: Sortable = { identifier: 'c.id', title: 'c.title' };
+export const CAPABILITY_TIE_BREAKER = 'c.id';
+
+export function findCapabilities(db: Queryable, page: PageRequest) {
+  return selectPage<Capability>(db, {
+    select: COLUMNS, from: 'capabilities c', conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
+  });
+}
+
+export async function getCapability(db: Queryable, id: string): Promise<Capability> {
+  const [capability] = await db.query<Capability>(`SELECT ${COLUMNS} FROM capabilities c WHERE c.id = $1`, [id]);
+  if (!capability) throw NotFoundError.instance(id);
+  return capability;
+}
+
+export async function insertCapability(tx: Queryable, form: CapabilityForm): Promise<string> {
+  const [row] = await tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [form.title]);
+  return (row as { id: string }).id;
+}
+
+export async function updateCapability(tx: Queryable, id: string, form: CapabilityForm): Promise<void> {
+  await lockRow(tx, 'capabilities', id);
+  await tx.query('UPDATE capabilities SET title = $2 WHERE id = $1', [id, form.title]);
+}
+
+export function deleteCapability(tx: Queryable, id: string): Promise<void> {
+  return deleteUnused(tx, 'capabilities', 'capability', id, [
+    { count: 'SELECT count(*)::int FROM process_capabilities WHERE capability_id = $1', noun: 'process(es)' },
+  ]);
+}

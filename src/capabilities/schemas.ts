@@ -1,0 +1,15 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import { Uuid } from '../http/schemas.js';
+
+export const CapabilityForm = Type.Object(
+  { title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }) },
+  { title: 'CapabilityForm' },
+);
+export type CapabilityForm = Static<typeof CapabilityForm>;
+
+export const Capability = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'Capability' });
+export type Capability = Static<typeof Capability>;
+
+export const CapabilityPage = PageSchema(Capability, 'CapabilityPage');
+export const CapabilityQuery = Type.Object(PageQuery);

@@ -1,0 +1,37 @@
+import { ConflictError, NotFoundError } from '../http/errors.js';
+import type { Queryable } from './database.js';
+
+/** Something that may still use a row: a count over `$1`, the row's id, and what it counts. */
+export interface Usage {
+  count: string;
+  noun: string;
+}
+
+/** Locks the row `id` of `table` for a change in this transaction; 404 when there is none. */
+export async function lockRow(tx: Queryable, table: string, id: string): Promise<void> {
+  const locked = await tx.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+  if (locked.length === 0) throw NotFoundError.instance(id);
+}
+
+/**
+ * Deletes the row `id` of `table` unless something still uses it: 404 when there is no such row, 409 naming
+ * every remaining use. The row lock makes a writer that starts to reference the row meanwhile (its foreign key
+ * check takes a key-share lock) wait for the delete, and fail after it.
+ */
+export async function deleteUnused(tx: Queryable, table: string, noun: string, id: string, usages: readonly Usage[]): Promise<void> {
+  await lockRow(tx, table, id);
+  const [row] = await tx.query<{ counts: number[] }>(
+    `SELECT json_build_array(${usages.map((usage) => `(${usage.count})`).join(', ')}) AS counts`,
+    [id],
+  );
+  const uses = usages.flatMap((usage, index) => {
+    const count = Number(row?.counts[index] ?? 0);
+    return count > 0 ? [`${count} ${usage.noun}`] : [];
+  });
+  if (uses.length > 0) throw new ConflictError(`The ${noun} '${id}' is still used by ${uses.join(' and ')}`);
+  await tx.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
+}
+
+/** `{identifier, title}` of the row `alias` of an outer join, or null when the join found none. */
+export const optionalSummaryJson = (alias: string) =>
+  `CASE WHEN ${alias}.id IS NULL THEN NULL ELSE json_build_object('identifier', ${alias}.id, 'title', ${alias}.title) END`;

@@ -1,0 +1,57 @@
+import type { Queryable } from '../db/database.js';
+import type { ReferenceTarget } from '../db/references.js';
+import { deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
+import { Conditions, selectPage } from '../db/sql.js';
+import { NotFoundError } from '../http/errors.js';
+import type { PageRequest, Sortable } from '../http/paging.js';
+import type { ServiceProvider } from './schemas.js';
+
+export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
+  table: 'service_providers', noun: 'service provider', typeName: 'ServiceProviderIdentifiable',
+};
+
+const FROM = 'service_providers sp LEFT JOIN access_points ap ON ap.id = sp.access_point_id';
+const COLUMNS = `sp.id AS identifier, sp.title, ${optionalSummaryJson('ap')} AS "accessPoint"`;
+
+export const SERVICE_PROVIDER_SORTABLE: Sortable = {
+  identifier: 'sp.id', title: 'sp.title', 'accessPoint.identifier': 'ap.id', 'accessPoint.title': 'ap.title',
+};
+export const SERVICE_PROVIDER_TIE_BREAKER = 'sp.id';
+
+export function findServiceProviders(db: Queryable, page: PageRequest) {
+  return selectPage<ServiceProvider>(db, {
+    select: COLUMNS, from: FROM, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
+  });
+}
+
+export async function getServiceProvider(db: Queryable, id: string): Promise<ServiceProvider> {
+  const [provider] = await db.query<ServiceProvider>(`SELECT ${COLUMNS} FROM ${FROM} WHERE sp.id = $1`, [id]);
+  if (!provider) throw NotFoundError.instance(id);
+  return provider;
+}
+
+export interface ServiceProviderRecord {
+  title: string;
+  accessPointId: string;
+}
+
+export async function insertServiceProvider(tx: Queryable, record: ServiceProviderRecord): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(
+    'INSERT INTO service_providers (title, access_point_id) VALUES ($1, $2) RETURNING id',
+    [record.title, record.accessPointId],
+  );
+  return (row as { id: string }).id;
+}
+
+export async function updateServiceProvider(tx: Queryable, id: string, record: ServiceProviderRecord): Promise<void> {
+  await lockRow(tx, 'service_providers', id);
+  await tx.query('UPDATE service_providers SET title = $2, access_point_id = $3 WHERE id = $1', [id, record.title, record.accessPointId]);
+}
+
+/** A provider with participants or users stays: its users are deleted (and its participants moved) first. */
+export function deleteServiceProvider(tx: Queryable, id: string): Promise<void> {
+  return deleteUnused(tx, 'service_providers', 'service provider', id, [
+    { count: 'SELECT count(*)::int FROM participants WHERE service_provider_id = $1', noun: 'participant(s)' },
+    { count: 'SELECT count(*)::int FROM users WHERE service_provider_id = $1', noun: 'user(s)' },
+  ]);
+}

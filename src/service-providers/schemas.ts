@@ -1,0 +1,33 @@
+import { Type, type Static } from 'typebox';
+import { AccessPointIdentifiable } from '../access-points/schemas.js';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import { Nullable, Uuid } from '../http/schemas.js';
+
+export const ServiceProviderForm = Type.Object(
+  {
+    title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty', description: 'name of the service provider' }),
+    accessPoint: AccessPointIdentifiable,
+  },
+  { title: 'ServiceProviderForm' },
+);
+export type ServiceProviderForm = Static<typeof ServiceProviderForm>;
+
+/** The specification's ServiceProvider (identifier, title), with the access point that delivers its participants' documents. */
+export const ServiceProvider = Type.Object(
+  {
+    identifier: Uuid(),
+    title: Type.String({ description: 'name of the service provider' }),
+    accessPoint: Nullable(Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'AccessPointSummary' })),
+  },
+  { title: 'ServiceProvider' },
+);
+export type ServiceProvider = Static<typeof ServiceProvider>;
+
+/** How users name the service provider they act for. */
+export const ServiceProviderIdentifiable = Type.Object(
+  { identifier: Uuid(), title: Type.Optional(Type.String({ description: 'ignored' })) },
+  { title: 'ServiceProviderIdentifiable' },
+);
+
+export const ServiceProviderPage = PageSchema(ServiceProvider, 'ServiceProviderPage');
+export const ServiceProviderQuery = Type.Object(PageQuery);

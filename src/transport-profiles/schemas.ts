@@ -1,0 +1,22 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import { Uuid } from '../http/schemas.js';
+
+export const TransportProfileForm = Type.Object(
+  {
+    value: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty', description: 'the transport profile identifier, unique', examples: ['peppol-transport-as4-v2_0'] }),
+    title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
+    restricted: Type.Optional(Type.Boolean({ default: false, description: 'deprecated: no endpoint may newly use it' })),
+  },
+  { title: 'TransportProfileForm' },
+);
+export type TransportProfileForm = Static<typeof TransportProfileForm>;
+
+export const TransportProfile = Type.Object(
+  { identifier: Uuid(), value: Type.String(), title: Type.String(), restricted: Type.Boolean() },
+  { title: 'TransportProfile' },
+);
+export type TransportProfile = Static<typeof TransportProfile>;
+
+export const TransportProfilePage = PageSchema(TransportProfile, 'TransportProfilePage');
+export const TransportProfileQuery = Type.Object(PageQuery);

@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repository.js';
+import type { Queryable } from '../db/database.js';
+import { resolveReference, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
+import { lockRow } from '../db/rows.js';
+import { Role, type Access } from '../http/auth.js';
+import { ValidationError } from '../http/errors.js';
+import { pageOf, pageRequest } from '../http/paging.js';
+import { UuidParams } from '../http/schemas.js';
+import { SERVICE_PROVIDER_REFERENCE } from '../service-providers/repository.js';
+import { hashPassword } from './password.js';
+import {
+  deleteUser, findUsers, getUser, insertUserRecord, keepLastAdmin, updateUser, USER_SORTABLE, USER_TIE_BREAKER, type UserRecord,
+} from './repository.js';
+import { AddUserForm, UpdateUserForm, User, UserPage, UserQuery, type UserForm } from './schemas.js';
+
+const ADMINS: readonly Access[] = [Role.admin];
+const FORM = 'userFormDTO';
+
+/** The provider a user acts for: required for `role`, refused for any other role. */
+async function actingFor(tx: Queryable, form: UserForm, role: Role, field: 'serviceProvider' | 'accessPointProvider', target: ReferenceTarget) {
+  const reference: ReferenceInput | undefined = form[field];
+  const entry = { field, typeName: target.typeName };
+  if (form.role !== role) {
+    const errors: Resolved['errors'] = reference === undefined
+      ? []
+      : [{ ...entry, code: 'Null', rejectedValue: reference, defaultMessage: `must be null unless the role is ${role}` }];
+    return { id: null, errors };
+  }
+  if (reference === undefined) {
+    return { id: null, errors: [{ ...entry, code: 'NotNull', rejectedValue: null, defaultMessage: `must not be null for the role ${role}` }] };
+  }
+  return resolveReference(tx, target, reference, field);
+}
+
+async function recordOf(tx: Queryable, form: UserForm): Promise<UserRecord> {
+  const [serviceProvider, accessPointProvider] = await Promise.all([
+    actingFor(tx, form, Role.serviceProvider, 'serviceProvider', SERVICE_PROVIDER_REFERENCE),
+    actingFor(tx, form, Role.accessPointProvider, 'accessPointProvider', ACCESS_POINT_PROVIDER_REFERENCE),
+  ]);
+  const errors = [...serviceProvider.errors, ...accessPointProvider.errors];
+  if (errors.length > 0) throw ValidationError.of(FORM, errors);
+  return { username: form.username, role: form.role, serviceProviderId: serviceProvider.id, accessPointProviderId: accessPointProvider.id };
+}
+
+/**
+ * Credentials, ADMIN only. Passwords are write-only and hashed before the transaction opens (the hash is slow by
+ * design). A change or a delete takes effect on the very next request: the credential cache is emptied once the
+ * transaction has committed, and a check that read the old row meanwhile does not cache it.
+ */
+const users: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/', {
+    schema: { querystring: UserQuery, response: { 200: UserPage } },
+    config: { access: ADMINS, mediaTypes: ['users.find'] },
+  }, async (request) => {
+    const page = pageRequest(request.query, USER_SORTABLE, USER_TIE_BREAKER);
+    const { total, rows } = await findUsers(app.db, page);
+    return pageOf(rows, total, page);
+  });
+
+  app.get('/:identifier', {
+    schema: { params: UuidParams, response: { 200: User } },
+    config: { access: ADMINS, mediaTypes: ['users.get'] },
+  }, async (request) => getUser(app.db, request.params.identifier));
+
+  app.post('/', {
+    schema: { body: AddUserForm, response: { 201: User } },
+    config: { access: ADMINS, mediaTypes: ['users.add'], objectName: FORM },
+  }, async (request, reply) => {
+    const passwordHash = await hashPassword(request.body.password);
+    const user = await app.db.transaction(async (tx) => getUser(tx, await insertUserRecord(tx, await recordOf(tx, request.body), passwordHash)));
+    return reply.status(201).send(user);
+  });
+
+  app.put('/:identifier', {
+    schema: { params: UuidParams, body: UpdateUserForm, response: { 200: User } },
+    config: { access: ADMINS, mediaTypes: ['users.update'], objectName: FORM },
+  }, async (request) => {
+    const { identifier } = request.params;
+    const passwordHash = request.body.password === undefined ? undefined : await hashPassword(request.body.password);
+    const user = await app.db.transaction(async (tx) => {
+      await lockRow(tx, 'users', identifier);
+      const record = await recordOf(tx, request.body);
+      if (record.role !== Role.admin) await keepLastAdmin(tx, identifier, 'demoted');
+      await updateUser(tx, identifier, record, passwordHash);
+      return getUser(tx, identifier);
+    });
+    app.credentials.forgetAll();
+    return user;
+  });
+
+  app.delete('/:identifier', {
+    schema: { params: UuidParams },
+    config: { access: ADMINS, mediaTypes: ['users.delete'] },
+  }, async (request, reply) => {
+    await app.db.transaction((tx) => deleteUser(tx, request.params.identifier));
+    app.credentials.forgetAll();
+    return reply.status(204).send();
+  });
+};
+
+export default users;

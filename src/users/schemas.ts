@@ -1,0 +1,42 @@
+import { Type, type Static } from 'typebox';
+import { AccessPointProviderIdentifiable } from '../access-point-providers/schemas.js';
+import { ROLES, type Role } from '../http/auth.js';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import { Nullable, Uuid } from '../http/schemas.js';
+import { ServiceProviderIdentifiable } from '../service-providers/schemas.js';
+
+export const MIN_PASSWORD_LENGTH = 12;
+
+const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], title: 'Role' });
+
+const userFields = {
+  // A colon cannot be sent in HTTP Basic credentials, white space is too easily mistyped.
+  username: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^:\\s]*$', 'x-constraint': 'NotEmpty', description: 'unique, case-insensitively' }),
+  role: RoleSchema,
+  serviceProvider: Type.Optional(ServiceProviderIdentifiable),
+  accessPointProvider: Type.Optional(AccessPointProviderIdentifiable),
+};
+const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, writeOnly: true, description: `at least ${MIN_PASSWORD_LENGTH} characters; never returned` });
+
+/** A new user: `serviceProvider` for the role SERVICE_PROVIDER, `accessPointProvider` for ACCESS_POINT_PROVIDER. */
+export const AddUserForm = Type.Object({ ...userFields, password: Password }, { title: 'AddUserForm' });
+/** A changed user; without `password` the password stays as it is. */
+export const UpdateUserForm = Type.Object({ ...userFields, password: Type.Optional(Password) }, { title: 'UpdateUserForm' });
+export type UserForm = Static<typeof UpdateUserForm>;
+
+const Summary = (title: string) => Nullable(Type.Object({ identifier: Uuid(), title: Type.String() }, { title }));
+
+export const User = Type.Object(
+  {
+    identifier: Uuid(),
+    username: Type.String(),
+    role: Type.String(),
+    serviceProvider: Summary('ServiceProviderSummary'),
+    accessPointProvider: Summary('AccessPointProviderSummary'),
+  },
+  { title: 'User' },
+);
+export type User = Static<typeof User>;
+
+export const UserPage = PageSchema(User, 'UserPage');
+export const UserQuery = Type.Object(PageQuery);

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { add, client, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, unique, UNKNOWN } from './helpers/administration.js';
+import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
+import { processForm } from './helpers/catalogue.js';
+
+const BASE = '/rest/api/capabilities';
+const FORM = 'capabilityFormDTO';
+
+let t: TestApp;
+let http: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  http = client(t);
+});
+afterAll(async () => t.close());
+
+const addCapability = (title = unique('Capability')) => add(t, BASE, { title });
+
+describe('add, get, update and delete', () => {
+  it('adds a capability as the authority and serves it to anonymous callers, as processes do', async () => {
+    const created = expectStatus(await http.send('POST', BASE, { title: 'Receive invoices' }, t.users.authority), 201);
+    expect(created).toEqual({ identifier: expect.stringMatching(/^[0-9a-f-]{36}$/), title: 'Receive invoices' });
+    expect(expectStatus(await http.get(`${BASE}/${created.identifier}`, null), 200)).toEqual(created);
+  });
+
+  it('renames a capability, and the processes that list it show the new title', async () => {
+    const capability = await addCapability();
+    const process = await add(t, '/rest/api/processes', processForm({ capabilities: [{ identifier: capability.identifier }] }));
+    const updated = expectStatus(await http.send('PUT', `${BASE}/${capability.identifier}`, { title: 'Send orders' }), 200);
+    expect(updated).toEqual({ identifier: capability.identifier, title: 'Send orders' });
+    const listed = expectStatus(await http.get(`/rest/api/processes/${process.identifier}`), 200);
+    expect(listed.capabilities).toEqual([updated]);
+  });
+
+  it('deletes an unused capability', async () => {
+    const capability = await addCapability();
+    expectStatus(await http.remove(`${BASE}/${capability.identifier}`, t.users.authority), 204);
+    expectErrorBody(await http.get(`${BASE}/${capability.identifier}`), 404);
+  });
+});
+
+describe('validation, not found and conflicts', () => {
+  it('requires a title on add and update', async () => {
+    const capability = await addCapability();
+    for (const response of [await http.send('POST', BASE, {}), await http.send('PUT', `${BASE}/${capability.identifier}`, { title: '' })]) {
+      const body = expectErrorBody(response, 400, `Validation failed for object='${FORM}'. Error count: 1`);
+      expectFieldError(body, FORM, 'title', 'NotEmpty', 'must not be empty');
+    }
+  });
+
+  it('answers 404 for an unknown identifier on get, update and delete', async () => {
+    const message = `Unable to find instance with identifier '${UNKNOWN}'.`;
+    expectErrorBody(await http.get(`${BASE}/${UNKNOWN}`), 404, message);
+    expectErrorBody(await http.send('PUT', `${BASE}/${UNKNOWN}`, { title: 'T' }), 404, message);
+    expectErrorBody(await http.remove(`${BASE}/${UNKNOWN}`), 404, message);
+    const malformed = expectErrorBody(await http.get(`${BASE}/not-a-uuid`), 400);
+    expect(malformed.errors[0]).toMatchObject({ objectName: 'pathVariables', field: 'identifier' });
+  });
+
+  it('refuses to delete a capability that a process references', async () => {
+    const capability = await addCapability();
+    const process = await add(t, '/rest/api/processes', processForm({ capabilities: [{ identifier: capability.identifier }] }));
+    expectErrorBody(await http.remove(`${BASE}/${capability.identifier}`), 409,
+      `The capability '${capability.identifier}' is still used by 1 process(es)`);
+    expectStatus(await http.remove(`/rest/api/processes/${process.identifier}`), 204);
+    expectStatus(await http.remove(`${BASE}/${capability.identifier}`), 204);
+  });
+});
+
+describe('roles', () => {
+  it('lets only ADMIN and REGISTRY_AUTHORITY change capabilities', async () => {
+    const capability = await addCapability('Untouched');
+    const others = [t.users.serviceProvider, t.users.accessPointProvider];
+    await expectRefused((user) => http.send('POST', BASE, { title: 'T' }, user), others);
+    await expectRefused((user) => http.send('PUT', `${BASE}/${capability.identifier}`, { title: 'T' }, user), others);
+    await expectRefused((user) => http.remove(`${BASE}/${capability.identifier}`, user), others);
+    for (const user of [null, ...others]) expect(expectStatus(await http.get(`${BASE}/${capability.identifier}`, user), 200)).toEqual(capability);
+  });
+});
+
+describe('find', () => {
+  it('pages and sorts', async () => {
+    const prefix = unique('sort');
+    const titles = [`${prefix} b`, `${prefix} c`, `${prefix} a`];
+    for (const title of titles) await addCapability(title);
+    await expectSortedByTitle(t, BASE, titles);
+  });
+
+  it('speaks its versioned media types', async () => {
+    await expectMediaTypes(t, BASE, 'capabilities', { title: 'Media' });
+  });
+});

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import {
+  addAccessPoint, addServiceProvider, client, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, unique, UNKNOWN,
+} from './helpers/administration.js';
+import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
+import { insertParticipant } from './helpers/catalogue.js';
+
+const BASE = '/rest/api/service-providers';
+const FORM = 'serviceProviderFormDTO';
+
+let t: TestApp;
+let http: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  http = client(t);
+});
+afterAll(async () => t.close());
+
+describe('add, get, update and delete', () => {
+  it('adds a service provider that names its access point', async () => {
+    const response = await http.send('POST', BASE, {
+      title: 'Invoices Inc', accessPoint: { identifier: t.fixture.accessPointId, title: 'ignored' },
+    }, t.users.authority);
+    const created = expectStatus(response, 201);
+    expect(created).toEqual({
+      identifier: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      title: 'Invoices Inc',
+      accessPoint: { identifier: t.fixture.accessPointId, title: 'Test Access Point' },
+    });
+    expect(expectStatus(await http.get(`${BASE}/${created.identifier}`), 200)).toEqual(created);
+  });
+
+  it('serves the fixture providers, so that a provider finds the one it transfers a participant to', async () => {
+    const found = expectStatus(await http.get(`${BASE}?size=2000`, t.users.serviceProvider), 200);
+    expect(found.content).toContainEqual({
+      identifier: t.fixture.otherServiceProviderId,
+      title: 'Provider Two',
+      accessPoint: { identifier: t.fixture.accessPointId, title: 'Test Access Point' },
+    });
+    expectStatus(await http.get(`${BASE}/${t.fixture.serviceProviderId}`, t.users.accessPointProvider), 200);
+  });
+
+  it('changes title and access point', async () => {
+    const provider = await addServiceProvider(t, t.fixture.accessPointId);
+    const accessPoint = await addAccessPoint(t, { title: 'Second AP' });
+    const updated = expectStatus(await http.send('PUT', `${BASE}/${provider.identifier}`, {
+      title: 'Renamed', accessPoint: { identifier: accessPoint.identifier },
+    }), 200);
+    expect(updated).toEqual({ identifier: provider.identifier, title: 'Renamed', accessPoint: { identifier: accessPoint.identifier, title: 'Second AP' } });
+    expect(expectStatus(await http.get(`${BASE}/${provider.identifier}`), 200)).toEqual(updated);
+  });
+
+  it('deletes a provider without participants or users', async () => {
+    const provider = await addServiceProvider(t, t.fixture.accessPointId);
+    expectStatus(await http.remove(`${BASE}/${provider.identifier}`, t.users.authority), 204);
+    expectErrorBody(await http.get(`${BASE}/${provider.identifier}`), 404, `Unable to find instance with identifier '${provider.identifier}'.`);
+  });
+});
+
+describe('validation', () => {
+  it('requires a title and an access point, at once', async () => {
+    const body = expectErrorBody(await http.send('POST', BASE, { title: '' }), 400, `Validation failed for object='${FORM}'. Error count: 2`);
+    expectFieldError(body, FORM, 'title', 'NotEmpty');
+    expectFieldError(body, FORM, 'accessPoint', 'NotNull');
+  });
+
+  it('refuses an unknown or malformed access point', async () => {
+    const unknown = expectErrorBody(await http.send('POST', BASE, { title: 'T', accessPoint: { identifier: UNKNOWN } }), 400);
+    expectFieldError(unknown, FORM, 'accessPoint', 'NotFound', `no access point with identifier '${UNKNOWN}'`);
+    const provider = await addServiceProvider(t, t.fixture.accessPointId);
+    const malformed = expectErrorBody(await http.send('PUT', `${BASE}/${provider.identifier}`, { title: 'T', accessPoint: { identifier: 'ap-1' } }), 400);
+    expectFieldError(malformed, FORM, 'accessPoint.identifier', 'typeMismatch');
+  });
+});
+
+describe('not found and conflicts', () => {
+  it('answers 404 for an unknown identifier on get, update and delete', async () => {
+    const message = `Unable to find instance with identifier '${UNKNOWN}'.`;
+    expectErrorBody(await http.get(`${BASE}/${UNKNOWN}`), 404, message);
+    expectErrorBody(await http.send('PUT', `${BASE}/${UNKNOWN}`, { title: 'T', accessPoint: { identifier: t.fixture.accessPointId } }), 404, message);
+    expectErrorBody(await http.remove(`${BASE}/${UNKNOWN}`), 404, message);
+  });
+
+  it('refuses to delete a provider that still has participants', async () => {
+    const provider = await addServiceProvider(t, t.fixture.accessPointId);
+    const participant = await insertParticipant(t.db, provider.identifier, []);
+    expectErrorBody(await http.remove(`${BASE}/${provider.identifier}`), 409,
+      `The service provider '${provider.identifier}' is still used by 1 participant(s)`);
+    await t.db.query('DELETE FROM participants WHERE id = $1', [participant]);
+    expectStatus(await http.remove(`${BASE}/${provider.identifier}`), 204);
+  });
+
+  it('refuses to delete a provider that users still act for, rather than deleting their credentials with it', async () => {
+    const id = t.fixture.otherServiceProviderId;
+    expectErrorBody(await http.remove(`${BASE}/${id}`), 409, `The service provider '${id}' is still used by 1 user(s)`);
+    expectStatus(await http.get('/rest/api/accessPoints', t.users.otherServiceProvider), 200);
+  });
+});
+
+describe('roles', () => {
+  it('lets registered callers read and only ADMIN and REGISTRY_AUTHORITY change', async () => {
+    const provider = await addServiceProvider(t, t.fixture.accessPointId);
+    await expectRefused((user) => http.get(BASE, user), []);
+    await expectRefused((user) => http.get(`${BASE}/${provider.identifier}`, user), []);
+    const others = [t.users.serviceProvider, t.users.accessPointProvider];
+    const form = { title: 'T', accessPoint: { identifier: t.fixture.accessPointId } };
+    await expectRefused((user) => http.send('POST', BASE, form, user), others);
+    await expectRefused((user) => http.send('PUT', `${BASE}/${provider.identifier}`, form, user), others);
+    await expectRefused((user) => http.remove(`${BASE}/${provider.identifier}`, user), others);
+    expect(expectStatus(await http.get(`${BASE}/${provider.identifier}`), 200)).toEqual(provider);
+  });
+});
+
+describe('find', () => {
+  it('pages and sorts', async () => {
+    const prefix = unique('sort');
+    const titles = [`${prefix} b`, `${prefix} a`, `${prefix} c`];
+    for (const title of titles) await addServiceProvider(t, t.fixture.accessPointId, title);
+    await expectSortedByTitle(t, BASE, titles);
+  });
+
+  it('speaks its versioned media types', async () => {
+    await expectMediaTypes(t, BASE, 'service-providers', { title: 'Media', accessPoint: { identifier: t.fixture.accessPointId } });
+  });
+});
