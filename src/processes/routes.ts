@@ -16,11 +16,10 @@ const FORM = 'processFormDTO';
 
 /** Resolves the references of a form; every unknown one is reported at once. */
 async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promise<ProcessRecord> {
-  const [capabilities, documentTypes, dependencies] = await Promise.all([
-    resolveReferences(tx, CAPABILITY_REFERENCE, form.capabilities, 'capabilities'),
-    resolveReferences(tx, DOCUMENT_TYPE_REFERENCE, form.documentTypes, 'documentTypes'),
-    resolveReferences(tx, PROCESS_REFERENCE, form.dependencies, 'dependencies'),
-  ]);
+  // One after the other: a transaction is one connection, which runs one query at a time anyway.
+  const capabilities = await resolveReferences(tx, CAPABILITY_REFERENCE, form.capabilities, 'capabilities');
+  const documentTypes = await resolveReferences(tx, DOCUMENT_TYPE_REFERENCE, form.documentTypes, 'documentTypes');
+  const dependencies = await resolveReferences(tx, PROCESS_REFERENCE, form.dependencies, 'dependencies');
   const errors = [...capabilities.errors, ...documentTypes.errors, ...dependencies.errors];
   const selfIndex = ownId ? dependencies.ids.indexOf(ownId) : -1;
   if (selfIndex >= 0) {
