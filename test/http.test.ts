@@ -286,6 +286,18 @@ describe('error bodies', () => {
     expect(responses.map((response) => response.statusCode)).toEqual([404, 400, 404, 401]);
   });
 
+  it('answers 405 with Allow for a method a known path does not take', async () => {
+    const response = await t.app.inject({ method: 'PATCH', url: `${PROCESSES}?page=1` });
+    const body = expectErrorBody(response, 405);
+    expect(body).toMatchObject({ error: 'Method Not Allowed', exception: 'MethodNotAllowedError', path: PROCESSES });
+    expect(response.headers.allow).toMatch(/GET/);
+    expect(response.headers.allow).toMatch(/POST/);
+    const item = await t.app.inject({ method: 'POST', url: `${PROCESSES}/00000000-0000-4000-8000-000000000000` });
+    expectErrorBody(item, 405);
+    expect(String(item.headers.allow).split(', ').sort()).toEqual(expect.arrayContaining(['DELETE', 'GET', 'PUT']));
+    expect(item.headers.allow).not.toMatch(/POST/);
+  });
+
   it('answers an unknown path with the common 404 body', async () => {
     const body = expectErrorBody(await get('/rest/api/no-such-resource'), 404);
     expect(body).toMatchObject({ error: 'Not Found', path: '/rest/api/no-such-resource' });

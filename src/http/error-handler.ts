@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, errorBody, ValidationError, fieldError, type FieldError } from './errors.js';
+import { ApiError, errorBody, MethodNotAllowedError, ValidationError, fieldError, type FieldError } from './errors.js';
 import { validationErrorOf } from './validation.js';
 
 declare module 'fastify' {
@@ -59,9 +59,29 @@ async function errorHandler(fastify: FastifyInstance) {
     return send(reply, request, status, error.code ? errorClassName(error.code) : 'RequestError', error.message);
   });
 
-  fastify.setNotFoundHandler((request, reply) =>
-    send(reply, request, 404, 'NotFoundError', `No operation at ${request.method} ${request.url.split('?')[0]}`),
-  );
+  // A path that exists with other methods answers 405 with `Allow`, not 404.
+  const routes: Array<{ method: string; path: RegExp }> = [];
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, path: pathPattern(route.url) });
+  });
+
+  fastify.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...new Set(routes.filter((route) => route.path.test(path)).map((route) => route.method))];
+    if (allowed.length > 0) {
+      const error = new MethodNotAllowedError(request.method, allowed);
+      reply.headers(error.headers);
+      return send(reply, request, error.status, error.exception, error.message);
+    }
+    return send(reply, request, 404, 'NotFoundError', `No operation at ${request.method} ${path}`);
+  });
+}
+
+/** `/rest/api/processes/:identifier` matches `/rest/api/processes/<any one segment>`. */
+function pathPattern(url: string): RegExp {
+  const segments = url.split('/').map((segment) =>
+    segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${segments.join('/')}$`);
 }
 
 /** `FST_ERR_CTP_BODY_TOO_LARGE` becomes `BodyTooLargeError`: the framework's code, readable. */

@@ -102,6 +102,12 @@ export class ForbiddenError extends ApiError {
   }
 }
 
+export class MethodNotAllowedError extends ApiError {
+  constructor(method: string, allowed: string[]) {
+    super(405, `Request method '${method}' is not supported here; allowed: ${allowed.join(', ')}`, { allow: allowed.join(', ') });
+  }
+}
+
 export class NotAcceptableError extends ApiError {
   constructor(accepted: string[]) {
     super(406, `No acceptable representation; this operation produces ${accepted.join(', ')}`);
