@@ -303,9 +303,9 @@ describe('find', () => {
   it('pages and sorts by the documented properties, dotted ones included', async () => {
     const titles = ['Zeta', 'Alpha', 'Mu'];
     for (const title of titles) await addDocumentType(t.app, admin, { title, qualifiedIdentifier: `sorting::${title.toLowerCase()}` });
-    const all = (await get(`${BASE}?size=2000&sort=title`)).json();
-    const sorted = all.content.map((d: { title: string }) => d.title);
-    expect(sorted).toEqual([...sorted].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)));
+    const all = (await get(`${BASE}?size=2000&sort=title,desc`)).json();
+    const mine = all.content.filter((d: { qualifiedIdentifier: string }) => d.qualifiedIdentifier.startsWith('sorting::'));
+    expect(mine.map((d: { title: string }) => d.title)).toEqual(['Zeta', 'Mu', 'Alpha']);
 
     const response = await get(`${BASE}?sort=qualifiedIdentifier.scheme,desc&sort=qualifiedIdentifier.value&size=2`);
     expect(response.statusCode, response.body).toBe(200);
@@ -318,7 +318,20 @@ describe('find', () => {
     });
   });
 
-  it('refuses a property that is not sortable and filters it does not have', async () => {
+  it('negotiates like every operation: plain JSON on request, 406 otherwise, 415 for another body type', async () => {
+    const plain = await get(BASE, null);
+    expect(plain.headers['content-type']).toBe('application/vnd.registry.document-types.find.v1+json;charset=UTF-8');
+    const json = await t.app.inject({ method: 'GET', url: BASE, headers: { accept: 'application/json' } });
+    expect(json.headers['content-type']).toBe('application/json;charset=UTF-8');
+    expectErrorBody(await t.app.inject({ method: 'GET', url: BASE, headers: { accept: 'application/vnd.registry.processes.find.v1+json' } }), 406);
+    const wrongBody = await t.app.inject({
+      method: 'POST', url: BASE, payload: JSON.stringify(documentTypeForm()),
+      headers: { authorization: admin.authorization, 'content-type': 'application/vnd.registry.processes.add.v1+json' },
+    });
+    expectErrorBody(wrongBody, 415);
+  });
+
+  it('refuses a property that is not sortable', async () => {
     const body = expectErrorBody(await get(`${BASE}?sort=processes`), 400);
     expectFieldError(body, 'queryParameters', 'sort', 'InvalidSortProperty');
   });
