@@ -13,6 +13,7 @@ import participants from './participants/routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
+import openapi from './openapi/plugin.js';
 import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
 import transportProfiles from './transport-profiles/routes.js';
@@ -48,6 +49,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(authentication, { credentials: app.credentials });
   await app.register(mediaTypes);
   await app.register(requestHygiene);
+  // Before the resources: the description is built from the routes registered after it.
+  await app.register(openapi);
 
   await app.register(processes, { prefix: '/rest/api/processes' });
   await app.register(participants, { prefix: '/rest/api/participants' });
