@@ -75,7 +75,7 @@ async function addProviders(db: Database, password: string) {
   return providers.sort((a, b) => a.username.localeCompare(b.username));
 }
 
-interface Constraint { table: string; name: string; definition: string; type: string }
+interface Constraint { table: string; name: string; definition: string; type: string; index: string | null }
 
 /**
  * The constraints and indexes of the two big tables (and foreign keys into them), so that they can be
@@ -85,8 +85,9 @@ interface Constraint { table: string; name: string; definition: string; type: st
 async function indexesOf(db: Database) {
   const tables = `('participants'::regclass, 'participant_processes'::regclass)`;
   const constraints = await db.query<Constraint>(
-    `SELECT conrelid::regclass::text AS table, conname AS name, pg_get_constraintdef(oid) AS definition, contype AS type
-       FROM pg_constraint WHERE contype IN ('p', 'u', 'f', 'x') AND (conrelid IN ${tables} OR confrelid IN ${tables})`);
+    `SELECT conrelid::regclass::text AS table, conname AS name, pg_get_constraintdef(oid) AS definition, contype AS type,
+            CASE WHEN contype IN ('p', 'u') THEN pg_get_indexdef(conindid) END AS index
+       FROM pg_constraint WHERE contype IN ('p', 'u', 'f') AND (conrelid IN ${tables} OR confrelid IN ${tables})`);
   const indexes = await db.query<{ name: string; definition: string }>(
     `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition FROM pg_index i
       WHERE indrelid IN ${tables}
@@ -94,13 +95,21 @@ async function indexesOf(db: Database) {
   return { constraints, indexes };
 }
 
-/** Runs the statements on `workers` connections at once. */
+/**
+ * Runs the statements on `workers` connections at once, each in a transaction of its own so that no lock is
+ * held across statements (index builds on one table share their lock; nothing can deadlock).
+ */
 async function inParallel(db: Database, statements: string[], workers: number): Promise<void> {
   const queue = [...statements];
-  await Promise.all(Array.from({ length: workers }, () => db.transaction(async (tx) => {
-    await tx.query(`SET LOCAL maintenance_work_mem = '256MB'`);
-    for (let statement = queue.shift(); statement; statement = queue.shift()) await tx.query(statement);
-  })));
+  await Promise.all(Array.from({ length: workers }, async () => {
+    for (let statement = queue.shift(); statement; statement = queue.shift()) {
+      const next = statement;
+      await db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+        await tx.query(next);
+      });
+    }
+  }));
 }
 
 function participantRows(from: number, to: number, processIds: readonly string[]): string {
@@ -135,10 +144,12 @@ async function addParticipants(db: Database, count: number, providerIds: string[
       .filter(([from, to]) => from <= to)
       .map(([from, to]) => db.query(participantRows(from, to, processIds), [providerIds])),
   ));
+  // Keys are built as plain unique indexes first, which build side by side, then attached as constraints.
   await timed(steps, 'build keys and indexes', () => inParallel(db, [
-    ...keys.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.definition}`),
+    ...keys.map((c) => c.index as string),
     ...indexes.map((index) => index.definition),
   ], workers));
+  await inParallel(db, keys.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.type === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${c.name}`), 1);
   await timed(steps, 'validate foreign keys', () => inParallel(db,
     foreignKeys.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.definition}`), workers));
   await timed(steps, 'vacuum analyze', () => inParallelPlain(db, ['VACUUM (ANALYZE) participants', 'VACUUM (ANALYZE) participant_processes']));

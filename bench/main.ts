@@ -93,7 +93,7 @@ async function measureScenario(scenario: Scenario, service: RunningProcess, ceil
   const recordedDraw = scenario.draw();
   const recorded = await recorder.record(recordedDraw);
   const script = pgbenchScript(scenario.pgbenchVariables, recorded.statements, recordedDraw.bindings);
-  const database = await pgbench({ databaseUrl: data.databaseUrl, script, clients: options.connections, duration: options.duration });
+  const database = await pgbench({ databaseUrl: data.databaseUrl, script, clients: options.connections, duration: options.duration, mode: 'prepared' });
   return resultOf(scenario.id, scenario.title, scenario.unit, measured, http, database, { responseBytes: shape.map((s) => s.bytes), sql: script });
 }
 
@@ -116,7 +116,7 @@ async function measureStream(service: RunningProcess, ceiling: RunningProcess, r
   const recorded = await recorder.record(streamDraw(data));
   const stream = recorded.streams[0];
   if (!stream) throw new Error('the stream request ran no cursor');
-  const database = await pgbench({ databaseUrl: data.databaseUrl, script: pgbenchStreamScript(stream, data.participants), clients: 1, duration: 0, transactions: 1 });
+  const database = await pgbench({ databaseUrl: data.databaseUrl, script: pgbenchStreamScript(stream, data.participants), clients: 1, duration: 0, transactions: 1, mode: 'extended' });
   const rowsPerSecond = (ms: number) => data.participants / (ms / 1000);
   const as = (ms: number, errors: number): Measurement => ({ perSecond: rowsPerSecond(ms), p50: ms, p99: ms, errors, count: 1 });
   return resultOf('8', 'stream every participant (AUT), rows/s', 'rows', as(run.ms, run.errors), as(http.ms, 0), as(database.p50, database.errors), {

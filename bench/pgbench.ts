@@ -23,11 +23,13 @@ export interface PgbenchRun {
   /** Seconds, or a fixed number of transactions per client when `transactions` is set. */
   duration: number;
   transactions?: number;
+  /** How the service sends this SQL: prepared statements (queries with parameters), else the extended protocol. */
+  mode: 'prepared' | 'extended';
 }
 
 /**
- * Runs one pgbench script in the extended protocol (as `pg` sends queries) and reads every transaction's
- * latency from pgbench's per-transaction log.
+ * Runs one pgbench script in the protocol the service uses for it and reads every transaction's latency
+ * from pgbench's per-transaction log.
  */
 export async function pgbench(options: PgbenchRun): Promise<Measurement> {
   const dir = mkdtempSync(join(tmpdir(), 'registry-pgbench-'));
@@ -36,7 +38,7 @@ export async function pgbench(options: PgbenchRun): Promise<Measurement> {
     writeFileSync(scriptFile, options.script);
     const limit = options.transactions ? ['-t', String(options.transactions)] : ['-T', String(options.duration)];
     const { stdout } = await run(pgbenchPath(), [
-      '-n', '-M', 'extended', '-c', String(options.clients), '-j', String(Math.min(options.clients, 2)), ...limit,
+      '-n', '-M', options.mode, '-c', String(options.clients), '-j', String(Math.min(options.clients, 2)), ...limit,
       '-f', scriptFile, '-l', '--log-prefix', join(dir, 'log'), '-d', options.databaseUrl,
     ], { maxBuffer: 64 * 1024 * 1024 });
     const failed = /number of failed transactions: (\d+)/.exec(stdout);

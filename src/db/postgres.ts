@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { streamThroughCursor, type Database, type Queryable } from './database.js';
 
@@ -12,6 +13,26 @@ const types = {
     return pg.types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
+
+/**
+ * Queries with parameters run as named prepared statements, so each connection parses a statement once and
+ * PostgreSQL may reuse its plan: planning the nested JSON of a participant costs several times its execution.
+ * The server's default plan_cache_mode keeps planning each execution when a generic plan would cost more
+ * (a name search, say), so only plans that do not depend on the values are reused.
+ */
+const PREPARABLE = /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i;
+
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string, params: readonly unknown[] | undefined): string | undefined {
+  if (!params?.length) return undefined;
+  let name = statementNames.get(sql);
+  if (name === undefined && PREPARABLE.test(sql) && statementNames.size < 10_000) {
+    name = `registry_${createHash('sha1').update(sql).digest('base64url')}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 export interface PostgresOptions {
   connectionString: string;
@@ -31,7 +52,7 @@ export function openPostgres(options: PostgresOptions): Database {
   pool.on('error', () => undefined);
 
   const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
-    (await client.query(sql, params as unknown[])).rows as T[];
+    (await client.query({ text: sql, values: params as unknown[], name: statementName(sql, params) })).rows as T[];
 
   const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
     query: (sql, params) => query(client, sql, params),
