@@ -1,5 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import type { Registry } from 'prom-client';
 import type { Database } from './db/database.js';
 import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
@@ -14,16 +16,21 @@ import requestHygiene from './http/request-hygiene.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
+import requestMetrics, { createMetrics } from './operations/metrics.js';
+import requestId, { requestIdOf } from './operations/request-id.js';
 import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
 import transportProfiles from './transport-profiles/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
+import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
     credentials: Credentials;
+    /** The Prometheus registry the management server publishes. */
+    metrics: Registry;
   }
 }
 
@@ -31,6 +38,7 @@ export interface AppOptions {
   db: Database;
   logger?: FastifyServerOptions['logger'];
   bodyLimit?: number;
+  loginThrottle?: LoginThrottleOptions;
 }
 
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
@@ -38,12 +46,16 @@ export async function buildApp(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    genReqId: requestIdOf,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
   app.decorate('db', options.db);
-  app.decorate('credentials', credentialVerifier(options.db));
+  app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle }));
 
+  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server)));
+  await app.register(requestId);
+  await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
   await app.register(errorHandler);
   await app.register(authentication, { credentials: app.credentials });
@@ -66,3 +78,7 @@ export async function buildApp(options: AppOptions) {
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
+
+function openConnections(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
+}

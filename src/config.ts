@@ -9,9 +9,17 @@ const ConfigSchema = Type.Object({
   REGISTRY_DATA_DIR: Type.String({ default: './data' }),
   REGISTRY_ADMIN_USERNAME: Type.String({ default: 'admin', minLength: 1 }),
   REGISTRY_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 12 })),
+  /** The demo set (providers, a SERVICE_PROVIDER user, participants); default: only on the embedded database. */
+  REGISTRY_DEMO: Type.Optional(Type.Boolean()),
   LOG_LEVEL: Type.String({ default: 'info' }),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
+  /** Health and metrics, apart from the API: loopback unless configured otherwise. */
+  MANAGEMENT_PORT: Type.Integer({ default: 9090, minimum: 0, maximum: 65535 }),
+  MANAGEMENT_HOST: Type.String({ default: '127.0.0.1' }),
+  /** Failed logins of one username from one address before that address is refused (429) for a while. */
+  LOGIN_MAX_FAILURES: Type.Integer({ default: 10, minimum: 1 }),
+  LOGIN_LOCK_SECONDS: Type.Integer({ default: 300, minimum: 1 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;

@@ -2,22 +2,37 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
+import { loggerOptions } from './operations/logging.js';
+import { buildManagementServer } from './operations/management.js';
 import { ensureAdmin } from './users/bootstrap.js';
 
 const config = loadConfig();
 const db = await openDatabase(config);
 const admin = await ensureAdmin(db, config.REGISTRY_ADMIN_USERNAME, config.REGISTRY_ADMIN_PASSWORD);
-const app = await buildApp({ db, logger: { level: config.LOG_LEVEL }, bodyLimit: config.BODY_LIMIT });
+const app = await buildApp({
+  db,
+  logger: loggerOptions(config.LOG_LEVEL),
+  bodyLimit: config.BODY_LIMIT,
+  loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
+});
+// Warnings only: probes and scrapes every few seconds would drown the API's request log.
+const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
+const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog });
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal }, 'shutting down');
+  management.drain();
+  // Stops accepting connections and waits for the requests in flight; then the database goes.
   await app.close();
+  await management.server.close();
   await db.close();
 });
 
 const address = await app.listen({ port: config.PORT, host: config.HOST });
 app.log.info({ database: db.kind }, `registry listening on ${address}`);
+const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
+app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
 if (admin.generatedPassword) {
   console.log(`\nFirst ADMIN created: username '${admin.username}', password '${admin.generatedPassword}' (shown once)\n`);
 }

@@ -13,7 +13,16 @@ export interface Database extends Queryable {
   /** Reads the rows of `sql` in batches through a cursor, so memory stays flat whatever the row count. */
   stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number): AsyncIterable<T>;
   readonly kind: 'postgres' | 'embedded';
+  /** Connection use, for the metrics. */
+  stats?(): PoolStats;
   close(): Promise<void>;
+}
+
+/** Open connections, the idle ones among them, and callers queued for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 /** A cursor-based reader over any transaction; both drivers share it, so there is one streaming path. */

@@ -35,10 +35,20 @@ export async function openEmbedded(dataDir?: string): Promise<Database> {
     });
   }
 
+  // Operations started and not yet finished: the first holds the one connection, the others wait for it.
+  let inFlight = 0;
+  const tracked = <T>(work: () => Promise<T>): Promise<T> => {
+    inFlight += 1;
+    return work().finally(() => (inFlight -= 1));
+  };
+  const topLevel = queryable(db);
+
   return {
     kind: 'embedded',
-    ...queryable(db),
-    transaction: (work) => db.transaction((tx) => work(queryable(tx))),
+    query: (sql, params) => tracked(() => topLevel.query(sql, params)),
+    runScript: (sql) => tracked(() => topLevel.runScript(sql)),
+    transaction: (work) => tracked(() => db.transaction((tx) => work(queryable(tx)))),
+    stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1) }),
     stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(begin, sql, params, batchSize),
     close: () => db.close(),
   };

@@ -96,6 +96,7 @@ export function openPostgres(options: PostgresOptions): Database {
       return result;
     },
     stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(() => begin(true), sql, params, batchSize),
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }

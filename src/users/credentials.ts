@@ -1,12 +1,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Caller, CredentialVerifier } from '../http/auth.js';
 import type { Queryable } from '../db/database.js';
+import { loginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
 
 export interface CredentialCacheOptions {
   ttlMs?: number;
   maxEntries?: number;
+  /** Slowing down and refusing repeated failures (see login-throttle.ts). */
+  throttle?: LoginThrottleOptions;
 }
 
 export interface Credentials extends CredentialVerifier {
@@ -26,12 +29,16 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
   const verified = new Map<string, { caller: Caller; expires: number }>();
   // Bumped by forgetAll: a check that read the users table before a change must not cache what it read.
   let generation = 0;
+  const throttle = loginThrottle(options.throttle);
 
   const cacheKey = (username: string, password: string) =>
     createHmac('sha256', key).update(username).update('\u0000').update(password).digest('base64');
 
   return {
-    async verify(username, password) {
+    async verify(username, password, request) {
+      // Refused before the cache too: a cache hit would tell a locked-out guesser the password is right.
+      const address = request?.ip ?? '';
+      throttle.check(username, address);
       const entryKey = cacheKey(username, password);
       const cached = verified.get(entryKey);
       if (cached && cached.expires > Date.now()) return cached.caller;
@@ -40,7 +47,11 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
       const readAt = generation;
       const user = await findCredentials(db, username);
       const matches = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
-      if (!user || !matches) return null;
+      if (!user || !matches) {
+        await throttle.failed(username, address);
+        return null;
+      }
+      throttle.succeeded(username, address);
       const { passwordHash: _, ...caller } = user;
       if (readAt !== generation) return caller;
       if (verified.size >= maxEntries) verified.delete(verified.keys().next().value as string);

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../db/database.js';
+
+/** The Prometheus registry of one application: its requests, its database pool and the process itself. */
+export function createMetrics(db: Database, openConnections: () => Promise<number>): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its answer, by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database connections by state: total (open), idle, waiting (requests queued for a connection)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const stats = db.stats?.();
+      if (!stats) return;
+      this.set({ state: 'total' }, stats.total);
+      this.set({ state: 'idle' }, stats.idle);
+      this.set({ state: 'waiting' }, stats.waiting);
+    },
+  });
+  new Gauge({
+    name: 'http_open_connections',
+    help: 'Client connections currently open on the API port',
+    registers: [registry],
+    async collect() {
+      this.set(await openConnections());
+    },
+  });
+  return registry;
+}
+
+/** Counts and times every answered request under its route pattern, so identifiers do not explode the labels. */
+async function requestMetrics(fastify: FastifyInstance, options: { registry: Registry }) {
+  const requests = options.registry.getSingleMetric('http_requests_total') as Counter<'method' | 'route' | 'status'>;
+  const durations = options.registry.getSingleMetric('http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'>;
+  fastify.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    requests.inc(labels);
+    durations.observe(labels, reply.elapsedTime / 1000);
+  });
+}
+
+export default fp(requestMetrics, { name: 'request-metrics' });

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/app.js';
+import { loggerOptions } from '../../src/operations/logging.js';
+import { buildManagementServer } from '../../src/operations/management.js';
+import { expectErrorBody } from '../helpers/assertions.js';
+import { basic, startTestApp, type TestApp } from '../helpers/app.js';
+
+/** The service as server.ts wires it, logging into `lines`, with its management server beside it. */
+let t: TestApp;
+let app: App;
+let management: ReturnType<typeof buildManagementServer>;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  app = await buildApp({ db: t.db, logger: loggerOptions('trace', { write: (line: string) => void lines.push(line) }) });
+  await app.ready();
+  management = buildManagementServer({ db: t.db, metrics: app.metrics });
+});
+afterAll(async () => {
+  await management.server.close();
+  await app.close();
+  await t.close();
+});
+
+describe('health', () => {
+  it('is live and ready while the database answers', async () => {
+    const live = await management.server.inject({ url: '/health/live' });
+    expect(live.statusCode).toBe(200);
+    const ready = await management.server.inject({ url: '/health/ready' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'UP', database: 'UP' });
+  });
+
+  it('is not ready once shutdown began, so balancers stop sending traffic', async () => {
+    const draining = buildManagementServer({ db: t.db, metrics: app.metrics });
+    draining.drain();
+    const ready = await draining.server.inject({ url: '/health/ready' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toMatchObject({ status: 'DOWN' });
+    expect((await draining.server.inject({ url: '/health/live' })).statusCode).toBe(200);
+    await draining.server.close();
+  });
+
+  it('is not part of the API port', async () => {
+    expectErrorBody(await app.inject({ url: '/health/ready' }), 404);
+    expectErrorBody(await app.inject({ url: '/metrics' }), 404);
+  });
+});
+
+describe('metrics', () => {
+  it('counts and times requests per route pattern and status, and shows the database pool', async () => {
+    const unknown = randomUUID();
+    for (let i = 0; i < 3; i += 1) expect((await app.inject({ url: '/rest/api/processes' })).statusCode).toBe(200);
+    expect((await app.inject({ url: `/rest/api/processes/${unknown}` })).statusCode).toBe(404);
+    expect((await app.inject({ url: '/rest/api/participants' })).statusCode).toBe(401);
+
+    const response = await management.server.inject({ url: '/metrics' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = response.body;
+    expect(text).toContain('http_requests_total{method="GET",route="/rest/api/processes",status="200"} 3');
+    expect(text).toContain('http_requests_total{method="GET",route="/rest/api/processes/:identifier",status="404"} 1');
+    expect(text).toContain('http_requests_total{method="GET",route="/rest/api/participants",status="401"} 1');
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/rest\/api\/processes",status="200"\} 3/);
+    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/rest\/api\/processes",status="200"\} 3/);
+    expect(text).not.toContain(unknown);
+    expect(text).toMatch(/db_pool_connections\{state="total"\} [1-9]/);
+    expect(text).toMatch(/db_pool_connections\{state="idle"\} \d/);
+    expect(text).toMatch(/db_pool_connections\{state="waiting"\} 0/);
+    expect(text).toMatch(/process_resident_memory_bytes \d+/);
+    expect(text).toMatch(/http_open_connections 0/);
+  });
+});
+
+describe('request ids', () => {
+  it('takes over the caller\'s x-request-id and answers with it, errors included', async () => {
+    const ok = await app.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'trace-42.a:b' } });
+    expect(ok.headers['x-request-id']).toBe('trace-42.a:b');
+    const error = await app.inject({ url: '/rest/api/participants', headers: { 'x-request-id': 'trace-43' } });
+    expect(error.statusCode).toBe(401);
+    expect(error.headers['x-request-id']).toBe('trace-43');
+  });
+
+  it('makes one when none or an unsafe one is given', async () => {
+    const none = await app.inject({ url: '/rest/api/processes' });
+    expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    for (const unsafe of ['a b', 'x'.repeat(200), '{"level":60}', '']) {
+      const response = await app.inject({ url: '/rest/api/processes', headers: { 'x-request-id': unsafe } });
+      expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
+
+describe('logs', () => {
+  it('are JSON lines that carry the request id, and never a password or an Authorization header', async () => {
+    lines.length = 0;
+    const secret = 'Sup3r-Secret-Passw0rd!';
+    const requestId = `log-test-${randomUUID()}`;
+    const admin = t.users.admin;
+    const created = await app.inject({
+      method: 'POST',
+      url: '/rest/api/users',
+      headers: { authorization: admin.authorization, 'x-request-id': requestId, 'content-type': 'application/json' },
+      payload: { username: `logged-${randomUUID().slice(0, 8)}`, password: secret, role: 'ADMIN' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const wrong = await app.inject({ url: '/rest/api/participants', headers: { authorization: basic(admin.username, secret) } });
+    expect(wrong.statusCode).toBe(401);
+    // Whoever logs a request with its headers or a body with a password gets them censored.
+    app.log.info({ headers: { authorization: admin.authorization }, body: { password: secret }, password: secret }, 'explicit');
+
+    expect(lines.length).toBeGreaterThan(4);
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const ofRequest = entries.filter((entry) => entry.reqId === requestId);
+    expect(ofRequest.map((entry) => entry.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    const everything = lines.join('\n');
+    for (const leak of [secret, admin.password, admin.authorization, admin.authorization.slice(6), Buffer.from(`${admin.username}:${secret}`).toString('base64')]) {
+      expect(everything).not.toContain(leak);
+    }
+    expect(entries.find((entry) => entry.msg === 'explicit')).toMatchObject({
+      headers: { authorization: '[REDACTED]' }, body: { password: '[REDACTED]' }, password: '[REDACTED]',
+    });
+  });
+});
