@@ -66,7 +66,7 @@ export function sampleOf(schema: JsonObject | undefined, components: Record<stri
   if (schema.format === 'date') return '2026-01-31';
   if (schema.format === 'email') return 'contact@example.com';
   if (typeof schema.pattern === 'string' && schema.pattern.includes('::')) return 'example-scheme::example-value';
-  return 'example';
+  return 'example'.padEnd(Number(schema.minLength ?? 0), '-');
 }
 
 function curlOf(operation: Operation, components: Record<string, JsonObject>): string {

@@ -13,7 +13,12 @@ export const DOCS_PATH = '/rest/resources/docs';
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
+  'access-point-providers': 'Access point providers: the entities that run access points (administration)',
   accessPoints: 'Access points: the servers that exchange the documents of participants',
+  capabilities: 'Capabilities a process can require (administration of the catalogue)',
+  'service-providers': 'Service providers: the entities whose customers are the participants (administration)',
+  'transport-profiles': 'Transport profiles of access point endpoints (administration)',
+  users: 'Credentials and roles of the callers (ADMIN only)',
   'document-types': 'Document types of the catalogue, and the processes they belong to',
   organizations: 'Organizations registered in the service, across their participants',
   participants: "Participants: an organization's customer relation with one service provider",
@@ -60,7 +65,7 @@ async function openapi(fastify: FastifyInstance) {
 
   await fastify.register(swaggerUi, {
     routePrefix: DOCS_PATH,
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayRequestDuration: true },
+    uiConfig: { layout: 'BaseLayout', docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayRequestDuration: true },
   });
 }
 

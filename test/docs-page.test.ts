@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { testOutputDir } from './helpers/openapi-tools.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+
+describe('the docs page at /rest/resources/docs', () => {
+  let test: TestApp;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
+    test = await startTestApp();
+    base = await test.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await test?.close();
+  });
+
+  it('renders the description from assets the service serves itself, with no failed request and no console error', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
+    const problems: string[] = [];
+    const requested: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`failed request: ${request.url()} ${request.failure()?.errorText}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
+    });
+    // No CDN, no internet: anything not served by the service itself is refused and reported.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      requested.push(url);
+      return url.startsWith(base) || url.startsWith('data:') ? route.continue() : route.abort();
+    });
+
+    await page.goto(`${base}/rest/resources/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    await page.locator('.opblock').first().waitFor();
+
+    const description = (await test.app.inject({ url: '/v3/api-docs' })).json() as { paths: Record<string, object> };
+    const operationCount = Object.values(description.paths).reduce((count, item) => count + Object.keys(item).length, 0);
+    expect(await page.locator('.opblock').count()).toBe(operationCount);
+    await expect.poll(() => page.locator('.swagger-ui .info').innerText()).toContain('Vocabulary');
+    const info = page.locator('.swagger-ui .info');
+    expect(await info.locator('h2', { hasText: 'Getting credentials' }).count()).toBe(1);
+    expect(await info.locator('table').count()).toBeGreaterThanOrEqual(2);
+    expect(await info.locator('pre code', { hasText: 'curl' }).count()).toBeGreaterThan(0);
+    expect(await page.locator('.opblock-tag').count()).toBeGreaterThanOrEqual(5);
+
+    const screenshot = join(testOutputDir('docs-page'), 'docs-page.png');
+    await page.screenshot({ path: screenshot });
+    const operationsShot = join(testOutputDir('docs-page'), 'docs-page-operations.png');
+    await page.locator('.opblock-tag-section').first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: operationsShot });
+    console.log(`docs page screenshots: ${screenshot} ${operationsShot}`);
+
+    expect(requested.filter((url) => !url.startsWith(base) && !url.startsWith('data:'))).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+});
