@@ -65,7 +65,18 @@ describe('the docs page at /rest/resources/docs', () => {
     const operationsShot = join(testOutputDir('docs-page'), 'docs-page-operations.png');
     await page.locator('.opblock-tag-section').first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: operationsShot });
-    console.log(`docs page screenshots: ${screenshot} ${operationsShot}`);
+
+    // An operation opens with its parameters, roles and the media types of its responses.
+    const find = page.locator('#operations-processes-processesFind');
+    await find.locator('.opblock-summary').click();
+    await find.locator('.opblock-body').waitFor();
+    expect(await find.locator('.opblock-description-wrapper').innerText()).toContain('Roles: SERVICE_PROVIDER');
+    expect(await find.locator('tr[data-param-name="size"]').innerText()).toMatch(/default.*30/is);
+    const mediaTypes = await find.locator('.response-control-media-type select option').allInnerTexts();
+    expect(mediaTypes).toContain('application/vnd.registry.processes.stream.v1+json');
+    const operationShot = join(testOutputDir('docs-page'), 'docs-page-find-processes.png');
+    await find.screenshot({ path: operationShot });
+    console.log(`docs page screenshots: ${screenshot} ${operationsShot} ${operationShot}`);
 
     expect(requested.filter((url) => !url.startsWith(base) && !url.startsWith('data:'))).toEqual([]);
     expect(problems).toEqual([]);
