@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { testDatabaseKind } from './helpers/database.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
-import { addDocumentType, addProcess, documentTypeForm, insertParticipant } from './helpers/catalogue.js';
+import { addDocumentType, addProcess, documentTypeForm, insertParticipant, whileDeleting } from './helpers/catalogue.js';
 
 const BASE = '/rest/api/document-types';
 const FORM = 'documentTypeFormDTO';
@@ -209,6 +210,17 @@ describe('404 and 409', () => {
     expectErrorBody(await remove(`${BASE}/${documentType.identifier}`), 409,
       `Document type '${documentType.identifier}' is still used by 2 participant(s) through the processes ${process.qualifiedIdentifier}`);
     expect((await get(`${BASE}/${documentType.identifier}`)).statusCode).toBe(200);
+  });
+
+  // Needs a second connection holding the delete open, which only the PostgreSQL server gives.
+  it.runIf(testDatabaseKind === 'postgres')('answers 409, not 500, when a linked process is deleted while the document type is added', async () => {
+    const process = await addProcess(t.app, admin);
+    const qualifiedIdentifier = `busdox-docid-qns::${Date.now()}-raced`;
+    const adding = whileDeleting(t.db, 'DELETE FROM processes WHERE id = $1', [process.identifier], () =>
+      send('POST', BASE, documentTypeForm({ qualifiedIdentifier, processes: [{ identifier: process.identifier }] })));
+    expectErrorBody(await adding, 409, 'A process named in processes was deleted meanwhile; nothing was changed');
+    const all = (await get(`${BASE}?size=2000`)).json().content as Array<{ qualifiedIdentifier: string }>;
+    expect(all.map((documentType) => documentType.qualifiedIdentifier)).not.toContain(qualifiedIdentifier);
   });
 
   it('deletes a document type linked only to processes nobody uses, and the processes lose the link', async () => {

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
-import { addDocumentType, addProcess, insertCapability, insertParticipant, processForm, uniqueValue } from './helpers/catalogue.js';
+import { testDatabaseKind } from './helpers/database.js';
+import {
+  addDocumentType, addProcess, insertCapability, insertParticipant, processForm, uniqueValue, whileDeleting,
+} from './helpers/catalogue.js';
 
 const BASE = '/rest/api/processes';
 const FORM = 'processFormDTO';
@@ -252,6 +255,17 @@ describe('404 and 409', () => {
     const [scheme, value] = existing.qualifiedIdentifier.split('::');
     expectErrorBody(await send('PUT', `${BASE}/${other.identifier}`, processForm({ qualifiedIdentifier: { scheme, value } })), 409);
     expect((await get(`${BASE}/${other.identifier}`)).json()).toEqual(other);
+  });
+
+  it.runIf(testDatabaseKind === 'postgres')('answers 409, not 500, when a linked document type is deleted during an update', async () => {
+    const process = await addProcess(t.app, admin);
+    const documentType = await addDocumentType(t.app, admin);
+    const updating = whileDeleting(t.db, 'DELETE FROM document_types WHERE id = $1', [documentType.identifier], () =>
+      send('PUT', `${BASE}/${process.identifier}`, processForm({
+        qualifiedIdentifier: process.qualifiedIdentifier, title: 'Changed', documentTypes: [{ identifier: documentType.identifier }],
+      })));
+    expectErrorBody(await updating, 409, 'A resource named in documentTypes was deleted meanwhile; nothing was changed');
+    expect((await get(`${BASE}/${process.identifier}`)).json()).toEqual(process);
   });
 
   it('refuses to delete a process that participants use or that other processes depend on, naming them', async () => {

@@ -36,10 +36,19 @@ export async function* streamThroughCursor<T>(
   let failed = true;
   try {
     await tx.query(`DECLARE registry_stream NO SCROLL CURSOR FOR ${sql}`, params);
+    const fetch = () => {
+      const next = tx.query<T>(`FETCH ${batchSize} FROM registry_stream`);
+      next.catch(() => undefined); // awaited below; a consumer that stops early must not leave it unhandled
+      return next;
+    };
+    // The next batch is asked for before this one is handed out, so the database works while the rows are sent.
+    let pending = fetch();
     for (;;) {
-      const rows = await tx.query<T>(`FETCH ${batchSize} FROM registry_stream`);
+      const rows = await pending;
+      const more = rows.length === batchSize;
+      if (more) pending = fetch();
       yield* rows;
-      if (rows.length < batchSize) break;
+      if (!more) break;
     }
     failed = false;
   } finally {
@@ -65,11 +74,15 @@ export function constraintOf(error: unknown): string | undefined {
     : undefined;
 }
 
-/** Turns the unique violation of a race lost to another request into the conflict it is. */
-export async function onUniqueViolation<T>(work: Promise<T>, conflict: () => Error): Promise<T> {
+const onSqlState = (state: string) => async <T>(work: Promise<T>, conflict: () => Error): Promise<T> => {
   try {
     return await work;
   } catch (error) {
-    throw sqlStateOf(error) === SqlState.uniqueViolation ? conflict() : error;
+    throw sqlStateOf(error) === state ? conflict() : error;
   }
-}
+};
+
+/** Turns the unique violation of a race lost to another request into the conflict it is. */
+export const onUniqueViolation = onSqlState(SqlState.uniqueViolation);
+/** Turns a link to a row that another request deleted meanwhile into a conflict. */
+export const onForeignKeyViolation = onSqlState(SqlState.foreignKeyViolation);

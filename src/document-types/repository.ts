@@ -1,4 +1,4 @@
-import { onUniqueViolation, type Queryable } from '../db/database.js';
+import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../http/errors.js';
 import type { PageRequest, Sortable } from '../http/paging.js';
@@ -72,7 +72,10 @@ export async function updateDocumentType(tx: Queryable, id: string, record: Docu
 /** The links live in `process_document_types`, the table the processes side edits too, so both sides agree. */
 async function replaceProcessLinks(tx: Queryable, id: string, processIds: string[]): Promise<void> {
   await tx.query('DELETE FROM process_document_types WHERE document_type_id = $1', [id]);
-  await tx.query('INSERT INTO process_document_types (process_id, document_type_id) SELECT unnest($2::uuid[]), $1', [id, processIds]);
+  await onForeignKeyViolation(
+    tx.query('INSERT INTO process_document_types (process_id, document_type_id) SELECT unnest($2::uuid[]), $1', [id, processIds]),
+    () => new ConflictError('A process named in processes was deleted meanwhile; nothing was changed'),
+  );
 }
 
 /**

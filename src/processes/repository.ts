@@ -1,4 +1,4 @@
-import { onUniqueViolation, type Database, type Queryable } from '../db/database.js';
+import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../http/errors.js';
 import type { PageRequest, Sortable } from '../http/paging.js';
@@ -142,9 +142,19 @@ async function replaceLinks(tx: Queryable, id: string, record: ProcessRecord): P
   await tx.query('DELETE FROM process_capabilities WHERE process_id = $1', [id]);
   await tx.query('DELETE FROM process_document_types WHERE process_id = $1', [id]);
   await tx.query('DELETE FROM process_dependencies WHERE process_id = $1', [id]);
-  await tx.query('INSERT INTO process_capabilities SELECT $1, unnest($2::uuid[])', [id, record.capabilityIds]);
-  await tx.query('INSERT INTO process_document_types SELECT $1, unnest($2::uuid[])', [id, record.documentTypeIds]);
-  await tx.query('INSERT INTO process_dependencies SELECT $1, unnest($2::uuid[])', [id, record.dependencyIds]);
+  const deletedMeanwhile = (field: string) => () => new ConflictError(`A resource named in ${field} was deleted meanwhile; nothing was changed`);
+  await onForeignKeyViolation(
+    tx.query('INSERT INTO process_capabilities SELECT $1, unnest($2::uuid[])', [id, record.capabilityIds]),
+    deletedMeanwhile('capabilities'),
+  );
+  await onForeignKeyViolation(
+    tx.query('INSERT INTO process_document_types SELECT $1, unnest($2::uuid[])', [id, record.documentTypeIds]),
+    deletedMeanwhile('documentTypes'),
+  );
+  await onForeignKeyViolation(
+    tx.query('INSERT INTO process_dependencies SELECT $1, unnest($2::uuid[])', [id, record.dependencyIds]),
+    deletedMeanwhile('dependencies'),
+  );
 }
 
 /** Deletes a process nobody uses; 409 naming what still does. */

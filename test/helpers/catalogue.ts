@@ -89,3 +89,25 @@ export async function insertParticipant(db: Database, serviceProviderId: string,
   );
   return id;
 }
+
+/**
+ * Runs `request` while another transaction holds `deletion` uncommitted, and commits that deletion once the
+ * request had time to read the row and wait on it. Needs a second connection: PostgreSQL only.
+ */
+export async function whileDeleting<T>(db: Database, deletion: string, params: unknown[], request: () => Promise<T>): Promise<T> {
+  let deleted!: () => void;
+  let commit!: () => void;
+  const deleting = new Promise<void>((resolve) => (deleted = resolve));
+  const committing = new Promise<void>((resolve) => (commit = resolve));
+  const transaction = db.transaction(async (tx) => {
+    await tx.query(deletion, params);
+    deleted();
+    await committing;
+  });
+  await deleting;
+  const response = request();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  commit();
+  await transaction;
+  return response;
+}
