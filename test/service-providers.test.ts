@@ -92,6 +92,19 @@ describe('not found and conflicts', () => {
     expectStatus(await http.remove(`${BASE}/${provider.identifier}`), 204);
   });
 
+  it('does not count participants past their delete date, and removes them with the provider', async () => {
+    const provider = await addServiceProvider(t, t.fixture.accessPointId);
+    const expired = await insertParticipant(t.db, provider.identifier, []);
+    await t.db.query("UPDATE participants SET delete_date = current_date - 1 WHERE id = $1", [expired]);
+    const live = await insertParticipant(t.db, provider.identifier, []);
+    expectErrorBody(await http.remove(`${BASE}/${provider.identifier}`), 409,
+      `The service provider '${provider.identifier}' is still used by 1 participant(s)`);
+    expect(await t.db.query('SELECT 1 FROM participants WHERE id = $1', [expired])).toHaveLength(1);
+    await t.db.query('DELETE FROM participants WHERE id = $1', [live]);
+    expectStatus(await http.remove(`${BASE}/${provider.identifier}`), 204);
+    expect(await t.db.query('SELECT 1 FROM participants WHERE id = $1', [expired])).toHaveLength(0);
+  });
+
   it('refuses to delete a provider that users still act for, rather than deleting their credentials with it', async () => {
     const id = t.fixture.otherServiceProviderId;
     expectErrorBody(await http.remove(`${BASE}/${id}`), 409, `The service provider '${id}' is still used by 1 user(s)`);

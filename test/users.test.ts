@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable } from '../src/db/database.js';
+import { credentialVerifier } from '../src/users/credentials.js';
 import { basic, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { client, expectMediaTypes, expectRefused, expectStatus, unique, UNKNOWN } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
@@ -164,6 +166,28 @@ describe('changes take effect on the very next request', () => {
     expect(moved.serviceProvider).toEqual({ identifier: t.fixture.otherServiceProviderId, title: 'Provider Two' });
     const caller = await t.app.credentials.verify(user.username, user.password, undefined as never);
     expect(caller?.serviceProviderId).toBe(t.fixture.otherServiceProviderId);
+  });
+});
+
+describe('the credential cache', () => {
+  it('does not keep a check that read the user before a change, so the change still applies on the next request', async () => {
+    const user = await serviceProviderUser();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowDb: Queryable = {
+      query: async (sql, params) => {
+        await gate;
+        return t.db.query(sql, params);
+      },
+      runScript: (sql) => t.db.runScript(sql),
+    };
+    const verifier = credentialVerifier(slowDb);
+    const racing = verifier.verify(user.username, user.password, undefined as never);
+    verifier.forgetAll();
+    release();
+    expect((await racing)?.userId).toBe(user.identifier);
+    await t.db.query('DELETE FROM users WHERE id = $1', [user.identifier]);
+    expect(await verifier.verify(user.username, user.password, undefined as never)).toBeNull();
   });
 });
 

@@ -4,6 +4,7 @@ import { deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { NotFoundError } from '../http/errors.js';
 import type { PageRequest, Sortable } from '../http/paging.js';
+import { isLive } from '../participants/repository.js';
 import type { ServiceProvider } from './schemas.js';
 
 export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
@@ -48,10 +49,14 @@ export async function updateServiceProvider(tx: Queryable, id: string, record: S
   await tx.query('UPDATE service_providers SET title = $2, access_point_id = $3 WHERE id = $1', [id, record.title, record.accessPointId]);
 }
 
-/** A provider with participants or users stays: its users are deleted (and its participants moved) first. */
-export function deleteServiceProvider(tx: Queryable, id: string): Promise<void> {
-  return deleteUnused(tx, 'service_providers', 'service provider', id, [
-    { count: 'SELECT count(*)::int FROM participants WHERE service_provider_id = $1', noun: 'participant(s)' },
+/**
+ * A provider with participants or users stays: its users are deleted (and its participants moved) first.
+ * Participants past their delete date no longer count; they go with the provider (rolled back on a 409).
+ */
+export async function deleteServiceProvider(tx: Queryable, id: string): Promise<void> {
+  await tx.query(`DELETE FROM participants pa WHERE pa.service_provider_id = $1 AND NOT ${isLive('pa')}`, [id]);
+  await deleteUnused(tx, 'service_providers', 'service provider', id, [
+    { count: `SELECT count(*)::int FROM participants pa WHERE pa.service_provider_id = $1 AND ${isLive('pa')}`, noun: 'participant(s)' },
     { count: 'SELECT count(*)::int FROM users WHERE service_provider_id = $1', noun: 'user(s)' },
   ]);
 }
