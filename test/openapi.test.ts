@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS, ROLES } from '../src/http/auth.js';
 import { ICDS } from '../src/http/schemas.js';
+import { hoistTitledSchemas } from '../src/openapi/components.js';
 import { rolesOf } from '../src/openapi/operations.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectSecurityHeaders } from './helpers/assertions.js';
@@ -182,5 +183,33 @@ describe('the roles of an access rule that depends on the request', () => {
       ],
     });
     expect(rolesOf((() => ['ADMIN']) as never, '/rest/api/x/:identifier')).toEqual({ roles: ['ADMIN'] });
+  });
+});
+
+describe('the named components of the description', () => {
+  const thing = { type: 'object', title: 'Thing', properties: { name: { type: 'string', 'x-constraint': 'NotEmpty' } } };
+  const media = (schema: object) => ({ content: { 'application/json': { schema } } });
+  const document = {
+    paths: {
+      '/things': {
+        post: {
+          requestBody: media({ type: 'object', title: 'Thing', properties: { name: { type: 'string' }, secret: { type: 'string' } } }),
+          responses: { 201: media({ type: 'object', properties: { one: thing, maybe: { ...thing, type: ['object', 'null'] } } }) },
+        },
+      },
+    },
+  };
+
+  it('gives the response shape the title, a request-only shape <title>Input, and a nullable use anyOf with null', () => {
+    const { paths, components } = hoistTitledSchemas(document);
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    expect(components.schemas).toEqual({
+      Thing: { type: 'object', title: 'Thing', properties: { name: { type: 'string' } } },
+      ThingInput: { type: 'object', title: 'Thing', properties: { name: { type: 'string' }, secret: { type: 'string' } } },
+    });
+    expect(paths['/things'].post.requestBody.content['application/json'].schema).toEqual(ref('ThingInput'));
+    expect(paths['/things'].post.responses[201].content['application/json'].schema).toEqual({
+      type: 'object', properties: { one: ref('Thing'), maybe: { anyOf: [ref('Thing'), { type: 'null' }] } },
+    });
   });
 });

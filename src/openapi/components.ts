@@ -95,7 +95,7 @@ function hoist(node: Json, names: Map<string, string>, components: JsonObject): 
 }
 
 /** Moves every titled schema of the operations into `components.schemas` and refers to it there. */
-export function hoistTitledSchemas<T extends { paths?: Json; components?: { schemas?: JsonObject } }>(document: T): T {
+export function hoistTitledSchemas<T extends { paths?: Json; components?: { schemas?: JsonObject } }>(document: T): T & { components: { schemas: JsonObject } } {
   const paths = withoutInternalKeywords(document.paths ?? {});
   const existing = document.components?.schemas ?? {};
   const names = componentNames(paths, new Set(Object.keys(existing)));

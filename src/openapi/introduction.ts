@@ -7,6 +7,7 @@ type JsonObject = Record<string, unknown>;
 interface Operation {
   method: string;
   path: string;
+  operationId?: string;
   summary?: string;
   tags?: string[];
   parameters?: Array<{ name: string; in: string; schema?: JsonObject }>;

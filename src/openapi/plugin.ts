@@ -27,9 +27,23 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 
 type OpenApiObject = Description & { tags?: Array<{ name: string; description: string }>; info: { description?: string } };
 
-/** The last step of the description: named components, one tag per resource, the introduction. */
+/** Operation ids come from media type names, which two routes might share: the second one gets a number. */
+function uniqueOperationIds(document: OpenApiObject): void {
+  const seen = new Set<string>();
+  for (const operation of Object.values(document.paths).flatMap((item) => Object.values(item))) {
+    const base = operation.operationId;
+    if (base === undefined) continue;
+    let id = base;
+    for (let n = 2; seen.has(id); n++) id = `${base}${n}`;
+    operation.operationId = id;
+    seen.add(id);
+  }
+}
+
+/** The last step of the description: named components, unique operation ids, one tag per resource, the introduction. */
 function finish(openapiObject: unknown): OpenApiObject {
   const document = hoistTitledSchemas(openapiObject as OpenApiObject);
+  uniqueOperationIds(document);
   const names = new Set(Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags ?? [])));
   document.tags = [...names].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}` }));
   document.info = { ...document.info, description: introductionOf(document) };
