@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
-import { addProcess } from './helpers/catalogue.js';
+import { addProcess, whileDeleting } from './helpers/catalogue.js';
+import { testDatabaseKind } from './helpers/database.js';
 import {
   addParticipant, byQualified, call, dayFromToday, participantForm, PARTICIPANTS, SCHEME, today, uniqueOrganization,
   type Participant,
@@ -397,6 +398,16 @@ describe('conflicts', () => {
     expect(statuses.filter((status) => status === 409)).toHaveLength(11);
     const [count] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM participants WHERE organization_identifier = $1', [form.organizationIdentifier]);
     expect(count?.n).toBe(1);
+  });
+
+  // Needs a second connection holding the delete open, which only the PostgreSQL server gives.
+  it.runIf(testDatabaseKind === 'postgres')('answers 409, not 500, when a named process is deleted while the participant is added', async () => {
+    const process = await addProcess(t.app, admin);
+    const form = participantForm({ processes: [{ identifier: process.identifier }] });
+    const adding = whileDeleting(t.db, 'DELETE FROM processes WHERE id = $1', [process.identifier], () =>
+      call(t.app, { method: 'POST', url: PARTICIPANTS, user: providerOne, payload: form }));
+    expectErrorBody(await adding, 409, 'A process named in processes was deleted meanwhile; nothing was changed');
+    expectErrorBody(await call(t.app, { url: byQualified(`${SCHEME}::0192:${form.organizationIdentifier}`), user: providerOne }), 404);
   });
 
   it('lets one of two providers racing for the same process of an organization win', async () => {

@@ -1,4 +1,4 @@
-import { onUniqueViolation, type Database, type Queryable } from '../db/database.js';
+import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { ConflictError } from '../http/errors.js';
 import type { PageRequest, Sortable } from '../http/paging.js';
@@ -214,12 +214,12 @@ export async function setProcesses(tx: Queryable, participant: LockedParticipant
   );
   const added = processIds.filter((id) => !participant.processIds.includes(id));
   if (added.length === 0) return;
-  const inserted = await tx.query<{ id: string }>(
+  const inserted = await onForeignKeyViolation(tx.query<{ id: string }>(
     `INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier)
      SELECT $1, unnest($2::uuid[]), $3, $4
      ON CONFLICT DO NOTHING RETURNING process_id AS id`,
     [participant.id, added, participant.icd, participant.organizationIdentifier],
-  );
+  ), () => new ConflictError('A process named in processes was deleted meanwhile; nothing was changed'));
   const taken = added.filter((id) => !inserted.some((row) => row.id === id));
   if (taken.length === 0) return;
   const names = await tx.query<{ name: string }>(
