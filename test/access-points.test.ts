@@ -5,6 +5,8 @@ import {
   expectSortedByTitle, expectStatus, unique, UNKNOWN, vendor,
 } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
+import { insertAccessPoint } from '../src/access-points/repository.js';
+import { ConflictError } from '../src/http/errors.js';
 
 const BASE = '/rest/api/accessPoints';
 const FORM = 'accessPointFormDTO';
@@ -223,6 +225,16 @@ describe('validation', () => {
     expect(kept.endpoints[0].transportProfile).toMatchObject({ value: profile.value, title: 'Old' });
     const moved = await http.send('PUT', `${BASE}/${accessPoint.identifier}`, { ...form, title: 'Moving to the old profile' });
     expectFieldError(expectErrorBody(moved, 400), FORM, 'endpoints[0].transportProfile', 'Restricted');
+  });
+
+  it('answers 409, not 500, when a provider or transport profile is deleted between the check and the write', async () => {
+    const noProvider = t.db.transaction((tx) => insertAccessPoint(tx, { title: 'Late', providerId: UNKNOWN, endpoints: [] }));
+    await expect(noProvider).rejects.toThrow(new ConflictError('A resource named in provider was deleted meanwhile; nothing was changed'));
+    const noProfile = t.db.transaction((tx) => insertAccessPoint(tx, {
+      title: 'Late', providerId: t.fixture.accessPointProviderId, endpoints: [{ url: 'https://late.example/', transportProfileId: UNKNOWN, certificateTypes: [] }],
+    }));
+    await expect(noProfile).rejects.toThrow('A resource named in endpoints was deleted meanwhile; nothing was changed');
+    expect(await t.db.query("SELECT 1 FROM access_points WHERE title = 'Late'")).toHaveLength(0);
   });
 
   it('refuses two endpoints with the same url and transport profile, however the profile is named', async () => {

@@ -5,6 +5,8 @@ import {
 } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { insertParticipant } from './helpers/catalogue.js';
+import { ConflictError } from '../src/http/errors.js';
+import { insertServiceProvider } from '../src/service-providers/repository.js';
 
 const BASE = '/rest/api/service-providers';
 const FORM = 'serviceProviderFormDTO';
@@ -103,6 +105,12 @@ describe('not found and conflicts', () => {
     await t.db.query('DELETE FROM participants WHERE id = $1', [live]);
     expectStatus(await http.remove(`${BASE}/${provider.identifier}`), 204);
     expect(await t.db.query('SELECT 1 FROM participants WHERE id = $1', [expired])).toHaveLength(0);
+  });
+
+  it('answers 409, not 500, when the access point it names is deleted between the check and the write', async () => {
+    const write = t.db.transaction((tx) => insertServiceProvider(tx, { title: 'Late', accessPointId: UNKNOWN }));
+    await expect(write).rejects.toBeInstanceOf(ConflictError);
+    await expect(write).rejects.toThrow('A resource named in accessPoint was deleted meanwhile; nothing was changed');
   });
 
   it('refuses to delete a provider that users still act for, rather than deleting their credentials with it', async () => {

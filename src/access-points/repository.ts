@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/database.js';
+import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deleteUnused, lockRow } from '../db/rows.js';
+import { deletedMeanwhile, deleteUnused, lockRow } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
 import { NotFoundError } from '../http/errors.js';
@@ -58,10 +58,10 @@ export async function newlyUsedRestrictedProfiles(tx: Queryable, profileIds: rea
 }
 
 export async function insertAccessPoint(tx: Queryable, record: AccessPointRecord): Promise<string> {
-  const [row] = await tx.query<{ id: string }>(
+  const [row] = await onForeignKeyViolation(tx.query<{ id: string }>(
     'INSERT INTO access_points (title, provider_id) VALUES ($1, $2) RETURNING id',
     [record.title, record.providerId],
-  );
+  ), deletedMeanwhile('provider'));
   const id = (row as { id: string }).id;
   await insertEndpoints(tx, id, record.endpoints);
   return id;
@@ -69,20 +69,23 @@ export async function insertAccessPoint(tx: Queryable, record: AccessPointRecord
 
 export async function updateAccessPoint(tx: Queryable, id: string, record: AccessPointRecord): Promise<void> {
   await lockRow(tx, 'access_points', id);
-  await tx.query('UPDATE access_points SET title = $2, provider_id = $3 WHERE id = $1', [id, record.title, record.providerId]);
+  await onForeignKeyViolation(
+    tx.query('UPDATE access_points SET title = $2, provider_id = $3 WHERE id = $1', [id, record.title, record.providerId]),
+    deletedMeanwhile('provider'),
+  );
   await tx.query('DELETE FROM endpoints WHERE access_point_id = $1', [id]);
   await insertEndpoints(tx, id, record.endpoints);
 }
 
 async function insertEndpoints(tx: Queryable, id: string, endpoints: readonly EndpointRecord[]): Promise<void> {
   if (endpoints.length === 0) return;
-  await tx.query(
+  await onForeignKeyViolation(tx.query(
     `INSERT INTO endpoints (access_point_id, position, url, transport_profile_id, certificate_types)
      SELECT $1, e.position, e.item->>'url', (e.item->>'transportProfileId')::uuid,
             ARRAY(SELECT jsonb_array_elements_text(e.item->'certificateTypes'))
        FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(item, position)`,
     [id, JSON.stringify(endpoints)],
-  );
+  ), deletedMeanwhile('endpoints'));
 }
 
 export function deleteAccessPoint(tx: Queryable, id: string): Promise<void> {

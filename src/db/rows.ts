@@ -35,3 +35,7 @@ export async function deleteUnused(tx: Queryable, table: string, noun: string, i
 /** `{identifier, title}` of the row `alias` of an outer join, or null when the join found none. */
 export const optionalSummaryJson = (alias: string) =>
   `CASE WHEN ${alias}.id IS NULL THEN NULL ELSE json_build_object('identifier', ${alias}.id, 'title', ${alias}.title) END`;
+
+/** The conflict of a write that links a row which another request deleted after the form was checked. */
+export const deletedMeanwhile = (field: string) => () =>
+  new ConflictError(`A resource named in ${field} was deleted meanwhile; nothing was changed`);

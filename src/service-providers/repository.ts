@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/database.js';
+import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
+import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { NotFoundError } from '../http/errors.js';
 import type { PageRequest, Sortable } from '../http/paging.js';
@@ -37,16 +37,19 @@ export interface ServiceProviderRecord {
 }
 
 export async function insertServiceProvider(tx: Queryable, record: ServiceProviderRecord): Promise<string> {
-  const [row] = await tx.query<{ id: string }>(
+  const [row] = await onForeignKeyViolation(tx.query<{ id: string }>(
     'INSERT INTO service_providers (title, access_point_id) VALUES ($1, $2) RETURNING id',
     [record.title, record.accessPointId],
-  );
+  ), deletedMeanwhile('accessPoint'));
   return (row as { id: string }).id;
 }
 
 export async function updateServiceProvider(tx: Queryable, id: string, record: ServiceProviderRecord): Promise<void> {
   await lockRow(tx, 'service_providers', id);
-  await tx.query('UPDATE service_providers SET title = $2, access_point_id = $3 WHERE id = $1', [id, record.title, record.accessPointId]);
+  await onForeignKeyViolation(
+    tx.query('UPDATE service_providers SET title = $2, access_point_id = $3 WHERE id = $1', [id, record.title, record.accessPointId]),
+    deletedMeanwhile('accessPoint'),
+  );
 }
 
 /**

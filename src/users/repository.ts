@@ -1,5 +1,5 @@
-import { onUniqueViolation, type Queryable } from '../db/database.js';
-import { lockRow, optionalSummaryJson } from '../db/rows.js';
+import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
+import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { Role, type Caller } from '../http/auth.js';
 import { ConflictError, NotFoundError } from '../http/errors.js';
@@ -33,6 +33,7 @@ export interface UserRecord {
   accessPointProviderId: string | null;
 }
 
+const providerDeleted = (user: UserRecord) => deletedMeanwhile(user.serviceProviderId ? 'serviceProvider' : 'accessPointProvider');
 const duplicate = (username: string) => new ConflictError(`A user named '${username}' already exists (user names are case-insensitive)`);
 
 export async function insertUser(db: Queryable, user: NewUser): Promise<string> {
@@ -43,11 +44,11 @@ export async function insertUser(db: Queryable, user: NewUser): Promise<string> 
 }
 
 export async function insertUserRecord(db: Queryable, user: UserRecord, passwordHash: string): Promise<string> {
-  const [row] = await db.query<{ id: string }>(
+  const [row] = await onForeignKeyViolation(db.query<{ id: string }>(
     `INSERT INTO users (username, password_hash, role, service_provider_id, access_point_provider_id)
      VALUES ($1, $2, $3, $4, $5) ON CONFLICT ((lower(username))) DO NOTHING RETURNING id`,
     [user.username, passwordHash, user.role, user.serviceProviderId, user.accessPointProviderId],
-  );
+  ), providerDeleted(user));
   if (!row) throw duplicate(user.username);
   return row.id;
 }
@@ -76,12 +77,12 @@ export async function getUser(db: Queryable, id: string): Promise<User> {
 export async function updateUser(tx: Queryable, id: string, user: UserRecord, passwordHash: string | undefined): Promise<void> {
   const [clash] = await tx.query('SELECT 1 FROM users WHERE lower(username) = lower($1) AND id <> $2', [user.username, id]);
   if (clash) throw duplicate(user.username);
-  await onUniqueViolation(tx.query(
+  await onForeignKeyViolation(onUniqueViolation(tx.query(
     `UPDATE users SET username = $2, role = $3, service_provider_id = $4, access_point_provider_id = $5,
                       password_hash = coalesce($6, password_hash)
       WHERE id = $1`,
     [id, user.username, user.role, user.serviceProviderId, user.accessPointProviderId, passwordHash ?? null],
-  ), () => duplicate(user.username));
+  ), () => duplicate(user.username)), providerDeleted(user));
 }
 
 /**
