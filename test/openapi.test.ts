@@ -167,6 +167,7 @@ describe('the OpenAPI description', () => {
     const tags = new Set(operations(description).flatMap((operation) => operation.tags ?? []));
     for (const tag of tags) expect(text).toContain(`### ${tag}\n`);
     expect(text).toContain("curl -i -X GET 'http://localhost:8080/rest/api/processes?page=0&size=5'");
+    expect(text).toContain('HTTP/1.1 201 Created\nContent-Type: application/vnd.registry.processes.add.v1+json;charset=UTF-8');
     expect(text).toMatch(/curl -i -u "\$USERNAME:\$PASSWORD" -X POST 'http:\/\/localhost:8080\/rest\/api\/processes' \\\n {2}-H 'Accept: application\/vnd\.registry\.processes\.add\.v1\+json'/);
   });
 });

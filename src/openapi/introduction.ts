@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { ANONYMOUS, Role } from '../http/auth.js';
 import { JSON_MEDIA_TYPE } from '../http/media-types.js';
 
@@ -45,22 +46,26 @@ function roleTable(operations: Operation[]): string {
   return ['## Operations and roles', '', '| Method | Path | Operation | Roles |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-/** A small valid-looking value of a schema: the required properties only, empty sets, first enum value. */
-export function sampleOf(schema: JsonObject | undefined, components: Record<string, JsonObject>, depth = 0): unknown {
+/**
+ * A valid-looking value of a schema. A request sample has the required properties only and empty sets; a
+ * response sample (`full`) has every property and one item per array, down to a few levels.
+ */
+export function sampleOf(schema: JsonObject | undefined, components: Record<string, JsonObject>, full = false, depth = 0): unknown {
   if (!schema || depth > 8) return null;
-  if (typeof schema.$ref === 'string') return sampleOf(components[schema.$ref.split('/').pop() as string], components, depth + 1);
+  const sample = (child: unknown) => sampleOf(child as JsonObject | undefined, components, full, depth + 1);
+  if (typeof schema.$ref === 'string') return sample(components[schema.$ref.split('/').pop() as string]);
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if ('default' in schema) return schema.default;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   const choices = (schema.anyOf ?? schema.oneOf) as JsonObject[] | undefined;
-  if (choices) return sampleOf(choices[0], components, depth + 1);
+  if (choices) return sample(choices.find((choice) => choice.type !== 'null'));
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   if (type === 'object') {
     const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
-    const required = (schema.required as string[] | undefined) ?? Object.keys(properties).slice(0, 1);
-    return Object.fromEntries(required.map((name) => [name, sampleOf(properties[name], components, depth + 1)]));
+    const required = full ? Object.keys(properties) : (schema.required as string[] | undefined) ?? Object.keys(properties).slice(0, 1);
+    return Object.fromEntries(required.map((name) => [name, sample(properties[name])]));
   }
-  if (type === 'array') return (schema.minItems as number | undefined) ? [sampleOf(schema.items as JsonObject, components, depth + 1)] : [];
+  if (type === 'array') return (full && depth < 4) || schema.minItems ? [sample(schema.items)] : [];
   if (type === 'integer' || type === 'number') return schema.minimum ?? 1;
   if (type === 'boolean') return false;
   if (schema.format === 'uuid') return SAMPLE_UUID;
@@ -70,7 +75,8 @@ export function sampleOf(schema: JsonObject | undefined, components: Record<stri
   return 'example'.padEnd(Number(schema.minLength ?? 0), '-');
 }
 
-function curlOf(operation: Operation, components: Record<string, JsonObject>): string {
+/** The curl command of an operation, and with `withResponse` what it answers. */
+function curlOf(operation: Operation, components: Record<string, JsonObject>, withResponse: boolean): string {
   const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
   const accept = Object.keys(success?.[1].content ?? {}).find((type) => type !== JSON_MEDIA_TYPE) ?? JSON_MEDIA_TYPE;
   const anonymous = operation['x-roles']?.includes(ANONYMOUS) ?? true;
@@ -83,10 +89,14 @@ function curlOf(operation: Operation, components: Record<string, JsonObject>): s
     lines.push(`  -H 'Content-Type: ${type}'`, `  --data '${JSON.stringify(sampleOf(media?.schema, components), null, 2)}'`);
   }
   const answer = success ? `answers ${success[0]}${success[1].content ? ` with \`${accept}\`` : ', no body'}` : '';
-  return [`**${operation.summary ?? `${operation.method} ${operation.path}`}** ${answer}:`, '', '```sh', lines.join(' \\\n'), '```'].join('\n');
+  const request = [`**${operation.summary ?? `${operation.method} ${operation.path}`}** ${answer}:`, '```sh', lines.join(' \\\n'), '```'];
+  const schema = (success?.[1].content?.[accept] as { schema?: JsonObject } | undefined)?.schema;
+  if (!withResponse || !success || !schema) return request.join('\n');
+  const response = [`HTTP/1.1 ${success[0]} ${STATUS_CODES[success[0]] ?? ''}`, `Content-Type: ${accept};charset=UTF-8`, '', JSON.stringify(sampleOf(schema, components, true), null, 2)];
+  return [...request, '', 'The response (values made up):', '```http', ...response, '```'].join('\n');
 }
 
-/** Per resource: reading it (its find operation, else its first read) and, where it has one, adding to it. */
+/** Per resource: reading it (its find operation, else its first read) and, where it has one, adding to it; the last with its response. */
 function workedExamples(operations: Operation[], components: Record<string, JsonObject>): string {
   const byTag = new Map<string, Operation[]>();
   for (const operation of operations) {
@@ -98,9 +108,9 @@ function workedExamples(operations: Operation[], components: Record<string, Json
     const read = reads.find((operation) => !operation.path.includes('{')) ?? reads[0];
     const add = list.find((operation) => operation.method === 'POST');
     const examples = [read, add].filter((operation): operation is Operation => operation !== undefined);
-    return [`### ${tag}`, '', ...examples.map((operation) => curlOf(operation, components))].join('\n\n');
+    return [`### ${tag}`, ...examples.map((operation, index) => curlOf(operation, components, index === examples.length - 1))].join('\n\n');
   });
-  return ['## Worked examples', '', 'Replace `$USERNAME:$PASSWORD` with your credentials and the host with the service you use.', '', ...sections].join('\n');
+  return ['## Worked examples', 'Replace `$USERNAME:$PASSWORD` with your credentials and the host with the service you use.', ...sections].join('\n\n');
 }
 
 /** The Markdown introduction: the fixed text, then the role table and examples of the operations described. */
