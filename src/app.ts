@@ -47,6 +47,9 @@ export async function buildApp(options: AppOptions) {
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: requestIdOf,
+    // During shutdown, requests that still reach the service are answered (with Connection: close), not
+    // refused with the framework's own 503 body.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

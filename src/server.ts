@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
+import { EMBEDDED_DURABILITY } from './db/embedded.js';
 import { openDatabase } from './db/open.js';
 import { loggerOptions } from './operations/logging.js';
 import { buildManagementServer } from './operations/management.js';
@@ -31,6 +32,7 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
 
 const address = await app.listen({ port: config.PORT, host: config.HOST });
 app.log.info({ database: db.kind }, `registry listening on ${address}`);
+if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
 const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
 app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
 if (admin.generatedPassword) {

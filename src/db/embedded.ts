@@ -3,6 +3,16 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { streamThroughCursor, type Database, type Queryable } from './database.js';
 
 /**
+ * What the embedded database promises, said at start-up. PGlite writes its files through Node's fs on every
+ * commit, so a commit survives the process being killed (the durability test kills it with SIGKILL), but its
+ * file system layer never calls fsync: the operating system may still hold the last commits in memory.
+ */
+export const EMBEDDED_DURABILITY =
+  'embedded database: a commit survives a crash or kill of this process, but is not forced to disk (no fsync): ' +
+  'an operating system crash or power loss can lose the last seconds of commits. Set DATABASE_URL (PostgreSQL) ' +
+  'where that matters.';
+
+/**
  * The embedded PostgreSQL (PGlite): one connection in this process. Its queries run one at a time, and a
  * query sent while a transaction is open waits for that transaction to end.
  */

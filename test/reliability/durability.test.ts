@@ -1,0 +1,45 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EMBEDDED_DURABILITY } from '../../src/db/embedded.js';
+import { testDatabaseKind } from '../helpers/database.js';
+import { Ledger, runWriteLoad, verify } from './harness/write-load.js';
+import { freshStorage, provision, startService, stopService, type RunningService, type Storage } from './harness/service.js';
+
+const ROUNDS = Number(process.env.RELIABILITY_CRASH_ROUNDS ?? 5);
+const WORKERS = 8;
+
+let storage: Storage | undefined;
+let service: RunningService | undefined;
+afterAll(async () => {
+  if (service) await stopService(service, 'SIGKILL');
+  await storage?.drop();
+});
+
+describe(`crash durability on ${testDatabaseKind === 'embedded' ? 'the embedded database' : 'PostgreSQL'}`, () => {
+  it('keeps every write answered 2xx and none that was refused, through SIGKILLs at random moments', async () => {
+    storage = await freshStorage(testDatabaseKind);
+    service = await startService(storage.env);
+    const warned = service.output.some((line) => line.includes(EMBEDDED_DURABILITY));
+    expect(warned, 'the embedded database says at start-up what it cannot promise').toBe(testDatabaseKind === 'embedded');
+    const actors = await provision(service.url);
+    const ledger = new Ledger();
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      let stopped = false;
+      const load = runWriteLoad(service.url, actors, ledger, WORKERS, () => stopped);
+      await sleep(1000 + Math.random() * 3000);
+      const acknowledgedBeforeKill = ledger.acknowledged;
+      service.child.kill('SIGKILL');
+      expect((await service.exited).signal).toBe('SIGKILL');
+      stopped = true;
+      await load;
+      expect(acknowledgedBeforeKill, `round ${round} wrote nothing before the kill`).toBeGreaterThan(0);
+
+      service = await startService(storage.env);
+      expect(await verify(service.url, actors, ledger), `round ${round}`).toEqual([]);
+      expect(ledger.serverErrors).toEqual([]);
+    }
+    console.log(`crash durability (${testDatabaseKind}): ${ROUNDS} SIGKILL rounds, ${ledger.acknowledged} writes answered 2xx, ` +
+      `${ledger.refused} refused, ${ledger.unanswered} cut off by the kill, ${ledger.entities.length} entities and ` +
+      `${ledger.refusedMarkers.length} refused writes checked after each restart`);
+  }, 300_000);
+});

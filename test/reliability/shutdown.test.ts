@@ -1,0 +1,64 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testDatabaseKind } from '../helpers/database.js';
+import { Ledger, runWriteLoad, verify } from './harness/write-load.js';
+import {
+  basic, call, freshStorage, loggedRequestIds, provision, startService, stopService, type RunningService, type Storage,
+} from './harness/service.js';
+
+let storage: Storage | undefined;
+let service: RunningService | undefined;
+afterAll(async () => {
+  if (service) await stopService(service, 'SIGKILL');
+  await storage?.drop();
+});
+
+/** Failed logins of one username: from the fourth on, each is answered only after a growing delay. */
+async function slowRequests(running: RunningService) {
+  const wrong = basic(`nobody-${Date.now()}`, 'wrong-password');
+  for (let i = 0; i < 4; i += 1) expect((await call(running.url, { path: '/rest/api/participants', authorization: wrong })).status).toBe(401);
+  const ids = ['slow-1', 'slow-2'];
+  const answers = ids.map((requestId) => call(running.url, { path: '/rest/api/participants', authorization: wrong, requestId }));
+  while (!ids.every((id) => loggedRequestIds(running, 'incoming request').has(id))) await sleep(10);
+  return answers;
+}
+
+describe('graceful shutdown', () => {
+  it('answers every request in flight at SIGTERM, loses no answered write, and exits 0', async () => {
+    storage = await freshStorage(testDatabaseKind);
+    service = await startService(storage.env);
+    const actors = await provision(service.url);
+    const ledger = new Ledger();
+    let stopped = false;
+    const load = runWriteLoad(service.url, actors, ledger, 8, () => stopped);
+    await sleep(1000);
+    const slow = await slowRequests(service);
+    const acknowledgedBefore = ledger.acknowledged;
+    const signalledAt = performance.now();
+    service.child.kill('SIGTERM');
+
+    const exit = await service.exited;
+    const tookMs = performance.now() - signalledAt;
+    stopped = true;
+    await load;
+    // The slow ones were in flight (held by the login throttle) when the signal came, and still got their answer.
+    for (const answer of await Promise.all(slow)) expect(answer.status).toBe(401);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(tookMs).toBeLessThan(10_000);
+    expect(service.output.some((line) => line.includes('"msg":"shutting down"'))).toBe(true);
+    expect(acknowledgedBefore).toBeGreaterThan(0);
+
+    // Every request the service began was answered; a request that got no answer never reached it.
+    const incoming = loggedRequestIds(service, 'incoming request');
+    const completed = loggedRequestIds(service, 'request completed');
+    expect([...incoming].filter((id) => !completed.has(id)), 'begun but never answered').toEqual([]);
+    expect(ledger.unansweredIds.filter((id) => incoming.has(id)), 'received but left unanswered').toEqual([]);
+    expect(ledger.serverErrors).toEqual([]);
+
+    service = await startService(storage.env);
+    expect(await verify(service.url, actors, ledger)).toEqual([]);
+    console.log(`graceful shutdown (${testDatabaseKind}): ${ledger.acknowledged} writes answered 2xx all kept, ` +
+      `${incoming.size} requests begun and all answered, ${ledger.unanswered} never reached the service, exit after ${Math.round(tookMs)} ms`);
+    await stopService(service);
+  }, 180_000);
+});
