@@ -146,7 +146,7 @@ async function main() {
     const port = freePort();
     service = await startProcess([...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'info',
-      NODE_ENV: 'production', REGISTRY_ADMIN_PASSWORD: data.password,
+      NODE_ENV: 'production', REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(freePort()),
     }, port, serviceLog, '/rest/api/processes');
     const ceilingPort = freePort();
     ceiling = await startProcess(['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')], { ...process.env, PORT: String(ceilingPort) }, ceilingPort, join(tmpdir(), `registry-bench-${stamp}-ceiling.log`), '/size/0');
