@@ -74,11 +74,15 @@ export function constraintOf(error: unknown): string | undefined {
     : undefined;
 }
 
-/** Turns the unique violation of a race lost to another request into the conflict it is. */
-export async function onUniqueViolation<T>(work: Promise<T>, conflict: () => Error): Promise<T> {
+const onSqlState = (state: string) => async <T>(work: Promise<T>, conflict: () => Error): Promise<T> => {
   try {
     return await work;
   } catch (error) {
-    throw sqlStateOf(error) === SqlState.uniqueViolation ? conflict() : error;
+    throw sqlStateOf(error) === state ? conflict() : error;
   }
-}
+};
+
+/** Turns the unique violation of a race lost to another request into the conflict it is. */
+export const onUniqueViolation = onSqlState(SqlState.uniqueViolation);
+/** Turns a link to a row that another request deleted meanwhile into a conflict. */
+export const onForeignKeyViolation = onSqlState(SqlState.foreignKeyViolation);
