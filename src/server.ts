@@ -1,15 +1,16 @@
+import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
+import { baseUrlOf, prepare, welcome } from './catalogue/first-start.js';
 import { loadConfig } from './config.js';
+import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
-import { openDatabase } from './db/open.js';
 import { loggerOptions } from './operations/logging.js';
 import { buildManagementServer } from './operations/management.js';
-import { ensureAdmin } from './users/bootstrap.js';
 
 const config = loadConfig();
-const db = await openDatabase(config);
-const admin = await ensureAdmin(db, config.REGISTRY_ADMIN_USERNAME, config.REGISTRY_ADMIN_PASSWORD);
+const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
+const setup = await prepare(db, config);
 const app = await buildApp({
   db,
   logger: loggerOptions(config.LOG_LEVEL),
@@ -35,6 +36,5 @@ app.log.info({ database: db.kind }, `registry listening on ${address}`);
 if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
 const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
 app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
-if (admin.generatedPassword) {
-  console.log(`\nFirst ADMIN created: username '${admin.username}', password '${admin.generatedPassword}' (shown once)\n`);
-}
+const message = welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));
+if (message) console.log(message);

@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { readCodeLists, CodeListError } from './catalogue/codelists.js';
+import { exportParticipants, importParticipants, ImportError } from './catalogue/participants-jsonl.js';
+import { loadCatalogue, type Changes, type LoadReport } from './catalogue/repository.js';
+import { loadConfig } from './config.js';
+import type { Database } from './db/database.js';
+import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
+import { Role } from './http/auth.js';
+import { ApiError } from './http/errors.js';
+import { hashPassword } from './users/password.js';
+import { findCredentials, insertUser, updateUser } from './users/repository.js';
+
+const USAGE = `Usage: registry <command> [arguments]
+
+Works on the configured database: DATABASE_URL, else the embedded database in REGISTRY_DATA_DIR (./data),
+which must not be in use by a running server.
+
+Commands:
+  create-admin <username>         add an ADMIN; password from REGISTRY_PASSWORD, else generated and printed
+  reset-password <username>       set a user's password; from REGISTRY_PASSWORD, else generated and printed
+  load-catalogue <file-or-dir...> load the official Peppol code lists (processes.xml, document-types.xml,
+                                  transport-profiles.xml); loading the same release again changes nothing
+  import-participants <file.jsonl> [--service-provider <identifier>]
+                                  add the participants of a JSON lines file, all or nothing
+  export-participants [file]      write every participant as JSON lines (standard output without a file)
+  help                            show this text`;
+
+/** A mistake of the operator: its message is all there is to say. */
+class UsageError extends Error {}
+
+const OPERATOR_ERRORS = [UsageError, CodeListError, ImportError, DataDirectoryInUseError, ApiError];
+
+type Command = (db: Database, args: string[]) => Promise<void>;
+
+const COMMANDS: Record<string, { run: Command; arity: [number, number] }> = {
+  'create-admin': { run: createAdmin, arity: [1, 1] },
+  'reset-password': { run: resetPassword, arity: [1, 1] },
+  'load-catalogue': { run: loadCatalogueFiles, arity: [1, Infinity] },
+  'import-participants': { run: importFile, arity: [1, 3] },
+  'export-participants': { run: exportFile, arity: [0, 1] },
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE);
+    return;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`Unknown command '${name}'.\n\n${USAGE}`);
+  const [least, most] = command.arity;
+  if (args.length < least || args.length > most) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
+  const db = await openDatabaseExclusively(configuration(), 'the registry command line');
+  try {
+    await command.run(db, args);
+  } finally {
+    await db.close();
+  }
+}
+
+function configuration() {
+  try {
+    return loadConfig();
+  } catch (error) {
+    throw new UsageError(`Configuration: ${(error as Error).message}`);
+  }
+}
+
+/** The password of REGISTRY_PASSWORD, or a generated one that is printed. */
+function chosenPassword(): { password: string; generated: boolean } {
+  const given = process.env.REGISTRY_PASSWORD;
+  if (given === undefined || given === '') return { password: randomBytes(18).toString('base64url'), generated: true };
+  if (given.length < 12) throw new UsageError('REGISTRY_PASSWORD must have at least 12 characters.');
+  return { password: given, generated: false };
+}
+
+function tellPassword(username: string, choice: { password: string; generated: boolean }): string {
+  return choice.generated ? `username: ${username}  password: ${choice.password}  (shown once)` : `username: ${username}  password from REGISTRY_PASSWORD`;
+}
+
+async function createAdmin(db: Database, [username]: string[]): Promise<void> {
+  const choice = chosenPassword();
+  await insertUser(db, { username: username as string, password: choice.password, role: Role.admin });
+  console.log(`ADMIN created: ${tellPassword(username as string, choice)}`);
+}
+
+async function resetPassword(db: Database, [username]: string[]): Promise<void> {
+  const choice = chosenPassword();
+  await db.transaction(async (tx) => {
+    const user = await findCredentials(tx, username as string);
+    if (!user) throw new UsageError(`No user named '${username}'.`);
+    await updateUser(tx, user.userId, user, await hashPassword(choice.password));
+  });
+  console.log(`Password changed: ${tellPassword(username as string, choice)}`);
+}
+
+async function loadCatalogueFiles(db: Database, paths: string[]): Promise<void> {
+  const { catalogue, skipped } = await readCodeLists(paths);
+  for (const path of skipped) console.log(`skipped ${path}: not a processes, document types or transport profiles list`);
+  if (catalogue.sources.length === 0) throw new UsageError('No code list found in the given files.');
+  printReport(await loadCatalogue(db, catalogue));
+}
+
+function printReport(report: LoadReport): void {
+  const line = (what: string, changes: Changes) =>
+    `  ${what.padEnd(19)} ${changes.added} added, ${changes.updated} updated, ${changes.unchanged} unchanged`;
+  console.log(`Loaded ${report.sources.map((source) => `${source.list} ${source.version}`).join(', ')}:`);
+  console.log(line('processes', report.processes));
+  console.log(line('document types', report.documentTypes));
+  console.log(line('transport profiles', report.transportProfiles));
+  console.log(`  ${'links'.padEnd(19)} ${report.links.added} added, ${report.links.removed} removed`);
+  for (const warning of report.warnings) console.log(`  warning: ${warning}`);
+}
+
+async function importFile(db: Database, args: string[]): Promise<void> {
+  const [file, option, serviceProviderId] = args;
+  if (option !== undefined && (option !== '--service-provider' || serviceProviderId === undefined)) {
+    throw new UsageError(`Wrong arguments for import-participants.\n\n${USAGE}`);
+  }
+  const count = await importParticipants(db, file as string, serviceProviderId);
+  console.log(`Imported ${count} participants.`);
+}
+
+async function exportFile(db: Database, [file]: string[]): Promise<void> {
+  if (file === undefined) {
+    await exportParticipants(db, process.stdout);
+    return;
+  }
+  const out = createWriteStream(file, { flags: 'wx' });
+  await new Promise((resolve, reject) => out.once('open', resolve).once('error', reject)).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`);
+  });
+  const count = await exportParticipants(db, out);
+  out.end();
+  await finished(out);
+  console.log(`Exported ${count} participants to ${file}.`);
+}
+
+/** Expected failures end with their message and exit code 1; nothing prints a stack trace. */
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const expected = OPERATOR_ERRORS.some((kind) => error instanceof kind);
+  console.error(expected ? (error as Error).message : `registry: ${(error as Error)?.message ?? String(error)}`);
+  process.exitCode = expected ? 1 : 2;
+});

@@ -1,0 +1,98 @@
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Database } from './database.js';
+import { openDatabase, type DatabaseSettings } from './open.js';
+
+/** The embedded database is one process's only: a second one would corrupt it. */
+export class DataDirectoryInUseError extends Error {}
+
+interface LockContent {
+  pid: number;
+  holder: string;
+  since: string;
+}
+
+const LOCK_FILE = 'registry.lock';
+
+/**
+ * Takes the data directory of the embedded database for this process: a lock file holding our pid.
+ * A lock left behind by a process that no longer runs is taken over. `holder` says who we are
+ * ("the registry server", "the registry command line") in the message another process gets.
+ */
+export function lockDataDirectory(dir: string, holder: string): () => void {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, LOCK_FILE);
+  const content: LockContent = { pid: process.pid, holder, since: new Date().toISOString() };
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      writeFileSync(path, JSON.stringify(content), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      const other = readLock(path);
+      if (other && other.pid !== process.pid && isRunning(other.pid)) {
+        throw new DataDirectoryInUseError(
+          `The embedded database in ${resolve(dir)} is in use by ${other.holder} (pid ${other.pid}, since ${other.since}). ` +
+            'Stop it first, or point REGISTRY_DATA_DIR or DATABASE_URL elsewhere.',
+        );
+      }
+      unlinkSync(path);
+    }
+  }
+  const release = () => {
+    if (readLock(path)?.pid === process.pid) unlinkSync(path);
+    process.off('exit', release);
+  };
+  process.on('exit', release);
+  return release;
+}
+
+function readLock(path: string): LockContent | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as LockContent;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The configured database, migrated; for the embedded one, only after taking its data directory, which
+ * closing the database gives back.
+ */
+export async function openDatabaseExclusively(settings: DatabaseSettings, holder: string): Promise<Database> {
+  if (settings.DATABASE_URL) return openDatabase(settings);
+  const release = lockDataDirectory(settings.REGISTRY_DATA_DIR, holder);
+  let db: Database;
+  try {
+    db = await openDatabase(settings);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return {
+    ...db,
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/** Ends the process with the lock's message, without a stack trace, when the data directory is taken. */
+export function exitIfInUse(error: unknown): never {
+  if (!(error instanceof DataDirectoryInUseError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}

@@ -1,0 +1,187 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDemoSet } from '../src/catalogue/demo.js';
+import type { Database } from '../src/db/database.js';
+import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
+import { verifyPassword } from '../src/users/password.js';
+import { findCredentials } from '../src/users/repository.js';
+import { CODE_LISTS } from './helpers/code-lists.js';
+import { testDatabaseKind } from './helpers/database.js';
+import { freshDatabaseUrl, runCli, startServer } from './helpers/entry-point.js';
+
+const SLOW = 120_000;
+const BILLING = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+
+let dir: string;
+let env: Record<string, string>;
+let dropDatabase: (() => Promise<void>) | undefined;
+
+/** The registry's database, opened the way the command line opens it, for checks between commands. */
+async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabaseExclusively({ DATABASE_URL: env.DATABASE_URL, REGISTRY_DATA_DIR: env.REGISTRY_DATA_DIR ?? dir }, 'the test');
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function passwordWorks(username: string, password: string): Promise<boolean> {
+  const user = await withDb((db) => findCredentials(db, username));
+  return user !== undefined && verifyPassword(password, user.passwordHash);
+}
+
+const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line));
+
+function expectRefusal(result: { code: number | null; stdout: string; stderr: string }, message: string | RegExp) {
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'registry-cli-'));
+  if (testDatabaseKind === 'embedded') {
+    env = { REGISTRY_DATA_DIR: join(dir, 'data') };
+  } else {
+    const database = await freshDatabaseUrl();
+    env = { DATABASE_URL: database.url };
+    dropDatabase = database.drop;
+  }
+});
+afterAll(async () => {
+  await dropDatabase?.();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('registry create-admin and reset-password', () => {
+  it('creates an ADMIN with the password of REGISTRY_PASSWORD, once', async () => {
+    const created = await runCli(['create-admin', 'operator'], { ...env, REGISTRY_PASSWORD: 'operator-password-1' });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('ADMIN created: username: operator  password from REGISTRY_PASSWORD');
+    expect(await passwordWorks('operator', 'operator-password-1')).toBe(true);
+
+    expectRefusal(await runCli(['create-admin', 'OPERATOR'], { ...env, REGISTRY_PASSWORD: 'operator-password-2' }), /already exists/);
+    expectRefusal(await runCli(['create-admin', 'short'], { ...env, REGISTRY_PASSWORD: 'too-short' }), /at least 12 characters/);
+  }, SLOW);
+
+  it('resets a password to a generated one that it prints once', async () => {
+    const reset = await runCli(['reset-password', 'operator'], env);
+    expect(reset.code, reset.stderr).toBe(0);
+    const password = reset.stdout.match(/password: (\S+) +\(shown once\)/)?.[1] as string;
+    expect(password.length).toBeGreaterThanOrEqual(12);
+    expect(await passwordWorks('operator', password)).toBe(true);
+    expect(await passwordWorks('operator', 'operator-password-1')).toBe(false);
+
+    expectRefusal(await runCli(['reset-password', 'nobody'], env), "No user named 'nobody'.");
+  }, SLOW);
+});
+
+describe('registry load-catalogue', () => {
+  it('loads the Peppol code lists of a directory, and the same release again changes nothing', async () => {
+    const first = await runCli(['load-catalogue', CODE_LISTS], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/processes +109 added, 0 updated, 0 unchanged/);
+    expect(first.stdout).toMatch(/document types +321 added/);
+    expect(first.stdout).toMatch(/skipped .*participant-identifier-schemes\.xml/);
+
+    const again = await runCli(['load-catalogue', join(CODE_LISTS, 'processes.xml'), join(CODE_LISTS, 'document-types.xml')], env);
+    expect(again.stdout).toMatch(/processes +0 added, 0 updated, 109 unchanged/);
+    expect(again.stdout).toMatch(/links +0 added, 0 removed/);
+  }, SLOW);
+
+  it('refuses a file that is no code list, naming it', async () => {
+    const file = join(dir, 'notes.xml');
+    await writeFile(file, '<notes><note>hello</note></notes>');
+    expectRefusal(await runCli(['load-catalogue', file], env), `${file}: not a Peppol processes, document types or transport profiles code list`);
+    expectRefusal(await runCli(['load-catalogue', join(dir, 'missing')], env), /missing: no such file or directory/);
+  }, SLOW);
+});
+
+describe('registry export-participants and import-participants', () => {
+  let exported: string;
+
+  beforeAll(async () => {
+    await withDb(createDemoSet);
+    exported = join(dir, 'participants.jsonl');
+  }, SLOW);
+
+  it('exports every participant as one JSON line with its processes', async () => {
+    const result = await runCli(['export-participants', exported], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Exported 3 participants');
+    const participants = lines(await readFile(exported, 'utf8'));
+    expect(participants.map((participant) => participant.qualifiedIdentifier).sort()).toEqual([
+      'iso6523-actorid-upis::0007:5560000001', 'iso6523-actorid-upis::0088:7300000000001', 'iso6523-actorid-upis::0192:910000001',
+    ]);
+    expect(participants[0].processes).toEqual([{ qualifiedIdentifier: BILLING, title: expect.any(String) }]);
+    expect(participants[0].provider.title).toBe('Demo Service Provider One');
+
+    const toStdout = await runCli(['export-participants'], env);
+    expect(lines(toStdout.stdout)).toEqual(participants);
+    expectRefusal(await runCli(['export-participants', exported], env), /exists already/);
+  }, SLOW);
+
+  it('imports all lines or none, naming every wrong line', async () => {
+    const again = await runCli(['import-participants', exported], env);
+    expectRefusal(again, /Nothing imported: 3 of 3 lines are wrong\.\nline 1: The service provider already has a participant/);
+
+    const participants = lines(await readFile(exported, 'utf8'));
+    const renamed = participants.map((participant, index) => ({ ...participant, organizationIdentifier: `99000000${index}` }));
+    renamed[1].icd = '1234';
+    const file = join(dir, 'new.jsonl');
+    await writeFile(file, renamed.map((participant) => JSON.stringify(participant)).join('\n'));
+    expectRefusal(await runCli(['import-participants', file], env), /Nothing imported: 1 of 3 lines are wrong\.\nline 2: \/icd/);
+    expect(lines((await runCli(['export-participants'], env)).stdout)).toHaveLength(3);
+
+    renamed[1].icd = '0192';
+    await writeFile(file, `${renamed.map((participant) => JSON.stringify(participant)).join('\n')}\n`);
+    const imported = await runCli(['import-participants', file], env);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('Imported 3 participants.');
+    const all = lines((await runCli(['export-participants'], env)).stdout);
+    expect(all).toHaveLength(6);
+    expect(all.find((participant) => participant.organizationIdentifier === '990000001').processes).toEqual(participants[1].processes);
+  }, SLOW);
+
+  it('puts every imported participant with the service provider named on the command line', async () => {
+    const target = (lines(await readFile(exported, 'utf8'))[0].provider.identifier as string);
+    const other = await withDb(async (db) =>
+      (await db.query<{ id: string }>('SELECT id FROM service_providers WHERE id <> $1', [target]))[0]?.id as string);
+    const file = join(dir, 'moved.jsonl');
+    const participants = lines(await readFile(exported, 'utf8'))
+      .map((participant, index) => ({ ...participant, organizationIdentifier: `88000000${index}` }));
+    await writeFile(file, participants.map((participant) => JSON.stringify(participant)).join('\n'));
+    const moved = await runCli(['import-participants', file, '--service-provider', other], env);
+    expect(moved.code, moved.stderr).toBe(0);
+    const all = lines((await runCli(['export-participants'], env)).stdout);
+    expect(all.filter((participant) => participant.provider.identifier === other)).toHaveLength(3);
+  }, SLOW);
+});
+
+describe('registry usage', () => {
+  it('explains its commands and refuses unknown ones', async () => {
+    const help = await runCli([], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('load-catalogue <file-or-dir...>');
+    expectRefusal(await runCli(['drop-everything'], env), /Unknown command 'drop-everything'/);
+    expectRefusal(await runCli(['create-admin'], env), /Wrong arguments for create-admin/);
+  }, SLOW);
+});
+
+describe.runIf(testDatabaseKind === 'embedded')('registry while a server holds the embedded database', () => {
+  it('refuses with a clear message, and works again once the server stopped', async () => {
+    const server = await startServer(env);
+    try {
+      const refused = await runCli(['create-admin', 'second-operator'], env);
+      expectRefusal(refused, `is in use by the registry server (pid ${server.pid}`);
+      expectRefusal(await runCli(['export-participants'], env), /in use by the registry server/);
+    } finally {
+      await server.stop();
+    }
+    const after = await runCli(['create-admin', 'second-operator'], { ...env, REGISTRY_PASSWORD: 'second-operator-pw' });
+    expect(after.code, after.stderr).toBe(0);
+  }, SLOW);
+});

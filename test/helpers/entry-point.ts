@@ -1,0 +1,115 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { openPostgres } from '../../src/db/postgres.js';
+import { TEST_DATABASE_URL } from './database.js';
+
+/** Runs the real entry points (`src/server.ts`, `src/cli.ts`) as a person would, in a process of their own. */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...extra };
+  for (const name of ['DATABASE_URL', 'REGISTRY_DEMO', 'REGISTRY_PASSWORD', 'REGISTRY_ADMIN_PASSWORD']) {
+    if (!(name in extra)) delete env[name];
+  }
+  return env;
+}
+
+function launch(entry: string, args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: Record<string, string>): Promise<Finished> {
+  const child = launch('src/cli.ts', args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // A command that hangs is ended, so that it fails its test instead of outliving it.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface RunningServer {
+  baseUrl: string;
+  pid: number;
+  /** Everything it printed so far. */
+  output(): string;
+  /** Resolves once the output matches. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** SIGTERM, then waits for the process to end. */
+  stop(): Promise<number | null>;
+}
+
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const child = launch('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  exited.then(() => listeners.forEach((listener) => listener()));
+
+  const waitFor = (pattern: RegExp, timeoutMs = 90_000) => new Promise<RegExpMatchArray>((resolve, reject) => {
+    const check = () => {
+      const match = output.match(pattern);
+      if (match) done(() => resolve(match));
+      else if (child.exitCode !== null) done(() => reject(new Error(`server exited (${child.exitCode}) before printing ${pattern}:\n${output}`)));
+    };
+    const timer = setTimeout(() => done(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`))), timeoutMs);
+    const done = (settle: () => void) => {
+      clearTimeout(timer);
+      listeners.delete(check);
+      settle();
+    };
+    listeners.add(check);
+    check();
+  });
+
+  const [, address] = await waitFor(/registry listening on (http:\/\/[^"\s]+)/);
+  return {
+    baseUrl: address as string,
+    pid: child.pid as number,
+    output: () => output,
+    waitFor,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** A fresh schema on the test PostgreSQL, named in a DATABASE_URL, for entry points that read only that. */
+export async function freshDatabaseUrl(): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = openPostgres({ connectionString: TEST_DATABASE_URL, maxConnections: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public').catch(() => undefined);
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema},public`);
+  return {
+    url: url.toString(),
+    schema,
+    async drop() {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.close();
+    },
+  };
+}
