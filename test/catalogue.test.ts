@@ -99,6 +99,11 @@ describe('loading the Peppol code lists v9.7', () => {
     expect(documentTypes.json().totalElements).toBe(321);
     const invoice = documentTypes.json().content.find((documentType: { qualifiedIdentifier: string }) => documentType.qualifiedIdentifier === INVOICE);
     expect(invoice).toMatchObject({ title: 'Peppol BIS Billing UBL Invoice V3', visible: true });
+
+    const profiles = await t.app.inject({ url: '/rest/api/transport-profiles', headers: { authorization: t.users.accessPointProvider.authorization } });
+    expect(profiles.statusCode).toBe(200);
+    expect(profiles.json().content).toContainEqual(expect.objectContaining({ value: 'peppol-transport-as4-v2_0', title: 'Peppol AS4 v2.0', restricted: false }));
+    expect(profiles.json().content).toContainEqual(expect.objectContaining({ value: 'busdox-transport-as2-ver1p0', restricted: true }));
   });
 });
 
