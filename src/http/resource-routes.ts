@@ -1,0 +1,90 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static, TSchema } from 'typebox';
+import type { Queryable } from '../db/database.js';
+import type { Access } from './auth.js';
+import { pageOf, pageRequest, type PageRequest, type Sortable } from './paging.js';
+import { UuidParams } from './schemas.js';
+
+export type Operation = 'find' | 'get' | 'add' | 'update' | 'delete';
+
+/**
+ * A resource managed by the authority: paged find and get for `read`, add, update and delete for `write`, all
+ * by UUID, with the project's conventions (media types, page envelope, 404 before the body is checked).
+ */
+export interface ManagedResource<Form extends TSchema, Item extends TSchema, Write> {
+  /** The media type names of an operation, such as `['capabilities.find']`. */
+  mediaTypes: (operation: Operation) => string[];
+  /** The name of the form in 400 bodies, such as `capabilityFormDTO`. */
+  objectName: string;
+  schemas: { form: Form; item: Item; page: TSchema; query: TSchema };
+  access: { read: readonly Access[]; write: readonly Access[] };
+  sortable: Sortable;
+  tieBreaker: string;
+  find(db: Queryable, page: PageRequest): Promise<{ total: number; rows: Static<Item>[] }>;
+  /** The resource; `NotFoundError.instance` when there is none. */
+  get(db: Queryable, id: string): Promise<Static<Item>>;
+  /** What a valid form writes, its references resolved (400 listing every unknown one); `id` is set on update. */
+  record(tx: Queryable, form: Static<Form>, id: string | null): Promise<Write>;
+  insert(tx: Queryable, record: Write): Promise<string>;
+  update(tx: Queryable, id: string, record: Write): Promise<void>;
+  /** Deletes the resource; 404 when there is none, 409 while something still uses it. */
+  remove(tx: Queryable, id: string): Promise<void>;
+}
+
+/** The five operations of a managed resource, each in one transaction when it writes. */
+export function managedResourceRoutes<Form extends TSchema, Item extends TSchema, Write>(
+  resource: ManagedResource<Form, Item, Write>,
+): FastifyPluginAsyncTypebox {
+  const { access, objectName } = resource;
+  // Widened to TSchema: the route types need not follow the generic parameters; the schemas still validate.
+  const schemas: Record<keyof typeof resource.schemas, TSchema> = resource.schemas;
+  return async (app) => {
+    app.get('/', {
+      schema: { querystring: schemas.query, response: { 200: schemas.page } },
+      config: { access: access.read, mediaTypes: resource.mediaTypes('find') },
+    }, async (request) => {
+      const page = pageRequest(request.query as Parameters<typeof pageRequest>[0], resource.sortable, resource.tieBreaker);
+      const { total, rows } = await resource.find(app.db, page);
+      return pageOf(rows, total, page);
+    });
+
+    app.get('/:identifier', {
+      schema: { params: UuidParams, response: { 200: schemas.item } },
+      config: { access: access.read, mediaTypes: resource.mediaTypes('get') },
+    }, async (request) => resource.get(app.db, request.params.identifier));
+
+    app.post('/', {
+      schema: { body: schemas.form, response: { 201: schemas.item } },
+      config: { access: access.write, mediaTypes: resource.mediaTypes('add'), objectName },
+    }, async (request, reply) => {
+      const created = await app.db.transaction(async (tx) => {
+        const id = await resource.insert(tx, await resource.record(tx, request.body as Static<Form>, null));
+        return resource.get(tx, id);
+      });
+      return reply.status(201).send(created);
+    });
+
+    app.put('/:identifier', {
+      schema: { params: UuidParams, body: schemas.form, response: { 200: schemas.item } },
+      config: { access: access.write, mediaTypes: resource.mediaTypes('update'), objectName },
+    }, async (request) => {
+      const { identifier } = request.params;
+      return app.db.transaction(async (tx) => {
+        await resource.get(tx, identifier);
+        await resource.update(tx, identifier, await resource.record(tx, request.body as Static<Form>, identifier));
+        return resource.get(tx, identifier);
+      });
+    });
+
+    app.delete('/:identifier', {
+      schema: { params: UuidParams },
+      config: { access: access.write, mediaTypes: resource.mediaTypes('delete') },
+    }, async (request, reply) => {
+      await app.db.transaction((tx) => resource.remove(tx, request.params.identifier));
+      return reply.status(204).send();
+    });
+  };
+}
+
+/** The media types of a resource named `name`: `name.find`, `name.get`, ... */
+export const mediaTypesNamed = (name: string) => (operation: Operation) => [`${name}.${operation}`];
