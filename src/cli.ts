@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { readCodeLists, CodeListError } from './catalogue/codelists.js';
 import { exportParticipants, importParticipants, ImportError } from './catalogue/participants-jsonl.js';
-import { loadCatalogue, type Changes, type LoadReport } from './catalogue/repository.js';
+import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './catalogue/repository.js';
 import { loadConfig } from './config.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
@@ -20,8 +20,10 @@ which must not be in use by a running server.
 Commands:
   create-admin <username>         add an ADMIN; password from REGISTRY_PASSWORD, else generated and printed
   reset-password <username>       set a user's password; from REGISTRY_PASSWORD, else generated and printed
-  load-catalogue <file-or-dir...> load the official Peppol code lists (processes.xml, document-types.xml,
-                                  transport-profiles.xml); loading the same release again changes nothing
+  load-catalogue [--allow-older] <file-or-dir...>
+                                  load the official Peppol code lists (processes.xml, document-types.xml,
+                                  transport-profiles.xml); loading the same release again changes nothing;
+                                  a release older than the loaded one is refused unless --allow-older
   import-participants <file.jsonl> [--service-provider <identifier>]
                                   add the participants of a JSON lines file, all or nothing
   export-participants [file]      write every participant as JSON lines (standard output without a file)
@@ -30,7 +32,7 @@ Commands:
 /** A mistake of the operator: its message is all there is to say. */
 class UsageError extends Error {}
 
-const OPERATOR_ERRORS = [UsageError, CodeListError, ImportError, DataDirectoryInUseError, ApiError];
+const OPERATOR_ERRORS = [UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
 
 type Command = (db: Database, args: string[]) => Promise<void>;
 
@@ -96,11 +98,14 @@ async function resetPassword(db: Database, [username]: string[]): Promise<void> 
   console.log(`Password changed: ${tellPassword(username as string, choice)}`);
 }
 
-async function loadCatalogueFiles(db: Database, paths: string[]): Promise<void> {
+async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
+  const allowOlder = args.includes('--allow-older');
+  const paths = args.filter((arg) => arg !== '--allow-older');
+  if (paths.length === 0) throw new UsageError(`Wrong arguments for load-catalogue.\n\n${USAGE}`);
   const { catalogue, skipped } = await readCodeLists(paths);
   for (const path of skipped) console.log(`skipped ${path}: not a processes, document types or transport profiles list`);
   if (catalogue.sources.length === 0) throw new UsageError('No code list found in the given files.');
-  printReport(await loadCatalogue(db, catalogue));
+  printReport(await loadCatalogue(db, catalogue, { allowOlder }));
 }
 
 function printReport(report: LoadReport): void {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readCodeLists } from '../src/catalogue/codelists.js';
-import { catalogueSources, loadCatalogue } from '../src/catalogue/repository.js';
+import { catalogueSources, compareVersions, loadCatalogue, OlderReleaseError } from '../src/catalogue/repository.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 
@@ -86,4 +86,17 @@ it('a newer release updates titles, links and deprecations and leaves participan
   const kept = await t.db.query(`SELECT id, scheme, value FROM processes WHERE value <> $1 ORDER BY id`, [NEW_PROCESS]);
   expect(kept).toEqual(identifiers);
   expect((await catalogueSources(t.db)).find((source) => source.list === 'processes')?.version).toBe('9.8');
+});
+
+it('refuses to go back to an older release unless told to', async () => {
+  const before = await t.db.query(`SELECT id, restricted FROM processes ORDER BY id`);
+  const older = (await readCodeLists([CODE_LISTS])).catalogue;
+  await expect(loadCatalogue(t.db, older)).rejects.toThrow(new OlderReleaseError(
+    'The document-types list 9.7 is older than the loaded 9.8: nothing loaded.'));
+  expect(await t.db.query(`SELECT id, restricted FROM processes ORDER BY id`)).toEqual(before);
+
+  const report = await loadCatalogue(t.db, older, { allowOlder: true });
+  expect(report.processes).toMatchObject({ updated: 1 });
+  expect((await catalogueSources(t.db)).find((source) => source.list === 'processes')?.version).toBe('9.7');
+  expect([compareVersions('9.10', '9.9') > 0, compareVersions('9.7', '9.7.0'), compareVersions('8', '9.7') < 0]).toEqual([true, 0, true]);
 });

@@ -30,11 +30,36 @@ const visible = (state: EntryState) => state !== 'removed';
  * links); what the service makes up (a process's title and domain) is set only when the process is new, so
  * an authority's edits stay. Participants are never touched.
  */
-export async function loadCatalogue(db: Database, catalogue: Catalogue): Promise<LoadReport> {
+export async function loadCatalogue(db: Database, catalogue: Catalogue, options: { allowOlder?: boolean } = {}): Promise<LoadReport> {
   return db.transaction(async (tx) => {
     await lockCatalogue(tx);
+    if (!options.allowOlder) await refuseOlderReleases(tx, catalogue.sources);
     return loadInTransaction(tx, catalogue);
   });
+}
+
+/** A release older than the one loaded: loading it by mistake would undo deprecations. */
+export class OlderReleaseError extends Error {}
+
+async function refuseOlderReleases(tx: Queryable, sources: readonly CatalogueSource[]): Promise<void> {
+  const loaded = await tx.query<CatalogueSource>('SELECT list, version FROM catalogue_sources');
+  for (const source of sources) {
+    const current = loaded.find((row) => row.list === source.list);
+    if (current && compareVersions(source.version, current.version) < 0) {
+      throw new OlderReleaseError(`The ${source.list} list ${source.version} is older than the loaded ${current.version}: nothing loaded.`);
+    }
+  }
+}
+
+/** Dotted release numbers compared part by part as numbers: 9.10 is newer than 9.9. */
+export function compareVersions(a: string, b: string): number {
+  const parts = (version: string) => version.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const [left, right] = [parts(a), parts(b)];
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
 }
 
 /**
