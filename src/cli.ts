@@ -36,12 +36,19 @@ const OPERATOR_ERRORS = [UsageError, CodeListError, ImportError, OlderReleaseErr
 
 type Command = (db: Database, args: string[]) => Promise<void>;
 
-const COMMANDS: Record<string, { run: Command; arity: [number, number] }> = {
-  'create-admin': { run: createAdmin, arity: [1, 1] },
-  'reset-password': { run: resetPassword, arity: [1, 1] },
-  'load-catalogue': { run: loadCatalogueFiles, arity: [1, Infinity] },
-  'import-participants': { run: importFile, arity: [1, 3] },
-  'export-participants': { run: exportFile, arity: [0, 1] },
+const ALLOW_OLDER = '--allow-older';
+const SERVICE_PROVIDER = '--service-provider';
+
+/** Each command with the arguments it takes, checked before the database is opened. */
+const COMMANDS: Record<string, { run: Command; takes: (args: string[]) => boolean }> = {
+  'create-admin': { run: createAdmin, takes: (args) => args.length === 1 },
+  'reset-password': { run: resetPassword, takes: (args) => args.length === 1 },
+  'load-catalogue': { run: loadCatalogueFiles, takes: (args) => args.some((arg) => arg !== ALLOW_OLDER) },
+  'import-participants': {
+    run: importFile,
+    takes: (args) => args.length === 1 || (args.length === 3 && args[1] === SERVICE_PROVIDER),
+  },
+  'export-participants': { run: exportFile, takes: (args) => args.length <= 1 },
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -52,8 +59,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const command = COMMANDS[name];
   if (!command) throw new UsageError(`Unknown command '${name}'.\n\n${USAGE}`);
-  const [least, most] = command.arity;
-  if (args.length < least || args.length > most) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
+  if (!command.takes(args)) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
   const db = await openDatabaseExclusively(configuration(), 'the registry command line');
   try {
     await command.run(db, args);
@@ -99,13 +105,10 @@ async function resetPassword(db: Database, [username]: string[]): Promise<void> 
 }
 
 async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
-  const allowOlder = args.includes('--allow-older');
-  const paths = args.filter((arg) => arg !== '--allow-older');
-  if (paths.length === 0) throw new UsageError(`Wrong arguments for load-catalogue.\n\n${USAGE}`);
-  const { catalogue, skipped } = await readCodeLists(paths);
+  const { catalogue, skipped } = await readCodeLists(args.filter((arg) => arg !== ALLOW_OLDER));
   for (const path of skipped) console.log(`skipped ${path}: not a processes, document types or transport profiles list`);
   if (catalogue.sources.length === 0) throw new UsageError('No code list found in the given files.');
-  printReport(await loadCatalogue(db, catalogue, { allowOlder }));
+  printReport(await loadCatalogue(db, catalogue, { allowOlder: args.includes(ALLOW_OLDER) }));
 }
 
 function printReport(report: LoadReport): void {
@@ -119,11 +122,7 @@ function printReport(report: LoadReport): void {
   for (const warning of report.warnings) console.log(`  warning: ${warning}`);
 }
 
-async function importFile(db: Database, args: string[]): Promise<void> {
-  const [file, option, serviceProviderId] = args;
-  if (option !== undefined && (option !== '--service-provider' || serviceProviderId === undefined)) {
-    throw new UsageError(`Wrong arguments for import-participants.\n\n${USAGE}`);
-  }
+async function importFile(db: Database, [file, , serviceProviderId]: string[]): Promise<void> {
   const count = await importParticipants(db, file as string, serviceProviderId);
   console.log(`Imported ${count} participants.`);
 }

@@ -165,9 +165,12 @@ describe('registry usage', () => {
   it('explains its commands and refuses unknown ones', async () => {
     const help = await runCli([], env);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('load-catalogue <file-or-dir...>');
+    expect(help.stdout).toContain('load-catalogue [--allow-older] <file-or-dir...>');
     expectRefusal(await runCli(['drop-everything'], env), /Unknown command 'drop-everything'/);
     expectRefusal(await runCli(['create-admin'], env), /Wrong arguments for create-admin/);
+    expectRefusal(await runCli(['load-catalogue', '--allow-older'], env), /Wrong arguments for load-catalogue/);
+    expectRefusal(await runCli(['import-participants', 'file.jsonl', '--provider', 'x'], env), /Wrong arguments for import-participants/);
+    expectRefusal(await runCli(['import-participants', join(dir, 'absent.jsonl')], env), /absent\.jsonl: no such file, or not readable/);
   }, SLOW);
 });
 

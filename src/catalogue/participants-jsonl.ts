@@ -1,4 +1,5 @@
-import { createReadStream } from 'node:fs';
+import { constants, createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import type { Database, Queryable } from '../db/database.js';
@@ -42,6 +43,9 @@ export async function exportParticipants(db: Database, out: Writable): Promise<n
  * service provider instead. Every bad line is reported with its number.
  */
 export async function importParticipants(db: Database, path: string, serviceProviderId?: string): Promise<number> {
+  await access(path, constants.R_OK).catch(() => {
+    throw new ImportError(`${path}: no such file, or not readable`);
+  });
   return db.transaction(async (tx) => {
     // Made here, right before it is read: lines a reader emits before anyone iterates it are lost.
     const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
