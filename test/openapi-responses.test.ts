@@ -8,7 +8,7 @@ import { pageOf, PageQuery, pageRequest, PageSchema, type PageParameters } from 
 import { sendJsonArray } from '../src/http/streaming.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { openTestDatabase } from './helpers/database.js';
-import { checkResponsesAgainstDescription, formatViolations, takeResponseViolations } from './helpers/openapi-responses.js';
+import { checkResponsesAgainstDescription, describedResponses, formatViolations, takeResponseViolations } from './helpers/openapi-responses.js';
 
 const Item = Type.Object({ name: Type.String() }, { title: 'ZzItem' });
 const ItemWithSecret = Type.Object({ name: Type.String(), secret: Type.String() });
@@ -122,5 +122,26 @@ describe('startTestApp', () => {
     expect(takeResponseViolations()).toEqual([
       { response: 'GET /rest/api/processes/{identifier} -> 404 application/json', problem: expect.stringMatching(/^status 404 is not described/) },
     ]);
+  });
+});
+
+describe('the checker of one description', () => {
+  const checker = describedResponses({
+    paths: {
+      '/rest/api/things/{identifier}': {
+        delete: { responses: { 204: {} } },
+        get: { responses: { 200: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } } } },
+      },
+    },
+  });
+  const route = (method: string) => ({ method, routeUrl: '/rest/api/things/:identifier' });
+
+  it('names what is wrong: a body where none is described, an undescribed media type, a body that is no JSON', () => {
+    expect(checker.check(route('DELETE'), 204, undefined, '')).toBeUndefined();
+    expect(checker.check(route('DELETE'), 204, 'application/json', '{}')).toBe('a body was sent, but the description says status 204 has none');
+    expect(checker.check(route('GET'), 200, 'text/html; charset=utf-8', '<p>')).toBe('media type text/html is not described; described: application/json');
+    expect(checker.check(route('GET'), 200, 'application/json', '{"name":')).toBe('the body is not JSON: {"name":');
+    expect(checker.check(route('GET'), 200, 'application/json;charset=UTF-8', '{"name":"a"}')).toBeUndefined();
+    expect(checker.check(route('PUT'), 200, 'application/json', '{}')).toBe('the operation is not in the description');
   });
 });

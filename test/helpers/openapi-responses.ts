@@ -148,10 +148,15 @@ function checkerOf(app: FastifyInstance): DescribedResponses {
 
 function record(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, body: string) {
   const described = { method: request.method, routeUrl: request.routeOptions.url };
-  const checker = checkerOf(app);
   const contentType = reply.getHeader('content-type') as string | undefined;
-  const problem = checker.check(described, reply.statusCode, contentType, body);
-  if (problem) violations.push({ response: checker.label(described, reply.statusCode, contentType), problem });
+  try {
+    const checker = checkerOf(app);
+    const problem = checker.check(described, reply.statusCode, contentType, body);
+    if (problem) violations.push({ response: checker.label(described, reply.statusCode, contentType), problem });
+  } catch (error) {
+    // A description that cannot be built or compiled must fail the test, not turn the response into a 500.
+    violations.push({ response: `${request.method} ${request.url} -> ${reply.statusCode}`, problem: `the check failed: ${(error as Error).message}` });
+  }
 }
 
 /** Checks every response of `app` (streamed ones when they end); call it before `app.ready()`. */
