@@ -8,7 +8,9 @@ import { pageOf, PageQuery, pageRequest, PageSchema, type PageParameters } from 
 import { sendJsonArray } from '../src/http/streaming.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { openTestDatabase } from './helpers/database.js';
-import { checkResponsesAgainstDescription, describedResponses, formatViolations, takeResponseViolations } from './helpers/openapi-responses.js';
+import {
+  checkResponsesAgainstDescription, describedResponses, failOnViolations, formatViolations, takeResponseViolations,
+} from './helpers/openapi-responses.js';
 
 const Item = Type.Object({ name: Type.String() }, { title: 'ZzItem' });
 const ItemWithSecret = Type.Object({ name: Type.String(), secret: Type.String() });
@@ -119,9 +121,11 @@ describe('startTestApp', () => {
     delete operation?.responses['404'];
     const response = await test.app.inject({ url: '/rest/api/processes/00000000-0000-4000-8000-000000000000' });
     expect(response.statusCode).toBe(404);
-    expect(takeResponseViolations()).toEqual([
-      { response: 'GET /rest/api/processes/{identifier} -> 404 application/json', problem: expect.stringMatching(/^status 404 is not described/) },
-    ]);
+    // After each test the recorded violations are thrown, which fails the test that caused them.
+    expect(() => failOnViolations()).toThrow(
+      /^1 response\(s\) do not match the OpenAPI description \(\/v3\/api-docs\):\n- GET \/rest\/api\/processes\/\{identifier\} -> 404 application\/json: status 404 is not described/,
+    );
+    expect(takeResponseViolations()).toEqual([]);
   });
 });
 

@@ -39,12 +39,16 @@ export function formatViolations(list: readonly ResponseViolation[]): string {
   ].join('\n');
 }
 
-function failOnViolations() {
+/** Throws the violations recorded since the last check: after each test, so that the test fails. */
+export function failOnViolations() {
   const found = takeResponseViolations();
   if (found.length > 0) throw new Error(formatViolations(found));
 }
-afterEach(failOnViolations);
-afterAll(failOnViolations);
+// Registered when a test file imports this (through startTestApp); a script outside vitest only gets the app.
+if (process.env.VITEST) {
+  afterEach(failOnViolations);
+  afterAll(failOnViolations);
+}
 
 /** The check's own copy of a schema: objects admit no property they do not list (except inside `allOf`). */
 function closed(schema: unknown, inAllOf = false): unknown {
