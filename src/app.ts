@@ -8,7 +8,7 @@ import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
-import errorHandler from './http/error-handler.js';
+import errorHandler, { routerErrors } from './http/error-handler.js';
 import mediaTypes from './http/media-types.js';
 import organizations from './organizations/routes.js';
 import participants from './participants/routes.js';
@@ -50,6 +50,9 @@ export async function buildApp(options: AppOptions) {
     // During shutdown, requests that still reach the service are answered (with Connection: close), not
     // refused with the framework's own 503 body.
     return503OnClosing: false,
+    // Room for any qualified identifier, percent-encoded; longer ones get a 400 in the common error body.
+    routerOptions: { maxParamLength: 1000 },
+    frameworkErrors: routerErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody, MethodNotAllowedError, ValidationError, fieldError, type FieldError } from './errors.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import { validationErrorOf } from './validation.js';
 
 declare module 'fastify' {
@@ -43,7 +44,26 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError | un
 }
 
 async function errorHandler(fastify: FastifyInstance) {
+  // A path that exists with other methods answers 405 with `Allow`, not 404.
+  const routes: Array<{ method: string; path: RegExp }> = [];
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, path: pathPattern(route.url) });
+  });
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...new Set(routes.filter((route) => route.path.test(path)).map((route) => route.method))];
+    if (allowed.length > 0) {
+      const error = new MethodNotAllowedError(request.method, allowed);
+      reply.headers(error.headers);
+      return send(reply, request, error.status, error.exception, error.message);
+    }
+    return send(reply, request, 404, 'NotFoundError', `No operation at ${request.method} ${path}`);
+  };
+  fastify.setNotFoundHandler(notFound);
+
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    // A path no operation has is a 404, whatever its body: no 415 or 400 for a body nobody would read.
+    if (request.is404) return notFound(request, reply);
     const apiError = toApiError(error, request);
     if (apiError) {
       reply.headers(apiError.headers);
@@ -58,23 +78,6 @@ async function errorHandler(fastify: FastifyInstance) {
     // Framework errors with a client status (413, 415, 401 of malformed credentials, ...).
     return send(reply, request, status, error.code ? errorClassName(error.code) : 'RequestError', error.message);
   });
-
-  // A path that exists with other methods answers 405 with `Allow`, not 404.
-  const routes: Array<{ method: string; path: RegExp }> = [];
-  fastify.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, path: pathPattern(route.url) });
-  });
-
-  fastify.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const allowed = [...new Set(routes.filter((route) => route.path.test(path)).map((route) => route.method))];
-    if (allowed.length > 0) {
-      const error = new MethodNotAllowedError(request.method, allowed);
-      reply.headers(error.headers);
-      return send(reply, request, error.status, error.exception, error.message);
-    }
-    return send(reply, request, 404, 'NotFoundError', `No operation at ${request.method} ${path}`);
-  });
 }
 
 /** `/rest/api/processes/:identifier` matches `/rest/api/processes/<any one segment>`. */
@@ -82,6 +85,17 @@ function pathPattern(url: string): RegExp {
   const segments = url.split('/').map((segment) =>
     segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${segments.join('/')}$`);
+}
+
+/**
+ * The router's own errors, raised before any route or hook runs (a path that is not valid percent-encoded
+ * UTF-8, or a path parameter beyond `maxParamLength`): a 400 in the common error body all the same, with the
+ * header constants the hooks would have set.
+ */
+export function routerErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.headers(SECURITY_HEADERS);
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The request path is not valid';
+  return send(reply, request, 400, errorClassName(error.code), message);
 }
 
 /** `FST_ERR_CTP_BODY_TOO_LARGE` becomes `BodyTooLargeError`: the framework's code, readable. */

@@ -10,10 +10,8 @@ async function requestHygiene(fastify: FastifyInstance) {
   fastify.addHook('preValidation', async (request) => {
     const violations: FieldError[] = [];
     // Named like the schema's own errors: the body by its object name, then queryParameters, pathVariables.
-    const collect = (objectName: string): Collect => (field, value) =>
-      violations.push(fieldError({
-        objectName, field, code: 'NoNulCharacter', rejectedValue: value, defaultMessage: 'must not contain NUL characters',
-      }));
+    const collect = (objectName: string): Collect => (field, value, violation = NUL_CHARACTER) =>
+      violations.push(fieldError({ objectName, field, rejectedValue: value, ...violation }));
 
     request.body = withoutNulls(request.body, '', collect(request.routeOptions.config.objectName ?? 'request'));
     findNul(request.query, '', collect('queryParameters'));
@@ -23,28 +21,43 @@ async function requestHygiene(fastify: FastifyInstance) {
   });
 }
 
-type Collect = (field: string, value: unknown) => void;
+type Violation = { code: string; defaultMessage: string };
+type Collect = (field: string, value: unknown, violation?: Violation) => void;
+
+const NUL_CHARACTER: Violation = { code: 'NoNulCharacter', defaultMessage: 'must not contain NUL characters' };
+
+/** Deeper request bodies are refused: no form nests more than a few levels, and recursion must stay bounded. */
+export const MAX_NESTING = 32;
+
+const TOO_DEEP: Violation = { code: 'MaxNesting', defaultMessage: `must not be nested more than ${MAX_NESTING} levels deep` };
+
+function tooDeep(path: string, collect: Collect): undefined {
+  collect(path, null, TOO_DEEP);
+  return undefined;
+}
 
 function childPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
   return path === '' ? key : `${path}.${key}`;
 }
 
-function withoutNulls(value: unknown, path: string, collect: Collect): unknown {
-  if (Array.isArray(value)) return value.map((item, index) => withoutNulls(item, childPath(path, index), collect));
+function withoutNulls(value: unknown, path: string, collect: Collect, depth = 0): unknown {
+  if (typeof value === 'object' && value !== null && depth >= MAX_NESTING) return tooDeep(path, collect);
+  if (Array.isArray(value)) return value.map((item, index) => withoutNulls(item, childPath(path, index), collect, depth + 1));
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value).filter(([, child]) => child !== null);
-    return Object.fromEntries(entries.map(([key, child]) => [key, withoutNulls(child, childPath(path, key), collect)]));
+    return Object.fromEntries(entries.map(([key, child]) => [key, withoutNulls(child, childPath(path, key), collect, depth + 1)]));
   }
   if (typeof value === 'string' && value.includes('\u0000')) collect(path, value);
   return value;
 }
 
-function findNul(value: unknown, path: string, collect: Collect): void {
+function findNul(value: unknown, path: string, collect: Collect, depth = 0): void {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) collect(path, value);
   } else if (typeof value === 'object' && value !== null) {
-    for (const [key, child] of Object.entries(value)) findNul(child, childPath(path, key), collect);
+    if (depth >= MAX_NESTING) return void tooDeep(path, collect);
+    for (const [key, child] of Object.entries(value)) findNul(child, childPath(path, key), collect, depth + 1);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -25,4 +25,31 @@ const body = validator({ coerceTypes: false });
 const text = validator({ coerceTypes: 'array' });
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? body : text).compile(schema);
+  httpPart === 'body' ? body.compile(schema) : finiteNumbersOnly(text.compile(schema), schema as SchemaWithProperties);
+
+type SchemaWithProperties = { properties?: Record<string, unknown> };
+
+/**
+ * ajv coerces text such as `1e400` to Infinity and lets it pass `integer` and `maximum`, so a huge page would
+ * reach SQL as "Infinity". A number that is not finite is a type mismatch like any other non-number.
+ */
+function finiteNumbersOnly(validate: ValidateFunction, schema: SchemaWithProperties) {
+  const checked = (data: unknown): boolean => {
+    const valid = validate(data);
+    const infinite = valid && typeof data === 'object' && data !== null ? nonFinite(data as Record<string, unknown>, schema) : [];
+    checked.errors = infinite.length > 0 ? infinite : validate.errors;
+    return valid && infinite.length === 0;
+  };
+  checked.errors = null as ValidateFunction['errors'];
+  return checked;
+}
+
+function nonFinite(data: Record<string, unknown>, schema: SchemaWithProperties): ErrorObject[] {
+  return Object.entries(data).flatMap(([key, value]) =>
+    (Array.isArray(value) ? value.map((item, index) => [`/${key}/${index}`, item] as const) : [[`/${key}`, value] as const])
+      .filter(([, item]) => typeof item === 'number' && !Number.isFinite(item))
+      .map(([instancePath, item]) => ({
+        keyword: 'type', instancePath, schemaPath: `#/properties/${key}/type`, params: { type: 'integer' },
+        message: 'must be integer', data: item, parentSchema: schema.properties?.[key] as object | undefined,
+      })));
+}
