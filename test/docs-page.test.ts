@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { testDatabaseKind } from './helpers/database.js';
 import { testOutputDir } from './helpers/openapi-tools.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -60,9 +61,11 @@ describe('the docs page at /rest/resources/docs', () => {
     expect(await info.locator('pre code', { hasText: 'curl' }).count()).toBeGreaterThan(0);
     expect(await page.locator('.opblock-tag').count()).toBeGreaterThanOrEqual(5);
 
-    const screenshot = join(testOutputDir('docs-page'), 'docs-page.png');
+    // One folder per vitest project: both run at once.
+    const shots = testOutputDir(`docs-page-${testDatabaseKind}`);
+    const screenshot = join(shots, 'docs-page.png');
     await page.screenshot({ path: screenshot });
-    const operationsShot = join(testOutputDir('docs-page'), 'docs-page-operations.png');
+    const operationsShot = join(shots, 'docs-page-operations.png');
     await page.locator('.opblock-tag-section').first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: operationsShot });
 
@@ -74,7 +77,7 @@ describe('the docs page at /rest/resources/docs', () => {
     expect(await find.locator('tr[data-param-name="size"]').innerText()).toMatch(/default.*30/is);
     const mediaTypes = await find.locator('.response-control-media-type select option').allInnerTexts();
     expect(mediaTypes).toContain('application/vnd.registry.processes.stream.v1+json');
-    const operationShot = join(testOutputDir('docs-page'), 'docs-page-find-processes.png');
+    const operationShot = join(shots, 'docs-page-find-processes.png');
     await find.screenshot({ path: operationShot });
     console.log(`docs page screenshots: ${screenshot} ${operationsShot} ${operationShot}`);
 

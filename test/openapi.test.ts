@@ -9,6 +9,7 @@ import { ICDS } from '../src/http/schemas.js';
 import { hoistTitledSchemas } from '../src/openapi/components.js';
 import { rolesOf } from '../src/openapi/operations.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { testDatabaseKind } from './helpers/database.js';
 import { expectSecurityHeaders } from './helpers/assertions.js';
 import { describedPath } from './helpers/openapi-responses.js';
 import { PROJECT_ROOT, registeredRoutes, testOutputDir } from './helpers/openapi-tools.js';
@@ -67,7 +68,8 @@ describe('the OpenAPI description', () => {
   });
 
   it('passes the Redocly linter with no error', async () => {
-    const file = join(testOutputDir('openapi'), 'openapi.json');
+    // One folder per vitest project: both run at once.
+    const file = join(testOutputDir(`openapi-${testDatabaseKind}`), 'openapi.json');
     writeFileSync(file, JSON.stringify(description, null, 2));
     const lint = await run(join(PROJECT_ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--format=json'], {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },

@@ -15,7 +15,7 @@ function isTitledSchema(node: Json): node is JsonObject & { title: string } {
 }
 
 /** A copy without the internal `x-constraint` keyword, which only names the validation error code. */
-export function withoutInternalKeywords(node: Json): Json {
+function withoutInternalKeywords(node: Json): Json {
   if (Array.isArray(node)) return node.map(withoutInternalKeywords);
   if (!isObject(node)) return node;
   return Object.fromEntries(Object.entries(node).filter(([key]) => key !== 'x-constraint').map(([key, value]) => [key, withoutInternalKeywords(value)]));

@@ -50,7 +50,7 @@ function roleTable(operations: Operation[]): string {
  * A valid-looking value of a schema. A request sample has the required properties only and empty sets; a
  * response sample (`full`) has every property and one item per array, down to a few levels.
  */
-export function sampleOf(schema: JsonObject | undefined, components: Record<string, JsonObject>, full = false, depth = 0): unknown {
+function sampleOf(schema: JsonObject | undefined, components: Record<string, JsonObject>, full = false, depth = 0): unknown {
   if (!schema || depth > 8) return null;
   const sample = (child: unknown) => sampleOf(child as JsonObject | undefined, components, full, depth + 1);
   if (typeof schema.$ref === 'string') return sample(components[schema.$ref.split('/').pop() as string]);

@@ -1,11 +1,10 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
-import { ANONYMOUS, ROLES, type Access, type AccessRule } from '../http/auth.js';
+import { ANONYMOUS, API_PREFIX, ROLES, type Access, type AccessRule } from '../http/auth.js';
 import { JSON_MEDIA_TYPE, vendorMediaType } from '../http/media-types.js';
 import { ErrorBody } from '../http/schemas.js';
 
 type Schema = Record<string, unknown>;
 
-export const API_PATH = '/rest/api/';
 export const BASIC_AUTH = 'basicAuth';
 
 /** The reason phrase of each error status an operation may answer, as the description words it. */
@@ -31,7 +30,7 @@ const ACTION_VERBS = new Set(['find', 'get', 'add', 'update', 'delete', 'stream'
 const PROBES = ['00000000-0000-4000-8000-000000000000', 'iso6523-actorid-upis::0192:987654321'] as const;
 const PROBE_NAMES = ['a UUID', 'a qualified identifier'] as const;
 
-export interface RolesOf {
+interface RolesOf {
   /** Every role that may call the operation in some case. */
   roles: Access[];
   /** When the rule depends on the kind of identifier in the path: what each kind admits. */
@@ -62,10 +61,10 @@ export function rolesOf(rule: AccessRule, url: string): RolesOf {
 }
 
 /** The error statuses an operation can answer, from what it declares: access, parameters, body, media types. */
-export function errorStatusesOf(route: Pick<RouteOptions, 'url' | 'config'> & { method: string; schema?: FastifySchema }, roles: readonly Access[]): number[] {
+function errorStatusesOf(route: Pick<RouteOptions, 'url' | 'config'> & { method: string; schema?: FastifySchema }, roles: readonly Access[]): number[] {
   const schema = route.schema ?? {};
   const statuses = new Set<number>([500]);
-  const api = route.url.startsWith(API_PATH);
+  const api = route.url.startsWith(API_PREFIX);
   if (schema.params || schema.querystring || schema.body || schema.headers || api) statuses.add(400);
   if (route.config?.access) {
     statuses.add(401).add(429);
@@ -102,9 +101,9 @@ function operationIdOf(mediaType: string | undefined, method: string, url: strin
 }
 
 /** The resource of an API path: its first segment after `/rest/api/`. */
-export function tagOf(url: string): string | undefined {
-  if (!url.startsWith(API_PATH)) return undefined;
-  return url.slice(API_PATH.length).split('/')[0] || undefined;
+function tagOf(url: string): string | undefined {
+  if (!url.startsWith(API_PREFIX)) return undefined;
+  return url.slice(API_PREFIX.length).split('/')[0] || undefined;
 }
 
 function rolesText(roles: RolesOf): string {
@@ -145,7 +144,7 @@ function successResponses(route: { method: string; schema?: FastifySchema; confi
   return responses;
 }
 
-export interface TransformInput {
+interface TransformInput {
   schema: FastifySchema | undefined;
   url: string;
   route: RouteOptions;

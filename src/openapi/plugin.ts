@@ -7,8 +7,8 @@ import { hoistTitledSchemas } from './components.js';
 import { introductionOf, type Description } from './introduction.js';
 import { BASIC_AUTH, describeOperation } from './operations.js';
 
-export const DESCRIPTION_PATH = '/v3/api-docs';
-export const DOCS_PATH = '/rest/resources/docs';
+const DESCRIPTION_PATH = '/v3/api-docs';
+const DOCS_PATH = '/rest/resources/docs';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
