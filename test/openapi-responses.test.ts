@@ -147,5 +147,6 @@ describe('the checker of one description', () => {
     expect(checker.check(route('GET'), 200, 'application/json', '{"name":')).toBe('the body is not JSON: {"name":');
     expect(checker.check(route('GET'), 200, 'application/json;charset=UTF-8', '{"name":"a"}')).toBeUndefined();
     expect(checker.check(route('PUT'), 200, 'application/json', '{}')).toBe('the operation is not in the description');
+    expect(checker.check({ method: 'GET', routeUrl: undefined }, 200, 'application/json', '{}')).toBe('status 200 without a route');
   });
 });

@@ -90,8 +90,8 @@ export function describedResponses(description: Description): DescribedResponses
 
   function schemaFor(request: { method: string; routeUrl: string | undefined }, status: number, type: string | undefined): { schema?: unknown; problem?: string } {
     if (request.routeUrl === undefined) {
-      // No route matched: the not-found handler answers with the common error body.
-      return status === 404 || status === 405 ? { schema: errorBody } : { problem: `status ${status} without a route` };
+      // No route matched: the not-found handler and the router's errors answer with the common error body.
+      return status >= 400 ? { schema: errorBody } : { problem: `status ${status} without a route` };
     }
     const operation = description.paths[describedPath(request.routeUrl)]?.[request.method.toLowerCase()];
     if (!operation) return { problem: 'the operation is not in the description' };
