@@ -82,6 +82,16 @@ const onSqlState = (state: string) => async <T>(work: Promise<T>, conflict: () =
   }
 };
 
+/** Errors of a database that cannot be reached (refused, cut or shut down), as opposed to a failing statement. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03']);
+const UNREACHABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i;
+
+export function isDatabaseUnreachable(error: unknown): boolean {
+  const code = sqlStateOf(error);
+  if (code && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  return error instanceof Error && UNREACHABLE_MESSAGES.test(error.message);
+}
+
 /** Turns the unique violation of a race lost to another request into the conflict it is. */
 export const onUniqueViolation = onSqlState(SqlState.uniqueViolation);
 /** Turns a link to a row that another request deleted meanwhile into a conflict. */

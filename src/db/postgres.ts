@@ -41,6 +41,8 @@ export interface PostgresOptions {
   maxConnections?: number;
 }
 
+const ignoreError = () => undefined;
+
 export function openPostgres(options: PostgresOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -49,7 +51,7 @@ export function openPostgres(options: PostgresOptions): Database {
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
+  pool.on('error', ignoreError);
 
   const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
     (await client.query({ text: sql, values: params as unknown[], name: statementName(sql, params) })).rows as T[];
@@ -61,6 +63,9 @@ export function openPostgres(options: PostgresOptions): Database {
 
   async function begin(readOnly = false) {
     const client = await pool.connect();
+    // The pool listens for errors of idle clients only: a connection lost while checked out would otherwise
+    // be an uncaught error that ends the process. Its next statement fails instead, and it is discarded.
+    client.on('error', ignoreError);
     try {
       await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
     } catch (error) {
@@ -71,6 +76,7 @@ export function openPostgres(options: PostgresOptions): Database {
     const done = async (failed: boolean) => {
       try {
         await client.query(failed ? 'ROLLBACK' : 'COMMIT');
+        client.off('error', ignoreError);
         client.release();
       } catch (error) {
         client.release(true);

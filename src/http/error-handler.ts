@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, errorBody, MethodNotAllowedError, ValidationError, fieldError, type FieldError } from './errors.js';
+import { isDatabaseUnreachable } from '../db/database.js';
+import {
+  ApiError, errorBody, MethodNotAllowedError, ServiceUnavailableError, ValidationError, fieldError, type FieldError,
+} from './errors.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { validationErrorOf } from './validation.js';
 
@@ -69,6 +72,11 @@ async function errorHandler(fastify: FastifyInstance) {
       reply.headers(apiError.headers);
       const errors = apiError instanceof ValidationError ? apiError.errors : undefined;
       return send(reply, request, apiError.status, apiError.exception, apiError.message, errors);
+    }
+    if (isDatabaseUnreachable(error)) {
+      request.log.error({ err: error }, 'database unreachable');
+      const unavailable = new ServiceUnavailableError('The database is unavailable; try again later');
+      return send(reply, request, unavailable.status, unavailable.exception, unavailable.message);
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {

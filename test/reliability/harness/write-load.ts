@@ -28,6 +28,9 @@ export class Ledger {
 /** Thrown when the service stopped answering: the worker ends there. */
 class Gone extends Error {}
 
+/** Thrown after a 5xx: that write may or may not have happened, so its chain ends and a new one begins. */
+class Indeterminate extends Error {}
+
 const SPARE = () => randomBytes(4).toString('hex');
 
 async function send(ledger: Ledger, baseUrl: string, request: Call): Promise<Answer> {
@@ -52,13 +55,17 @@ interface Context {
 async function write(ctx: Context, entity: Entity, next: string | null, request: Call): Promise<Answer> {
   entity.pending = next;
   const answer = await send(ctx.ledger, ctx.baseUrl, request);
+  if (answer.status >= 500) {
+    // Like no answer at all: the database may have committed just before it became unreachable.
+    ctx.ledger.serverErrors.push(`${request.method} ${request.path}: ${answer.status} ${answer.body}`);
+    throw new Indeterminate();
+  }
   delete entity.pending;
   if (answer.status >= 200 && answer.status < 300) {
     entity.acked = next;
     ctx.ledger.acknowledged += 1;
   } else {
     ctx.ledger.refused += 1;
-    if (answer.status >= 500) ctx.ledger.serverErrors.push(`${request.method} ${request.path}: ${answer.status} ${answer.body}`);
   }
   return answer;
 }
@@ -125,10 +132,13 @@ async function participantChain(ctx: Context) {
 export async function runWriteLoad(baseUrl: string, actors: Actors, ledger: Ledger, workers: number, stopped: () => boolean) {
   const ctx: Context = { baseUrl, actors, ledger, stopped };
   await Promise.all(Array.from({ length: workers }, async (_, worker) => {
-    try {
-      while (!stopped()) await (worker % 2 === 0 ? processChain(ctx) : participantChain(ctx));
-    } catch (error) {
-      if (!(error instanceof Gone)) throw error;
+    while (!stopped()) {
+      try {
+        await (worker % 2 === 0 ? processChain(ctx) : participantChain(ctx));
+      } catch (error) {
+        if (error instanceof Gone) return;
+        if (!(error instanceof Indeterminate)) throw error;
+      }
     }
   }));
 }
