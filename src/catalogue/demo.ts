@@ -4,7 +4,8 @@ import { insertAccessPoint } from '../access-points/repository.js';
 import type { Database, Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { Role } from '../http/auth.js';
-import { insertParticipant, setProcesses } from '../participants/repository.js';
+import type { Icd } from '../http/schemas.js';
+import { registerParticipant } from '../participants/registration.js';
 import { insertServiceProvider } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
 import { transportProfileIdOf } from './repository.js';
@@ -13,7 +14,7 @@ export const DEMO_USERNAME = 'demo-provider';
 export const BILLING_PROCESS = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 const AS4 = 'peppol-transport-as4-v2_0';
 
-const DEMO_PARTICIPANTS = [
+const DEMO_PARTICIPANTS: Array<{ icd: Icd; organizationIdentifier: string; name: string; contact: string }> = [
   { icd: '0192', organizationIdentifier: '910000001', name: 'Demo Bakery AS', contact: 'Ola Nordmann' },
   { icd: '0007', organizationIdentifier: '5560000001', name: 'Demo Timber AB', contact: 'Anna Svensson' },
   { icd: '0088', organizationIdentifier: '7300000000001', name: 'Demo Wholesale Ltd', contact: 'Jane Smith' },
@@ -64,17 +65,8 @@ async function demoEndpoints(tx: Queryable) {
 /** With the billing process when the catalogue has it (the starter catalogue does). */
 async function addDemoParticipants(tx: Queryable, serviceProviderId: string): Promise<void> {
   const { ids } = await resolveReferences(tx, PROCESS_REFERENCE, [{ qualifiedIdentifier: BILLING_PROCESS }], 'processes');
+  const processes = ids.map((identifier) => ({ identifier }));
   for (const participant of DEMO_PARTICIPANTS) {
-    const organization = { icd: participant.icd, organizationIdentifier: participant.organizationIdentifier };
-    const id = await insertParticipant(tx, {
-      ...organization,
-      serviceProviderId,
-      organizationPartIdentifier: null,
-      sourceIndicator: null,
-      name: participant.name,
-      deleteDate: null,
-      contact: { name: participant.contact, email: null, phoneNumber: null },
-    });
-    await setProcesses(tx, { id, ...organization, serviceProviderId, processIds: [] }, ids);
+    await registerParticipant(tx, serviceProviderId, { ...participant, contact: { name: participant.contact }, processes });
   }
 }

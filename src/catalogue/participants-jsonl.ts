@@ -3,14 +3,11 @@ import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import type { Database, Queryable } from '../db/database.js';
-import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, ValidationError } from '../http/errors.js';
 import { validatorCompiler } from '../http/validators.js';
-import {
-  insertParticipant, processRules, purgeExpired, serviceProviderExists, setProcesses, streamParticipants,
-} from '../participants/repository.js';
 import { isUuid } from '../participants/identifiers.js';
-import { processRuleErrors } from '../participants/rules.js';
+import { registerParticipant } from '../participants/registration.js';
+import { serviceProviderExists, streamParticipants } from '../participants/repository.js';
 import { AddParticipantForm, type Participant, type ParticipantFilter } from '../participants/schemas.js';
 
 /** An import with bad lines: nothing of it was stored. The message lists the lines and what is wrong. */
@@ -91,21 +88,12 @@ async function importLine(tx: Queryable, text: string, serviceProviderId: string
   if (!isUuid(providerId) || !(await serviceProviderExists(tx, providerId))) {
     throw new ImportError(`no service provider with identifier '${providerId}'`);
   }
-  const organization = { icd: form.icd, organizationIdentifier: form.organizationIdentifier.toLowerCase() };
-  const { ids, errors } = await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
-  const violations = [...errors, ...processRuleErrors(form.processes, await processRules(tx, ids), form.icd, [])];
-  if (violations.length > 0) throw new ImportError(violations.map((violation) => violation.defaultMessage).join('; '));
-  await purgeExpired(tx, organization);
-  const id = await insertParticipant(tx, {
-    ...organization,
-    serviceProviderId: providerId,
-    organizationPartIdentifier: form.organizationPartIdentifier ?? null,
-    sourceIndicator: form.sourceIndicator ?? null,
-    name: form.name ?? null,
-    deleteDate: form.deleteDate ?? null,
-    contact: { name: form.contact.name, email: form.contact.email ?? null, phoneNumber: form.contact.phoneNumber ?? null },
-  });
-  await setProcesses(tx, { id, ...organization, serviceProviderId: providerId, processIds: [] }, ids);
+  try {
+    await registerParticipant(tx, providerId, form);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ImportError(error.errors.map((entry) => entry.defaultMessage).join('; '));
+    throw error;
+  }
 }
 
 /** As in API requests, a JSON null counts as an absent property (exports write absent values as null). */

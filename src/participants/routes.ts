@@ -1,19 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
-import { NotFoundError, ValidationError, type FieldErrorInput } from '../http/errors.js';
+import { NotFoundError } from '../http/errors.js';
 import { pageOf, pageRequest } from '../http/paging.js';
-import type { ContactForm, Reference } from '../http/schemas.js';
 import { sendJsonArray } from '../http/streaming.js';
 import { isUuid, participantKeyOf, type ParticipantKey } from './identifiers.js';
 import {
-  deleteParticipant, findParticipants, getParticipant, getParticipantProcesses, insertParticipant, lockParticipant,
-  PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, processRules, purgeExpired, serviceProviderExists, setProcesses,
-  streamParticipants, transferParticipant, updateParticipant, type ContactRecord, type LockedParticipant, type Scope,
+  deleteParticipant, findParticipants, getParticipant, getParticipantProcesses, lockParticipant,
+  PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, purgeExpired, serviceProviderExists, setProcesses,
+  streamParticipants, transferParticipant, updateParticipant, type LockedParticipant, type Scope,
 } from './repository.js';
-import { processRuleErrors } from './rules.js';
+import { ADD_FORM, contactOf, processIdsOf, registerParticipant } from './registration.js';
 import {
   AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
   UpdateParticipantForm,
@@ -22,7 +20,6 @@ import {
 const PROVIDERS: readonly Access[] = [Role.serviceProvider];
 const READERS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
 const PROVIDERS_AND_ADMINS: readonly Access[] = [Role.serviceProvider, Role.admin];
-const ADD_FORM = 'addParticipantFormDTO';
 const UPDATE_FORM = 'updateParticipantFormDTO';
 
 /** The role set of a path shape: one for a qualified identifier, another for a UUID. */
@@ -42,34 +39,6 @@ function keyOf(segment: string): ParticipantKey {
   const key = participantKeyOf(segment);
   if (!key) throw notFound(segment);
   return key;
-}
-
-const contactOf = (contact: ContactForm): ContactRecord =>
-  ({ name: contact.name, email: contact.email ?? null, phoneNumber: contact.phoneNumber ?? null });
-
-/** A delete date must lie in the future: today's would remove the participant at once. */
-function deleteDateErrors(deleteDate: string | undefined): Omit<FieldErrorInput, 'objectName'>[] {
-  const today = new Date().toISOString().slice(0, 10);
-  if (deleteDate === undefined || deleteDate > today) return [];
-  return [{ field: 'deleteDate', code: 'Future', rejectedValue: deleteDate, typeName: 'LocalDate', defaultMessage: 'must be a future date' }];
-}
-
-/**
- * Resolves the form's processes and applies the participant rules; every violation, of the references,
- * the rules and the delete date, is reported at once.
- */
-async function processIdsOf(
-  tx: Queryable,
-  objectName: string,
-  form: { processes: Reference[]; deleteDate?: string },
-  icd: string,
-  currentIds: readonly string[],
-): Promise<string[]> {
-  const { ids, errors } = await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
-  const rules = await processRules(tx, ids);
-  const violations = [...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
-  if (violations.length > 0) throw ValidationError.of(objectName, violations);
-  return ids;
 }
 
 async function lockOwn(tx: Queryable, identifier: string, scope: Scope): Promise<LockedParticipant> {
@@ -110,24 +79,9 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     schema: { body: AddParticipantForm, response: { 201: Participant } },
     config: { access: PROVIDERS, mediaTypes: ['participants.add'], objectName: ADD_FORM },
   }, async (request, reply) => {
-    const form = request.body;
     const serviceProviderId = callerOf(request).serviceProviderId as string;
-    const organization = { icd: form.icd, organizationIdentifier: form.organizationIdentifier.toLowerCase() };
-    const participant = await app.db.transaction(async (tx) => {
-      const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, []);
-      await purgeExpired(tx, organization);
-      const id = await insertParticipant(tx, {
-        ...organization,
-        serviceProviderId,
-        organizationPartIdentifier: form.organizationPartIdentifier ?? null,
-        sourceIndicator: form.sourceIndicator ?? null,
-        name: form.name ?? null,
-        deleteDate: form.deleteDate ?? null,
-        contact: contactOf(form.contact),
-      });
-      await setProcesses(tx, { id, ...organization, serviceProviderId, processIds: [] }, processIds);
-      return reread(tx, id);
-    });
+    const participant = await app.db.transaction(async (tx) =>
+      reread(tx, await registerParticipant(tx, serviceProviderId, request.body)));
     return reply.status(201).send(participant);
   });
 
