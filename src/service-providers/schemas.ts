@@ -19,7 +19,7 @@ export const ServiceProvider = Type.Object(
     title: Type.String({ description: 'name of the service provider' }),
     accessPoint: Nullable(Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'AccessPointSummary' })),
   },
-  { title: 'ServiceProvider' },
+  { title: 'ServiceProviderDetails' },
 );
 export type ServiceProvider = Static<typeof ServiceProvider>;
 
