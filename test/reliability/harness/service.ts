@@ -56,10 +56,15 @@ function logMessage(line: string): string | undefined {
   }
 }
 
+/** The sources through tsx (tests), or the build in dist/ (the soak). */
+const ENTRY = { source: ['--import', 'tsx', 'src/server.ts'], built: ['dist/server.js'] };
+
 /** Starts the service on free ports and resolves once both ports listen. */
-export function startService(env: Record<string, string>, timeoutMs = 90_000): Promise<RunningService> {
+export function startService(
+  env: Record<string, string>, timeoutMs = 90_000, entry: keyof typeof ENTRY = 'source', keepLines = Number.POSITIVE_INFINITY,
+): Promise<RunningService> {
   const { DATABASE_URL: _, REGISTRY_DATA_DIR: __, TEST_DATABASE: ___, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ENTRY[entry], {
     env: {
       ...inherited, HOST: '127.0.0.1', PORT: '0', MANAGEMENT_PORT: '0', LOG_LEVEL: 'info',
       REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD, REGISTRY_DEMO: 'false', ...env,
@@ -80,6 +85,7 @@ export function startService(env: Record<string, string>, timeoutMs = 90_000): P
     };
     const onLine = (line: string) => {
       output.push(line);
+      if (output.length > keepLines) output.shift();
       const msg = logMessage(line) ?? '';
       const api = /^registry listening on (\S+)/.exec(msg);
       if (api) url = api[1];
@@ -117,19 +123,23 @@ export interface Call {
   timeoutMs?: number;
   /** Sent as X-Request-Id, so the request can be found in the service's log. */
   requestId?: string;
+  /** A keep-alive agent; by default every request has a connection of its own. */
+  agent?: http.Agent;
+  accept?: string;
 }
 
 /** One request on a connection of its own (no keep-alive), so a killed server fails exactly the requests it had. */
-export function call(baseUrl: string, { method = 'GET', path, authorization, body, timeoutMs = 30_000, requestId }: Call): Promise<Answer> {
+export function call(baseUrl: string, { method = 'GET', path, authorization, body, timeoutMs = 30_000, requestId, agent, accept }: Call): Promise<Answer> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const request = http.request(new URL(path, baseUrl), {
       method,
-      agent: false,
+      agent: agent ?? false,
       timeout: timeoutMs,
       headers: {
         ...(authorization ? { authorization } : {}),
         ...(requestId ? { 'x-request-id': requestId } : {}),
+        ...(accept ? { accept } : {}),
         ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
       },
     }, (response) => {
