@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { streamThroughCursor, type Database, type Queryable } from './database.js';
+import { sqlStateOf, streamThroughCursor, type Database, type Queryable } from './database.js';
 
 const DATE_OID = 1082;
 const INT8_OID = 20;
@@ -33,6 +33,13 @@ function statementName(sql: string, params: readonly unknown[] | undefined): str
   }
   return name;
 }
+
+/**
+ * A deadlock or a serialization failure aborts one of the transactions involved (two admins editing linked
+ * catalogue rows in opposite order, say); PostgreSQL's prescribed remedy is to run it again.
+ */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 3;
 
 export interface PostgresOptions {
   connectionString: string;
@@ -86,20 +93,30 @@ export function openPostgres(options: PostgresOptions): Database {
     return { tx, done };
   }
 
+  async function runTransaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const { tx, done } = await begin();
+    let result: T;
+    try {
+      result = await work(tx);
+    } catch (error) {
+      await done(true);
+      throw error;
+    }
+    await done(false);
+    return result;
+  }
+
   return {
     kind: 'postgres',
     ...queryable(pool),
     async transaction(work) {
-      const { tx, done } = await begin();
-      let result;
-      try {
-        result = await work(tx);
-      } catch (error) {
-        await done(true);
-        throw error;
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await runTransaction(work);
+        } catch (error) {
+          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlStateOf(error) ?? '')) throw error;
+        }
       }
-      await done(false);
-      return result;
     },
     stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(() => begin(true), sql, params, batchSize),
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
