@@ -10,8 +10,9 @@ async function requestHygiene(fastify: FastifyInstance) {
   fastify.addHook('preValidation', async (request) => {
     const violations: FieldError[] = [];
     // Named like the schema's own errors: the body by its object name, then queryParameters, pathVariables.
-    const collect = (objectName: string): Collect => (field, value, violation = NUL_CHARACTER) =>
-      violations.push(fieldError({ objectName, field, rejectedValue: value, ...violation }));
+    // The rejected value is not echoed: it may be a password.
+    const collect = (objectName: string): Collect => (field, violation = NUL_CHARACTER) =>
+      violations.push(fieldError({ objectName, field, rejectedValue: null, ...violation }));
 
     request.body = withoutNulls(request.body, '', collect(request.routeOptions.config.objectName ?? 'request'));
     findNul(request.query, '', collect('queryParameters'));
@@ -22,7 +23,7 @@ async function requestHygiene(fastify: FastifyInstance) {
 }
 
 type Violation = { code: string; defaultMessage: string };
-type Collect = (field: string, value: unknown, violation?: Violation) => void;
+type Collect = (field: string, violation?: Violation) => void;
 
 const NUL_CHARACTER: Violation = { code: 'NoNulCharacter', defaultMessage: 'must not contain NUL characters' };
 
@@ -32,7 +33,7 @@ export const MAX_NESTING = 32;
 const TOO_DEEP: Violation = { code: 'MaxNesting', defaultMessage: `must not be nested more than ${MAX_NESTING} levels deep` };
 
 function tooDeep(path: string, collect: Collect): undefined {
-  collect(path, null, TOO_DEEP);
+  collect(path, TOO_DEEP);
   return undefined;
 }
 
@@ -48,13 +49,13 @@ function withoutNulls(value: unknown, path: string, collect: Collect, depth = 0)
     const entries = Object.entries(value).filter(([, child]) => child !== null);
     return Object.fromEntries(entries.map(([key, child]) => [key, withoutNulls(child, childPath(path, key), collect, depth + 1)]));
   }
-  if (typeof value === 'string' && value.includes('\u0000')) collect(path, value);
+  if (typeof value === 'string' && value.includes('\u0000')) collect(path);
   return value;
 }
 
 function findNul(value: unknown, path: string, collect: Collect, depth = 0): void {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) collect(path, value);
+    if (value.includes('\u0000')) collect(path);
   } else if (typeof value === 'object' && value !== null) {
     if (depth >= MAX_NESTING) return void tooDeep(path, collect);
     for (const [key, child] of Object.entries(value)) findNul(child, childPath(path, key), collect, depth + 1);
