@@ -1,26 +1,31 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from 'typebox';
-import type { Queryable } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import type { Access } from './auth.js';
 import { pageOf, pageRequest, type PageRequest, type Sortable } from './paging.js';
 import { UuidParams } from './schemas.js';
+import { sendJsonArray } from './streaming.js';
 
 export type Operation = 'find' | 'get' | 'add' | 'update' | 'delete';
 
 /**
- * A resource managed by the authority: paged find and get for `read`, add, update and delete for `write`, all
- * by UUID, with the project's conventions (media types, page envelope, 404 before the body is checked).
+ * A resource managed by the authority (the catalogue and the administration resources): paged find and get
+ * for `read`, add, update and delete for `write`, all by UUID, with the project's conventions (media types,
+ * page envelope, 404 before the body is checked).
  */
-export interface ManagedResource<Form extends TSchema, Item extends TSchema, Write> {
+export interface ManagedResource<Form extends TSchema, Item extends TSchema, Write, Query extends TSchema = TSchema> {
   /** The media type names of an operation, such as `['capabilities.find']`. */
   mediaTypes: (operation: Operation) => string[];
   /** The name of the form in 400 bodies, such as `capabilityFormDTO`. */
   objectName: string;
-  schemas: { form: Form; item: Item; page: TSchema; query: TSchema };
+  schemas: { form: Form; item: Item; page: TSchema; query: Query };
   access: { read: readonly Access[]; write: readonly Access[] };
   sortable: Sortable;
   tieBreaker: string;
-  find(db: Queryable, page: PageRequest): Promise<{ total: number; rows: Static<Item>[] }>;
+  /** One page of the resources that match the query's filters. */
+  find(db: Queryable, page: PageRequest, query: Static<Query>): Promise<{ total: number; rows: Static<Item>[] }>;
+  /** The array variant of find: every match, streamed, when the client asks for this media type name. */
+  stream?: { mediaType: string; rows(db: Database, query: Static<Query>, orderBy: string): AsyncIterable<Static<Item>> };
   /** The resource; `NotFoundError.instance` when there is none. */
   get(db: Queryable, id: string): Promise<Static<Item>>;
   /** What a valid form writes, its references resolved (400 listing every unknown one); `id` is set on update. */
@@ -32,8 +37,8 @@ export interface ManagedResource<Form extends TSchema, Item extends TSchema, Wri
 }
 
 /** The five operations of a managed resource, each in one transaction when it writes. */
-export function managedResourceRoutes<Form extends TSchema, Item extends TSchema, Write>(
-  resource: ManagedResource<Form, Item, Write>,
+export function managedResourceRoutes<Form extends TSchema, Item extends TSchema, Write, Query extends TSchema = TSchema>(
+  resource: ManagedResource<Form, Item, Write, Query>,
 ): FastifyPluginAsyncTypebox {
   const { access, objectName } = resource;
   // Widened to TSchema: the route types need not follow the generic parameters; the schemas still validate.
@@ -41,10 +46,14 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
   return async (app) => {
     app.get('/', {
       schema: { querystring: schemas.query, response: { 200: schemas.page } },
-      config: { access: access.read, mediaTypes: resource.mediaTypes('find') },
-    }, async (request) => {
-      const page = pageRequest(request.query as Parameters<typeof pageRequest>[0], resource.sortable, resource.tieBreaker);
-      const { total, rows } = await resource.find(app.db, page);
+      config: { access: access.read, mediaTypes: resource.mediaTypes('find'), streamMediaType: resource.stream?.mediaType },
+    }, async (request, reply) => {
+      const query = request.query as Static<Query> & Parameters<typeof pageRequest>[0];
+      const page = pageRequest(query, resource.sortable, resource.tieBreaker);
+      if (resource.stream && request.wantsStream) {
+        return sendJsonArray(reply, schemas.item, resource.stream.rows(app.db, query, page.orderBy));
+      }
+      const { total, rows } = await resource.find(app.db, page, query);
       return pageOf(rows, total, page);
     });
 

@@ -1,11 +1,9 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
 import type { Queryable } from '../db/database.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../http/errors.js';
-import { pageOf, pageRequest } from '../http/paging.js';
-import { parseQualifiedIdentifier, UuidParams } from '../http/schemas.js';
-import { sendJsonArray } from '../http/streaming.js';
+import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
+import { parseQualifiedIdentifier } from '../http/schemas.js';
 import {
   deleteProcess, findProcesses, getProcess, insertProcess, PROCESS_SORTABLE, PROCESS_TIE_BREAKER, streamProcesses,
   updateProcess, type ProcessRecord,
@@ -40,52 +38,19 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
   };
 }
 
-const processes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/', {
-    schema: { querystring: ProcessQuery, response: { 200: ProcessPage } },
-    config: { access: EVERYONE, mediaTypes: ['processes.find'], streamMediaType: 'processes.stream', objectName: 'processFilter' },
-  }, async (request, reply) => {
-    const page = pageRequest(request.query, PROCESS_SORTABLE, PROCESS_TIE_BREAKER);
-    if (request.wantsStream) return sendJsonArray(reply, Process, streamProcesses(app.db, request.query, page.orderBy));
-    const { total, rows } = await findProcesses(app.db, request.query, page);
-    return pageOf(rows, total, page);
-  });
-
-  app.get('/:identifier', {
-    schema: { params: UuidParams, response: { 200: Process } },
-    config: { access: EVERYONE, mediaTypes: ['processes.get'] },
-  }, async (request) => getProcess(app.db, request.params.identifier));
-
-  app.post('/', {
-    schema: { body: ProcessForm, response: { 201: Process } },
-    config: { access: CATALOGUE_MANAGERS, mediaTypes: ['processes.add'], objectName: FORM },
-  }, async (request, reply) => {
-    const process = await app.db.transaction(async (tx) => {
-      const id = await insertProcess(tx, await recordOf(tx, request.body));
-      return getProcess(tx, id);
-    });
-    return reply.status(201).send(process);
-  });
-
-  app.put('/:identifier', {
-    schema: { params: UuidParams, body: ProcessForm, response: { 200: Process } },
-    config: { access: CATALOGUE_MANAGERS, mediaTypes: ['processes.update'], objectName: FORM },
-  }, async (request) => {
-    const { identifier } = request.params;
-    return app.db.transaction(async (tx) => {
-      await getProcess(tx, identifier);
-      await updateProcess(tx, identifier, await recordOf(tx, request.body, identifier));
-      return getProcess(tx, identifier);
-    });
-  });
-
-  app.delete('/:identifier', {
-    schema: { params: UuidParams },
-    config: { access: CATALOGUE_MANAGERS, mediaTypes: ['processes.delete'] },
-  }, async (request, reply) => {
-    await app.db.transaction((tx) => deleteProcess(tx, request.params.identifier));
-    return reply.status(204).send();
-  });
-};
-
-export default processes;
+/** The catalogue's processes: read by everyone, anonymous callers included; managed by the authority. */
+export default managedResourceRoutes({
+  mediaTypes: mediaTypesNamed('processes'),
+  objectName: FORM,
+  schemas: { form: ProcessForm, item: Process, page: ProcessPage, query: ProcessQuery },
+  access: { read: EVERYONE, write: CATALOGUE_MANAGERS },
+  sortable: PROCESS_SORTABLE,
+  tieBreaker: PROCESS_TIE_BREAKER,
+  find: (db, page, query) => findProcesses(db, query, page),
+  stream: { mediaType: 'processes.stream', rows: (db, query, orderBy) => streamProcesses(db, query, orderBy) },
+  get: getProcess,
+  record: (tx, form, id) => recordOf(tx, form, id ?? undefined),
+  insert: insertProcess,
+  update: updateProcess,
+  remove: deleteProcess,
+});
