@@ -176,6 +176,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   const started = performance.now();
   await createDatabase(options.adminUrl, databaseName);
   const db = openPostgres({ connectionString: databaseUrl, maxConnections: Math.max(2, options.workers) });
+  let built = false;
   try {
     await timed(steps, 'migrate', () => migrate(db));
     const processIds = await timed(steps, 'catalogue', () => loadCatalogue(db, options.codeListDir));
@@ -188,6 +189,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
     if (popular.length < 4) throw new Error('the catalogue needs at least 4 unrestricted processes');
     options.log(`loading ${options.participants} participants into ${databaseName}`);
     await addParticipants(db, options.participants, providers.map((p) => p.id), popular.map((p) => p.id), options.workers, steps);
+    built = true;
     return {
       databaseName,
       databaseUrl,
@@ -202,5 +204,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
     };
   } finally {
     await db.close();
+    // A build that failed leaves nothing behind (the caller drops a database it received).
+    if (!built) await dropDatabase(options.adminUrl, databaseName);
   }
 }
