@@ -200,6 +200,13 @@ describe('validation', () => {
     expect(body.errors.map((error: { field: string }) => error.field)).toEqual(['qualifiedIdentifier']);
   });
 
+  it('refuses a qualified identifier too long for the catalogue, in either form, instead of failing to store it', async () => {
+    for (const qualifiedIdentifier of [`cenbii-procid-ubl::${'é'.repeat(1500)}`, { scheme: 'cenbii-procid-ubl', value: 'é'.repeat(1500) }]) {
+      const body = expectErrorBody(await send('POST', BASE, processForm({ qualifiedIdentifier })), 400);
+      expect(body.errors.map((error: { field: string }) => error.field)).toEqual(['qualifiedIdentifier']);
+    }
+  });
+
   it('reports every unknown reference at its index, and adds nothing', async () => {
     const qualifiedIdentifier = `cenbii-procid-ubl::${uniqueValue('never-added')}`;
     const body = expectErrorBody(await send('POST', BASE, processForm({

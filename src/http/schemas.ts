@@ -38,8 +38,9 @@ export const QualifiedIdentifierString = Type.String({
 export const QualifiedIdentifierInput = Type.Union(
   [
     // The scheme must not start with `::`, or the first `::` would leave it empty.
-    Type.String({ pattern: '^(?!::).+::.+$' }),
-    Type.Object({ scheme: Type.String({ minLength: 1 }), value: Type.String({ minLength: 1 }) }),
+    // Bounded so that an identifier always fits a database index entry (about 2.7 kB).
+    Type.String({ pattern: '^(?!::).+::.+$', maxLength: 600 }),
+    Type.Object({ scheme: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ minLength: 1, maxLength: 500 }) }),
   ],
   { title: 'QualifiedIdentifier', description: '`<scheme>::<value>`, or an object with scheme and value' },
 );

@@ -16,7 +16,7 @@ export const AddParticipantForm = Type.Object(
     organizationIdentifier: Type.String({ minLength: 1, maxLength: 35, description: 'case-insensitive, stored in lower case' }),
     organizationPartIdentifier: Type.Optional(Type.String({ maxLength: 35 })),
     sourceIndicator: Type.Optional(Type.String({ minLength: 1, maxLength: 1, pattern: '^[0-9]$' })),
-    name: Type.Optional(Type.String({ description: 'organization name' })),
+    name: Type.Optional(Type.String({ maxLength: 500, description: 'organization name' })),
     processes: Type.Array(ProcessIdentifiable),
     contact: ContactForm,
     deleteDate: DeleteDate,

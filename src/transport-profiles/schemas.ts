@@ -4,7 +4,7 @@ import { Uuid } from '../http/schemas.js';
 
 export const TransportProfileForm = Type.Object(
   {
-    value: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty', description: 'the transport profile identifier, unique', examples: ['peppol-transport-as4-v2_0'] }),
+    value: Type.String({ minLength: 1, maxLength: 500, 'x-constraint': 'NotEmpty', description: 'the transport profile identifier, unique', examples: ['peppol-transport-as4-v2_0'] }),
     title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
     restricted: Type.Optional(Type.Boolean({ default: false, description: 'deprecated: no endpoint may newly use it' })),
   },
