@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
-import { addDocumentType, addProcess, documentTypeForm, insertParticipant, whileDeleting } from './helpers/catalogue.js';
+import {
+  addDocumentType, addProcess, catalogueRequests, documentTypeForm, insertParticipant, whileDeleting, type Caller,
+} from './helpers/catalogue.js';
 
 const BASE = '/rest/api/document-types';
 const FORM = 'documentTypeFormDTO';
@@ -17,13 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** `null` is an anonymous caller. */
-type Caller = TestUser | null;
-const as = (user: Caller) => (user ? { authorization: user.authorization } : {});
-const get = (url: string, user: Caller = null) => t.app.inject({ method: 'GET', url, headers: as(user) });
-const send = (method: 'POST' | 'PUT', url: string, payload: unknown, user: Caller = admin) =>
-  t.app.inject({ method, url, headers: as(user), payload: payload as Record<string, unknown> });
-const remove = (url: string, user: Caller = admin) => t.app.inject({ method: 'DELETE', url, headers: as(user) });
+const { get, send, remove } = catalogueRequests(() => t.app, () => admin);
 
 describe('add, get, update and delete', () => {
   it('adds a document type with its processes and answers 201 with the created resource', async () => {

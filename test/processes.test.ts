@@ -3,7 +3,8 @@ import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { testDatabaseKind } from './helpers/database.js';
 import {
-  addDocumentType, addProcess, insertCapability, insertParticipant, processForm, uniqueValue, whileDeleting,
+  addDocumentType, addProcess, catalogueRequests, insertCapability, insertParticipant, processForm, uniqueValue, whileDeleting,
+  type Caller,
 } from './helpers/catalogue.js';
 
 const BASE = '/rest/api/processes';
@@ -20,14 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** `null` is an anonymous caller. */
-type Caller = TestUser | null;
-const as = (user: Caller) => (user ? { authorization: user.authorization } : {});
-const get = (url: string, user: Caller = null, accept?: string) =>
-  t.app.inject({ method: 'GET', url, headers: { ...as(user), ...(accept ? { accept } : {}) } });
-const send = (method: 'POST' | 'PUT', url: string, payload: unknown, user: Caller = admin) =>
-  t.app.inject({ method, url, headers: as(user), payload: payload as Record<string, unknown> });
-const remove = (url: string, user: Caller = admin) => t.app.inject({ method: 'DELETE', url, headers: as(user) });
+const { get, send, remove } = catalogueRequests(() => t.app, () => admin);
 const identifiers = (items: Array<{ identifier: string }>) => items.map((item) => item.identifier);
 
 describe('add, get, update and delete', () => {

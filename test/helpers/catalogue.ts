@@ -3,6 +3,24 @@ import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import type { TestUser } from './app.js';
 
+/** `null` is an anonymous caller. */
+export type Caller = TestUser | null;
+
+/**
+ * Requests of the catalogue tests; `app` and `writer` are read at call time, as the test file sets them up in
+ * `beforeAll`. Writes default to `writer`, reads to an anonymous caller.
+ */
+export function catalogueRequests(app: () => App, writer: () => TestUser) {
+  const as = (user: Caller) => (user ? { authorization: user.authorization } : {});
+  return {
+    get: (url: string, user: Caller = null, accept?: string) =>
+      app().inject({ method: 'GET', url, headers: { ...as(user), ...(accept ? { accept } : {}) } }),
+    send: (method: 'POST' | 'PUT', url: string, payload: unknown, user: Caller = writer()) =>
+      app().inject({ method, url, headers: as(user), payload: payload as Record<string, unknown> }),
+    remove: (url: string, user: Caller = writer()) => app().inject({ method: 'DELETE', url, headers: as(user) }),
+  };
+}
+
 /** Builds catalogue data through the API (and, where the API has no operation yet, through the data layer). */
 
 export interface ProcessFormInput {
