@@ -8,7 +8,7 @@ import { loadConfig } from './config.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { Role } from './http/auth.js';
-import { ApiError } from './http/errors.js';
+import { ApiError } from './core/errors.js';
 import { hashPassword } from './users/password.js';
 import { findCredentials, insertUser, updateUser } from './users/repository.js';
 

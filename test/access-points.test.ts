@@ -6,7 +6,7 @@ import {
 } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { insertAccessPoint } from '../src/access-points/repository.js';
-import { ConflictError } from '../src/http/errors.js';
+import { ConflictError } from '../src/core/errors.js';
 
 const BASE = '/rest/api/accessPoints';
 const FORM = 'accessPointFormDTO';

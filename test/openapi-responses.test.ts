@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { EVERYONE } from '../src/http/auth.js';
-import { pageOf, PageQuery, pageRequest, PageSchema, type PageParameters } from '../src/http/paging.js';
+import { pageOf, PageQuery, pageRequest, PageSchema, type PageParameters } from '../src/core/paging.js';
 import { sendJsonArray } from '../src/http/streaming.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { openTestDatabase } from './helpers/database.js';

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS, ROLES } from '../src/http/auth.js';
-import { ICDS } from '../src/http/schemas.js';
+import { ICDS } from '../src/core/schemas.js';
 import { hoistTitledSchemas } from '../src/openapi/components.js';
 import { rolesOf } from '../src/openapi/operations.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

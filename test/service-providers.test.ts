@@ -5,7 +5,7 @@ import {
 } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { insertParticipant } from './helpers/catalogue.js';
-import { ConflictError } from '../src/http/errors.js';
+import { ConflictError } from '../src/core/errors.js';
 import { insertServiceProvider } from '../src/service-providers/repository.js';
 
 const BASE = '/rest/api/service-providers';

@@ -2,8 +2,8 @@ import type { Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import { NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import { NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import type { AccessPointProvider, AccessPointProviderForm } from './schemas.js';
 
 export const ACCESS_POINT_PROVIDER_REFERENCE: ReferenceTarget = {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, PageSchema } from '../http/paging.js';
-import { Contact, ContactForm, Nullable, Uuid } from '../http/schemas.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
+import { Contact, ContactForm, Nullable, Uuid } from '../core/schemas.js';
 
 export const AccessPointProviderForm = Type.Object(
   { title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }), contact: ContactForm },

@@ -3,8 +3,8 @@ import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
-import { NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import { NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import type { AccessPoint } from './schemas.js';
 
 export const ACCESS_POINT_REFERENCE: ReferenceTarget = { table: 'access_points', noun: 'access point', typeName: 'AccessPointIdentifiable' };

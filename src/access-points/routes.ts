@@ -2,7 +2,7 @@ import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repos
 import type { Queryable } from '../db/database.js';
 import { resolveEach, resolveReference } from '../db/references.js';
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
-import { ValidationError } from '../http/errors.js';
+import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes } from '../http/resource-routes.js';
 import { TRANSPORT_PROFILE_REFERENCE } from '../transport-profiles/repository.js';
 import {

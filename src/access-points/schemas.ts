@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointProvider, AccessPointProviderIdentifiable } from '../access-point-providers/schemas.js';
-import { PageQuery, PageSchema } from '../http/paging.js';
-import { Uuid } from '../http/schemas.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
+import { Uuid } from '../core/schemas.js';
 
 /** An endpoint's transport profile in a form: a known profile, by identifier or by value, and the endpoint's certificate types. */
 export const EndpointTransportProfileForm = Type.Object(

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/database.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import { NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import { NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import type { Capability, CapabilityForm } from './schemas.js';
 
 const COLUMNS = 'c.id AS identifier, c.title';

@@ -4,7 +4,7 @@ import { insertAccessPoint } from '../access-points/repository.js';
 import type { Database, Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { Role } from '../http/auth.js';
-import type { Icd } from '../http/schemas.js';
+import type { Icd } from '../core/schemas.js';
 import { registerParticipant } from '../participants/registration.js';
 import { insertServiceProvider } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';

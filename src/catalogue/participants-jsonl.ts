@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import type { Database, Queryable } from '../db/database.js';
-import { ApiError, ValidationError } from '../http/errors.js';
+import { ApiError, ValidationError } from '../core/errors.js';
 import { validatorCompiler } from '../http/validators.js';
 import { isUuid } from '../participants/identifiers.js';
 import { registerParticipant } from '../participants/registration.js';

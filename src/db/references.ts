@@ -1,5 +1,5 @@
-import type { FieldErrorInput } from '../http/errors.js';
-import { parseQualifiedIdentifier, type QualifiedIdentifierInput } from '../http/schemas.js';
+import type { FieldErrorInput } from '../core/errors.js';
+import { parseQualifiedIdentifier, type QualifiedIdentifierInput } from '../core/schemas.js';
 import type { Queryable } from './database.js';
 
 export interface ReferenceTarget {

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../http/errors.js';
+import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { Queryable } from './database.js';
 
 /** Something that may still use a row: a count over `$1`, the row's id, and what it counts. */

@@ -1,8 +1,8 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import { ConflictError, NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
-import type { QualifiedIdentifier } from '../http/schemas.js';
+import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
+import type { QualifiedIdentifier } from '../core/schemas.js';
 import { processSummaryJson } from '../processes/repository.js';
 import type { DocumentType } from './schemas.js';
 

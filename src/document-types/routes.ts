@@ -1,9 +1,9 @@
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
-import { ValidationError } from '../http/errors.js';
+import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
-import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../http/schemas.js';
+import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
   deleteDocumentType, DOCUMENT_TYPE_SORTABLE, DOCUMENT_TYPE_TIE_BREAKER, findDocumentTypes, getDocumentType,
   insertDocumentType, updateDocumentType, type DocumentTypeRecord,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, PageSchema } from '../http/paging.js';
-import { ProcessIdentifiable, QualifiedIdentifierInput, QualifiedIdentifierString, Uuid } from '../http/schemas.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
+import { ProcessIdentifiable, QualifiedIdentifierInput, QualifiedIdentifierString, Uuid } from '../core/schemas.js';
 import { ProcessSummary } from '../processes/schemas.js';
 
 export const DocumentTypeForm = Type.Object(

@@ -1,7 +1,7 @@
 import basicAuth from '@fastify/basic-auth';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ForbiddenError, UnauthorizedError } from './errors.js';
+import { ForbiddenError, UnauthorizedError } from '../core/errors.js';
 
 export const Role = {
   serviceProvider: 'SERVICE_PROVIDER',

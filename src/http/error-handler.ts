@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { isDatabaseUnreachable } from '../db/database.js';
 import {
   ApiError, errorBody, MethodNotAllowedError, ServiceUnavailableError, ValidationError, fieldError, type FieldError,
-} from './errors.js';
+} from '../core/errors.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { validationErrorOf } from './validation.js';
 

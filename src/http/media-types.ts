@@ -1,7 +1,7 @@
 import accepts from '@fastify/accepts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { NotAcceptableError, UnsupportedMediaTypeError } from './errors.js';
+import { NotAcceptableError, UnsupportedMediaTypeError } from '../core/errors.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 

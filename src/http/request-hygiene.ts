@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { fieldError, ValidationError, type FieldError } from './errors.js';
+import { fieldError, ValidationError, type FieldError } from '../core/errors.js';
 
 /**
  * Before schema validation: a JSON `null` counts as an absent property (so a required one reports `NotNull`),

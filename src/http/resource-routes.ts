@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from 'typebox';
 import type { Database, Queryable } from '../db/database.js';
 import type { Access } from './auth.js';
-import { pageOf, pageRequest, type PageRequest, type Sortable } from './paging.js';
-import { UuidParams } from './schemas.js';
+import { pageOf, pageRequest, type PageRequest, type Sortable } from '../core/paging.js';
+import { UuidParams } from '../core/schemas.js';
 import { sendJsonArray } from './streaming.js';
 
 export type Operation = 'find' | 'get' | 'add' | 'update' | 'delete';

@@ -1,5 +1,5 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-import { fieldError, ValidationError, type FieldError, type FieldErrorInput } from './errors.js';
+import { fieldError, ValidationError, type FieldError, type FieldErrorInput } from '../core/errors.js';
 
 type EntryBase = Omit<FieldErrorInput, 'code' | 'defaultMessage'>;
 

@@ -1,7 +1,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ANONYMOUS, API_PREFIX, ROLES, type Access, type AccessRule } from '../http/auth.js';
 import { JSON_MEDIA_TYPE, vendorMediaType } from '../http/media-types.js';
-import { ErrorBody } from '../http/schemas.js';
+import { ErrorBody } from '../core/schemas.js';
 
 type Schema = Record<string, unknown>;
 

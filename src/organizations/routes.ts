@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EVERYONE } from '../http/auth.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../core/errors.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import { ProcessList } from '../participants/schemas.js';
 import { organizationProcesses } from './repository.js';

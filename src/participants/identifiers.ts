@@ -1,4 +1,4 @@
-import { ICDS } from '../http/schemas.js';
+import { ICDS } from '../core/schemas.js';
 
 /** The scheme of every participant's qualified identifier. */
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
-import { ValidationError, type FieldErrorInput } from '../http/errors.js';
-import type { ContactForm, Reference } from '../http/schemas.js';
+import { ValidationError, type FieldErrorInput } from '../core/errors.js';
+import type { ContactForm, Reference } from '../core/schemas.js';
 import { insertParticipant, processRules, purgeExpired, setProcesses, type ContactRecord } from './repository.js';
 import { processRuleErrors } from './rules.js';
 import type { AddParticipantForm } from './schemas.js';

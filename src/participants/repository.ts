@@ -1,7 +1,7 @@
 import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import { ConflictError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import { ConflictError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import { escapeLike, PROCESS_COLUMNS } from '../processes/repository.js';
 import { PARTICIPANT_SCHEME, qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
 import type { Process } from '../processes/schemas.js';

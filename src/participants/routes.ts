@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
-import { NotFoundError } from '../http/errors.js';
-import { pageOf, pageRequest } from '../http/paging.js';
+import { NotFoundError } from '../core/errors.js';
+import { pageOf, pageRequest } from '../core/paging.js';
 import { sendJsonArray } from '../http/streaming.js';
 import { isUuid, participantKeyOf, type ParticipantKey } from './identifiers.js';
 import {

@@ -1,5 +1,5 @@
-import type { FieldErrorInput } from '../http/errors.js';
-import { parseQualifiedIdentifier, type Reference } from '../http/schemas.js';
+import type { FieldErrorInput } from '../core/errors.js';
+import { parseQualifiedIdentifier, type Reference } from '../core/schemas.js';
 import type { ProcessRule } from './repository.js';
 
 type Entry = Omit<FieldErrorInput, 'objectName'>;

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, PageSchema } from '../http/paging.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
 import {
   Contact, ContactForm, IcdSchema, Nullable, ProcessIdentifiable, QualifiedIdentifierString, Uuid,
-} from '../http/schemas.js';
+} from '../core/schemas.js';
 import { Process } from '../processes/schemas.js';
 
 const DateString = (description: string) => Type.String({ format: 'date', description });

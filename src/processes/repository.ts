@@ -1,8 +1,8 @@
 import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import { ConflictError, NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
-import type { QualifiedIdentifier } from '../http/schemas.js';
+import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
+import type { QualifiedIdentifier } from '../core/schemas.js';
 import type { Process, ProcessFilter } from './schemas.js';
 
 /** The JSON of a process's summary, as listed in dependencies and in a document type's processes. */

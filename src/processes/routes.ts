@@ -1,9 +1,9 @@
 import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
 import type { Queryable } from '../db/database.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
-import { ValidationError } from '../http/errors.js';
+import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
-import { parseQualifiedIdentifier } from '../http/schemas.js';
+import { parseQualifiedIdentifier } from '../core/schemas.js';
 import {
   deleteProcess, findProcesses, getProcess, insertProcess, PROCESS_SORTABLE, PROCESS_TIE_BREAKER, streamProcesses,
   updateProcess, type ProcessRecord,

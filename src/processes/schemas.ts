@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, PageSchema } from '../http/paging.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
 import {
   CapabilityIdentifiable, DocumentTypeIdentifiable, IcdSchema, Nullable, ProcessIdentifiable,
   QualifiedIdentifierInput, QualifiedIdentifierString, Uuid,
-} from '../http/schemas.js';
+} from '../core/schemas.js';
 
 export const ProcessForm = Type.Object(
   {

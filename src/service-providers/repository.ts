@@ -2,8 +2,8 @@ import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import { NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import { NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import { isLive } from '../participants/repository.js';
 import type { ServiceProvider } from './schemas.js';
 

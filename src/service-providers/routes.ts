@@ -2,7 +2,7 @@ import { ACCESS_POINT_REFERENCE } from '../access-points/repository.js';
 import type { Queryable } from '../db/database.js';
 import { resolveReference } from '../db/references.js';
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
-import { ValidationError } from '../http/errors.js';
+import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
   deleteServiceProvider, findServiceProviders, getServiceProvider, insertServiceProvider, SERVICE_PROVIDER_SORTABLE,

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointIdentifiable } from '../access-points/schemas.js';
-import { PageQuery, PageSchema } from '../http/paging.js';
-import { Nullable, Uuid } from '../http/schemas.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
+import { Nullable, Uuid } from '../core/schemas.js';
 
 export const ServiceProviderForm = Type.Object(
   {

@@ -2,8 +2,8 @@ import { onUniqueViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import { ConflictError, NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import type { TransportProfile, TransportProfileForm } from './schemas.js';
 
 /** Endpoints name their transport profile by identifier or by its unique value. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, PageSchema } from '../http/paging.js';
-import { Uuid } from '../http/schemas.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
+import { Uuid } from '../core/schemas.js';
 
 export const TransportProfileForm = Type.Object(
   {

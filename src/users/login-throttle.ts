@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TooManyRequestsError } from '../http/errors.js';
+import { TooManyRequestsError } from '../core/errors.js';
 
 export interface LoginThrottleOptions {
   /** Failures of one username (from anywhere) answered at once; later ones are answered more and more slowly. */

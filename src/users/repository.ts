@@ -2,8 +2,8 @@ import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/
 import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { Conditions, selectPage } from '../db/sql.js';
 import { Role, type Caller } from '../http/auth.js';
-import { ConflictError, NotFoundError } from '../http/errors.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import { hashPassword } from './password.js';
 import type { User } from './schemas.js';
 

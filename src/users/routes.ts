@@ -4,9 +4,9 @@ import type { Queryable } from '../db/database.js';
 import { resolveReference, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
 import { lockRow } from '../db/rows.js';
 import { Role, type Access } from '../http/auth.js';
-import { ValidationError } from '../http/errors.js';
-import { pageOf, pageRequest } from '../http/paging.js';
-import { UuidParams } from '../http/schemas.js';
+import { ValidationError } from '../core/errors.js';
+import { pageOf, pageRequest } from '../core/paging.js';
+import { UuidParams } from '../core/schemas.js';
 import { SERVICE_PROVIDER_REFERENCE } from '../service-providers/repository.js';
 import { hashPassword } from './password.js';
 import {

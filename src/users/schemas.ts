@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointProviderIdentifiable } from '../access-point-providers/schemas.js';
 import { ROLES, type Role } from '../http/auth.js';
-import { PageQuery, PageSchema } from '../http/paging.js';
-import { Nullable, Uuid } from '../http/schemas.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
+import { Nullable, Uuid } from '../core/schemas.js';
 import { ServiceProviderIdentifiable } from '../service-providers/schemas.js';
 
 export const MIN_PASSWORD_LENGTH = 12;
