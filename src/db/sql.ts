@@ -21,6 +21,11 @@ export class Conditions {
   }
 }
 
+/** `text` as a literal inside a LIKE/ILIKE pattern: its `%`, `_` and `\` match only themselves. */
+export function escapeLikeWildcards(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
 export interface PageQuery {
   /** The SELECT list, its aliases being the response's property names. */
   select: string;

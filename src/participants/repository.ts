@@ -1,8 +1,8 @@
 import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
-import { Conditions, selectPage } from '../db/sql.js';
+import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
 import { ConflictError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
-import { escapeLike, PROCESS_COLUMNS } from '../processes/repository.js';
+import { PROCESS_RESPONSE_COLUMNS } from '../processes/repository.js';
 import { PARTICIPANT_SCHEME, qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
 import type { Process } from '../processes/schemas.js';
 import type { Participant, ParticipantFilter } from './schemas.js';
@@ -10,8 +10,11 @@ import type { Participant, ParticipantFilter } from './schemas.js';
 /** Today in UTC, whatever the session's time zone: the day of registrations, changes and expiry. */
 export const TODAY = `(now() AT TIME ZONE 'UTC')::date`;
 
-/** A participant whose delete date has come is gone from every answer. */
-export const isLive = (alias: string) => `(${alias}.delete_date IS NULL OR ${alias}.delete_date > ${TODAY})`;
+/**
+ * The SQL condition that participant row `alias` is live: one whose delete date has come is gone from every answer.
+ * Organizations and service providers count participants with it too.
+ */
+export const participantIsLive = (alias: string) => `(${alias}.delete_date IS NULL OR ${alias}.delete_date > ${TODAY})`;
 
 /** Whose participants a caller sees: a service provider's id, or null for all (ADMIN, REGISTRY_AUTHORITY). */
 export type Scope = string | null;
@@ -19,7 +22,7 @@ export type Scope = string | null;
 /** The processes of a participant as one JSON array, in qualified identifier order. */
 export const processesOf = (participantId: string) => `
   (SELECT coalesce(json_agg(x ORDER BY x."qualifiedIdentifier", x.identifier), '[]'::json)
-     FROM (SELECT ${PROCESS_COLUMNS} FROM participant_processes pp JOIN processes p ON p.id = pp.process_id
+     FROM (SELECT ${PROCESS_RESPONSE_COLUMNS} FROM participant_processes pp JOIN processes p ON p.id = pp.process_id
             WHERE pp.participant_id = ${participantId}) x)`;
 
 const participantColumns = (withProcesses: boolean) => `
@@ -58,7 +61,7 @@ export const PARTICIPANT_SORTABLE: Sortable = {
 export const PARTICIPANT_TIE_BREAKER = 'pa.id';
 
 function scoped(scope: Scope): Conditions {
-  const conditions = new Conditions().where(isLive('pa'));
+  const conditions = new Conditions().where(participantIsLive('pa'));
   if (scope !== null) conditions.where(`pa.service_provider_id = ${conditions.param(scope)}`);
   return conditions;
 }
@@ -67,7 +70,7 @@ function filterConditions(filter: ParticipantFilter, scope: Scope): Conditions {
   const conditions = scoped(scope);
   const text = (filter.query ?? filter.search)?.toLowerCase();
   if (text) {
-    const escaped = escapeLike(text);
+    const escaped = escapeLikeWildcards(text);
     // Matches the trigram index on lower(name) and the prefix index on organization_identifier.
     conditions.where(`(lower(pa.name) LIKE ${conditions.param(`%${escaped}%`)}
                        OR pa.organization_identifier LIKE ${conditions.param(`${escaped}%`)})`);

@@ -1,5 +1,5 @@
 import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
-import { Conditions, selectPage } from '../db/sql.js';
+import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
@@ -10,8 +10,8 @@ export const processSummaryJson = (alias: string) =>
   `json_build_object('identifier', ${alias}.id, 'qualifiedIdentifier', ${alias}.scheme || '::' || ${alias}.value,
      'title', ${alias}.title, 'restricted', ${alias}.restricted, 'visible', ${alias}.visible)`;
 
-/** The columns of a process response, for a query over `processes p`; participants reuse it. */
-export const PROCESS_COLUMNS = `
+/** The SELECT list of a process response, for a query over `processes p`; participants and organizations list their processes with it. */
+export const PROCESS_RESPONSE_COLUMNS = `
   p.id AS identifier, p.scheme || '::' || p.value AS "qualifiedIdentifier", p.domain, p.title, p.alias,
   p.restricted, p.visible,
   (SELECT coalesce(json_agg(json_build_object('identifier', c.id, 'title', c.title) ORDER BY c.title, c.id), '[]')
@@ -47,7 +47,7 @@ function filterConditions(filter: ProcessFilter): Conditions {
   const conditions = new Conditions();
   const text = filter.query ?? filter.search;
   if (text) {
-    const pattern = conditions.param(`%${escapeLike(text)}%`);
+    const pattern = conditions.param(`%${escapeLikeWildcards(text)}%`);
     conditions.where(`(p.title ILIKE ${pattern} OR p.alias ILIKE ${pattern} OR p.scheme || '::' || p.value ILIKE ${pattern})`);
   }
   if (filter.domain?.length) conditions.where(`p.domain = ANY(${conditions.param(filter.domain)}::text[])`);
@@ -65,13 +65,9 @@ function filterConditions(filter: ProcessFilter): Conditions {
   return conditions;
 }
 
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
-
 export async function findProcesses(db: Queryable, filter: ProcessFilter, page: PageRequest) {
   return selectPage<Process>(db, {
-    select: PROCESS_COLUMNS,
+    select: PROCESS_RESPONSE_COLUMNS,
     from: 'processes p',
     conditions: filterConditions(filter),
     orderBy: page.orderBy,
@@ -82,11 +78,11 @@ export async function findProcesses(db: Queryable, filter: ProcessFilter, page: 
 
 export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: string) {
   const conditions = filterConditions(filter);
-  return db.stream<Process>(`SELECT ${PROCESS_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params);
+  return db.stream<Process>(`SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params);
 }
 
 export async function getProcess(db: Queryable, id: string): Promise<Process> {
-  const [process] = await db.query<Process>(`SELECT ${PROCESS_COLUMNS} FROM processes p WHERE p.id = $1`, [id]);
+  const [process] = await db.query<Process>(`SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p WHERE p.id = $1`, [id]);
   if (!process) throw NotFoundError.instance(id);
   return process;
 }

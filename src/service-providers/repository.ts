@@ -4,7 +4,7 @@ import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '..
 import { Conditions, selectPage } from '../db/sql.js';
 import { NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
-import { isLive } from '../participants/repository.js';
+import { participantIsLive } from '../participants/repository.js';
 import type { ServiceProvider } from './schemas.js';
 
 export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
@@ -57,9 +57,9 @@ export async function updateServiceProvider(tx: Queryable, id: string, record: S
  * Participants past their delete date no longer count; they go with the provider (rolled back on a 409).
  */
 export async function deleteServiceProvider(tx: Queryable, id: string): Promise<void> {
-  await tx.query(`DELETE FROM participants pa WHERE pa.service_provider_id = $1 AND NOT ${isLive('pa')}`, [id]);
+  await tx.query(`DELETE FROM participants pa WHERE pa.service_provider_id = $1 AND NOT ${participantIsLive('pa')}`, [id]);
   await deleteUnused(tx, 'service_providers', 'service provider', id, [
-    { count: `SELECT count(*)::int FROM participants pa WHERE pa.service_provider_id = $1 AND ${isLive('pa')}`, noun: 'participant(s)' },
+    { count: `SELECT count(*)::int FROM participants pa WHERE pa.service_provider_id = $1 AND ${participantIsLive('pa')}`, noun: 'participant(s)' },
     { count: 'SELECT count(*)::int FROM users WHERE service_provider_id = $1', noun: 'user(s)' },
   ]);
 }
