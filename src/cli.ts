@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { readCodeLists, CodeListError } from './catalogue/codelists.js';
-import { exportParticipants, importParticipants, ImportError } from './catalogue/participants-jsonl.js';
+import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './catalogue/repository.js';
 import { loadConfig } from './config.js';
 import type { Database } from './db/database.js';

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { baseUrlOf, prepare, welcome } from './catalogue/first-start.js';
+import { baseUrlOf, prepare, welcome } from './setup/first-start.js';
 import { loadConfig } from './config.js';
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { keyOf } from '../src/catalogue/catalogue.js';
 import { readCodeLists } from '../src/catalogue/codelists.js';
 import { loadIfNeverSetUp } from '../src/catalogue/repository.js';
-import { starterCatalogue } from '../src/catalogue/starter.js';
+import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoSet } from '../src/catalogue/demo.js';
+import { createDemoSet } from '../src/setup/demo.js';
 import type { Database } from '../src/db/database.js';
 import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
 import { verifyPassword } from '../src/users/password.js';

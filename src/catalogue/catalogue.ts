@@ -1,7 +1,7 @@
 /**
  * The catalogue as the loader takes it: processes, document types with their process links, transport
- * profiles. The Peppol code lists (`codelists.ts`) and the project's starter catalogue (`starter.json`) are
- * both read into this shape.
+ * profiles. The Peppol code lists (`codelists.ts`) and the project's starter catalogue
+ * (`src/setup/starter-catalogue.json`) are both read into this shape.
  */
 
 /** The lifecycle state of a code-list entry. Deprecated and removed entries become `restricted`. */

@@ -8,7 +8,7 @@ import type { Icd } from '../core/schemas.js';
 import { registerParticipant } from '../participants/registration.js';
 import { insertServiceProvider } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
-import { transportProfileIdOf } from './repository.js';
+import { transportProfileIdOf } from '../catalogue/repository.js';
 
 export const DEMO_USERNAME = 'demo-provider';
 export const BILLING_PROCESS = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';

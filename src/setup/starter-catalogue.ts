@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Catalogue, DocumentTypeEntry, ProcessEntry, TransportProfileEntry } from './catalogue.js';
+import type { Catalogue, DocumentTypeEntry, ProcessEntry, TransportProfileEntry } from '../catalogue/catalogue.js';
 
 interface StarterFile {
   version: string;
@@ -12,7 +12,7 @@ interface StarterFile {
 
 /** The project's own small catalogue of the core Peppol BIS processes, loaded at the first start. */
 export async function starterCatalogue(): Promise<Catalogue> {
-  const path = join(dirname(fileURLToPath(import.meta.url)), 'starter.json');
+  const path = join(dirname(fileURLToPath(import.meta.url)), 'starter-catalogue.json');
   const starter = JSON.parse(await readFile(path, 'utf8')) as StarterFile;
   return {
     sources: [{ list: 'starter', version: starter.version }],

@@ -2,8 +2,8 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { ensureAdmin, type FirstAdmin } from '../users/bootstrap.js';
 import { BILLING_PROCESS, createDemoSet, type DemoUser } from './demo.js';
-import { loadIfNeverSetUp, type LoadReport } from './repository.js';
-import { starterCatalogue } from './starter.js';
+import { loadIfNeverSetUp, type LoadReport } from '../catalogue/repository.js';
+import { starterCatalogue } from './starter-catalogue.js';
 
 export interface Setup {
   admin: FirstAdmin;

@@ -5,10 +5,10 @@ import type { Writable } from 'node:stream';
 import type { Database, Queryable } from '../db/database.js';
 import { ApiError, ValidationError } from '../core/errors.js';
 import { validatorCompiler } from '../http/validators.js';
-import { isUuid } from '../participants/identifiers.js';
-import { registerParticipant } from '../participants/registration.js';
-import { serviceProviderExists, streamParticipants } from '../participants/repository.js';
-import { AddParticipantForm, type Participant, type ParticipantFilter } from '../participants/schemas.js';
+import { isUuid } from './identifiers.js';
+import { registerParticipant } from './registration.js';
+import { serviceProviderExists, streamParticipants } from './repository.js';
+import { AddParticipantForm, type Participant, type ParticipantFilter } from './schemas.js';
 
 /** An import with bad lines: nothing of it was stored. The message lists the lines and what is wrong. */
 export class ImportError extends Error {}
