@@ -1,3 +1,4 @@
+import { NotFoundError } from '../core/errors.js';
 import { ICDS } from '../core/schemas.js';
 
 /** The scheme of every participant's qualified identifier. */
@@ -44,4 +45,14 @@ export function participantKeyOf(segment: string): ParticipantKey | undefined {
   if (isUuid(segment)) return { kind: 'identifier', id: segment.toLowerCase() };
   const organization = parseOrganization(segment);
   return organization ? { kind: 'qualified', organization } : undefined;
+}
+
+/** The participant 404, the same for an unknown participant and for another provider's. */
+export const participantNotFound = (segment: string) => NotFoundError.organization(segment);
+
+/** The key a path segment names; the participant 404 when it can name none. */
+export function participantKeyOrNotFound(segment: string): ParticipantKey {
+  const key = participantKeyOf(segment);
+  if (!key) throw participantNotFound(segment);
+  return key;
 }

@@ -6,7 +6,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { ApiError, ValidationError } from '../core/errors.js';
 import { validatorCompiler } from '../http/validators.js';
 import { isUuid } from './identifiers.js';
-import { registerParticipant } from './registration.js';
+import { registerParticipant } from './writes.js';
 import { serviceProviderExists, streamParticipants } from './repository.js';
 import { AddParticipantForm, type Participant, type ParticipantFilter } from './schemas.js';
 

@@ -5,13 +5,12 @@ import { callerOf, Role, type Access } from '../http/auth.js';
 import { NotFoundError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { sendJsonArray } from '../http/streaming.js';
-import { isUuid, participantKeyOf, type ParticipantKey } from './identifiers.js';
+import { isUuid, participantKeyOrNotFound as keyOf, participantNotFound as notFound } from './identifiers.js';
 import {
-  deleteParticipant, findParticipants, getParticipant, getParticipantProcesses, lockParticipant,
-  PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, purgeExpired, serviceProviderExists, setProcesses,
-  streamParticipants, transferParticipant, updateParticipant, type LockedParticipant, type Scope,
+  deleteParticipant, findParticipants, getParticipant, getParticipantProcesses,
+  PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, streamParticipants, type Scope,
 } from './repository.js';
-import { ADD_FORM, contactOf, processIdsOf, registerParticipant } from './registration.js';
+import { ADD_FORM, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration } from './writes.js';
 import {
   AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
   UpdateParticipantForm,
@@ -20,7 +19,6 @@ import {
 const PROVIDERS: readonly Access[] = [Role.serviceProvider];
 const READERS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
 const PROVIDERS_AND_ADMINS: readonly Access[] = [Role.serviceProvider, Role.admin];
-const UPDATE_FORM = 'updateParticipantFormDTO';
 
 /** The role set of a path shape: one for a qualified identifier, another for a UUID. */
 const byKind = (qualified: readonly Access[], identifier: readonly Access[]) => (request: FastifyRequest) =>
@@ -30,21 +28,6 @@ const byKind = (qualified: readonly Access[], identifier: readonly Access[]) => 
 function scopeOf(request: FastifyRequest): Scope {
   const caller = callerOf(request);
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
-}
-
-/** The participant 404, the same for an unknown participant and for another provider's. */
-const notFound = (segment: string) => NotFoundError.organization(segment);
-
-function keyOf(segment: string): ParticipantKey {
-  const key = participantKeyOf(segment);
-  if (!key) throw notFound(segment);
-  return key;
-}
-
-async function lockOwn(tx: Queryable, identifier: string, scope: Scope): Promise<LockedParticipant> {
-  const participant = await lockParticipant(tx, keyOf(identifier), scope);
-  if (!participant) throw notFound(identifier);
-  return participant;
 }
 
 async function reread(tx: Queryable, id: string): Promise<Participant> {
@@ -88,14 +71,8 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/:identifier', {
     schema: { params: ParticipantParams, body: UpdateParticipantForm, response: { 200: Participant } },
     config: { access: PROVIDERS, mediaTypes: ['participants.update'], objectName: UPDATE_FORM },
-  }, async (request) => app.db.transaction(async (tx) => {
-    const participant = await lockOwn(tx, request.params.identifier, scopeOf(request));
-    const processIds = await processIdsOf(tx, UPDATE_FORM, request.body, participant.icd, participant.processIds);
-    await purgeExpired(tx, participant);
-    await updateParticipant(tx, participant.id, contactOf(request.body.contact), request.body.deleteDate ?? null);
-    await setProcesses(tx, participant, processIds);
-    return reread(tx, participant.id);
-  }));
+  }, async (request) => app.db.transaction(async (tx) =>
+    reread(tx, await updateRegistration(tx, request.params.identifier, scopeOf(request), request.body))));
 
   app.delete('/:identifier', {
     schema: { params: ParticipantParams },
@@ -121,12 +98,8 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: TransferParams },
     config: { access: PROVIDERS, mediaTypes: ['participants.transfer'] },
   }, async (request, reply) => {
-    const target = request.params.serviceProviderIdentifier.toLowerCase();
-    await app.db.transaction(async (tx) => {
-      const participant = await lockOwn(tx, request.params.identifier, scopeOf(request));
-      if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(request.params.serviceProviderIdentifier);
-      await transferParticipant(tx, participant, target);
-    });
+    const { identifier, serviceProviderIdentifier } = request.params;
+    await app.db.transaction((tx) => transferRegistration(tx, identifier, scopeOf(request), serviceProviderIdentifier));
     return reply.status(200).send();
   });
 };

@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { Role } from '../http/auth.js';
 import type { Icd } from '../core/schemas.js';
-import { registerParticipant } from '../participants/registration.js';
+import { registerParticipant } from '../participants/writes.js';
 import { insertServiceProvider } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
 import { transportProfileIdOf } from '../catalogue/repository.js';
