@@ -61,7 +61,7 @@ async function readCodeListFile(path: string, required: boolean): Promise<Catalo
 }
 
 /** One parsed code list, by its root element. */
-export function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file: string): Catalogue {
+function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file: string): Catalogue {
   const catalogue = emptyCatalogue();
   catalogue.sources.push({ list: root, version: text(list, 'version', file) });
   const entries = (name: string) => (list[name] as Attributes[] | undefined) ?? [];

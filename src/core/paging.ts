@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { ValidationError } from './errors.js';
 
-export const MAX_PAGE_SIZE = 2000;
+const MAX_PAGE_SIZE = 2000;
 
 /** `page`, `size` and `sort` of every paged operation. */
 export const PageQuery = {
@@ -39,7 +39,7 @@ export interface PageRequest {
 }
 
 /** Parses `sort` as Spring does: `a,b,desc` sorts a and b descending; each parameter has its own direction. */
-export function parseSort(sort: readonly string[] | undefined, sortable: Sortable, objectName: string): SortOrder[] {
+function parseSort(sort: readonly string[] | undefined, sortable: Sortable, objectName: string): SortOrder[] {
   const orders: SortOrder[] = [];
   const unknown: string[] = [];
   for (const parameter of sort ?? []) {
@@ -63,7 +63,7 @@ export function parseSort(sort: readonly string[] | undefined, sortable: Sortabl
   return orders;
 }
 
-export function orderByClause(orders: readonly SortOrder[], sortable: Sortable, tieBreaker: string): string {
+function orderByClause(orders: readonly SortOrder[], sortable: Sortable, tieBreaker: string): string {
   const terms = orders.map((order) => `${sortable[order.property]} ${order.direction}`);
   return `ORDER BY ${[...terms, tieBreaker].join(', ')}`;
 }

@@ -19,7 +19,7 @@ const LOCK_FILE = 'registry.lock';
  * A lock left behind by a process that no longer runs is taken over. `holder` says who we are
  * ("the registry server", "the registry command line") in the message another process gets.
  */
-export function lockDataDirectory(dir: string, holder: string): () => void {
+function lockDataDirectory(dir: string, holder: string): () => void {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const content: LockContent = { pid: process.pid, holder, since: new Date().toISOString() };

@@ -57,7 +57,7 @@ export async function* streamThroughCursor<T>(
 }
 
 /** SQLSTATE codes the data layer turns into API errors. */
-export const SqlState = {
+const SqlState = {
   uniqueViolation: '23505',
   foreignKeyViolation: '23503',
 } as const;
@@ -65,12 +65,6 @@ export const SqlState = {
 export function sqlStateOf(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
     ? error.code
-    : undefined;
-}
-
-export function constraintOf(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'constraint' in error && typeof error.constraint === 'string'
-    ? error.constraint
     : undefined;
 }
 

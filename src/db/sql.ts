@@ -29,7 +29,7 @@ export function escapeLikeWildcards(text: string): string {
 export interface PageQuery {
   /** The SELECT list, its aliases being the response's property names. */
   select: string;
-  /** FROM and joins, with `alias` as the main table's alias. */
+  /** FROM and joins, naming each table by the alias that `select`, the conditions and `orderBy` use. */
   from: string;
   conditions: Conditions;
   orderBy: string;

@@ -24,7 +24,10 @@ function send(reply: FastifyReply, request: FastifyRequest, status: number, exce
     .send(errorBody(status, exception, message, request.url, errors));
 }
 
-/** Maps every failure to the common error body; a 5xx is logged and tells the client nothing internal. */
+/**
+ * The API error a failure stands for: its own, the 400 of a schema violation, or the 400 of a body that is not
+ * JSON; undefined for anything else, which the error handler answers (and logs when it is a 5xx).
+ */
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const bodyName = request.routeOptions.config.objectName ?? 'request';

@@ -28,7 +28,7 @@ type Collect = (field: string, violation?: Violation) => void;
 const NUL_CHARACTER: Violation = { code: 'NoNulCharacter', defaultMessage: 'must not contain NUL characters' };
 
 /** Deeper request bodies are refused: no form nests more than a few levels, and recursion must stay bounded. */
-export const MAX_NESTING = 32;
+const MAX_NESTING = 32;
 
 const TOO_DEEP: Violation = { code: 'MaxNesting', defaultMessage: `must not be nested more than ${MAX_NESTING} levels deep` };
 

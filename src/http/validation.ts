@@ -3,10 +3,7 @@ import { fieldError, ValidationError, type FieldError, type FieldErrorInput } fr
 
 type EntryBase = Omit<FieldErrorInput, 'code' | 'defaultMessage'>;
 
-/**
- * Turns the schema validator's errors (ajv, run with `allErrors` and `verbose`) into the entries of the
- * specification's 400 body: every violation at once, named by field path, with Bean-Validation-like codes.
- */
+/** The parts of a JSON schema an entry is built from: its constraints, type and flags. */
 interface SchemaLike {
   type?: string | string[];
   title?: string;
@@ -31,6 +28,10 @@ interface ValidatorError extends FastifySchemaValidationError {
 
 const INT_MAX = 2147483647;
 
+/**
+ * Turns the schema validator's errors (ajv, run with `allErrors` and `verbose`) into the entries of the
+ * specification's 400 body: every violation at once, named by field path, with Bean-Validation-like codes.
+ */
 export function validationErrorOf(objectName: string, errors: FastifySchemaValidationError[]): ValidationError {
   const failures = errors as ValidatorError[];
   const unions = failures.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');

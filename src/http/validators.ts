@@ -15,7 +15,7 @@ function validator(options: Options): Ajv {
 }
 
 /** An absolute https URL with a host and without user information (an endpoint address others will call). */
-export function isHttpsUrl(value: string): boolean {
+function isHttpsUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   return url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';

@@ -19,7 +19,7 @@ const ERROR_STATUSES: Record<number, string> = {
   415: 'Unsupported Media Type: the `Content-Type` of the body is not one this operation takes',
   429: 'Too Many Requests: too many failed authentication attempts; see `Retry-After`',
   500: 'Internal Server Error: the request could not be completed',
-  503: 'Service Unavailable: the service is temporarily overloaded',
+  503: 'Service Unavailable: the database cannot be reached; try again later',
 };
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

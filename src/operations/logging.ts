@@ -6,7 +6,7 @@ type LoggerOptions = Exclude<NonNullable<FastifyServerOptions['logger']>, boolea
  * What never reaches a log line, whoever logs it: credentials in headers and any `password` property up to
  * three levels down (request bodies, user forms, errors carrying them).
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["proxy-authorization"]',

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Only ids that cannot forge log lines or headers are taken over from the caller. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

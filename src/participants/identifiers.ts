@@ -41,7 +41,7 @@ export function parseOrganization(qualifiedIdentifier: string): Organization | u
 }
 
 /** A UUID segment is an identifier, anything else a qualified identifier (undefined when it names nothing). */
-export function participantKeyOf(segment: string): ParticipantKey | undefined {
+function participantKeyOf(segment: string): ParticipantKey | undefined {
   if (isUuid(segment)) return { kind: 'identifier', id: segment.toLowerCase() };
   const organization = parseOrganization(segment);
   return organization ? { kind: 'qualified', organization } : undefined;

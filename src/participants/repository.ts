@@ -8,7 +8,7 @@ import type { Process } from '../processes/schemas.js';
 import type { Participant, ParticipantFilter } from './schemas.js';
 
 /** Today in UTC, whatever the session's time zone: the day of registrations, changes and expiry. */
-export const TODAY = `(now() AT TIME ZONE 'UTC')::date`;
+const TODAY = `(now() AT TIME ZONE 'UTC')::date`;
 
 /**
  * The SQL condition that participant row `alias` is live: one whose delete date has come is gone from every answer.

@@ -10,7 +10,7 @@ import { insertServiceProvider } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
 import { transportProfileIdOf } from '../catalogue/repository.js';
 
-export const DEMO_USERNAME = 'demo-provider';
+const DEMO_USERNAME = 'demo-provider';
 export const BILLING_PROCESS = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 const AS4 = 'peppol-transport-as4-v2_0';
 

@@ -91,7 +91,10 @@ export async function insertCapability(db: Database, title: string): Promise<str
   return (row as { id: string }).id;
 }
 
-/** A participant of `serviceProviderId` that has `processIds`; participants have no API in this module. */
+/**
+ * A participant of `serviceProviderId` that has `processIds`, written straight to the database: the provider
+ * needs no user to add it through the API, and the participant rules do not apply.
+ */
 export async function insertParticipant(db: Database, serviceProviderId: string, processIds: string[]): Promise<string> {
   const organization = uniqueValue('org').toLowerCase();
   const [row] = await db.query<{ id: string }>(
