@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import {
-  accessPointForm, addAccessPoint, addAccessPointProvider, addServiceProvider, addTransportProfile, client, expectRefused,
-  expectSortedByTitle, expectStatus, unique, UNKNOWN, vendor,
+  accessPointForm, addAccessPoint, addAccessPointProvider, addServiceProvider, addTransportProfile, expectRefused,
+  expectSortedByTitle, expectStatus, UNKNOWN, useAdministrationApp, vendor,
 } from './helpers/administration.js';
+import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { insertAccessPoint } from '../src/access-points/repository.js';
 import { ConflictError } from '../src/core/errors.js';
@@ -11,14 +11,7 @@ import { ConflictError } from '../src/core/errors.js';
 const BASE = '/rest/api/accessPoints';
 const FORM = 'accessPointFormDTO';
 
-let t: TestApp;
-let http: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  http = client(t);
-});
-afterAll(async () => t.close());
+const { t, http } = useAdministrationApp();
 
 describe('find and get, as specified', () => {
   it('serves an access point with its provider and its endpoints to every registered role', async () => {

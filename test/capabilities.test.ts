@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
-import { add, client, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, unique, UNKNOWN } from './helpers/administration.js';
+import { describe, expect, it } from 'vitest';
+import {
+  add, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, UNKNOWN, useAdministrationApp,
+} from './helpers/administration.js';
+import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { processForm } from './helpers/catalogue.js';
 
 const BASE = '/rest/api/capabilities';
 const FORM = 'capabilityFormDTO';
 
-let t: TestApp;
-let http: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  http = client(t);
-});
-afterAll(async () => t.close());
+const { t, http } = useAdministrationApp();
 
 const addCapability = (title = unique('Capability')) => add(t, BASE, { title });
 

@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from './helpers/app.js';
+import { requests, type Caller } from './helpers/requests.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import {
-  addDocumentType, addProcess, catalogueRequests, documentTypeForm, insertParticipant, whileDeleting, type Caller,
+  addDocumentType, addProcess, documentTypeForm, insertParticipant, whileDeleting,
 } from './helpers/catalogue.js';
 
 const BASE = '/rest/api/document-types';
 const FORM = 'documentTypeFormDTO';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-let t: TestApp;
-let admin: TestUser;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  admin = t.users.admin;
-});
-afterAll(async () => t.close());
-
-const { get, send, remove } = catalogueRequests(() => t.app, () => admin);
+const t = useTestApp();
+const { get, send, remove } = requests(t, { reads: null, writes: 'admin' });
 
 describe('add, get, update and delete', () => {
   it('adds a document type with its processes and answers 201 with the created resource', async () => {
-    const process = await addProcess(t.app, admin, { title: 'Ordering', restricted: true });
+    const process = await addProcess(t.app, t.users.admin, { title: 'Ordering', restricted: true });
     const response = await t.app.inject({
       method: 'POST',
       url: BASE,
@@ -64,8 +57,8 @@ describe('add, get, update and delete', () => {
   });
 
   it('updates every field and answers 200 with the updated resource', async () => {
-    const [first, second] = [await addProcess(t.app, admin), await addProcess(t.app, admin)];
-    const documentType = await addDocumentType(t.app, admin, { processes: [{ identifier: first.identifier }] });
+    const [first, second] = [await addProcess(t.app, t.users.admin), await addProcess(t.app, t.users.admin)];
+    const documentType = await addDocumentType(t.app, t.users.admin, { processes: [{ identifier: first.identifier }] });
     const response = await send('PUT', `${BASE}/${documentType.identifier}`, {
       title: 'Credit note',
       qualifiedIdentifier: 'busdox-docid-qns::urn:credit-note',
@@ -85,7 +78,7 @@ describe('add, get, update and delete', () => {
   });
 
   it('keeps its own qualified identifier on update without a conflict', async () => {
-    const documentType = await addDocumentType(t.app, admin);
+    const documentType = await addDocumentType(t.app, t.users.admin);
     const response = await send('PUT', `${BASE}/${documentType.identifier}`, documentTypeForm({
       qualifiedIdentifier: documentType.qualifiedIdentifier,
       title: 'Renamed',
@@ -95,7 +88,7 @@ describe('add, get, update and delete', () => {
   });
 
   it('deletes with 204 and no body; then the document type is gone', async () => {
-    const documentType = await addDocumentType(t.app, admin);
+    const documentType = await addDocumentType(t.app, t.users.admin);
     const response = await remove(`${BASE}/${documentType.identifier}`, t.users.authority);
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');
@@ -111,7 +104,7 @@ describe('validation', () => {
     ['empty', '', ''],
   ])('reports a %s title as NotEmpty on `title`, exactly as the specification says', async (_case, title, rejectedValue) => {
     const payload = { ...documentTypeForm(), title };
-    for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${(await addDocumentType(t.app, admin)).identifier}`]] as const) {
+    for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${(await addDocumentType(t.app, t.users.admin)).identifier}`]] as const) {
       const body = expectErrorBody(await send(method, url, payload), 400, `Validation failed for object='${FORM}'. Error count: 1`);
       expect(body.exception).toBe('ValidationError');
       expect(body.error).toBe('Bad Request');
@@ -139,7 +132,7 @@ describe('validation', () => {
   });
 
   it('refuses a qualified identifier without a scheme and duplicate process references', async () => {
-    const process = await addProcess(t.app, admin);
+    const process = await addProcess(t.app, t.users.admin);
     const body = expectErrorBody(await send('POST', BASE, documentTypeForm({
       qualifiedIdentifier: 'no-scheme',
       processes: [{ identifier: process.identifier }, { identifier: process.identifier }],
@@ -149,7 +142,7 @@ describe('validation', () => {
   });
 
   it('reports each unknown process reference at its index, and adds nothing', async () => {
-    const known = await addProcess(t.app, admin);
+    const known = await addProcess(t.app, t.users.admin);
     const qualifiedIdentifier = `busdox-docid-qns::urn:never-added-${Date.now()}`;
     const body = expectErrorBody(await send('POST', BASE, documentTypeForm({
       qualifiedIdentifier,
@@ -188,19 +181,19 @@ describe('404 and 409', () => {
   });
 
   it('answers 409 for a duplicate qualified identifier on add and on update, in either form', async () => {
-    const existing = await addDocumentType(t.app, admin);
+    const existing = await addDocumentType(t.app, t.users.admin);
     const [scheme, value] = existing.qualifiedIdentifier.split('::') as [string, string];
     expectErrorBody(await send('POST', BASE, documentTypeForm({ qualifiedIdentifier: existing.qualifiedIdentifier })), 409,
       `A document type with qualified identifier '${existing.qualifiedIdentifier}' already exists`);
-    const other = await addDocumentType(t.app, admin);
+    const other = await addDocumentType(t.app, t.users.admin);
     const body = expectErrorBody(await send('PUT', `${BASE}/${other.identifier}`, documentTypeForm({ qualifiedIdentifier: { scheme, value } })), 409);
     expect(body).toMatchObject({ error: 'Conflict', exception: 'ConflictError' });
     expect((await get(`${BASE}/${other.identifier}`)).json().qualifiedIdentifier).toBe(other.qualifiedIdentifier);
   });
 
   it('refuses to delete a document type that participants use through their processes, naming them', async () => {
-    const process = await addProcess(t.app, admin);
-    const documentType = await addDocumentType(t.app, admin, { processes: [{ identifier: process.identifier }] });
+    const process = await addProcess(t.app, t.users.admin);
+    const documentType = await addDocumentType(t.app, t.users.admin, { processes: [{ identifier: process.identifier }] });
     await insertParticipant(t.db, t.fixture.serviceProviderId, [process.identifier]);
     await insertParticipant(t.db, t.fixture.otherServiceProviderId, [process.identifier]);
     expectErrorBody(await remove(`${BASE}/${documentType.identifier}`), 409,
@@ -210,7 +203,7 @@ describe('404 and 409', () => {
 
   // Needs a second connection holding the delete open, which only the PostgreSQL server gives.
   it.runIf(testDatabaseKind === 'postgres')('answers 409, not 500, when a linked process is deleted while the document type is added', async () => {
-    const process = await addProcess(t.app, admin);
+    const process = await addProcess(t.app, t.users.admin);
     const qualifiedIdentifier = `busdox-docid-qns::${Date.now()}-raced`;
     const adding = whileDeleting(t.db, 'DELETE FROM processes WHERE id = $1', [process.identifier], () =>
       send('POST', BASE, documentTypeForm({ qualifiedIdentifier, processes: [{ identifier: process.identifier }] })));
@@ -220,8 +213,8 @@ describe('404 and 409', () => {
   });
 
   it('deletes a document type linked only to processes nobody uses, and the processes lose the link', async () => {
-    const process = await addProcess(t.app, admin);
-    const documentType = await addDocumentType(t.app, admin, { processes: [{ identifier: process.identifier }] });
+    const process = await addProcess(t.app, t.users.admin);
+    const documentType = await addDocumentType(t.app, t.users.admin, { processes: [{ identifier: process.identifier }] });
     expect((await remove(`${BASE}/${documentType.identifier}`)).statusCode).toBe(204);
     const after = (await get(`/rest/api/processes/${process.identifier}`)).json();
     expect(after.documentTypes).toEqual([]);
@@ -235,17 +228,17 @@ describe('links with processes', () => {
     ((await get(`${BASE}/${documentTypeId}`)).json().processes as Array<{ identifier: string }>).map((p) => p.identifier);
 
   it('shows a link made on the process side on the document type, and the reverse', async () => {
-    const documentType = await addDocumentType(t.app, admin);
-    const process = await addProcess(t.app, admin, { documentTypes: [{ identifier: documentType.identifier }] });
+    const documentType = await addDocumentType(t.app, t.users.admin);
+    const process = await addProcess(t.app, t.users.admin, { documentTypes: [{ identifier: documentType.identifier }] });
     expect(await processesOf(documentType.identifier)).toEqual([process.identifier]);
 
-    const linkedHere = await addDocumentType(t.app, admin, { processes: [{ identifier: process.identifier }] });
+    const linkedHere = await addDocumentType(t.app, t.users.admin, { processes: [{ identifier: process.identifier }] });
     expect((await documentTypesOf(process.identifier)).sort()).toEqual([documentType.identifier, linkedHere.identifier].sort());
   });
 
   it('removes a link on one side when the other side drops it', async () => {
-    const [first, second] = [await addProcess(t.app, admin), await addProcess(t.app, admin)];
-    const documentType = await addDocumentType(t.app, admin, { processes: [{ identifier: first.identifier }] });
+    const [first, second] = [await addProcess(t.app, t.users.admin), await addProcess(t.app, t.users.admin)];
+    const documentType = await addDocumentType(t.app, t.users.admin, { processes: [{ identifier: first.identifier }] });
     const update = await send('PUT', `${BASE}/${documentType.identifier}`, documentTypeForm({
       qualifiedIdentifier: documentType.qualifiedIdentifier,
       processes: [{ qualifiedIdentifier: second.qualifiedIdentifier }],
@@ -262,8 +255,8 @@ describe('links with processes', () => {
   });
 
   it('drops the link when the process is deleted', async () => {
-    const process = await addProcess(t.app, admin);
-    const documentType = await addDocumentType(t.app, admin, { processes: [{ identifier: process.identifier }] });
+    const process = await addProcess(t.app, t.users.admin);
+    const documentType = await addDocumentType(t.app, t.users.admin, { processes: [{ identifier: process.identifier }] });
     expect((await remove(`/rest/api/processes/${process.identifier}`)).statusCode).toBe(204);
     expect(await processesOf(documentType.identifier)).toEqual([]);
   });
@@ -274,7 +267,7 @@ describe('roles', () => {
   const allowed = (names: string[]) => (name: string) => names.includes(name);
 
   it('lets every role and anonymous callers read', async () => {
-    const documentType = await addDocumentType(t.app, admin);
+    const documentType = await addDocumentType(t.app, t.users.admin);
     for (const [name, user] of Object.entries(everyone())) {
       expect((await get(BASE, user)).statusCode, name).toBe(200);
       expect((await get(`${BASE}/${documentType.identifier}`, user)).statusCode, name).toBe(200);
@@ -284,7 +277,7 @@ describe('roles', () => {
   it('lets ADMIN and REGISTRY_AUTHORITY write; other roles get 403, no or wrong credentials 401', async () => {
     const writers = allowed(['admin', 'authority']);
     for (const [name, user] of Object.entries(everyone())) {
-      const existing = await addDocumentType(t.app, admin);
+      const existing = await addDocumentType(t.app, t.users.admin);
       const responses = [
         await send('POST', BASE, documentTypeForm(), user),
         await send('PUT', `${BASE}/${existing.identifier}`, documentTypeForm(), user),
@@ -300,7 +293,7 @@ describe('roles', () => {
       }
       if (!writers(name)) expect((await get(`${BASE}/${existing.identifier}`)).json()).toEqual(existing);
     }
-    const wrong = { ...admin, authorization: `Basic ${Buffer.from('admin:wrong-password').toString('base64')}` };
+    const wrong = { ...t.users.admin, authorization: `Basic ${Buffer.from('admin:wrong-password').toString('base64')}` };
     const response = await send('POST', BASE, documentTypeForm(), wrong);
     expectErrorBody(response, 401);
     expect(response.headers['www-authenticate']).toBe('Basic realm="registry"');
@@ -310,7 +303,7 @@ describe('roles', () => {
 describe('find', () => {
   it('pages and sorts by the documented properties, dotted ones included', async () => {
     const titles = ['Zeta', 'Alpha', 'Mu'];
-    for (const title of titles) await addDocumentType(t.app, admin, { title, qualifiedIdentifier: `sorting::${title.toLowerCase()}` });
+    for (const title of titles) await addDocumentType(t.app, t.users.admin, { title, qualifiedIdentifier: `sorting::${title.toLowerCase()}` });
     const all = (await get(`${BASE}?size=2000&sort=title,desc`)).json();
     const mine = all.content.filter((d: { qualifiedIdentifier: string }) => d.qualifiedIdentifier.startsWith('sorting::'));
     expect(mine.map((d: { title: string }) => d.title)).toEqual(['Zeta', 'Mu', 'Alpha']);
@@ -334,7 +327,7 @@ describe('find', () => {
     expectErrorBody(await t.app.inject({ method: 'GET', url: BASE, headers: { accept: 'application/vnd.registry.processes.find.v1+json' } }), 406);
     const wrongBody = await t.app.inject({
       method: 'POST', url: BASE, payload: JSON.stringify(documentTypeForm()),
-      headers: { authorization: admin.authorization, 'content-type': 'application/vnd.registry.processes.add.v1+json' },
+      headers: { authorization: t.users.admin.authorization, 'content-type': 'application/vnd.registry.processes.add.v1+json' },
     });
     expectErrorBody(wrongBody, 415);
   });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
-import { addParticipant, call, dayFromToday, SCHEME, uniqueOrganization } from './helpers/participants.js';
+import { addParticipant, dayFromToday, SCHEME, uniqueOrganization } from './helpers/participants.js';
+import { call } from './helpers/requests.js';
 
 let t: TestApp;
 beforeAll(async () => {

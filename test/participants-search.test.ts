@@ -3,7 +3,8 @@ import { PARTICIPANT_SORTABLE } from '../src/participants/repository.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
-import { addParticipant, call, dayFromToday, PARTICIPANTS, type Participant } from './helpers/participants.js';
+import { addParticipant, dayFromToday, PARTICIPANTS, type Participant } from './helpers/participants.js';
+import { call } from './helpers/requests.js';
 
 let t: TestApp;
 let admin: TestUser;

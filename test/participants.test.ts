@@ -5,9 +5,9 @@ import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './help
 import { addProcess, whileDeleting } from './helpers/catalogue.js';
 import { testDatabaseKind } from './helpers/database.js';
 import {
-  addParticipant, byQualified, call, dayFromToday, participantForm, PARTICIPANTS, SCHEME, today, uniqueOrganization,
-  type Participant,
+  addParticipant, byQualified, dayFromToday, participantForm, PARTICIPANTS, SCHEME, today, uniqueOrganization, type Participant,
 } from './helpers/participants.js';
+import { call } from './helpers/requests.js';
 
 let t: TestApp;
 let admin: TestUser;

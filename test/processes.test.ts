@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from './helpers/app.js';
+import { requests, unique, type Caller } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { testDatabaseKind } from './helpers/database.js';
 import {
-  addDocumentType, addProcess, catalogueRequests, insertCapability, insertParticipant, processForm, uniqueValue, whileDeleting,
-  type Caller,
+  addDocumentType, addProcess, insertCapability, insertParticipant, processForm, whileDeleting,
 } from './helpers/catalogue.js';
 
 const BASE = '/rest/api/processes';
@@ -12,23 +12,15 @@ const FORM = 'processFormDTO';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const STREAM = 'application/vnd.registry.processes.stream.v1+json';
 
-let t: TestApp;
-let admin: TestUser;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  admin = t.users.admin;
-});
-afterAll(async () => t.close());
-
-const { get, send, remove } = catalogueRequests(() => t.app, () => admin);
+const t = useTestApp();
+const { get, send, remove } = requests(t, { reads: null, writes: 'admin' });
 const identifiers = (items: Array<{ identifier: string }>) => items.map((item) => item.identifier);
 
 describe('add, get, update and delete', () => {
   it('adds a process with all its relations and answers 201 with the created resource', async () => {
     const capability = await insertCapability(t.db, 'Receive invoices');
-    const documentType = await addDocumentType(t.app, admin, { title: 'Invoice', visible: false });
-    const dependency = await addProcess(t.app, admin, { title: 'Catalogue', restricted: true });
+    const documentType = await addDocumentType(t.app, t.users.admin, { title: 'Invoice', visible: false });
+    const dependency = await addProcess(t.app, t.users.admin, { title: 'Catalogue', restricted: true });
     const response = await t.app.inject({
       method: 'POST',
       url: BASE,
@@ -76,14 +68,14 @@ describe('add, get, update and delete', () => {
   });
 
   it('answers alias null when a process has none', async () => {
-    const process = await addProcess(t.app, admin);
+    const process = await addProcess(t.app, t.users.admin);
     expect(process.alias).toBeNull();
   });
 
   it('updates every field and relation and answers 200 with the updated resource', async () => {
-    const [oldType, newType] = [await addDocumentType(t.app, admin), await addDocumentType(t.app, admin)];
-    const [oldDependency, newDependency] = [await addProcess(t.app, admin), await addProcess(t.app, admin)];
-    const process = await addProcess(t.app, admin, {
+    const [oldType, newType] = [await addDocumentType(t.app, t.users.admin), await addDocumentType(t.app, t.users.admin)];
+    const [oldDependency, newDependency] = [await addProcess(t.app, t.users.admin), await addProcess(t.app, t.users.admin)];
+    const process = await addProcess(t.app, t.users.admin, {
       documentTypes: [{ identifier: oldType.identifier }], dependencies: [{ identifier: oldDependency.identifier }], requiredICDs: ['0192'],
     });
     const response = await send('PUT', `${BASE}/${process.identifier}`, processForm({
@@ -105,14 +97,14 @@ describe('add, get, update and delete', () => {
   });
 
   it('keeps its own qualified identifier on update without a conflict, and removes the alias when absent', async () => {
-    const process = await addProcess(t.app, admin, { alias: 'old' });
+    const process = await addProcess(t.app, t.users.admin, { alias: 'old' });
     const response = await send('PUT', `${BASE}/${process.identifier}`, processForm({ qualifiedIdentifier: process.qualifiedIdentifier }));
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().alias).toBeNull();
   });
 
   it('deletes with 204 and no body; then the process is gone', async () => {
-    const process = await addProcess(t.app, admin);
+    const process = await addProcess(t.app, t.users.admin);
     const response = await remove(`${BASE}/${process.identifier}`, t.users.authority);
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');
@@ -123,7 +115,7 @@ describe('add, get, update and delete', () => {
 
 describe('validation', () => {
   it('reports a missing domain exactly as the specification says, on add and on update', async () => {
-    const existing = await addProcess(t.app, admin);
+    const existing = await addProcess(t.app, t.users.admin);
     for (const [method, url] of [['POST', BASE], ['PUT', `${BASE}/${existing.identifier}`]] as const) {
       const response = await send(method, url, processForm({ domain: undefined }));
       const body = expectErrorBody(response, 400, `Validation failed for object='${FORM}'. Error count: 1`);
@@ -157,7 +149,7 @@ describe('validation', () => {
   });
 
   it('reports wrong types as binding failures, unknown ICDs, duplicates and an empty title together', async () => {
-    const documentType = await addDocumentType(t.app, admin);
+    const documentType = await addDocumentType(t.app, t.users.admin);
     const body = expectErrorBody(await send('POST', BASE, processForm({
       title: '',
       restricted: 'false',
@@ -202,7 +194,7 @@ describe('validation', () => {
   });
 
   it('reports every unknown reference at its index, and adds nothing', async () => {
-    const qualifiedIdentifier = `cenbii-procid-ubl::${uniqueValue('never-added')}`;
+    const qualifiedIdentifier = `cenbii-procid-ubl::${unique('never-added')}`;
     const body = expectErrorBody(await send('POST', BASE, processForm({
       qualifiedIdentifier,
       capabilities: [{ identifier: UNKNOWN }],
@@ -219,7 +211,7 @@ describe('validation', () => {
   });
 
   it('refuses a process that depends on itself', async () => {
-    const process = await addProcess(t.app, admin);
+    const process = await addProcess(t.app, t.users.admin);
     const body = expectErrorBody(await send('PUT', `${BASE}/${process.identifier}`, processForm({
       qualifiedIdentifier: process.qualifiedIdentifier, dependencies: [{ identifier: process.identifier }],
     })), 400, /Error count: 1$/);
@@ -249,18 +241,18 @@ describe('404 and 409', () => {
   });
 
   it('answers 409 for a duplicate qualified identifier on add and on update', async () => {
-    const existing = await addProcess(t.app, admin);
+    const existing = await addProcess(t.app, t.users.admin);
     expect(expectErrorBody(await send('POST', BASE, processForm({ qualifiedIdentifier: existing.qualifiedIdentifier })), 409,
       `A process with qualified identifier '${existing.qualifiedIdentifier}' already exists`)).toMatchObject({ error: 'Conflict' });
-    const other = await addProcess(t.app, admin);
+    const other = await addProcess(t.app, t.users.admin);
     const [scheme, value] = existing.qualifiedIdentifier.split('::');
     expectErrorBody(await send('PUT', `${BASE}/${other.identifier}`, processForm({ qualifiedIdentifier: { scheme, value } })), 409);
     expect((await get(`${BASE}/${other.identifier}`)).json()).toEqual(other);
   });
 
   it.runIf(testDatabaseKind === 'postgres')('answers 409, not 500, when a linked document type is deleted during an update', async () => {
-    const process = await addProcess(t.app, admin);
-    const documentType = await addDocumentType(t.app, admin);
+    const process = await addProcess(t.app, t.users.admin);
+    const documentType = await addDocumentType(t.app, t.users.admin);
     const updating = whileDeleting(t.db, 'DELETE FROM document_types WHERE id = $1', [documentType.identifier], () =>
       send('PUT', `${BASE}/${process.identifier}`, processForm({
         qualifiedIdentifier: process.qualifiedIdentifier, title: 'Changed', documentTypes: [{ identifier: documentType.identifier }],
@@ -270,12 +262,12 @@ describe('404 and 409', () => {
   });
 
   it('refuses to delete a process that participants use or that other processes depend on, naming them', async () => {
-    const used = await addProcess(t.app, admin);
+    const used = await addProcess(t.app, t.users.admin);
     await insertParticipant(t.db, t.fixture.serviceProviderId, [used.identifier]);
     expectErrorBody(await remove(`${BASE}/${used.identifier}`), 409, `Process '${used.identifier}' is still used by 1 participant(s)`);
 
-    const base = await addProcess(t.app, admin);
-    const dependent = await addProcess(t.app, admin, { dependencies: [{ identifier: base.identifier }] });
+    const base = await addProcess(t.app, t.users.admin);
+    const dependent = await addProcess(t.app, t.users.admin, { dependencies: [{ identifier: base.identifier }] });
     expectErrorBody(await remove(`${BASE}/${base.identifier}`), 409,
       `Process '${base.identifier}' is still used by the processes that depend on it (${dependent.qualifiedIdentifier})`);
     expect((await get(`${BASE}/${base.identifier}`)).statusCode).toBe(200);
@@ -289,18 +281,18 @@ describe('roles', () => {
   const everyone = (): Record<string, Caller> => ({ ...t.users, anonymous: null });
 
   it('lets every role and anonymous callers read, in both find variants', async () => {
-    const process = await addProcess(t.app, admin);
+    const process = await addProcess(t.app, t.users.admin);
     for (const [name, user] of Object.entries(everyone())) {
       expect((await get(BASE, user)).statusCode, name).toBe(200);
-      expect((await get(BASE, user, STREAM)).statusCode, name).toBe(200);
+      expect((await get(BASE, user, { accept: STREAM })).statusCode, name).toBe(200);
       expect((await get(`${BASE}/${process.identifier}`, user)).statusCode, name).toBe(200);
     }
   });
 
   it('lets ADMIN and REGISTRY_AUTHORITY write; other roles get 403, no or wrong credentials 401', async () => {
-    const wrong = { ...admin, authorization: `Basic ${Buffer.from(`${admin.username}:not-the-password`).toString('base64')}` };
+    const wrong = { ...t.users.admin, authorization: `Basic ${Buffer.from(`${t.users.admin.username}:not-the-password`).toString('base64')}` };
     for (const [name, user] of Object.entries({ ...everyone(), wrongPassword: wrong })) {
-      const existing = await addProcess(t.app, admin);
+      const existing = await addProcess(t.app, t.users.admin);
       const responses = [
         await send('POST', BASE, processForm(), user),
         await send('PUT', `${BASE}/${existing.identifier}`, processForm(), user),
@@ -324,17 +316,17 @@ describe('find filters', () => {
   const d: Record<'one' | 'two', { identifier: string; qualifiedIdentifier: string }> = {} as never;
 
   beforeAll(async () => {
-    d.one = await addDocumentType(t.app, admin);
-    d.two = await addDocumentType(t.app, admin);
-    p.a = await addProcess(t.app, admin, {
+    d.one = await addDocumentType(t.app, t.users.admin);
+    d.two = await addDocumentType(t.app, t.users.admin);
+    p.a = await addProcess(t.app, t.users.admin, {
       title: `${marker} Alpha Billing`, alias: 'INVOICING', domain: `${marker}-d1`, requiredICDs: ['0192'],
       documentTypes: [{ identifier: d.one.identifier }],
     });
-    p.b = await addProcess(t.app, admin, {
+    p.b = await addProcess(t.app, t.users.admin, {
       title: `${marker} Beta`, alias: 'fifty%_off', domain: `${marker}-d2`, requiredICDs: ['0007', '9915'], restricted: true,
       dependencies: [{ identifier: p.a.identifier }],
     });
-    p.c = await addProcess(t.app, admin, {
+    p.c = await addProcess(t.app, t.users.admin, {
       title: `${marker} Gamma`, domain: `${marker}-d3`, visible: false,
       qualifiedIdentifier: `cenbii-procid-ubl::urn:${marker}:gamma`,
       dependencies: [{ identifier: p.a.identifier }, { identifier: p.b.identifier }],
@@ -403,7 +395,7 @@ describe('find filters', () => {
         pages.push(...response.content);
         if (response.last) break;
       }
-      const stream = await get(`${BASE}?${query}&size=1&page=3`, null, STREAM);
+      const stream = await get(`${BASE}?${query}&size=1&page=3`, null, { accept: STREAM });
       expect(stream.statusCode, stream.body).toBe(200);
       expect(stream.headers['content-type']).toBe(`${STREAM};charset=UTF-8`);
       expectSecurityHeaders(stream);
@@ -412,7 +404,7 @@ describe('find filters', () => {
   });
 
   it('the array variant is an empty array when nothing matches', async () => {
-    const stream = await get(`${BASE}?domain=${marker}-none`, null, STREAM);
+    const stream = await get(`${BASE}?domain=${marker}-none`, null, { accept: STREAM });
     expect(stream.body).toBe('[]');
   });
 });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import {
-  addAccessPoint, addServiceProvider, client, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, unique, UNKNOWN,
+  addAccessPoint, addServiceProvider, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, UNKNOWN,
+  useAdministrationApp,
 } from './helpers/administration.js';
+import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { insertParticipant } from './helpers/catalogue.js';
 import { ConflictError } from '../src/core/errors.js';
@@ -11,14 +12,7 @@ import { insertServiceProvider } from '../src/service-providers/repository.js';
 const BASE = '/rest/api/service-providers';
 const FORM = 'serviceProviderFormDTO';
 
-let t: TestApp;
-let http: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  http = client(t);
-});
-afterAll(async () => t.close());
+const { t, http } = useAdministrationApp();
 
 describe('add, get, update and delete', () => {
   it('adds a service provider that names its access point', async () => {

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import {
-  accessPointForm, addAccessPointProvider, addTransportProfile, client, expectMediaTypes, expectRefused, expectSortedByTitle,
-  expectStatus, unique, UNKNOWN,
+  accessPointForm, addAccessPointProvider, addTransportProfile, expectMediaTypes, expectRefused, expectSortedByTitle,
+  expectStatus, UNKNOWN, useAdministrationApp,
 } from './helpers/administration.js';
+import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 
 const BASE = '/rest/api/transport-profiles';
 const FORM = 'transportProfileFormDTO';
 
-let t: TestApp;
-let http: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  http = client(t);
-});
-afterAll(async () => t.close());
+const { t, http } = useAdministrationApp();
 
 describe('add, get, update and delete', () => {
   it('adds a transport profile as the authority, not restricted unless said so', async () => {

@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/database.js';
 import { credentialVerifier } from '../src/users/credentials.js';
-import { basic, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
-import { client, expectMediaTypes, expectRefused, expectStatus, unique, UNKNOWN } from './helpers/administration.js';
+import { basic, type TestUser } from './helpers/app.js';
+import {
+  expectMediaTypes, expectRefused, expectStatus, UNKNOWN, useAdministrationApp,
+} from './helpers/administration.js';
+import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 
 const BASE = '/rest/api/users';
 const FORM = 'userFormDTO';
 const PASSWORD = 'correct horse battery';
 
-let t: TestApp;
-let http: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  http = client(t);
-});
-afterAll(async () => t.close());
+const { t, http } = useAdministrationApp();
 
 interface Account extends TestUser {
   identifier: string;

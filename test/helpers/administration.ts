@@ -1,33 +1,21 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import type { TestApp, TestUser } from './app.js';
+import { useTestApp, type TestApp, type TestUser } from './app.js';
 import { expectErrorBody } from './assertions.js';
+import { requests, unique, type Caller } from './requests.js';
 
-/** Requests and builders shared by the tests of the administration API (providers, access points, users, ...). */
+/** Set-up, requests and builders shared by the tests of the administration API (providers, access points, users, ...). */
 
 export const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 export const vendor = (operation: string) => `application/vnd.registry.${operation}.v1+json`;
 
-/** `null` is a caller without credentials. */
-export type Caller = TestUser | null;
-type Headers = Record<string, string>;
+/** Requests as the ADMIN, unless a request names its caller. */
+export const asAdmin = (t: TestApp) => requests(t, { reads: 'admin', writes: 'admin' });
 
-let counter = 0;
-/** A text no other call returns, so tests of one file never collide. */
-export function unique(prefix: string): string {
-  counter += 1;
-  return `${prefix}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-export function client(t: TestApp) {
-  const as = (user: Caller, headers: Headers = {}) => ({ ...(user ? { authorization: user.authorization } : {}), ...headers });
-  return {
-    get: (url: string, user: Caller = t.users.admin, headers: Headers = {}) =>
-      t.app.inject({ method: 'GET', url, headers: as(user, headers) }),
-    send: (method: 'POST' | 'PUT', url: string, payload: unknown, user: Caller = t.users.admin, headers: Headers = {}) =>
-      t.app.inject({ method, url, headers: as(user, headers), payload: payload as Record<string, unknown> }),
-    remove: (url: string, user: Caller = t.users.admin) => t.app.inject({ method: 'DELETE', url, headers: as(user) }),
-  };
+/** The set-up of an administration test file: its own test app, and requests as the ADMIN. */
+export function useAdministrationApp() {
+  const t = useTestApp();
+  return { t, http: asAdmin(t) };
 }
 
 export function expectStatus(response: LightMyRequestResponse, status: number) {
@@ -45,7 +33,7 @@ export async function expectRefused(call: (user: Caller) => Promise<LightMyReque
 
 /** Adds through the API as the admin and returns the created resource. */
 export async function add(t: TestApp, url: string, payload: Record<string, unknown>) {
-  return expectStatus(await client(t).send('POST', url, payload), 201);
+  return expectStatus(await asAdmin(t).send('POST', url, payload), 201);
 }
 
 export const contactForm = (name = 'Nora Network') => ({ name, email: 'nora@provider.example', phoneNumber: '+47 22 00 00 00' });
@@ -77,7 +65,7 @@ export const addServiceProvider = (t: TestApp, accessPointId: string, title = un
 
 /** Checks paging and sorting of a find operation over resources whose `title` starts with `prefix`. */
 export async function expectSortedByTitle(t: TestApp, url: string, titles: readonly string[]) {
-  const { get } = client(t);
+  const { get } = asAdmin(t);
   const descending = expectStatus(await get(`${url}?sort=title,desc&size=2000`), 200);
   const listed = (descending.content as Array<{ title: string }>).map((item) => item.title).filter((title) => titles.includes(title));
   expect(listed).toEqual([...titles].sort().reverse());
@@ -97,7 +85,7 @@ export async function expectSortedByTitle(t: TestApp, url: string, titles: reado
 
 /** The versioned media type is answered when asked for; other types are refused with 406 and 415. */
 export async function expectMediaTypes(t: TestApp, url: string, resource: string, form: Record<string, unknown>) {
-  const { get, send } = client(t);
+  const { get, send } = asAdmin(t);
   const found = await get(url, t.users.admin, { accept: vendor(`${resource}.find`) });
   expectStatus(found, 200);
   expect(found.headers['content-type']).toBe(`${vendor(`${resource}.find`)};charset=UTF-8`);

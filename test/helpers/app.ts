@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { Role } from '../../src/http/auth.js';
@@ -80,5 +81,28 @@ export async function startTestApp(): Promise<TestApp> {
       await app.close();
       await db.close();
     },
+  };
+}
+
+/**
+ * The set-up of a test file: its own test app, started before its tests and closed after them. The object is
+ * usable at once; its properties are read from the started app at the time they are used.
+ */
+export function useTestApp(): TestApp {
+  let started: TestApp | undefined;
+  beforeAll(async () => {
+    started = await startTestApp();
+  });
+  afterAll(async () => started?.close());
+  const current = (): TestApp => {
+    if (!started) throw new Error('the test app starts in beforeAll; use it inside a hook or a test');
+    return started;
+  };
+  return {
+    get app() { return current().app; },
+    get db() { return current().db; },
+    get fixture() { return current().fixture; },
+    get users() { return current().users; },
+    close: () => current().close(),
   };
 }

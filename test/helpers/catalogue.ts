@@ -2,24 +2,7 @@ import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import type { TestUser } from './app.js';
-
-/** `null` is an anonymous caller. */
-export type Caller = TestUser | null;
-
-/**
- * Requests of the catalogue tests; `app` and `writer` are read at call time, as the test file sets them up in
- * `beforeAll`. Writes default to `writer`, reads to an anonymous caller.
- */
-export function catalogueRequests(app: () => App, writer: () => TestUser) {
-  const as = (user: Caller) => (user ? { authorization: user.authorization } : {});
-  return {
-    get: (url: string, user: Caller = null, accept?: string) =>
-      app().inject({ method: 'GET', url, headers: { ...as(user), ...(accept ? { accept } : {}) } }),
-    send: (method: 'POST' | 'PUT', url: string, payload: unknown, user: Caller = writer()) =>
-      app().inject({ method, url, headers: as(user), payload: payload as Record<string, unknown> }),
-    remove: (url: string, user: Caller = writer()) => app().inject({ method: 'DELETE', url, headers: as(user) }),
-  };
-}
+import { call, unique } from './requests.js';
 
 /** Builds catalogue data through the API (and, where the API has no operation yet, through the data layer). */
 
@@ -36,18 +19,11 @@ export interface ProcessFormInput {
   requiredICDs?: unknown;
 }
 
-let counter = 0;
-/** A qualified identifier value no other call returns. */
-export function uniqueValue(prefix: string): string {
-  counter += 1;
-  return `${prefix}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
 export function processForm(overrides: ProcessFormInput = {}): Record<string, unknown> {
   return {
     domain: 'billing',
     title: 'Billing',
-    qualifiedIdentifier: `cenbii-procid-ubl::${uniqueValue('urn:process')}`,
+    qualifiedIdentifier: `cenbii-procid-ubl::${unique('urn:process')}`,
     restricted: false,
     visible: true,
     capabilities: [],
@@ -61,7 +37,7 @@ export function processForm(overrides: ProcessFormInput = {}): Record<string, un
 export function documentTypeForm(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     title: 'Invoice',
-    qualifiedIdentifier: `busdox-docid-qns::${uniqueValue('urn:invoice')}`,
+    qualifiedIdentifier: `busdox-docid-qns::${unique('urn:invoice')}`,
     visible: true,
     processes: [],
     ...overrides,
@@ -75,7 +51,7 @@ interface Created {
 }
 
 async function add(app: App, user: TestUser, url: string, payload: Record<string, unknown>): Promise<Created> {
-  const response = await app.inject({ method: 'POST', url, headers: { authorization: user.authorization }, payload });
+  const response = await call(app, { method: 'POST', url, user, payload });
   expect(response.statusCode, response.body).toBe(201);
   return response.json();
 }
@@ -96,7 +72,7 @@ export async function insertCapability(db: Database, title: string): Promise<str
  * needs no user to add it through the API, and the participant rules do not apply.
  */
 export async function insertParticipant(db: Database, serviceProviderId: string, processIds: string[]): Promise<string> {
-  const organization = uniqueValue('org').toLowerCase();
+  const organization = unique('org').toLowerCase();
   const [row] = await db.query<{ id: string }>(
     `INSERT INTO participants (service_provider_id, icd, organization_identifier, registration_date, last_modification_date, contact_name)
      VALUES ($1, '0192', $2, current_date, current_date, 'Contact') RETURNING id`,

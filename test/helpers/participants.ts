@@ -1,8 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { TestUser } from './app.js';
-import { uniqueValue } from './catalogue.js';
+import { call, unique } from './requests.js';
 
 export const SCHEME = 'iso6523-actorid-upis';
 export const PARTICIPANTS = '/rest/api/participants';
@@ -16,7 +15,7 @@ export function dayFromToday(days: number): string {
 }
 
 /** An organization identifier no other call returns, in lower case. */
-export const uniqueOrganization = () => uniqueValue('org').toLowerCase();
+export const uniqueOrganization = () => unique('org').toLowerCase();
 
 export function participantForm(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -35,23 +34,6 @@ export interface Participant {
   icd: string;
   organizationIdentifier: string;
   [key: string]: unknown;
-}
-
-export interface Call {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  url: string;
-  user?: TestUser;
-  payload?: unknown;
-  headers?: Record<string, string>;
-}
-
-export function call(app: App, { method = 'GET', url, user, payload, headers = {} }: Call): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method,
-    url,
-    headers: { ...(user ? { authorization: user.authorization } : {}), ...headers },
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-  });
 }
 
 export async function addParticipant(app: App, user: TestUser, overrides: Record<string, unknown> = {}): Promise<Participant> {
