@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { keyOf } from '../src/catalogue/catalogue.js';
 import { readCodeLists } from '../src/catalogue/codelists.js';
 import { loadIfNeverSetUp } from '../src/catalogue/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { useTestApp } from './helpers/app.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 it('uses the real Peppol identifiers, names and links of the official lists', async () => {
   const starter = await starterCatalogue();

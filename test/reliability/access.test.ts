@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { basic, useTestApp, type TestUser } from '../helpers/app.js';
 import { expectErrorBody } from '../helpers/assertions.js';
 import { addDocumentType, addProcess, documentTypeForm, processForm } from '../helpers/catalogue.js';
 import { addParticipant, participantForm, type Participant } from '../helpers/participants.js';
@@ -40,11 +40,7 @@ const OPERATIONS = specOperations();
 type Caller = 'SP' | 'APP' | 'ADM' | 'AUT' | 'ANO' | 'WRONG';
 const CALLERS: Caller[] = ['SP', 'APP', 'ADM', 'AUT', 'ANO', 'WRONG'];
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 function userOf(caller: Caller): TestUser | undefined {
   return { SP: t.users.serviceProvider, APP: t.users.accessPointProvider, ADM: t.users.admin, AUT: t.users.authority }[caller as 'SP'];

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestUser } from '../helpers/app.js';
 import { expectErrorBody } from '../helpers/assertions.js';
 import { addProcess } from '../helpers/catalogue.js';
 import { participantForm, uniqueOrganization } from '../helpers/participants.js';
@@ -13,11 +13,7 @@ import { participantForm, uniqueOrganization } from '../helpers/participants.js'
 const ROUNDS = 25;
 const ALLOWED = new Set([200, 201, 204, 404, 409]);
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 function shuffle<T>(items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i -= 1) {
