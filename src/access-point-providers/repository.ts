@@ -1,8 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
-import { Conditions, selectPage } from '../db/sql.js';
-import { NotFoundError } from '../core/errors.js';
+import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { AccessPointProvider, AccessPointProviderForm } from './schemas.js';
 
@@ -23,17 +22,10 @@ const COLUMNS = `app.id AS identifier, app.title, ${contactJson('app')} AS conta
 export const ACCESS_POINT_PROVIDER_SORTABLE: Sortable = { identifier: 'app.id', title: 'app.title', 'contact.name': 'app.contact_name' };
 export const ACCESS_POINT_PROVIDER_TIE_BREAKER = 'app.id';
 
-export function findAccessPointProviders(db: Queryable, page: PageRequest) {
-  return selectPage<AccessPointProvider>(db, {
-    select: COLUMNS, from: 'access_point_providers app', conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
-  });
-}
+const TABLE: ResourceTable = { select: COLUMNS, from: 'access_point_providers app', id: 'app.id' };
 
-export async function getAccessPointProvider(db: Queryable, id: string): Promise<AccessPointProvider> {
-  const [provider] = await db.query<AccessPointProvider>(`SELECT ${COLUMNS} FROM access_point_providers app WHERE app.id = $1`, [id]);
-  if (!provider) throw NotFoundError.instance(id);
-  return provider;
-}
+export const findAccessPointProviders = (db: Queryable, page: PageRequest) => selectAllPage<AccessPointProvider>(db, TABLE, page);
+export const getAccessPointProvider = (db: Queryable, id: string) => selectById<AccessPointProvider>(db, TABLE, id);
 
 const values = (form: AccessPointProviderForm) =>
   [form.title, form.contact.name, form.contact.email ?? null, form.contact.phoneNumber ?? null];

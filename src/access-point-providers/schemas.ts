@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { Contact, ContactForm, Nullable, Uuid } from '../core/schemas.js';
+import { Contact, ContactForm, IdentifiableByUuid, Nullable, Uuid } from '../core/schemas.js';
 
 export const AccessPointProviderForm = Type.Object(
   { title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }), contact: ContactForm },
@@ -15,10 +15,7 @@ export const AccessPointProvider = Type.Object(
 export type AccessPointProvider = Static<typeof AccessPointProvider>;
 
 /** How access points and users name their access point provider. */
-export const AccessPointProviderIdentifiable = Type.Object(
-  { identifier: Uuid(), title: Type.Optional(Type.String({ description: 'ignored' })) },
-  { title: 'AccessPointProviderIdentifiable' },
-);
+export const AccessPointProviderIdentifiable = IdentifiableByUuid('AccessPointProviderIdentifiable');
 
 export const AccessPointProviderPage = PageSchema(AccessPointProvider, 'AccessPointProviderPage');
 export const AccessPointProviderQuery = Type.Object(PageQuery);

@@ -1,9 +1,8 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow } from '../db/rows.js';
-import { Conditions, selectPage } from '../db/sql.js';
+import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
-import { NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { AccessPoint } from './schemas.js';
 
@@ -22,17 +21,10 @@ export const ACCESS_POINT_SORTABLE: Sortable = {
 };
 export const ACCESS_POINT_TIE_BREAKER = 'ap.id';
 
-export function findAccessPoints(db: Queryable, page: PageRequest) {
-  return selectPage<AccessPoint>(db, {
-    select: COLUMNS, from: FROM, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
-  });
-}
+const TABLE: ResourceTable = { select: COLUMNS, from: FROM, id: 'ap.id' };
 
-export async function getAccessPoint(db: Queryable, id: string): Promise<AccessPoint> {
-  const [accessPoint] = await db.query<AccessPoint>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ap.id = $1`, [id]);
-  if (!accessPoint) throw NotFoundError.instance(id);
-  return accessPoint;
-}
+export const findAccessPoints = (db: Queryable, page: PageRequest) => selectAllPage<AccessPoint>(db, TABLE, page);
+export const getAccessPoint = (db: Queryable, id: string) => selectById<AccessPoint>(db, TABLE, id);
 
 export interface EndpointRecord {
   url: string;

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointProvider, AccessPointProviderIdentifiable } from '../access-point-providers/schemas.js';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { Uuid } from '../core/schemas.js';
+import { IdentifiableByUuid, Uuid } from '../core/schemas.js';
 
 /** An endpoint's transport profile in a form: a known profile, by identifier or by value, and the endpoint's certificate types. */
 export const EndpointTransportProfileForm = Type.Object(
@@ -53,10 +53,7 @@ export const AccessPoint = Type.Object(
 export type AccessPoint = Static<typeof AccessPoint>;
 
 /** How a service provider names the access point that delivers its participants' documents. */
-export const AccessPointIdentifiable = Type.Object(
-  { identifier: Uuid(), title: Type.Optional(Type.String({ description: 'ignored' })) },
-  { title: 'AccessPointIdentifiable' },
-);
+export const AccessPointIdentifiable = IdentifiableByUuid('AccessPointIdentifiable');
 
 export const AccessPointPage = PageSchema(AccessPoint, 'AccessPointPage');
 export const AccessPointQuery = Type.Object(PageQuery);

@@ -1,7 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
-import { Conditions, selectPage } from '../db/sql.js';
-import { NotFoundError } from '../core/errors.js';
+import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { Capability, CapabilityForm } from './schemas.js';
 
@@ -10,17 +9,10 @@ const COLUMNS = 'c.id AS identifier, c.title';
 export const CAPABILITY_SORTABLE: Sortable = { identifier: 'c.id', title: 'c.title' };
 export const CAPABILITY_TIE_BREAKER = 'c.id';
 
-export function findCapabilities(db: Queryable, page: PageRequest) {
-  return selectPage<Capability>(db, {
-    select: COLUMNS, from: 'capabilities c', conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
-  });
-}
+const TABLE: ResourceTable = { select: COLUMNS, from: 'capabilities c', id: 'c.id' };
 
-export async function getCapability(db: Queryable, id: string): Promise<Capability> {
-  const [capability] = await db.query<Capability>(`SELECT ${COLUMNS} FROM capabilities c WHERE c.id = $1`, [id]);
-  if (!capability) throw NotFoundError.instance(id);
-  return capability;
-}
+export const findCapabilities = (db: Queryable, page: PageRequest) => selectAllPage<Capability>(db, TABLE, page);
+export const getCapability = (db: Queryable, id: string) => selectById<Capability>(db, TABLE, id);
 
 export async function insertCapability(tx: Queryable, form: CapabilityForm): Promise<string> {
   const [row] = await tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [form.title]);

@@ -76,6 +76,16 @@ export const DocumentTypeIdentifiable = Type.Object(
   { title: 'DocumentTypeIdentifiable' },
 );
 export const CapabilityIdentifiable = Type.Object(referenceFields, { title: 'CapabilityIdentifiable' });
+
+/** How one resource names another by its UUID alone (a given `title` is ignored), titled `title` in the description. */
+export const IdentifiableByUuid = (title: string) =>
+  Type.Object({ identifier: Uuid(), title: Type.Optional(Type.String({ description: 'ignored' })) }, { title });
+
+/** The free-text filter of a find operation, `query`, and its alias `search`. */
+export const TextSearch = (description: string) => ({
+  query: Type.Optional(Type.String({ description })),
+  search: Type.Optional(Type.String({ description: 'alias of query' })),
+});
 export type Reference = Static<typeof ProcessIdentifiable>;
 
 export const ContactForm = Type.Object(

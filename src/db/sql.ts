@@ -1,3 +1,5 @@
+import { NotFoundError } from '../core/errors.js';
+import type { PageRequest } from '../core/paging.js';
 import type { Queryable } from './database.js';
 
 /** Collects the conditions of a WHERE clause and their parameters, numbered in order. */
@@ -51,4 +53,24 @@ export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ 
     conditions.params,
   );
   return { total: result?.total ?? 0, rows: result?.content ?? [] };
+}
+
+/** Where a resource's responses are read from: its SELECT list over `from`, and the column of its UUID. */
+export interface ResourceTable {
+  select: string;
+  from: string;
+  id: string;
+}
+
+/** One page of all the resource's rows, in the page's order. */
+export function selectAllPage<T>(db: Queryable, table: ResourceTable, page: PageRequest) {
+  const { select, from } = table;
+  return selectPage<T>(db, { select, from, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset });
+}
+
+/** The resource with UUID `id`; the 404 of an unknown identifier when there is none. */
+export async function selectById<T>(db: Queryable, table: ResourceTable, id: string): Promise<T> {
+  const [row] = await db.query<T>(`SELECT ${table.select} FROM ${table.from} WHERE ${table.id} = $1`, [id]);
+  if (!row) throw NotFoundError.instance(id);
+  return row;
 }

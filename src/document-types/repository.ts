@@ -1,5 +1,5 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
-import { Conditions, selectPage } from '../db/sql.js';
+import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
@@ -23,22 +23,10 @@ export const DOCUMENT_TYPE_SORTABLE: Sortable = {
 };
 export const DOCUMENT_TYPE_TIE_BREAKER = 'd.id';
 
-export async function findDocumentTypes(db: Queryable, page: PageRequest) {
-  return selectPage<DocumentType>(db, {
-    select: DOCUMENT_TYPE_COLUMNS,
-    from: 'document_types d',
-    conditions: new Conditions(),
-    orderBy: page.orderBy,
-    limit: page.size,
-    offset: page.offset,
-  });
-}
+const TABLE: ResourceTable = { select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: 'd.id' };
 
-export async function getDocumentType(db: Queryable, id: string): Promise<DocumentType> {
-  const [documentType] = await db.query<DocumentType>(`SELECT ${DOCUMENT_TYPE_COLUMNS} FROM document_types d WHERE d.id = $1`, [id]);
-  if (!documentType) throw NotFoundError.instance(id);
-  return documentType;
-}
+export const findDocumentTypes = (db: Queryable, page: PageRequest) => selectAllPage<DocumentType>(db, TABLE, page);
+export const getDocumentType = (db: Queryable, id: string) => selectById<DocumentType>(db, TABLE, id);
 
 export interface DocumentTypeRecord {
   qualifiedIdentifier: QualifiedIdentifier;

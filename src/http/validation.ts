@@ -85,19 +85,9 @@ function entryOf(objectName: string, error: ValidatorError): FieldError {
     case 'uniqueItems':
       return fieldError({ ...base, code: 'UniqueElements', defaultMessage: 'must only contain unique elements' });
     case 'minimum':
-      return fieldError({
-        ...base,
-        code: 'Min',
-        defaultMessage: `must be greater than or equal to ${String(error.params.limit)}`,
-        constraintArguments: [error.params.limit],
-      });
+      return boundError(base, 'Min', 'greater', error.params.limit);
     case 'maximum':
-      return fieldError({
-        ...base,
-        code: 'Max',
-        defaultMessage: `must be less than or equal to ${String(error.params.limit)}`,
-        constraintArguments: [error.params.limit],
-      });
+      return boundError(base, 'Max', 'less', error.params.limit);
     case 'format':
       return formatError(base, String(error.params.format));
     case 'anyOf':
@@ -119,6 +109,10 @@ function missingValue(flagged: string | undefined) {
   return flagged === 'NotEmpty'
     ? { code: 'NotEmpty', defaultMessage: 'must not be empty' }
     : { code: 'NotNull', defaultMessage: 'must not be null' };
+}
+
+function boundError(base: EntryBase, code: 'Min' | 'Max', than: 'greater' | 'less', limit: unknown) {
+  return fieldError({ ...base, code, defaultMessage: `must be ${than} than or equal to ${String(limit)}`, constraintArguments: [limit] });
 }
 
 function sizeError(base: EntryBase, schema: SchemaLike) {

@@ -5,7 +5,9 @@ import { callerOf, Role, type Access } from '../http/auth.js';
 import { NotFoundError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { sendJsonArray } from '../http/streaming.js';
-import { isUuid, participantKeyOrNotFound as keyOf, participantNotFound as notFound } from './identifiers.js';
+import {
+  isUuid, participantKeyOrNotFound as keyOf, participantNotFound as notFound, type ParticipantKey,
+} from './identifiers.js';
 import {
   deleteParticipant, findParticipants, getParticipant, getParticipantProcesses,
   PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, streamParticipants, type Scope,
@@ -30,6 +32,18 @@ function scopeOf(request: FastifyRequest): Scope {
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
 }
 
+/** What `read` finds of the participant the path names, within the caller's scope; the participant 404 if none. */
+async function readOwn<T>(
+  db: Queryable,
+  identifier: string,
+  scope: Scope,
+  read: (db: Queryable, key: ParticipantKey, scope: Scope) => Promise<T | undefined>,
+): Promise<T> {
+  const found = await read(db, keyOf(identifier), scope);
+  if (found === undefined) throw notFound(identifier);
+  return found;
+}
+
 async function reread(tx: Queryable, id: string): Promise<Participant> {
   const participant = await getParticipant(tx, { kind: 'identifier', id }, null);
   if (!participant) throw NotFoundError.instance(id);
@@ -51,12 +65,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:identifier', {
     schema: { params: ParticipantParams, response: { 200: Participant } },
     config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.get'] },
-  }, async (request) => {
-    const { identifier } = request.params;
-    const participant = await getParticipant(app.db, keyOf(identifier), scopeOf(request));
-    if (!participant) throw notFound(identifier);
-    return participant;
-  });
+  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request), getParticipant));
 
   app.post('/', {
     schema: { body: AddParticipantForm, response: { 201: Participant } },
@@ -87,12 +96,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:identifier/processes', {
     schema: { params: ParticipantParams, response: { 200: ProcessList } },
     config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.processes'] },
-  }, async (request) => {
-    const { identifier } = request.params;
-    const processes = await getParticipantProcesses(app.db, keyOf(identifier), scopeOf(request));
-    if (!processes) throw notFound(identifier);
-    return processes;
-  });
+  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request), getParticipantProcesses));
 
   app.put('/:identifier/transfer/:serviceProviderIdentifier', {
     schema: { params: TransferParams },

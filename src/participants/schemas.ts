@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
-  Contact, ContactForm, IcdSchema, Nullable, ProcessIdentifiable, QualifiedIdentifierString, Uuid,
+  Contact, ContactForm, IcdSchema, Nullable, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
 } from '../core/schemas.js';
 import { Process } from '../processes/schemas.js';
 
@@ -56,8 +56,7 @@ export type Participant = Static<typeof Participant>;
 export const ParticipantPage = PageSchema(Participant, 'ParticipantPage');
 
 export const ParticipantFilter = Type.Object({
-  query: Type.Optional(Type.String({ description: 'case-insensitive part of the name, or start of the organization identifier' })),
-  search: Type.Optional(Type.String({ description: 'alias of query' })),
+  ...TextSearch('case-insensitive part of the name, or start of the organization identifier'),
   icd: Type.Optional(IcdSchema),
   lastModificationDate: Type.Optional(DateString('last modified on this day')),
   lastModificationDateFrom: Type.Optional(DateString('last modified on or after this day')),

@@ -1,5 +1,5 @@
 import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
-import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
+import { Conditions, escapeLikeWildcards, selectById, selectPage, type ResourceTable } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
@@ -81,11 +81,9 @@ export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: st
   return db.stream<Process>(`SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params);
 }
 
-export async function getProcess(db: Queryable, id: string): Promise<Process> {
-  const [process] = await db.query<Process>(`SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p WHERE p.id = $1`, [id]);
-  if (!process) throw NotFoundError.instance(id);
-  return process;
-}
+const TABLE: ResourceTable = { select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: 'p.id' };
+
+export const getProcess = (db: Queryable, id: string) => selectById<Process>(db, TABLE, id);
 
 export interface ProcessRecord {
   qualifiedIdentifier: QualifiedIdentifier;

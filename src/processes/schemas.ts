@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
   CapabilityIdentifiable, DocumentTypeIdentifiable, IcdSchema, Nullable, ProcessIdentifiable,
-  QualifiedIdentifierInput, QualifiedIdentifierString, Uuid,
+  QualifiedIdentifierInput, QualifiedIdentifierString, TextSearch, Uuid,
 } from '../core/schemas.js';
 
 export const ProcessForm = Type.Object(
@@ -62,8 +62,7 @@ export type Process = Static<typeof Process>;
 export const ProcessPage = PageSchema(Process, 'ProcessPage');
 
 export const ProcessFilter = Type.Object({
-  query: Type.Optional(Type.String({ description: 'case-insensitive part of the title, alias or qualified identifier' })),
-  search: Type.Optional(Type.String({ description: 'alias of query' })),
+  ...TextSearch('case-insensitive part of the title, alias or qualified identifier'),
   domain: Type.Optional(Type.Array(Type.String(), { description: 'any of these domains' })),
   documentType: Type.Optional(Type.String({ description: 'identifier or qualified identifier of a linked document type' })),
   dependency: Type.Optional(Type.String({ description: 'identifier or qualified identifier of a process depended on' })),

@@ -1,8 +1,7 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
-import { Conditions, selectPage } from '../db/sql.js';
-import { NotFoundError } from '../core/errors.js';
+import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ServiceProvider } from './schemas.js';
@@ -19,17 +18,10 @@ export const SERVICE_PROVIDER_SORTABLE: Sortable = {
 };
 export const SERVICE_PROVIDER_TIE_BREAKER = 'sp.id';
 
-export function findServiceProviders(db: Queryable, page: PageRequest) {
-  return selectPage<ServiceProvider>(db, {
-    select: COLUMNS, from: FROM, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
-  });
-}
+const TABLE: ResourceTable = { select: COLUMNS, from: FROM, id: 'sp.id' };
 
-export async function getServiceProvider(db: Queryable, id: string): Promise<ServiceProvider> {
-  const [provider] = await db.query<ServiceProvider>(`SELECT ${COLUMNS} FROM ${FROM} WHERE sp.id = $1`, [id]);
-  if (!provider) throw NotFoundError.instance(id);
-  return provider;
-}
+export const findServiceProviders = (db: Queryable, page: PageRequest) => selectAllPage<ServiceProvider>(db, TABLE, page);
+export const getServiceProvider = (db: Queryable, id: string) => selectById<ServiceProvider>(db, TABLE, id);
 
 export interface ServiceProviderRecord {
   title: string;

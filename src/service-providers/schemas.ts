@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointIdentifiable } from '../access-points/schemas.js';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { Nullable, Uuid } from '../core/schemas.js';
+import { IdentifiableByUuid, Nullable, Uuid } from '../core/schemas.js';
 
 export const ServiceProviderForm = Type.Object(
   {
@@ -24,10 +24,7 @@ export const ServiceProvider = Type.Object(
 export type ServiceProvider = Static<typeof ServiceProvider>;
 
 /** How users name the service provider they act for. */
-export const ServiceProviderIdentifiable = Type.Object(
-  { identifier: Uuid(), title: Type.Optional(Type.String({ description: 'ignored' })) },
-  { title: 'ServiceProviderIdentifiable' },
-);
+export const ServiceProviderIdentifiable = IdentifiableByUuid('ServiceProviderIdentifiable');
 
 export const ServiceProviderPage = PageSchema(ServiceProvider, 'ServiceProviderPage');
 export const ServiceProviderQuery = Type.Object(PageQuery);

@@ -1,8 +1,8 @@
 import { onUniqueViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
-import { Conditions, selectPage } from '../db/sql.js';
-import { ConflictError, NotFoundError } from '../core/errors.js';
+import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
+import { ConflictError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { TransportProfile, TransportProfileForm } from './schemas.js';
 
@@ -16,17 +16,10 @@ const COLUMNS = 't.id AS identifier, t.value, t.title, t.restricted';
 export const TRANSPORT_PROFILE_SORTABLE: Sortable = { identifier: 't.id', value: 't.value', title: 't.title', restricted: 't.restricted' };
 export const TRANSPORT_PROFILE_TIE_BREAKER = 't.id';
 
-export function findTransportProfiles(db: Queryable, page: PageRequest) {
-  return selectPage<TransportProfile>(db, {
-    select: COLUMNS, from: 'transport_profiles t', conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
-  });
-}
+const TABLE: ResourceTable = { select: COLUMNS, from: 'transport_profiles t', id: 't.id' };
 
-export async function getTransportProfile(db: Queryable, id: string): Promise<TransportProfile> {
-  const [profile] = await db.query<TransportProfile>(`SELECT ${COLUMNS} FROM transport_profiles t WHERE t.id = $1`, [id]);
-  if (!profile) throw NotFoundError.instance(id);
-  return profile;
-}
+export const findTransportProfiles = (db: Queryable, page: PageRequest) => selectAllPage<TransportProfile>(db, TABLE, page);
+export const getTransportProfile = (db: Queryable, id: string) => selectById<TransportProfile>(db, TABLE, id);
 
 const duplicate = (form: TransportProfileForm) => new ConflictError(`A transport profile with value '${form.value}' already exists`);
 

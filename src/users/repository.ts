@@ -1,8 +1,8 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
-import { Conditions, selectPage } from '../db/sql.js';
+import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
 import { Role, type Caller } from '../http/auth.js';
-import { ConflictError, NotFoundError } from '../core/errors.js';
+import { ConflictError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import { hashPassword } from './password.js';
 import type { User } from './schemas.js';
@@ -61,17 +61,10 @@ const COLUMNS = `u.id AS identifier, u.username, u.role,
 export const USER_SORTABLE: Sortable = { identifier: 'u.id', username: 'lower(u.username)', role: 'u.role' };
 export const USER_TIE_BREAKER = 'u.id';
 
-export function findUsers(db: Queryable, page: PageRequest) {
-  return selectPage<User>(db, {
-    select: COLUMNS, from: FROM, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset,
-  });
-}
+const TABLE: ResourceTable = { select: COLUMNS, from: FROM, id: 'u.id' };
 
-export async function getUser(db: Queryable, id: string): Promise<User> {
-  const [user] = await db.query<User>(`SELECT ${COLUMNS} FROM ${FROM} WHERE u.id = $1`, [id]);
-  if (!user) throw NotFoundError.instance(id);
-  return user;
-}
+export const findUsers = (db: Queryable, page: PageRequest) => selectAllPage<User>(db, TABLE, page);
+export const getUser = (db: Queryable, id: string) => selectById<User>(db, TABLE, id);
 
 /** Changes a user; the password hash only when one is given. */
 export async function updateUser(tx: Queryable, id: string, user: UserRecord, passwordHash: string | undefined): Promise<void> {
