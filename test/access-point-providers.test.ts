@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   accessPointForm, addAccessPointProvider, addTransportProfile, contactForm, expectMediaTypes, expectRefused,
-  expectSortedByTitle, expectStatus, UNKNOWN, useAdministrationApp,
+  expectSortedByTitle, expectStatus, expectWritesRefused, UNKNOWN, useAdministrationApp,
 } from './helpers/administration.js';
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 
-const BASE = '/rest/api/access-point-providers';
-const FORM = 'accessPointProviderFormDTO';
-
-const { t, http } = useAdministrationApp();
+const { t, http, BASE, FORM } = useAdministrationApp({ path: '/rest/api/access-point-providers', form: 'accessPointProviderFormDTO' });
 
 describe('add, get, update and delete', () => {
   it('adds a provider with its contact', async () => {
@@ -90,10 +87,7 @@ describe('roles', () => {
     await expectRefused((user) => http.get(`${BASE}/${provider.identifier}`, user), []);
     const others = [t.users.serviceProvider, t.users.accessPointProvider];
     const form = { title: 'T', contact: contactForm() };
-    await expectRefused((user) => http.send('POST', BASE, form, user), others);
-    await expectRefused((user) => http.send('PUT', `${BASE}/${provider.identifier}`, form, user), others);
-    await expectRefused((user) => http.remove(`${BASE}/${provider.identifier}`, user), others);
-    expect(expectStatus(await http.get(`${BASE}/${provider.identifier}`), 200)).toEqual(provider);
+    await expectWritesRefused(t, BASE, provider, form, others);
   });
 });
 

@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   accessPointForm, addAccessPoint, addAccessPointProvider, addServiceProvider, addTransportProfile, expectRefused,
-  expectSortedByTitle, expectStatus, UNKNOWN, useAdministrationApp, vendor,
+  expectSortedByTitle, expectStatus, expectWritesRefused, UNKNOWN, useAdministrationApp, vendor,
 } from './helpers/administration.js';
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { insertAccessPoint } from '../src/access-points/repository.js';
 import { ConflictError } from '../src/core/errors.js';
 
-const BASE = '/rest/api/accessPoints';
-const FORM = 'accessPointFormDTO';
-
-const { t, http } = useAdministrationApp();
+const { t, http, BASE, FORM } = useAdministrationApp({ path: '/rest/api/accessPoints', form: 'accessPointFormDTO' });
 
 describe('find and get, as specified', () => {
   it('serves an access point with its provider and its endpoints to every registered role', async () => {
@@ -157,10 +154,7 @@ describe('add, update and delete', () => {
     const accessPoint = await addAccessPoint(t);
     const form = accessPointForm(accessPoint.provider.identifier, accessPoint.endpoints[0].transportProfile.value);
     const others = [t.users.serviceProvider, t.users.accessPointProvider];
-    await expectRefused((user) => http.send('POST', BASE, form, user), others);
-    await expectRefused((user) => http.send('PUT', `${BASE}/${accessPoint.identifier}`, form, user), others);
-    await expectRefused((user) => http.remove(`${BASE}/${accessPoint.identifier}`, user), others);
-    expect(expectStatus(await http.get(`${BASE}/${accessPoint.identifier}`), 200)).toEqual(accessPoint);
+    await expectWritesRefused(t, BASE, accessPoint, form, others);
   });
 });
 

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  add, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, UNKNOWN, useAdministrationApp,
+  add, expectMediaTypes, expectSortedByTitle, expectStatus, expectWritesRefused, UNKNOWN,
+  useAdministrationApp,
 } from './helpers/administration.js';
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { processForm } from './helpers/catalogue.js';
 
-const BASE = '/rest/api/capabilities';
-const FORM = 'capabilityFormDTO';
-
-const { t, http } = useAdministrationApp();
+const { t, http, BASE, FORM } = useAdministrationApp({ path: '/rest/api/capabilities', form: 'capabilityFormDTO' });
 
 const addCapability = (title = unique('Capability')) => add(t, BASE, { title });
 
@@ -68,9 +66,7 @@ describe('roles', () => {
   it('lets only ADMIN and REGISTRY_AUTHORITY change capabilities', async () => {
     const capability = await addCapability('Untouched');
     const others = [t.users.serviceProvider, t.users.accessPointProvider];
-    await expectRefused((user) => http.send('POST', BASE, { title: 'T' }, user), others);
-    await expectRefused((user) => http.send('PUT', `${BASE}/${capability.identifier}`, { title: 'T' }, user), others);
-    await expectRefused((user) => http.remove(`${BASE}/${capability.identifier}`, user), others);
+    await expectWritesRefused(t, BASE, capability, { title: 'T' }, others);
     for (const user of [null, ...others]) expect(expectStatus(await http.get(`${BASE}/${capability.identifier}`, user), 200)).toEqual(capability);
   });
 });

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   accessPointForm, addAccessPointProvider, addTransportProfile, expectMediaTypes, expectRefused, expectSortedByTitle,
-  expectStatus, UNKNOWN, useAdministrationApp,
+  expectStatus, expectWritesRefused, UNKNOWN, useAdministrationApp,
 } from './helpers/administration.js';
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 
-const BASE = '/rest/api/transport-profiles';
-const FORM = 'transportProfileFormDTO';
-
-const { t, http } = useAdministrationApp();
+const { t, http, BASE, FORM } = useAdministrationApp({ path: '/rest/api/transport-profiles', form: 'transportProfileFormDTO' });
 
 describe('add, get, update and delete', () => {
   it('adds a transport profile as the authority, not restricted unless said so', async () => {
@@ -93,10 +90,7 @@ describe('roles', () => {
     await expectRefused((user) => http.get(BASE, user), []);
     await expectRefused((user) => http.get(`${BASE}/${profile.identifier}`, user), []);
     const others = [t.users.serviceProvider, t.users.accessPointProvider];
-    await expectRefused((user) => http.send('POST', BASE, { value: unique('v'), title: 'T' }, user), others);
-    await expectRefused((user) => http.send('PUT', `${BASE}/${profile.identifier}`, { value: unique('v'), title: 'T' }, user), others);
-    await expectRefused((user) => http.remove(`${BASE}/${profile.identifier}`, user), others);
-    expect(expectStatus(await http.get(`${BASE}/${profile.identifier}`), 200)).toEqual(profile);
+    await expectWritesRefused(t, BASE, profile, { value: unique('v'), title: 'T' }, others);
   });
 });
 

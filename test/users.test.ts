@@ -8,11 +8,9 @@ import {
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 
-const BASE = '/rest/api/users';
-const FORM = 'userFormDTO';
-const PASSWORD = 'correct horse battery';
+const { t, http, BASE, FORM } = useAdministrationApp({ path: '/rest/api/users', form: 'userFormDTO' });
 
-const { t, http } = useAdministrationApp();
+const PASSWORD = 'correct horse battery';
 
 interface Account extends TestUser {
   identifier: string;

@@ -12,10 +12,13 @@ export const vendor = (operation: string) => `application/vnd.registry.${operati
 /** Requests as the ADMIN, unless a request names its caller. */
 export const asAdmin = (t: TestApp) => requests(t, { reads: 'admin', writes: 'admin' });
 
-/** The set-up of an administration test file: its own test app, and requests as the ADMIN. */
-export function useAdministrationApp() {
+/**
+ * The set-up of an administration test file: its own test app, requests as the ADMIN, and the resource under
+ * test: its path (`BASE`) and the object name of its form in validation errors (`FORM`).
+ */
+export function useAdministrationApp(resource: { path: string; form: string }) {
   const t = useTestApp();
-  return { t, http: asAdmin(t) };
+  return { t, http: asAdmin(t), BASE: resource.path, FORM: resource.form };
 }
 
 export function expectStatus(response: LightMyRequestResponse, status: number) {
@@ -29,6 +32,21 @@ export async function expectRefused(call: (user: Caller) => Promise<LightMyReque
   expectErrorBody(anonymous, 401);
   expect(anonymous.headers['www-authenticate']).toBe('Basic realm="registry"');
   for (const user of forbidden) expectErrorBody(await call(user), 403, 'Access is denied');
+}
+
+/**
+ * Add, update and delete are refused (401 without credentials, 403 for each of `forbidden`) and `resource`, at
+ * `base`/its identifier, is left as it was.
+ */
+export async function expectWritesRefused(
+  t: TestApp, base: string, resource: { identifier: string }, form: unknown, forbidden: readonly TestUser[],
+) {
+  const http = asAdmin(t);
+  const url = `${base}/${resource.identifier}`;
+  await expectRefused((user) => http.send('POST', base, form, user), forbidden);
+  await expectRefused((user) => http.send('PUT', url, form, user), forbidden);
+  await expectRefused((user) => http.remove(url, user), forbidden);
+  expect(expectStatus(await http.get(url), 200)).toEqual(resource);
 }
 
 /** Adds through the API as the admin and returns the created resource. */
