@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
-import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
+import { resourceReads } from '../db/sql.js';
+import type { Sortable } from '../core/paging.js';
 import type { AccessPointProvider, AccessPointProviderForm } from './schemas.js';
 
 export const ACCESS_POINT_PROVIDER_REFERENCE: ReferenceTarget = {
@@ -22,10 +22,8 @@ const COLUMNS = `app.id AS identifier, app.title, ${contactJson('app')} AS conta
 export const ACCESS_POINT_PROVIDER_SORTABLE: Sortable = { identifier: 'app.id', title: 'app.title', 'contact.name': 'app.contact_name' };
 export const ACCESS_POINT_PROVIDER_TIE_BREAKER = 'app.id';
 
-const TABLE: ResourceTable = { select: COLUMNS, from: 'access_point_providers app', id: 'app.id' };
-
-export const findAccessPointProviders = (db: Queryable, page: PageRequest) => selectAllPage<AccessPointProvider>(db, TABLE, page);
-export const getAccessPointProvider = (db: Queryable, id: string) => selectById<AccessPointProvider>(db, TABLE, id);
+export const { findAll: findAccessPointProviders, getById: getAccessPointProvider } =
+  resourceReads<AccessPointProvider>({ select: COLUMNS, from: 'access_point_providers app', id: 'app.id' });
 
 const values = (form: AccessPointProviderForm) =>
   [form.title, form.contact.name, form.contact.email ?? null, form.contact.phoneNumber ?? null];

@@ -1,9 +1,9 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow } from '../db/rows.js';
-import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
+import { resourceReads } from '../db/sql.js';
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
+import type { Sortable } from '../core/paging.js';
 import type { AccessPoint } from './schemas.js';
 
 export const ACCESS_POINT_REFERENCE: ReferenceTarget = { table: 'access_points', noun: 'access point', typeName: 'AccessPointIdentifiable' };
@@ -21,10 +21,8 @@ export const ACCESS_POINT_SORTABLE: Sortable = {
 };
 export const ACCESS_POINT_TIE_BREAKER = 'ap.id';
 
-const TABLE: ResourceTable = { select: COLUMNS, from: FROM, id: 'ap.id' };
-
-export const findAccessPoints = (db: Queryable, page: PageRequest) => selectAllPage<AccessPoint>(db, TABLE, page);
-export const getAccessPoint = (db: Queryable, id: string) => selectById<AccessPoint>(db, TABLE, id);
+export const { findAll: findAccessPoints, getById: getAccessPoint } =
+  resourceReads<AccessPoint>({ select: COLUMNS, from: FROM, id: 'ap.id' });
 
 export interface EndpointRecord {
   url: string;

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
-import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
+import { resourceReads } from '../db/sql.js';
+import type { Sortable } from '../core/paging.js';
 import type { Capability, CapabilityForm } from './schemas.js';
 
 const COLUMNS = 'c.id AS identifier, c.title';
@@ -9,10 +9,8 @@ const COLUMNS = 'c.id AS identifier, c.title';
 export const CAPABILITY_SORTABLE: Sortable = { identifier: 'c.id', title: 'c.title' };
 export const CAPABILITY_TIE_BREAKER = 'c.id';
 
-const TABLE: ResourceTable = { select: COLUMNS, from: 'capabilities c', id: 'c.id' };
-
-export const findCapabilities = (db: Queryable, page: PageRequest) => selectAllPage<Capability>(db, TABLE, page);
-export const getCapability = (db: Queryable, id: string) => selectById<Capability>(db, TABLE, id);
+export const { findAll: findCapabilities, getById: getCapability } =
+  resourceReads<Capability>({ select: COLUMNS, from: 'capabilities c', id: 'c.id' });
 
 export async function insertCapability(tx: Queryable, form: CapabilityForm): Promise<string> {
   const [row] = await tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [form.title]);

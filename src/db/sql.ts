@@ -63,14 +63,22 @@ export interface ResourceTable {
 }
 
 /** One page of all the resource's rows, in the page's order. */
-export function selectAllPage<T>(db: Queryable, table: ResourceTable, page: PageRequest) {
+function selectAllPage<T>(db: Queryable, table: ResourceTable, page: PageRequest) {
   const { select, from } = table;
   return selectPage<T>(db, { select, from, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset });
 }
 
 /** The resource with UUID `id`; the 404 of an unknown identifier when there is none. */
-export async function selectById<T>(db: Queryable, table: ResourceTable, id: string): Promise<T> {
+async function selectById<T>(db: Queryable, table: ResourceTable, id: string): Promise<T> {
   const [row] = await db.query<T>(`SELECT ${table.select} FROM ${table.from} WHERE ${table.id} = $1`, [id]);
   if (!row) throw NotFoundError.instance(id);
   return row;
+}
+
+/** The two reads every resource has, over its table: a page of all rows, and one row by UUID (else 404). */
+export function resourceReads<T>(table: ResourceTable) {
+  return {
+    findAll: (db: Queryable, page: PageRequest) => selectAllPage<T>(db, table, page),
+    getById: (db: Queryable, id: string) => selectById<T>(db, table, id),
+  };
 }

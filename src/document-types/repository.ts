@@ -1,7 +1,7 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
-import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
+import { resourceReads } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
+import type { Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 import { processSummaryJson } from '../processes/repository.js';
 import type { DocumentType } from './schemas.js';
@@ -23,10 +23,8 @@ export const DOCUMENT_TYPE_SORTABLE: Sortable = {
 };
 export const DOCUMENT_TYPE_TIE_BREAKER = 'd.id';
 
-const TABLE: ResourceTable = { select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: 'd.id' };
-
-export const findDocumentTypes = (db: Queryable, page: PageRequest) => selectAllPage<DocumentType>(db, TABLE, page);
-export const getDocumentType = (db: Queryable, id: string) => selectById<DocumentType>(db, TABLE, id);
+export const { findAll: findDocumentTypes, getById: getDocumentType } =
+  resourceReads<DocumentType>({ select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: 'd.id' });
 
 export interface DocumentTypeRecord {
   qualifiedIdentifier: QualifiedIdentifier;

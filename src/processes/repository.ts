@@ -1,5 +1,5 @@
 import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
-import { Conditions, escapeLikeWildcards, selectById, selectPage, type ResourceTable } from '../db/sql.js';
+import { Conditions, escapeLikeWildcards, resourceReads, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
@@ -81,9 +81,8 @@ export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: st
   return db.stream<Process>(`SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params);
 }
 
-const TABLE: ResourceTable = { select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: 'p.id' };
-
-export const getProcess = (db: Queryable, id: string) => selectById<Process>(db, TABLE, id);
+export const { getById: getProcess } =
+  resourceReads<Process>({ select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: 'p.id' });
 
 export interface ProcessRecord {
   qualifiedIdentifier: QualifiedIdentifier;

@@ -1,8 +1,8 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
-import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
+import { resourceReads } from '../db/sql.js';
+import type { Sortable } from '../core/paging.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ServiceProvider } from './schemas.js';
 
@@ -18,10 +18,8 @@ export const SERVICE_PROVIDER_SORTABLE: Sortable = {
 };
 export const SERVICE_PROVIDER_TIE_BREAKER = 'sp.id';
 
-const TABLE: ResourceTable = { select: COLUMNS, from: FROM, id: 'sp.id' };
-
-export const findServiceProviders = (db: Queryable, page: PageRequest) => selectAllPage<ServiceProvider>(db, TABLE, page);
-export const getServiceProvider = (db: Queryable, id: string) => selectById<ServiceProvider>(db, TABLE, id);
+export const { findAll: findServiceProviders, getById: getServiceProvider } =
+  resourceReads<ServiceProvider>({ select: COLUMNS, from: FROM, id: 'sp.id' });
 
 export interface ServiceProviderRecord {
   title: string;

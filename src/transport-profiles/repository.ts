@@ -1,9 +1,9 @@
 import { onUniqueViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
-import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
+import { resourceReads } from '../db/sql.js';
 import { ConflictError } from '../core/errors.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
+import type { Sortable } from '../core/paging.js';
 import type { TransportProfile, TransportProfileForm } from './schemas.js';
 
 /** Endpoints name their transport profile by identifier or by its unique value. */
@@ -16,10 +16,8 @@ const COLUMNS = 't.id AS identifier, t.value, t.title, t.restricted';
 export const TRANSPORT_PROFILE_SORTABLE: Sortable = { identifier: 't.id', value: 't.value', title: 't.title', restricted: 't.restricted' };
 export const TRANSPORT_PROFILE_TIE_BREAKER = 't.id';
 
-const TABLE: ResourceTable = { select: COLUMNS, from: 'transport_profiles t', id: 't.id' };
-
-export const findTransportProfiles = (db: Queryable, page: PageRequest) => selectAllPage<TransportProfile>(db, TABLE, page);
-export const getTransportProfile = (db: Queryable, id: string) => selectById<TransportProfile>(db, TABLE, id);
+export const { findAll: findTransportProfiles, getById: getTransportProfile } =
+  resourceReads<TransportProfile>({ select: COLUMNS, from: 'transport_profiles t', id: 't.id' });
 
 const duplicate = (form: TransportProfileForm) => new ConflictError(`A transport profile with value '${form.value}' already exists`);
 

@@ -1,9 +1,9 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
-import { selectAllPage, selectById, type ResourceTable } from '../db/sql.js';
+import { resourceReads } from '../db/sql.js';
 import { Role, type Caller } from '../http/auth.js';
 import { ConflictError } from '../core/errors.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
+import type { Sortable } from '../core/paging.js';
 import { hashPassword } from './password.js';
 import type { User } from './schemas.js';
 
@@ -61,10 +61,8 @@ const COLUMNS = `u.id AS identifier, u.username, u.role,
 export const USER_SORTABLE: Sortable = { identifier: 'u.id', username: 'lower(u.username)', role: 'u.role' };
 export const USER_TIE_BREAKER = 'u.id';
 
-const TABLE: ResourceTable = { select: COLUMNS, from: FROM, id: 'u.id' };
-
-export const findUsers = (db: Queryable, page: PageRequest) => selectAllPage<User>(db, TABLE, page);
-export const getUser = (db: Queryable, id: string) => selectById<User>(db, TABLE, id);
+export const { findAll: findUsers, getById: getUser } =
+  resourceReads<User>({ select: COLUMNS, from: FROM, id: 'u.id' });
 
 /** Changes a user; the password hash only when one is given. */
 export async function updateUser(tx: Queryable, id: string, user: UserRecord, passwordHash: string | undefined): Promise<void> {
