@@ -8,6 +8,7 @@ import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
+import { clientErrors } from './http/client-errors.js';
 import errorHandler, { routerErrors } from './http/error-handler.js';
 import mediaTypes from './http/media-types.js';
 import organizations from './organizations/routes.js';
@@ -53,6 +54,8 @@ export async function buildApp(options: AppOptions) {
     // Room for any qualified identifier, percent-encoded; longer ones get a 400 in the common error body.
     routerOptions: { maxParamLength: 1000 },
     frameworkErrors: routerErrors,
+    // What Node's HTTP parser refuses (431, 414, 400, 408) in the common error body too.
+    clientErrorHandler: clientErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

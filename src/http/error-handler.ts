@@ -14,13 +14,16 @@ declare module 'fastify' {
   }
 }
 
+/** The media type of the common error body. */
+export const ERROR_MEDIA_TYPE = 'application/json;charset=UTF-8';
+
 const OBJECT_NAMES: Record<string, string> = { querystring: 'queryParameters', params: 'pathVariables', headers: 'headers' };
 
 function send(reply: FastifyReply, request: FastifyRequest, status: number, exception: string, message: string, errors?: FieldError[]) {
   if (status === 401) reply.header('www-authenticate', 'Basic realm="registry"');
   return reply
     .status(status)
-    .type('application/json;charset=UTF-8')
+    .type(ERROR_MEDIA_TYPE)
     .send(errorBody(status, exception, message, request.url, errors));
 }
 

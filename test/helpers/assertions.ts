@@ -2,12 +2,15 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { SECURITY_HEADERS } from '../../src/http/security-headers.js';
 
-export function expectSecurityHeaders(response: LightMyRequestResponse): void {
+/** An injected response, or one read from a raw socket. */
+type AnyResponse = Pick<LightMyRequestResponse, 'statusCode' | 'headers' | 'body' | 'json'>;
+
+export function expectSecurityHeaders(response: AnyResponse): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).toBe(value);
 }
 
 /** The common error body, with its status and an optional exact message. */
-export function expectErrorBody(response: LightMyRequestResponse, status: number, message?: string | RegExp) {
+export function expectErrorBody(response: AnyResponse, status: number, message?: string | RegExp) {
   expect(response.statusCode, response.body).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expectSecurityHeaders(response);

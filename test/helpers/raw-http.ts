@@ -1,0 +1,39 @@
+import { connect } from 'node:net';
+
+/** A response read from a raw socket, shaped like an injected one for the shared assertions. */
+export interface RawResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+/**
+ * Sends bytes as they are (no HTTP client would send them) and reads the answer until the server closes.
+ * `keepWriting` leaves the sending side open, as a client still sending its body does.
+ */
+export function sendRaw(address: { host: string; port: number }, request: string, options: { keepWriting?: boolean } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(address, () => (options.keepWriting ? socket.write(request) : socket.end(request)));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // The server may close while the request is still being written; what it answered is still there.
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text === '') reject(new Error('the server closed the connection without an answer'));
+      else resolve(parseResponse(text));
+    });
+  });
+}
+
+function parseResponse(text: string): RawResponse {
+  const end = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = text.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(headerLines.map((line) => {
+    const colon = line.indexOf(':');
+    return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+  }));
+  const body = text.slice(end + 4);
+  return { statusCode: Number(statusLine.split(' ')[1]), headers, body, json: () => JSON.parse(body) };
+}
