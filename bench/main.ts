@@ -25,7 +25,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,7,8' },
     'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
-    'code-lists': { type: 'string', default: join(import.meta.dirname, '../../shared/data/peppol-codelists-v9.7') },
+    'code-lists': { type: 'string', default: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7') },
     'load-workers': { type: 'string', default: '2' },
     'node-args': { type: 'string', default: '' },
     out: { type: 'string', default: join(import.meta.dirname, 'results') },

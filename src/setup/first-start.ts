@@ -47,7 +47,8 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
   }
   if (starter) {
     lines.push(`  Catalogue: the starter catalogue (${starter.processes.added} core Peppol BIS processes); follow the`,
-      '             official Peppol code lists with: npx registry load-catalogue <directory or files>');
+      '             official Peppol code lists with: npx registry load-catalogue reference-data/peppol-codelists-v9.7',
+      '             (the release the project ships) or the folder of a newer release');
   }
   if (admin.generatedPassword || demo) lines.push('  These passwords are shown only this once.');
   if (demo) {

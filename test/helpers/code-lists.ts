@@ -1,4 +1,7 @@
 import { join } from 'node:path';
 
-/** The official Peppol code lists v9.7 in shared/ beside the project; the project never copies them. */
-export const CODE_LISTS = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'peppol-codelists-v9.7');
+/** The project's reference data (see reference-data/README.md). */
+export const REFERENCE_DATA = join(import.meta.dirname, '..', '..', 'reference-data');
+
+/** The official Peppol code lists, release 9.7. */
+export const CODE_LISTS = join(REFERENCE_DATA, 'peppol-codelists-v9.7');
