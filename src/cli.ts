@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
 import { readCodeLists, CodeListError } from './catalogue/codelists.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './catalogue/repository.js';
@@ -129,7 +128,7 @@ async function importFile(db: Database, [file, , serviceProviderId]: string[]): 
 
 async function exportFile(db: Database, [file]: string[]): Promise<void> {
   if (file === undefined) {
-    await exportParticipants(db, process.stdout);
+    await exportParticipants(db, process.stdout, { end: false }).catch(unlessReaderClosed);
     return;
   }
   const out = createWriteStream(file, { flags: 'wx' });
@@ -137,10 +136,18 @@ async function exportFile(db: Database, [file]: string[]): Promise<void> {
     throw new UsageError(error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`);
   });
   const count = await exportParticipants(db, out);
-  out.end();
-  await finished(out);
   console.log(`Exported ${count} participants to ${file}.`);
 }
+
+/**
+ * A reader that stops early (`registry export-participants | head -2`) closes the pipe: the command ends
+ * quietly with exit code 0, as Unix tools do, and stops reading the database.
+ */
+function unlessReaderClosed(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+// Output still buffered when the reader left fails after the command is done; that is the same quiet end.
+process.stdout.on('error', unlessReaderClosed);
 
 /** Expected failures end with their message and exit code 1; nothing prints a stack trace. */
 main(process.argv.slice(2)).catch((error: unknown) => {

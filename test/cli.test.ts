@@ -124,6 +124,12 @@ describe('registry export-participants and import-participants', () => {
     expectRefusal(await runCli(['export-participants', exported], env), /exists already/);
   }, SLOW);
 
+  it('ends quietly when the reader of its output closes early (`| head`)', async () => {
+    const result = await runCli(['export-participants'], env, { closeStdout: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+  }, SLOW);
+
   it('imports all lines or none, naming every wrong line', async () => {
     const again = await runCli(['import-participants', exported], env);
     expectRefusal(again, /Nothing imported: 3 of 3 lines are wrong\.\nline 1: The service provider already has a participant/);

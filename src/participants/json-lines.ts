@@ -2,6 +2,7 @@ import { constants, createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Database, Queryable } from '../db/database.js';
 import { ApiError, ValidationError } from '../core/errors.js';
 import { validatorCompiler } from '../http/validators.js';
@@ -21,16 +22,20 @@ const validLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'bod
 /**
  * Writes every live participant as one JSON line: the participant as the API shows it, its processes named by
  * qualified identifier (and title), so the file can be imported into another registry with the same catalogue.
+ * A failing `out` (such as a reader that closed the pipe) rejects with its error and stops the reading;
+ * `end: false` leaves `out` open (standard output).
  */
-export async function exportParticipants(db: Database, out: Writable): Promise<number> {
+export async function exportParticipants(db: Database, out: Writable, options: { end?: boolean } = {}): Promise<number> {
   let count = 0;
   const rows = streamParticipants(db, { processes: true } as ParticipantFilter, null, 'ORDER BY pa.id');
-  for await (const participant of rows as AsyncIterable<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>) {
-    const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
-    const line = `${JSON.stringify({ ...participant, processes })}\n`;
-    if (!out.write(line)) await new Promise((resolve) => out.once('drain', resolve));
-    count += 1;
+  async function* lines() {
+    for await (const participant of rows as AsyncIterable<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>) {
+      const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
+      yield `${JSON.stringify({ ...participant, processes })}\n`;
+      count += 1;
+    }
   }
+  await pipeline(lines, out, { end: options.end ?? true });
   return count;
 }
 

@@ -26,8 +26,10 @@ export interface Finished {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<Finished> {
+/** `closeStdout`: the reader closes the pipe before reading anything, as `| head` does once it has enough. */
+export function runCli(args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
   const child = launch('src/cli.ts', args, env);
+  if (options.closeStdout) child.stdout?.destroy();
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
