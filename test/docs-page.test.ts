@@ -70,7 +70,7 @@ describe('the docs page at /rest/resources/docs', () => {
     await page.screenshot({ path: operationsShot });
 
     // An operation opens with its parameters, roles and the media types of its responses.
-    const find = page.locator('#operations-processes-processesFind');
+    const find = page.locator('#operations-processes-findProcesses');
     await find.locator('.opblock-summary').click();
     await find.locator('.opblock-body').waitFor();
     expect(await find.locator('.opblock-description-wrapper').innerText()).toContain('Roles: SERVICE_PROVIDER');

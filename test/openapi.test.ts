@@ -24,6 +24,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
   'x-roles'?: string[];
+  'x-method-not-allowed'?: boolean;
 }
 interface OpenApi {
   openapi: string;
@@ -35,9 +36,15 @@ interface OpenApi {
 const DOCS_ROUTES = /^\/(v3\/api-docs|rest\/resources\/docs)/;
 const run = promisify(execFile);
 
-function operations(description: OpenApi): Array<Operation & { method: string; path: string }> {
+/** Every described method of every path, the 405 answers of methods a path does not take included. */
+function describedMethods(description: OpenApi): Array<Operation & { method: string; path: string }> {
   return Object.entries(description.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })));
+}
+
+/** The operations the service serves. */
+function operations(description: OpenApi): Array<Operation & { method: string; path: string }> {
+  return describedMethods(description).filter((operation) => !operation['x-method-not-allowed']);
 }
 
 describe('the OpenAPI description', () => {
@@ -71,13 +78,15 @@ describe('the OpenAPI description', () => {
     // One folder per vitest project: both run at once.
     const file = join(testOutputDir(`openapi-${testDatabaseKind}`), 'openapi.json');
     writeFileSync(file, JSON.stringify(description, null, 2));
-    const lint = await run(join(PROJECT_ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--format=json'], {
+    const lint = await run(join(PROJECT_ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--format=json', `--config=${join(PROJECT_ROOT, 'redocly.yaml')}`], {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     }).catch((error: { stdout: string }) => error);
     const report = JSON.parse(lint.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string; severity: string }> };
     const warnings = report.problems.filter((problem) => problem.severity === 'warn').map((problem) => `${problem.ruleId}: ${problem.message}`);
     console.log(`${file}: ${operations(description).length} operations; Redocly: ${report.totals.errors} errors, ${report.totals.warnings} warnings${warnings.length ? `\n${warnings.join('\n')}` : ''}`);
     expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+    // The one rule redocly.yaml turns off, for what the service serves.
+    for (const operation of operations(description)) expect(Object.keys(operation.responses).some((status) => status.startsWith('2'))).toBe(true);
   });
 
   it('describes every route the service serves, and no route that does not exist', () => {
@@ -122,6 +131,40 @@ describe('the OpenAPI description', () => {
         if (Number(status) < 400) continue;
         expect(response.content, `${operation.method} ${operation.path} ${status}`).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
       }
+    }
+  });
+
+  it('names each operation as an action on its resource: one resource singular, a collection plural', () => {
+    const named = (path: string, method: 'get' | 'post' | 'put' | 'delete') => {
+      const operation = description.paths[path]?.[method];
+      return `${operation?.summary} / ${operation?.operationId}`;
+    };
+    expect(named('/rest/api/processes', 'get')).toBe('find processes / findProcesses');
+    expect(named('/rest/api/processes', 'post')).toBe('add process / addProcess');
+    expect(named('/rest/api/processes/{identifier}', 'get')).toBe('get process / getProcess');
+    expect(named('/rest/api/participants/{identifier}', 'get')).toBe('get participant / getParticipant');
+    expect(named('/rest/api/participants/{identifier}/processes', 'get')).toBe('get participant processes / getParticipantProcesses');
+    expect(named('/rest/api/capabilities/{identifier}', 'delete')).toBe('delete capability / deleteCapability');
+    expect(named('/rest/api/accessPoints/{identifier}', 'put')).toBe('update access point / updateAccessPoint');
+    expect(named('/rest/api/accessPoints', 'get')).toBe('find access points / findAccessPoints');
+  });
+
+  it('lists 405 on every path for each method it does not take, and the service answers exactly that', async () => {
+    const methods = ['get', 'put', 'post', 'delete', 'patch'];
+    for (const [path, item] of Object.entries(description.paths)) {
+      expect(Object.keys(item).sort(), path).toEqual([...methods].sort());
+      for (const operation of Object.values(item).filter((candidate) => candidate['x-method-not-allowed'])) {
+        expect(Object.keys(operation.responses)).toEqual(['405']);
+        expect(operation.responses['405']?.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
+      }
+    }
+    const refused = describedMethods(description).filter((operation) => operation['x-method-not-allowed']);
+    expect(refused.length).toBeGreaterThan(20);
+    for (const { method, path } of refused) {
+      const url = path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+      const response = await test.app.inject({ method: method as 'GET', url });
+      expect(response.statusCode, `${method} ${url}`).toBe(405);
+      expect(response.headers.allow).toBeDefined();
     }
   });
 

@@ -24,7 +24,9 @@ const ERROR_STATUSES: Record<number, string> = {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-const ACTION_VERBS = new Set(['find', 'get', 'add', 'update', 'delete', 'stream', 'transfer']);
+const COLLECTION_ACTIONS = new Set(['find', 'stream']);
+const SINGLE_RESOURCE_ACTIONS = new Set(['get', 'add', 'update', 'delete', 'transfer']);
+const METHOD_ACTIONS: Record<string, string> = { GET: 'get', POST: 'add', PUT: 'update', DELETE: 'delete' };
 
 /** Two identifiers of each kind, to learn what an access rule that depends on the request allows. */
 const PROBES = ['00000000-0000-4000-8000-000000000000', 'iso6523-actorid-upis::0192:987654321'] as const;
@@ -86,17 +88,39 @@ function errorResponse(status: number, declared: unknown): Schema {
   };
 }
 
-/** `processes.find` is summarized "find processes"; `organizations.processes` "organizations processes". */
+/** `accessPoints` and `access-points` are the words `access points`. */
+function wordsOf(name: string): string[] {
+  return name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
+
+/** `processes` -> `process`, `capabilities` -> `capability`, `access points` -> `access point`. */
+function singular(words: string[]): string[] {
+  const last = words.at(-1) ?? '';
+  const one = last.endsWith('ies') ? `${last.slice(0, -3)}y` : last.endsWith('sses') ? last.slice(0, -2) : last.replace(/s$/, '');
+  return [...words.slice(0, -1), one];
+}
+
+/**
+ * The operation as an action on its resource, from the action its media type names and the resource of its
+ * path: `find processes`, `get process`, `add participant`, `transfer participant`; an operation on a part
+ * of one resource (`participants.processes`) is the method's action on it: `get participant processes`.
+ */
+function actionOf(mediaType: string | undefined, method: string, url: string): string[] | undefined {
+  const tag = tagOf(url);
+  if (!mediaType || !tag) return undefined;
+  const action = mediaType.slice(mediaType.lastIndexOf('.') + 1);
+  const resource = wordsOf(tag);
+  if (COLLECTION_ACTIONS.has(action)) return [action, ...resource];
+  if (SINGLE_RESOURCE_ACTIONS.has(action)) return [action, ...singular(resource)];
+  return [METHOD_ACTIONS[method] ?? method.toLowerCase(), ...singular(resource), ...wordsOf(action)];
+}
+
 function summaryOf(mediaType: string | undefined, method: string, url: string): string {
-  if (!mediaType) return `${method} ${url}`;
-  const at = mediaType.lastIndexOf('.');
-  const resource = mediaType.slice(0, at).replace(/[-.]/g, ' ');
-  const action = mediaType.slice(at + 1);
-  return ACTION_VERBS.has(action) ? `${action} ${resource}` : `${resource} ${action}`;
+  return actionOf(mediaType, method, url)?.join(' ') ?? `${method} ${url}`;
 }
 
 function operationIdOf(mediaType: string | undefined, method: string, url: string): string {
-  const words = (mediaType ?? `${method} ${url.replace(/:/g, 'by ')}`).split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const words = actionOf(mediaType, method, url) ?? `${method} ${url.replace(/:/g, 'by ')}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
   return words.map((word, index) => (index === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1))).join('');
 }
 

@@ -4,10 +4,13 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { hoistTitledSchemas } from './components.js';
+import { JSON_MEDIA_TYPE } from '../http/media-types.js';
 import { introductionOf, type Description } from './introduction.js';
 import { BASIC_AUTH, describeOperation } from './operations.js';
 
 const DESCRIPTION_PATH = '/v3/api-docs';
+/** The methods of the API's operations, and PATCH, which none takes. */
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const DOCS_PATH = '/rest/resources/docs';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -40,6 +43,41 @@ function uniqueOperationIds(document: OpenApiObject): void {
   }
 }
 
+/**
+ * A method a described path does not take answers 405 with `Allow`: each such method is described on its
+ * path, with that one response (marked `x-method-not-allowed`), so that clients see where 405 can come.
+ */
+function describeMethodsNotAllowed(document: OpenApiObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const taken = Object.keys(item);
+    const [model] = Object.values(item);
+    const allowed = taken.map((method) => method.toUpperCase()).join(', ');
+    for (const method of HTTP_METHODS.filter((candidate) => !taken.includes(candidate))) {
+      (item as Record<string, unknown>)[method] = {
+        summary: `${method.toUpperCase()} is not allowed here`,
+        operationId: `${method}${operationIdPath(path)}NotAllowed`,
+        description: `This path takes ${allowed}; a ${method.toUpperCase()} request answers 405, with \`Allow\` naming those methods.`,
+        ...(model?.tags ? { tags: model.tags } : {}),
+        parameters: (model?.parameters ?? []).filter((parameter) => parameter.in === 'path'),
+        security: [{}],
+        responses: {
+          405: {
+            description: 'Method Not Allowed: this path does not take the method; `Allow` lists those it takes',
+            headers: { Allow: { description: 'the methods this path takes', schema: { type: 'string', examples: [allowed] } } },
+            content: { [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+          },
+        },
+        'x-method-not-allowed': true,
+      };
+    }
+  }
+}
+
+/** `/rest/api/processes/{identifier}` -> `RestApiProcessesIdentifier`. */
+function operationIdPath(path: string): string {
+  return path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+}
+
 /** The last step of the description: named components, unique operation ids, one tag per resource, the introduction. */
 function finish(openapiObject: unknown): OpenApiObject {
   const document = hoistTitledSchemas(openapiObject as OpenApiObject);
@@ -47,6 +85,8 @@ function finish(openapiObject: unknown): OpenApiObject {
   const names = new Set(Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags ?? [])));
   document.tags = [...names].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}` }));
   document.info = { ...document.info, description: introductionOf(document) };
+  // After the introduction: its tables and examples are about the operations, not the refusals.
+  describeMethodsNotAllowed(document);
   return document;
 }
 
