@@ -30,16 +30,15 @@ export async function openEmbedded(dataDir?: string): Promise<Database> {
   /** Holds PGlite's transaction open until `done` is called, for the cursor of a stream. */
   function begin() {
     return new Promise<{ tx: Queryable; done: (failed: boolean) => Promise<void> }>((opened, failedToOpen) => {
-      let finish!: (failed: boolean) => void;
-      const finished = new Promise<boolean>((resolve) => (finish = resolve));
+      const finished = Promise.withResolvers<boolean>();
       const transaction = db
         .transaction(async (tx) => {
           opened({ tx: queryable(tx), done });
-          if (await finished) await tx.rollback();
+          if (await finished.promise) await tx.rollback();
         })
         .catch(failedToOpen);
       async function done(failed: boolean) {
-        finish(failed);
+        finished.resolve(failed);
         await transaction;
       }
     });

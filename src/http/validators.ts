@@ -16,9 +16,8 @@ function validator(options: Options): Ajv {
 
 /** An absolute https URL with a host and without user information (an endpoint address others will call). */
 function isHttpsUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  return url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
+  const url = URL.parse(value);
+  return url !== null && url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
 }
 
 const body = validator({ coerceTypes: false });
