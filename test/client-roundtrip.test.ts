@@ -14,6 +14,8 @@ interface Operation {
   tags?: string[];
   parameters?: Array<{ name: string; in: string }>;
   'x-roles'?: string[];
+  /** The 405 of a method the path does not take. */
+  'x-method-not-allowed'?: boolean;
 }
 type Description = { paths: Record<string, Record<string, Operation>> };
 
@@ -24,7 +26,7 @@ const CALLERS = ['ADMIN', 'SERVICE_PROVIDER', 'ACCESS_POINT_PROVIDER', 'REGISTRY
 function resourceCalls(description: Description): string[] {
   const calls = new Map<string, string>();
   const gets = Object.entries(description.paths)
-    .flatMap(([path, item]) => (item.get ? [{ path, operation: item.get }] : []))
+    .flatMap(([path, item]) => (item.get && !item.get['x-method-not-allowed'] ? [{ path, operation: item.get }] : []))
     .sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
   for (const { path, operation } of gets) {
     const tag = operation.tags?.[0];
@@ -134,7 +136,8 @@ describe('a client generated from the description', () => {
     expect(result.added).toEqual({ status: 201, contentType: 'application/vnd.registry.processes.add.v1+json;charset=UTF-8' });
     expect(result.got).toEqual({ status: 200, qualifiedIdentifier: 'cenbii-procid-ubl::urn:client:roundtrip', requiredICDs: ['0192'] });
     expect(result.missing).toEqual({ status: 404, message: expect.stringMatching(/^Unable to find instance with identifier/) });
-    const tags = new Set(Object.values(description.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags ?? [])));
+    const tags = new Set(Object.values(description.paths).flatMap((item) => Object.values(item)
+      .flatMap((operation) => (operation['x-method-not-allowed'] ? [] : operation.tags ?? []))));
     expect(result.calls.map((call) => call.resource).sort()).toEqual([...tags].sort());
     for (const call of result.calls) {
       // A find answers 200; a read of a sample identifier answers 404 with the error body.

@@ -11,6 +11,7 @@ import { BASIC_AUTH, describeOperation } from './operations.js';
 const DESCRIPTION_PATH = '/v3/api-docs';
 /** The methods of the API's operations, and PATCH, which none takes. */
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+const NOT_ALLOWED_TAG = 'methods not allowed';
 const DOCS_PATH = '/rest/resources/docs';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -45,9 +46,13 @@ function uniqueOperationIds(document: OpenApiObject): void {
 
 /**
  * A method a described path does not take answers 405 with `Allow`: each such method is described on its
- * path, with that one response (marked `x-method-not-allowed`), so that clients see where 405 can come.
+ * path, with that one response (marked `x-method-not-allowed`), so that clients see where 405 can come. They
+ * share one tag, so that the docs page lists them apart from the resources' operations.
  */
 function describeMethodsNotAllowed(document: OpenApiObject): void {
+  document.tags = [...(document.tags ?? []), {
+    name: NOT_ALLOWED_TAG, description: 'Methods a path does not take: each answers 405, with `Allow` naming those it takes',
+  }];
   for (const [path, item] of Object.entries(document.paths)) {
     const taken = Object.keys(item);
     const [model] = Object.values(item);
@@ -57,7 +62,7 @@ function describeMethodsNotAllowed(document: OpenApiObject): void {
         summary: `${method.toUpperCase()} is not allowed here`,
         operationId: `${method}${operationIdPath(path)}NotAllowed`,
         description: `This path takes ${allowed}; a ${method.toUpperCase()} request answers 405, with \`Allow\` naming those methods.`,
-        ...(model?.tags ? { tags: model.tags } : {}),
+        tags: [NOT_ALLOWED_TAG],
         parameters: (model?.parameters ?? []).filter((parameter) => parameter.in === 'path'),
         security: [{}],
         responses: {
