@@ -1,7 +1,7 @@
 import type { ConnectionError, FastifyInstance } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorBody } from './errors.js';
+import { errorBody } from '../core/errors.js';
 import { ERROR_MEDIA_TYPE } from './error-handler.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
