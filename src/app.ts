@@ -25,6 +25,7 @@ import transportProfiles from './transport-profiles/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
 import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
+import webConsole, { type ConsoleOptions } from './web/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,6 +41,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   bodyLimit?: number;
   loginThrottle?: LoginThrottleOptions;
+  /** The browser console; `false` serves none. */
+  console?: ConsoleOptions | false;
 }
 
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
@@ -83,6 +86,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(capabilities, { prefix: '/rest/api/capabilities' });
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
+  if (options.console !== false) await app.register(webConsole, options.console ?? {});
   return app;
 }
 

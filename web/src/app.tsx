@@ -1,0 +1,120 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { I18n, translator, type Language, type TextKey } from './i18n.js';
+import { AccessPoints, AccessPointProviders, CatalogueAdmin, ServiceProviders, TransportProfiles, Users } from './pages/authority.js';
+import { Catalogue } from './pages/catalogue.js';
+import { ImportParticipants } from './pages/import.js';
+import { Lookup } from './pages/lookup.js';
+import { ParticipantForm } from './pages/participant-form.js';
+import { Participants } from './pages/participants.js';
+import { SignIn } from './pages/sign-in.js';
+import { href, navigate, useRoute } from './router.js';
+import { isAuthority, isProvider, signOut, type Session } from './session.js';
+
+interface Page {
+  path: string;
+  label: TextKey;
+  allowed: (session: Session | null) => boolean;
+}
+
+const PUBLIC = () => true;
+const PAGES: Page[] = [
+  { path: 'lookup', label: 'lookup', allowed: PUBLIC },
+  { path: 'catalogue', label: 'catalogue', allowed: PUBLIC },
+  { path: 'participants', label: 'participants', allowed: isProvider },
+  { path: 'import', label: 'importFile', allowed: isProvider },
+  { path: 'service-providers', label: 'serviceProviders', allowed: isAuthority },
+  { path: 'access-point-providers', label: 'accessPointProviders', allowed: isAuthority },
+  { path: 'access-points', label: 'accessPoints', allowed: isAuthority },
+  { path: 'transport-profiles', label: 'transportProfiles', allowed: isAuthority },
+  { path: 'users', label: 'users', allowed: (session) => session?.role === 'ADMIN' },
+  { path: 'catalogue-admin', label: 'codeListRelease', allowed: isAuthority },
+];
+
+function initialLanguage(): Language {
+  return navigator.language.toLowerCase().startsWith('en') ? 'en' : 'nb';
+}
+
+export function App() {
+  const [language, setLanguage] = useState<Language>(initialLanguage);
+  const [session, setSession] = useState<Session | null>(null);
+  const i18n = useMemo(() => ({ t: translator(language), language }), [language]);
+  const t = i18n.t;
+  const route = useRoute();
+  const [first = 'lookup', ...rest] = route;
+  const page = PAGES.find((candidate) => candidate.path === first);
+  const main = useRef<HTMLElement>(null);
+
+  useEffect(() => { document.documentElement.lang = language; }, [language]);
+  useEffect(() => {
+    document.title = `${page ? t(page.label) : t('appName')} · ${t('appName')}`;
+    main.current?.focus({ preventScroll: true });
+  }, [first, language]);
+
+  const onSignedIn = (signed: Session) => {
+    setSession(signed);
+    navigate(signed.role === 'SERVICE_PROVIDER' ? 'participants' : signed.role === 'ACCESS_POINT_PROVIDER' ? 'lookup' : 'service-providers');
+  };
+  const onSignOut = () => {
+    signOut();
+    setSession(null);
+    navigate('lookup');
+  };
+
+  function content() {
+    if (first === 'sign-in') return <SignIn onSignedIn={onSignedIn} />;
+    if (!page) return <p>{t('notFound')}</p>;
+    if (!page.allowed(session)) return <p role="alert">{session ? t('forbidden') : t('needSignIn')}{session ? null : <> <a href={href('sign-in')}>{t('signIn')}</a></>}</p>;
+    switch (page.path) {
+      case 'lookup': return <Lookup />;
+      case 'catalogue': return <Catalogue />;
+      case 'participants':
+        if (rest[0] === 'new') return <ParticipantForm />;
+        if (rest[0] === 'edit' && rest[1]) return <ParticipantForm identifier={rest[1]} />;
+        return <Participants />;
+      case 'import': return <ImportParticipants />;
+      case 'service-providers': return <ServiceProviders />;
+      case 'access-point-providers': return <AccessPointProviders />;
+      case 'access-points': return <AccessPoints />;
+      case 'transport-profiles': return <TransportProfiles />;
+      case 'users': return <Users />;
+      default: return <CatalogueAdmin />;
+    }
+  }
+
+  return (
+    <I18n.Provider value={i18n}>
+      <a class="skip" href="#main" onClick={(event) => { event.preventDefault(); main.current?.focus(); }}>{t('skip')}</a>
+      <header class="top">
+        <a class="brand" href={href('lookup')}>{t('appName')}</a>
+        <nav aria-label={t('navigation')}>
+          <ul>
+            {PAGES.filter((candidate) => candidate.allowed(session)).map((candidate) => (
+              <li key={candidate.path}>
+                <a href={href(candidate.path)} aria-current={candidate === page ? 'page' : undefined}>{t(candidate.label)}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="account">
+          <label class="language">
+            <span class="visually-hidden">{t('language')}</span>
+            <select value={language} onChange={(event) => setLanguage(event.currentTarget.value as Language)}>
+              <option value="nb" lang="nb">Norsk bokmål</option>
+              <option value="en" lang="en">English</option>
+            </select>
+          </label>
+          {session ? (
+            <>
+              <span class="who">{t('signedInAs')} <strong>{session.username}</strong> ({session.role})</span>
+              <button type="button" onClick={onSignOut}>{t('signOut')}</button>
+            </>
+          ) : <a class="button" href={href('sign-in')}>{t('signIn')}</a>}
+        </div>
+      </header>
+      <main id="main" ref={main} tabIndex={-1}>
+        {session?.role === 'ACCESS_POINT_PROVIDER' && first === 'lookup' ? <p class="status">{t('noConsole')}</p> : null}
+        {content()}
+      </main>
+    </I18n.Provider>
+  );
+}

@@ -1,0 +1,159 @@
+import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { isProblem, type Problem } from '../api/client.js';
+import { useT } from '../i18n.js';
+
+/** A labelled input with the API's message for its field right under it (and tied to it for screen readers). */
+export function Field(props: { label: string; error?: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const { label, error, hint, ...input } = props;
+  const id = useId();
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{label}{input.required ? <span aria-hidden="true"> *</span> : null}</label>
+      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={described} {...input} />
+      {hint ? <small id={`${id}-hint`}>{hint}</small> : null}
+      {error ? <p class="field-error" id={`${id}-error`}>{error}</p> : null}
+    </div>
+  );
+}
+
+export function Select(props: { label: string; error?: string; options: Array<[string, string]> } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const { label, error, options, ...select } = props;
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} {...select}>
+        {options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+      </select>
+      {error ? <p class="field-error" id={`${id}-error`}>{error}</p> : null}
+    </div>
+  );
+}
+
+/** The API's message for the whole form, and every field message no field of the form shows. */
+export function FormProblem({ problem, shown = [] }: { problem: Problem | null; shown?: string[] }) {
+  if (!problem) return null;
+  const others = Object.entries(problem.fields).filter(([field]) => !shown.some((name) => field === name || field.startsWith(`${name}[`)));
+  return (
+    <div class="problem" role="alert">
+      <p>{problem.message}</p>
+      {others.length > 0 ? <ul>{others.map(([field, message]) => <li key={field}><code>{field}</code>: {message}</li>)}</ul> : null}
+    </div>
+  );
+}
+
+export function problemFrom(error: unknown): Problem {
+  return isProblem(error) ? error : { status: 0, message: String(error), fields: {} };
+}
+
+/** Runs `load` whenever `key` changes; keeps the previous data while the next loads (no layout jump). */
+export function useLoad<T>(load: () => Promise<T>, key: unknown[]): { data: T | undefined; loading: boolean; problem: Problem | null; reload: () => void } {
+  const [state, setState] = useState<{ data: T | undefined; loading: boolean; problem: Problem | null }>({ data: undefined, loading: true, problem: null });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    load().then(
+      (data) => current && setState({ data, loading: false, problem: null }),
+      (error: unknown) => current && setState((previous) => ({ ...previous, loading: false, problem: problemFrom(error) })),
+    );
+    return () => { current = false; };
+  }, [...key, round]);
+  return { ...state, reload: () => setRound((value) => value + 1) };
+}
+
+export interface Column<T> {
+  key: string;
+  label: string;
+  sortable?: boolean;
+  render: (row: T) => ComponentChildren;
+}
+
+export interface Sort {
+  property: string;
+  direction: 'ASC' | 'DESC';
+}
+
+/** A table whose rows take their room before they arrive: `placeholderRows` empty rows while loading. */
+export function DataTable<T>(props: {
+  caption: string; columns: Column<T>[]; rows: T[] | undefined; loading: boolean; rowKey: (row: T) => string;
+  sort?: Sort; onSort?: (sort: Sort) => void; placeholderRows?: number;
+}) {
+  const t = useT();
+  const { columns, rows, sort } = props;
+  const ariaSort = (key: string) => (sort?.property === key ? (sort.direction === 'ASC' ? 'ascending' : 'descending') : undefined);
+  return (
+    <div class="table-wrap" aria-busy={props.loading}>
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column.key} scope="col" aria-sort={ariaSort(column.key)}>
+                {column.sortable && props.onSort ? (
+                  <button type="button" class="sort" aria-label={t('sortBy', { column: column.label })}
+                    onClick={() => props.onSort?.({ property: column.key, direction: sort?.property === column.key && sort.direction === 'ASC' ? 'DESC' : 'ASC' })}>
+                    {column.label} <span aria-hidden="true">{sort?.property === column.key ? (sort.direction === 'ASC' ? '▲' : '▼') : '↕'}</span>
+                  </button>
+                ) : column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows === undefined
+            ? Array.from({ length: props.placeholderRows ?? 5 }, (_, index) => (
+                <tr key={index} class="placeholder">{columns.map((column) => <td key={column.key} data-label={column.label}>&nbsp;</td>)}</tr>
+              ))
+            : rows.map((row) => (
+                <tr key={props.rowKey(row)}>{columns.map((column) => <td key={column.key} data-label={column.label}>{column.render(row)}</td>)}</tr>
+              ))}
+        </tbody>
+      </table>
+      {rows !== undefined && rows.length === 0 ? <p class="empty">{t('none')}</p> : null}
+    </div>
+  );
+}
+
+export function Pager(props: { page: number; totalPages: number; totalElements: number; size: number; onPage: (page: number) => void; onSize: (size: number) => void }) {
+  const t = useT();
+  const pages = Math.max(props.totalPages, 1);
+  return (
+    <nav class="pager" aria-label={t('pageOf', { page: props.page + 1, pages })}>
+      <button type="button" disabled={props.page <= 0} onClick={() => props.onPage(props.page - 1)}>{t('previous')}</button>
+      <span>{t('pageOf', { page: props.page + 1, pages })} · {t('totalOf', { total: props.totalElements })}</span>
+      <button type="button" disabled={props.page + 1 >= pages} onClick={() => props.onPage(props.page + 1)}>{t('next')}</button>
+      <Select label={t('pageSize')} value={String(props.size)} options={[['10', '10'], ['30', '30'], ['100', '100']]}
+        onChange={(event) => props.onSize(Number(event.currentTarget.value))} />
+    </nav>
+  );
+}
+
+/** A modal confirmation (the browser's <dialog>: focus trapped, Escape closes). */
+export function Confirm(props: { open: boolean; title: string; children?: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void; busy?: boolean }) {
+  const t = useT();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (props.open && !element.open) element.showModal();
+    if (!props.open && element.open) element.close();
+  }, [props.open]);
+  return (
+    <dialog ref={dialog} aria-labelledby={titleId} onCancel={(event) => { event.preventDefault(); props.onCancel(); }}>
+      <h2 id={titleId}>{props.title}</h2>
+      {props.children}
+      <div class="buttons">
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>{props.confirmLabel}</button>
+        <button type="button" onClick={props.onCancel}>{t('cancel')}</button>
+      </div>
+    </dialog>
+  );
+}
+
+export function Status({ text }: { text: string }) {
+  return <p class="status" role="status">{text}</p>;
+}

@@ -1,0 +1,30 @@
+import type { Schemas } from './api/types.js';
+
+export interface ContactValues {
+  name: string;
+  email: string;
+  phoneNumber: string;
+}
+
+/** The contact as the API takes it: empty optional fields left out rather than sent as "" (an invalid email). */
+export function contactForm(values: ContactValues): Schemas['ContactForm'] {
+  return {
+    name: values.name.trim(),
+    ...(values.email.trim() ? { email: values.email.trim() } : {}),
+    ...(values.phoneNumber.trim() ? { phoneNumber: values.phoneNumber.trim() } : {}),
+  };
+}
+
+/**
+ * The API's messages for the processes of a form (`processes[2]`, `processes[2].identifier`) by the process
+ * identifier the form sent at that index, so each message shows next to the process it concerns.
+ */
+export function processMessages(fields: Record<string, string>, sent: readonly string[]): Record<string, string> {
+  const messages: Record<string, string> = {};
+  for (const [field, message] of Object.entries(fields)) {
+    const match = /^processes\[(\d+)\]/.exec(field);
+    const identifier = match ? sent[Number(match[1])] : undefined;
+    if (identifier) messages[identifier] = messages[identifier] ? `${messages[identifier]}; ${message}` : message;
+  }
+  return messages;
+}

@@ -1,0 +1,156 @@
+import { useState } from 'preact/hooks';
+import { api, ok, page, type Problem, type Schemas } from '../api/client.js';
+import { Confirm, DataTable, Field, FormProblem, Pager, problemFrom, Select, Status, useLoad, type Column, type Sort } from '../components/ui.js';
+import { useT } from '../i18n.js';
+import { exportLine } from '../jsonl.js';
+import { href } from '../router.js';
+
+type Participant = Schemas['Participant'];
+
+export function Participants() {
+  const t = useT();
+  const [query, setQuery] = useState('');
+  const [icd, setIcd] = useState('');
+  const [pageNumber, setPage] = useState(0);
+  const [size, setSize] = useState(30);
+  const [sort, setSort] = useState<Sort>({ property: 'name', direction: 'ASC' });
+  const [deleting, setDeleting] = useState<Participant | null>(null);
+  const [transferring, setTransferring] = useState<Participant | null>(null);
+  const [notice, setNotice] = useState('');
+  const list = useLoad(() => page(api.GET('/rest/api/participants', {
+    params: { query: { query: query.trim() || undefined, icd: (icd || undefined) as Schemas['ICD'] | undefined, page: pageNumber, size, sort: [`${sort.property},${sort.direction}`] } },
+  })), [query, icd, pageNumber, size, sort.property, sort.direction]);
+
+  const columns: Column<Participant>[] = [
+    { key: 'name', label: t('name'), sortable: true, render: (participant) => participant.name ?? '' },
+    { key: 'icd', label: t('icd'), sortable: true, render: (participant) => participant.icd },
+    { key: 'organizationIdentifier', label: t('organizationNumber'), sortable: true, render: (participant) => participant.organizationIdentifier },
+    { key: 'contact.name', label: t('contact'), sortable: true, render: (participant) => participant.contact.name },
+    { key: 'lastModificationDate', label: t('modified'), sortable: true, render: (participant) => participant.lastModificationDate },
+    {
+      key: 'actions', label: t('actions'), render: (participant) => (
+        <div class="row-actions">
+          <a class="button" href={href('participants', 'edit', participant.identifier)} aria-label={`${t('edit')} ${participant.name ?? participant.organizationIdentifier}`}>{t('edit')}</a>
+          <button type="button" onClick={() => setTransferring(participant)} aria-label={`${t('transfer')} ${participant.name ?? participant.organizationIdentifier}`}>{t('transfer')}</button>
+          <button type="button" class="danger" onClick={() => setDeleting(participant)} aria-label={`${t('delete')} ${participant.name ?? participant.organizationIdentifier}`}>{t('delete')}</button>
+        </div>
+      ),
+    },
+  ];
+  const done = (text: string) => { setNotice(text); list.reload(); };
+
+  return (
+    <section>
+      <div class="heading">
+        <h1>{t('participants')}</h1>
+        <a class="button primary" href={href('participants', 'new')}>{t('addParticipant')}</a>
+      </div>
+      <form class="inline" role="search" onSubmit={(event) => event.preventDefault()}>
+        <Field label={t('search')} name="query" type="search" value={query} onInput={(event) => { setQuery(event.currentTarget.value); setPage(0); }} />
+        <Field label={t('icd')} name="icd" inputMode="numeric" maxLength={4} value={icd} onInput={(event) => { setIcd(event.currentTarget.value); setPage(0); }} error={list.problem?.fields.icd} />
+      </form>
+      {notice ? <Status text={notice} /> : null}
+      <FormProblem problem={list.problem} shown={['icd']} />
+      <DataTable caption={t('participants')} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(participant) => participant.identifier}
+        sort={sort} onSort={(next) => { setSort(next); setPage(0); }} placeholderRows={Math.min(size, 10)} />
+      <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages ?? 1} totalElements={list.data?.totalElements ?? 0} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
+      <DeleteParticipant participant={deleting} onClose={() => setDeleting(null)} onDone={() => { setDeleting(null); done(t('deleted')); }} />
+      <TransferParticipant participant={transferring} onClose={() => setTransferring(null)} onDone={() => { setTransferring(null); done(t('transferred')); }} />
+      <Export />
+    </section>
+  );
+}
+
+function DeleteParticipant({ participant, onClose, onDone }: { participant: Participant | null; onClose: () => void; onDone: () => void }) {
+  const t = useT();
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const confirm = async () => {
+    if (!participant) return;
+    setBusy(true);
+    try {
+      await ok(api.DELETE('/rest/api/participants/{identifier}', { params: { path: { identifier: participant.identifier } } }));
+      setProblem(null);
+      onDone();
+    } catch (error) {
+      setProblem(problemFrom(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Confirm open={participant !== null} title={t('delete')} confirmLabel={t('delete')} busy={busy} onConfirm={confirm} onCancel={() => { setProblem(null); onClose(); }}>
+      <p>{t('confirmDelete', { name: participant ? `${participant.name ?? ''} (${participant.qualifiedIdentifier})` : '' })}</p>
+      <FormProblem problem={problem} />
+    </Confirm>
+  );
+}
+
+function TransferParticipant({ participant, onClose, onDone }: { participant: Participant | null; onClose: () => void; onDone: () => void }) {
+  const t = useT();
+  const providers = useLoad(() => page(api.GET('/rest/api/service-providers', { params: { query: { size: 2000, sort: ['title'] } } })), []);
+  const [target, setTarget] = useState('');
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const others = (providers.data?.content ?? []).filter((provider) => provider.identifier !== participant?.provider.identifier);
+  const chosen = target || others[0]?.identifier || '';
+  const confirm = async () => {
+    if (!participant || !chosen) return;
+    setBusy(true);
+    try {
+      await ok(api.PUT('/rest/api/participants/{identifier}/transfer/{serviceProviderIdentifier}', {
+        params: { path: { identifier: participant.qualifiedIdentifier, serviceProviderIdentifier: chosen } },
+      }));
+      setProblem(null);
+      onDone();
+    } catch (error) {
+      setProblem(problemFrom(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Confirm open={participant !== null} title={t('transferTitle', { name: participant?.name ?? participant?.organizationIdentifier ?? '' })} confirmLabel={t('transfer')}
+      busy={busy || !chosen} onConfirm={confirm} onCancel={() => { setProblem(null); onClose(); }}>
+      <Select label={t('transferTo')} name="serviceProvider" value={chosen} options={others.map((provider) => [provider.identifier, provider.title])}
+        onChange={(event) => setTarget(event.currentTarget.value)} error={problem?.fields.serviceProviderIdentifier} />
+      <FormProblem problem={problem} shown={['serviceProviderIdentifier']} />
+    </Confirm>
+  );
+}
+
+/** Collects every participant page by page (with progress), then offers the JSON lines file for download. */
+function Export() {
+  const t = useT();
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
+  const [file, setFile] = useState<{ url: string; count: number } | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const collect = async () => {
+    setProblem(null);
+    setFile(null);
+    const lines: string[] = [];
+    try {
+      for (let number = 0; ; number += 1) {
+        const result = await page(api.GET('/rest/api/participants', { params: { query: { processes: true, page: number, size: 1000, sort: ['identifier'] } } }));
+        lines.push(...result.content.map(exportLine));
+        setProgress({ done: lines.length, total: result.totalElements });
+        if (result.last || result.content.length === 0) break;
+      }
+      setFile({ url: URL.createObjectURL(new Blob(lines, { type: 'application/x-ndjson' })), count: lines.length });
+    } catch (error) {
+      setProblem(problemFrom(error));
+    } finally {
+      setProgress(null);
+    }
+  };
+  return (
+    <section class="card">
+      <h2>{t('export')}</h2>
+      <p>{t('exportIntro')}</p>
+      <button type="button" onClick={collect} disabled={progress !== null}>{t('export')}</button>
+      {progress ? <><progress max={progress.total || 1} value={progress.done} aria-label={t('exporting')} /> <Status text={`${t('exporting')} ${progress.done}/${progress.total}`} /></> : null}
+      {file ? <p><Status text={t('exportReady', { count: file.count })} /> <a class="button primary" href={file.url} download="participants.jsonl">{t('exportDownload')}</a></p> : null}
+      <FormProblem problem={problem} />
+    </section>
+  );
+}
