@@ -22,7 +22,11 @@ const credentials: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: location.origin });
+/**
+ * `credentials: 'omit'`: the browser neither prompts for a password on the API's 401 (its WWW-Authenticate
+ * header) nor remembers one, so a sign-out is final; the Authorization header is the middleware's alone.
+ */
+export const api = createClient<paths>({ baseUrl: location.origin, credentials: 'omit' });
 api.use(credentials);
 
 /** The API's own words for a failed call: its message, and the message of each field it names. */

@@ -16,7 +16,7 @@ export function ImportParticipants() {
   const [file, setFile] = useState<File | null>(null);
   const [results, setResults] = useState<LineResult[]>([]);
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
-  const [finished, setFinished] = useState(false);
+  const [running, setRunning] = useState(false);
 
   const run = async (event: Event) => {
     event.preventDefault();
@@ -24,7 +24,7 @@ export function ImportParticipants() {
     const lines = parseParticipantLines(await file.text());
     const collected: LineResult[] = [];
     setResults([]);
-    setFinished(false);
+    setRunning(true);
     setProgress({ done: 0, total: lines.length });
     for (const line of lines) {
       if ('error' in line) {
@@ -41,8 +41,7 @@ export function ImportParticipants() {
       setProgress({ done: collected.length, total: lines.length });
       setResults([...collected]);
     }
-    setProgress(null);
-    setFinished(true);
+    setRunning(false);
   };
 
   const failed = results.filter((result) => !result.ok).length;
@@ -59,14 +58,14 @@ export function ImportParticipants() {
           <label for="import-file">{t('file')}</label>
           <input id="import-file" type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson,text/plain" required onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)} />
         </div>
-        <button type="submit" class="primary" disabled={!file || progress !== null}>{t('start')}</button>
+        <button type="submit" class="primary" disabled={!file || running}>{t('start')}</button>
       </form>
       <div class="progress-row">
-        <progress aria-label={t('progressLabel')} max={progress?.total || 1} value={progress ? progress.done : finished ? 1 : 0} />
-        {progress ? <Status text={`${progress.done} / ${progress.total}`} /> : null}
-        {finished ? <Status text={t('importSummary', { ok: results.length - failed, failed, total: results.length })} /> : null}
+        <progress aria-label={t('progressLabel')} max={progress?.total || 1} value={progress?.done ?? 0} />
+        {running && progress ? <Status text={`${progress.done} / ${progress.total}`} /> : null}
+        {!running && progress ? <Status text={t('importSummary', { ok: results.length - failed, failed, total: results.length })} /> : null}
       </div>
-      {results.length > 0 ? <DataTable caption={t('result')} columns={columns} rows={results} loading={progress !== null} rowKey={(result) => String(result.number)} /> : null}
+      {results.length > 0 ? <DataTable caption={t('result')} columns={columns} rows={results} loading={running} rowKey={(result) => String(result.number)} /> : null}
     </section>
   );
 }

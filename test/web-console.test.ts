@@ -1,0 +1,322 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BILLING_PROCESS } from '../src/setup/demo.js';
+import { loadCatalogue } from '../src/catalogue/repository.js';
+import { starterCatalogue } from '../src/setup/starter-catalogue.js';
+import { CONSOLE_CSP } from '../src/web/plugin.js';
+import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { launchChromium } from './helpers/browser.js';
+import { testDatabaseKind } from './helpers/database.js';
+import { PROJECT_ROOT, testOutputDir } from './helpers/openapi-tools.js';
+import { addParticipant, uniqueOrganization } from './helpers/participants.js';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const WIDTHS = { phone: 390, desktop: 1280 } as const;
+
+/** Every page of the console, as the role that sees it. */
+const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 'admin'; ready: string }> = [
+  { name: 'lookup', hash: '#/lookup', as: 'anonymous', ready: 'h1' },
+  { name: 'catalogue', hash: '#/catalogue', as: 'anonymous', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'sign-in', hash: '#/sign-in', as: 'anonymous', ready: 'form' },
+  { name: 'participants', hash: '#/participants', as: 'provider', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'participant-new', hash: '#/participants/new', as: 'provider', ready: '.process-choices li' },
+  { name: 'import', hash: '#/import', as: 'provider', ready: 'form' },
+  { name: 'service-providers', hash: '#/service-providers', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'access-point-providers', hash: '#/access-point-providers', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'access-points', hash: '#/access-points', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'transport-profiles', hash: '#/transport-profiles', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'users', hash: '#/users', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'catalogue-admin', hash: '#/catalogue-admin', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+];
+
+describe('the web console in Chromium, against the real service', () => {
+  let test: TestApp;
+  let browser: Browser;
+  let base: string;
+  const problems: string[] = [];
+  const shots = testOutputDir(`web-console-${testDatabaseKind}`);
+  let dependentProcess: string;
+
+  beforeAll(async () => {
+    // Built per vitest project into its own folder: both projects run at once.
+    const root = join(PROJECT_ROOT, 'test-output', `console-build-${testDatabaseKind}`);
+    await build({ configFile: join(PROJECT_ROOT, 'web/vite.config.ts'), logLevel: 'silent', build: { outDir: root, emptyOutDir: true } });
+    test = await startTestApp({ console: { root } });
+    await loadCatalogue(test.db, await starterCatalogue());
+    // A process with a required ICD and a dependency, to see the rules as hints.
+    const billing = (await test.app.inject({ url: `/rest/api/processes?query=${encodeURIComponent('poacc:billing')}` })).json().content[0];
+    const added = await test.app.inject({
+      method: 'POST', url: '/rest/api/processes', headers: { authorization: test.users.admin.authorization },
+      payload: {
+        domain: 'test', title: 'Norwegian reminder', qualifiedIdentifier: 'cenbii-procid-ubl::urn:test:reminder', restricted: false, visible: true,
+        capabilities: [], documentTypes: [], dependencies: [{ identifier: billing.identifier }], requiredICDs: ['0192'],
+      },
+    });
+    expect(added.statusCode, added.body).toBe(201);
+    dependentProcess = added.json().identifier;
+    base = await test.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await test?.close();
+  });
+
+  async function open(hash: string, options: { user?: TestUser; width?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ acceptDownloads: true, locale: 'en-US', viewport: { width: options.width ?? WIDTHS.desktop, height: 900 } });
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      // A 4xx the console expects (a probe, a refused form) is logged by Chromium as a failed resource.
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(base).host) ? route.continue() : route.abort()));
+    await page.goto(`${base}/`);
+    if (options.user) {
+      await page.goto(`${base}/#/sign-in`);
+      await page.getByLabel('Username').fill(options.user.username);
+      await page.getByLabel('Password').fill(options.user.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    }
+    await page.evaluate((target) => { location.hash = target; }, hash);
+    return { context, page };
+  }
+
+  const userOf = (role: 'anonymous' | 'provider' | 'admin') =>
+    role === 'provider' ? test.users.serviceProvider : role === 'admin' ? test.users.admin : undefined;
+
+  it('serves the page at / with a same-origin CSP, its assets under /assets/, and leaves the API\'s headers as they were', async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) expect(asset).toMatch(/^\/assets\//);
+    expect(html).not.toMatch(/<script>(?!<\/script>)|<style>| on\w+="/);
+    const api = await fetch(`${base}/rest/api/processes`);
+    expect(api.headers.get('content-security-policy')).toBeNull();
+    expect(api.headers.get('x-frame-options')).toBe('DENY');
+    // Root-level paths that are no file stay the API's (SMP lookups are added there).
+    expect((await fetch(`${base}/iso6523-actorid-upis::0192:987654321`)).status).toBe(404);
+  });
+
+  it('public lookup: an organization by ICD and number shows what it can receive and links to its SMP lookup', async () => {
+    const organization = uniqueOrganization();
+    await addParticipant(test.app, test.users.serviceProvider, { organizationIdentifier: organization, processes: [{ qualifiedIdentifier: BILLING_PROCESS }] });
+    const { context, page } = await open('#/lookup');
+    await page.getByLabel('ICD').fill('0192');
+    await page.getByLabel('Organization number').fill(organization);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const participantId = `iso6523-actorid-upis::0192:${organization}`;
+    await expect.poll(() => page.locator('.result').innerText()).toContain('Peppol BIS Billing');
+    expect(await page.getByRole('link', { name: 'SMP lookup' }).getAttribute('href')).toBe(`/${participantId}`);
+
+    await page.getByLabel('Organization number').fill('000000001');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await expect.poll(() => page.locator('.result').innerText()).toContain('No participant is registered');
+
+    await page.evaluate(() => { location.hash = '#/catalogue'; });
+    await page.getByLabel('Search').fill('reminder');
+    await expect.poll(() => page.locator('table').first().locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('Norwegian reminder')]);
+    // Norwegian bokmål texts.
+    await page.getByLabel('Language').selectOption('nb');
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Katalog');
+    expect(await page.locator('html').getAttribute('lang')).toBe('nb');
+    await context.close();
+  });
+
+  it('provider: adds (rules shown, API errors at their field), edits, transfers and deletes a participant', async () => {
+    const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
+    await page.getByRole('link', { name: 'Add a participant' }).click();
+    const reminder = page.locator('.process-choices li', { hasText: 'Norwegian reminder' });
+    await expect.poll(() => reminder.locator('.hint').innerText()).toContain('Also needs: Peppol BIS Billing');
+    await page.getByLabel('ICD').fill('0007');
+    await expect.poll(() => reminder.locator('.hint').innerText()).toContain('Needs one of the ICDs 0192');
+    await page.getByLabel('ICD').fill('0192');
+    await reminder.getByRole('checkbox').check();
+    await page.getByRole('checkbox', { name: /^Peppol BIS Billing/ }).check();
+    await expect.poll(() => reminder.locator('.hint').innerText()).toBe('Can be added.');
+
+    const organization = uniqueOrganization();
+    await page.getByLabel('Organization number').fill(organization);
+    await page.getByLabel('Organization name').fill('Browser Bakery AS');
+    await page.getByLabel('Contact name').fill('Kari Nordmann');
+    // The browser's own check is bypassed so that the API's message is what shows.
+    await page.locator('form').evaluate((form) => form.setAttribute('novalidate', ''));
+    await page.getByLabel('Email').fill('not-an-email');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const emailError = page.locator('.field', { has: page.getByLabel('Email') }).locator('.field-error');
+    await expect.poll(() => emailError.innerText()).toMatch(/email/i);
+    expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Email').fill('kari@bakery.example');
+    await page.getByRole('button', { name: 'Save' }).click();
+
+    await page.getByLabel('Search').fill(organization);
+    const row = page.locator('tbody tr', { hasText: organization });
+    await row.waitFor();
+    expect(await row.innerText()).toContain('Browser Bakery AS');
+
+    await row.getByRole('link', { name: /Edit/ }).click();
+    await expect.poll(() => page.getByLabel('Contact name').inputValue()).toBe('Kari Nordmann');
+    await page.getByLabel('Contact name').fill('Ola Nordmann');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByLabel('Search').fill(organization);
+    await expect.poll(() => row.innerText()).toContain('Ola Nordmann');
+    const stored = await test.app.inject({ url: `/rest/api/participants/iso6523-actorid-upis::0192:${organization}`, headers: { authorization: test.users.serviceProvider.authorization } });
+    expect(stored.json().contact.name).toBe('Ola Nordmann');
+    expect(stored.json().processes.map((process: { identifier: string }) => process.identifier)).toContain(dependentProcess);
+
+    await row.getByRole('button', { name: /Transfer/ }).click();
+    await page.getByLabel('Transfer to').selectOption({ label: 'Provider Two' });
+    await page.getByRole('dialog').getByRole('button', { name: 'Transfer' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toBe('Transferred.');
+    await expect.poll(() => page.locator('tbody tr', { hasText: organization }).count()).toBe(0);
+    const moved = await test.app.inject({ url: `/rest/api/participants/iso6523-actorid-upis::0192:${organization}`, headers: { authorization: test.users.otherServiceProvider.authorization } });
+    expect(moved.statusCode).toBe(200);
+
+    const doomed = await addParticipant(test.app, test.users.serviceProvider, { name: 'Doomed Dairy AS' });
+    await page.getByLabel('Search').fill(doomed.organizationIdentifier);
+    const doomedRow = page.locator('tbody tr', { hasText: doomed.organizationIdentifier });
+    await doomedRow.getByRole('button', { name: /Delete/ }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.innerText()).toContain('Doomed Dairy AS');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await test.app.inject({ url: `/rest/api/participants/${doomed.identifier}`, headers: { authorization: test.users.serviceProvider.authorization } })).statusCode).toBe(200);
+    await doomedRow.getByRole('button', { name: /Delete/ }).click();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.locator('tbody tr', { hasText: doomed.organizationIdentifier }).count()).toBe(0);
+    expect((await test.app.inject({ url: `/rest/api/participants/${doomed.identifier}`, headers: { authorization: test.users.serviceProvider.authorization } })).statusCode).toBe(404);
+    await context.close();
+  });
+
+  it('provider: imports a JSON lines file with one bad line, with progress and a report per line', async () => {
+    const [first, second] = [uniqueOrganization(), uniqueOrganization()];
+    const line = (organizationIdentifier: string, email = 'ops@import.example') =>
+      JSON.stringify({ icd: '0192', organizationIdentifier, name: `Imported ${organizationIdentifier}`, contact: { name: 'Importer', email }, processes: [{ qualifiedIdentifier: BILLING_PROCESS }] });
+    const file = [line(first), line(uniqueOrganization(), 'bad address'), '', line(second)].join('\n');
+    const { context, page } = await open('#/import', { user: test.users.serviceProvider });
+    await page.getByLabel('File').setInputFiles({ name: 'participants.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(file) });
+    await page.getByRole('button', { name: 'Start import' }).click();
+    await expect.poll(() => page.locator('.progress-row').innerText()).toContain('2 added, 1 failed, of 3 lines.');
+    expect(await page.getByRole('progressbar', { name: 'Import progress' }).evaluate((bar: HTMLProgressElement) => [bar.value, bar.max])).toEqual([3, 3]);
+    const rows = await page.locator('tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(/^1\s+✓/);
+    expect(rows[1]).toMatch(/^2\s+✗.*contact\.email/s);
+    expect(rows[2]).toMatch(/^4\s+✓/);
+    for (const organization of [first, second]) {
+      const stored = await test.app.inject({ url: `/rest/api/participants/iso6523-actorid-upis::0192:${organization}`, headers: { authorization: test.users.serviceProvider.authorization } });
+      expect(stored.statusCode).toBe(200);
+    }
+
+    // The export holds the provider's participants, one JSON line each.
+    await page.evaluate(() => { location.hash = '#/participants'; });
+    await page.getByRole('button', { name: 'Export' }).click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download participants.jsonl' }).click()]);
+    expect(download.suggestedFilename()).toBe('participants.jsonl');
+    const exported = readFileSync(await download.path(), 'utf8');
+    const organizations = exported.trim().split('\n').map((text) => JSON.parse(text).organizationIdentifier);
+    expect(organizations).toEqual(expect.arrayContaining([first, second]));
+    await context.close();
+  });
+
+  it('authority: adds an access point with an endpoint and a user', async () => {
+    const { context, page } = await open('#/access-points', { user: test.users.admin });
+    await page.getByText('Add an access point').click();
+    const form = page.locator('#access-point-form');
+    await form.getByLabel('Title').fill('Browser Access Point');
+    await form.getByLabel('Provider').selectOption({ label: 'Test AP Provider' });
+    await form.getByLabel('URL').fill('https://ap.browser.example/as4');
+    await form.getByLabel('Transport profile').selectOption({ index: 0 });
+    await form.getByLabel('Certificate types').fill('PEPPOL AP G3');
+    await form.getByRole('button', { name: 'Add' }).click();
+    const row = page.locator('tbody tr', { hasText: 'Browser Access Point' });
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/https:\/\/ap\.browser\.example\/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3/s);
+
+    await page.evaluate(() => { location.hash = '#/users'; });
+    await page.getByText('Add a user').click();
+    const userForm = page.locator('#user-form');
+    await userForm.getByLabel('Username').fill('browser-user');
+    await userForm.getByLabel('Password').fill('short');
+    await userForm.evaluate((element) => element.setAttribute('novalidate', ''));
+    await userForm.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => userForm.locator('.field', { has: page.getByLabel('Password') }).locator('.field-error').innerText()).toMatch(/12/);
+    await userForm.getByLabel('Password').fill('a-long-enough-password');
+    await userForm.getByLabel('Provider').selectOption({ label: 'Provider Two' });
+    await userForm.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => page.locator('tbody tr', { hasText: 'browser-user' }).innerText()).toMatch(/SERVICE_PROVIDER\s+Provider Two/);
+    await context.close();
+  });
+
+  it('role boundaries: a provider sees no authority page and no other provider\'s participant; the authority sees no users page', async () => {
+    const theirs = await addParticipant(test.app, test.users.otherServiceProvider, { name: 'Not Yours AS' });
+    const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
+    const nav = await page.getByRole('navigation', { name: 'Main' }).innerText();
+    expect(nav).not.toMatch(/Users|Access points|Service providers/);
+    await page.getByLabel('Search').fill(theirs.organizationIdentifier);
+    await expect.poll(() => page.locator('.empty').innerText()).toBe('Nothing found.');
+    for (const hash of ['#/users', '#/access-points', '#/service-providers']) {
+      await page.evaluate((target) => { location.hash = target; }, hash);
+      await expect.poll(() => page.locator('main').innerText()).toContain('This page is not for your role.');
+    }
+    await context.close();
+
+    const authority = await open('#/users', { user: test.users.authority });
+    await expect.poll(() => authority.page.locator('main').innerText()).toContain('This page is not for your role.');
+    expect(await authority.page.getByRole('navigation', { name: 'Main' }).innerText()).toContain('Access points');
+    await authority.page.getByRole('button', { name: 'Sign out' }).click();
+    await authority.page.evaluate(() => { location.hash = '#/access-points'; });
+    await expect.poll(() => authority.page.locator('main').innerText()).toContain('Sign in to see this page.');
+    await authority.context.close();
+
+    // A wrong password is the API's message on the sign-in form, and nothing is kept anywhere.
+    const anonymous = await open('#/sign-in');
+    await anonymous.page.getByLabel('Username').fill('provider-one');
+    await anonymous.page.getByLabel('Password').fill('wrong-password');
+    await anonymous.page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => anonymous.page.getByRole('alert').innerText()).not.toBe('');
+    expect(await anonymous.page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length)).toBe(0);
+    await anonymous.context.close();
+  }, 90_000);
+
+  it('every page: no axe-core WCAG 2.1 A/AA violation, no layout jump after load, screenshots at phone and desktop width', async () => {
+    const violations: string[] = [];
+    for (const { name, hash, as, ready } of PAGES) {
+      for (const [label, width] of Object.entries(WIDTHS)) {
+        const { context, page } = await open(hash, { user: userOf(as), width });
+        await page.locator(ready).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.evaluate(AXE_SOURCE);
+        const result = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } })
+          .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+        expect(result.passes.length, `axe checked ${name}`).toBeGreaterThan(5);
+        violations.push(...result.violations.map((violation) => `${name} at ${width}px: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`));
+        await page.screenshot({ path: join(shots, `${name}-${label}.png`), fullPage: true });
+        await context.close();
+      }
+    }
+    console.log(`web console screenshots: ${shots}`);
+    expect(violations).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 240_000);
+
+  it('keeps the table\'s place while a page loads (no layout jump)', async () => {
+    const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
+    await page.locator('tbody tr:not(.placeholder)').first().waitFor();
+    const before = await page.locator('.pager').boundingBox();
+    // Slow answers: the placeholder or the previous rows hold the room until the next page arrives.
+    await page.route((url) => url.pathname === '/rest/api/participants', async (route) => { await new Promise((resolve) => setTimeout(resolve, 300)); await route.continue(); });
+    await page.getByRole('button', { name: /Sort by Name/ }).click();
+    expect(await page.locator('.table-wrap').getAttribute('aria-busy')).toBe('true');
+    expect((await page.locator('.pager').boundingBox())?.y).toBe(before?.y);
+    await expect.poll(() => page.locator('.table-wrap').getAttribute('aria-busy')).toBe('false');
+    await context.close();
+  });
+});
