@@ -1,4 +1,5 @@
 import type { Schemas } from './api/types.js';
+import type { Translate } from './i18n.js';
 
 type Process = Schemas['Process'];
 
@@ -27,4 +28,14 @@ export function processHint(process: Process, icd: string, chosen: ReadonlySet<s
 
 export function hintBlocks(hint: ProcessHint): boolean {
   return hint.restricted || hint.requiredIcds.length > 0 || hint.missingDependencies.length > 0;
+}
+
+/** The hint shown under a process in the participant form. */
+export function hintText(t: Translate, hint: ProcessHint): string {
+  if (!hintBlocks(hint)) return t('ruleOk');
+  return [
+    hint.restricted ? t('ruleRestricted') : '',
+    hint.requiredIcds.length > 0 ? t('ruleIcd', { icds: hint.requiredIcds.join(', ') }) : '',
+    hint.missingDependencies.length > 0 ? t('ruleDependency', { names: hint.missingDependencies.join(', ') }) : '',
+  ].filter(Boolean).join(' ');
 }

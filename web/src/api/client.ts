@@ -1,7 +1,8 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema.js';
-import type { ErrorBody } from './types.js';
+import { problemOf } from './problem.js';
 
+export { isProblem, problemOf, type Problem } from './problem.js';
 export type { ErrorBody, Role, Schemas } from './types.js';
 
 /** The credentials of this tab: kept in memory only, gone with a reload or sign-out. */
@@ -29,22 +30,6 @@ const credentials: Middleware = {
 export const api = createClient<paths>({ baseUrl: location.origin, credentials: 'omit' });
 api.use(credentials);
 
-/** The API's own words for a failed call: its message, and the message of each field it names. */
-export interface Problem {
-  status: number;
-  message: string;
-  fields: Record<string, string>;
-}
-
-export function problemOf(status: number, body: unknown): Problem {
-  const error = (typeof body === 'object' && body !== null ? body : {}) as Partial<ErrorBody>;
-  const fields: Record<string, string> = {};
-  for (const entry of error.errors ?? []) {
-    fields[entry.field] = fields[entry.field] ? `${fields[entry.field]}; ${entry.defaultMessage}` : entry.defaultMessage;
-  }
-  return { status, message: error.message ?? `HTTP ${status}`, fields };
-}
-
 /** Data of a successful call, else a thrown Problem. */
 export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
@@ -52,9 +37,6 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   return data as T;
 }
 
-export function isProblem(value: unknown): value is Problem {
-  return typeof value === 'object' && value !== null && 'status' in value && 'fields' in value;
-}
 
 /** A find operation's answer as its page (the API answers an array only for the `.stream` media type). */
 export async function page<P extends { content: unknown[] }>(call: Promise<{ data?: P | unknown[]; error?: unknown; response: Response }>): Promise<P> {

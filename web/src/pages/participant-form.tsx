@@ -2,22 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok, page, type Problem, type Schemas } from '../api/client.js';
 import { Field, FormProblem, problemFrom, Status, useLoad } from '../components/ui.js';
 import { contactForm, processMessages, type ContactValues } from '../forms.js';
-import { useT, type Translate } from '../i18n.js';
-import { hintBlocks, processHint, type ProcessHint } from '../rules.js';
+import { useT } from '../i18n.js';
+import { hintBlocks, hintText, processHint } from '../rules.js';
 import { href, navigate } from '../router.js';
 
 type Process = Schemas['Process'];
 
 const FORM_FIELDS = ['icd', 'organizationIdentifier', 'name', 'contact.name', 'contact.email', 'contact.phoneNumber', 'contact', 'processes'];
 
-export function hintText(t: Translate, hint: ProcessHint): string {
-  if (!hintBlocks(hint)) return t('ruleOk');
-  return [
-    hint.restricted ? t('ruleRestricted') : '',
-    hint.requiredIcds.length > 0 ? t('ruleIcd', { icds: hint.requiredIcds.join(', ') }) : '',
-    hint.missingDependencies.length > 0 ? t('ruleDependency', { names: hint.missingDependencies.join(', ') }) : '',
-  ].filter(Boolean).join(' ');
-}
 
 /** Add (no identifier) or edit a participant: contact and processes, with the catalogue's rules shown as hints. */
 export function ParticipantForm({ identifier }: { identifier?: string }) {

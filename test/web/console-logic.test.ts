@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { Schemas } from '../../web/src/api/types.js';
+import { problemOf } from '../../web/src/api/problem.js';
+import { certificateExpiry, isExpired } from '../../web/src/certificates.js';
+import { contactForm, processMessages } from '../../web/src/forms.js';
+import { TEXTS, translator } from '../../web/src/i18n.js';
+import { exportLine, parseParticipantLines } from '../../web/src/jsonl.js';
+import { hintBlocks, hintText, processHint } from '../../web/src/rules.js';
+
+type Process = Schemas['Process'];
+
+const summary = (identifier: string, title: string) => ({ identifier, title, qualifiedIdentifier: `s::${title}`, restricted: false, visible: true });
+function process(overrides: Partial<Process> = {}): Process {
+  return {
+    identifier: 'p-1', qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1', domain: 'billing', title: 'Reminder', alias: null, restricted: false,
+    visible: true, capabilities: [], documentTypes: [], dependencies: [], requiredICDs: [], ...overrides,
+  };
+}
+const en = translator('en');
+
+describe('the process-rule hints of the participant form (the API\'s rules, shown before submit)', () => {
+  it('a free process can be added', () => {
+    const hint = processHint(process(), '0192', new Set());
+    expect(hintBlocks(hint)).toBe(false);
+    expect(hintText(en, hint)).toBe('Can be added.');
+  });
+
+  it('names the required ICDs when the participant\'s is not among them, and nothing when it is', () => {
+    const needsNorway = process({ requiredICDs: ['0192', '9908'] });
+    expect(hintText(en, processHint(needsNorway, '0007', new Set()))).toBe('Needs one of the ICDs 0192, 9908.');
+    expect(hintBlocks(processHint(needsNorway, '0192', new Set()))).toBe(false);
+  });
+
+  it('names the dependencies not chosen, and clears once they are', () => {
+    const dependent = process({ dependencies: [summary('billing', 'Billing'), summary('ordering', 'Ordering')] });
+    expect(hintText(en, processHint(dependent, '0192', new Set(['billing'])))).toBe('Also needs: Ordering.');
+    expect(hintBlocks(processHint(dependent, '0192', new Set(['billing', 'ordering'])))).toBe(false);
+  });
+
+  it('a restricted process cannot be newly taken, but one the participant already has is kept without a warning', () => {
+    const restricted = process({ restricted: true, requiredICDs: ['0192'] });
+    expect(hintText(en, processHint(restricted, '0007', new Set()))).toBe('Restricted: cannot be added. Needs one of the ICDs 0192.');
+    expect(hintBlocks(processHint(restricted, '0007', new Set(['p-1']), new Set(['p-1'])))).toBe(false);
+  });
+
+  it('speaks Norwegian bokmål too', () => {
+    expect(hintText(translator('nb'), processHint(process({ requiredICDs: ['0192'] }), '0007', new Set()))).toBe('Krever en av ICD-ene 0192.');
+  });
+});
+
+describe('forms', () => {
+  it('leaves out empty optional contact fields instead of sending "" (which the API refuses as an email)', () => {
+    expect(contactForm({ name: ' Kari ', email: '', phoneNumber: ' ' })).toEqual({ name: 'Kari' });
+    expect(contactForm({ name: 'Kari', email: 'kari@x.example', phoneNumber: '+47 1' })).toEqual({ name: 'Kari', email: 'kari@x.example', phoneNumber: '+47 1' });
+  });
+
+  it('puts the API\'s messages about processes[i] next to the process sent at that index', () => {
+    const fields = { 'processes[1]': 'is restricted', 'processes[1].identifier': 'unknown', 'contact.email': 'bad', 'processes[5]': 'out of range' };
+    expect(processMessages(fields, ['a', 'b'])).toEqual({ b: 'is restricted; unknown' });
+  });
+
+  it('reads the common error body: the message, and one text per field', () => {
+    const body = {
+      message: 'Validation failed', errors: [
+        { field: 'contact.email', defaultMessage: 'must be a well-formed email address' },
+        { field: 'contact.email', defaultMessage: 'too long' },
+        { field: 'icd', defaultMessage: 'unknown ICD' },
+      ],
+    };
+    expect(problemOf(400, body)).toEqual({ status: 400, message: 'Validation failed', fields: { 'contact.email': 'must be a well-formed email address; too long', icd: 'unknown ICD' } });
+    expect(problemOf(502, 'gateway')).toEqual({ status: 502, message: 'HTTP 502', fields: {} });
+  });
+});
+
+describe('the JSON lines import and export', () => {
+  it('turns export lines and add forms into add forms, skips blank lines, reports lines that are not JSON objects by number', () => {
+    const exported = { identifier: 'u', qualifiedIdentifier: 'q', icd: '0192', organizationIdentifier: '910000001', organizationPartIdentifier: null,
+      name: 'Demo', contact: { name: 'Ola', email: null, phoneNumber: null }, provider: { identifier: 'x', title: 'P' },
+      processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:b', title: 'Billing' }], registrationDate: '2026-01-01' };
+    const text = [JSON.stringify(exported), '', '{not json', '[1,2]', JSON.stringify({ icd: '0007', organizationIdentifier: '1', contact: { name: 'A' }, processes: [{ identifier: 'id-1' }] })].join('\r\n');
+    expect(parseParticipantLines(text)).toEqual([
+      { number: 1, form: { icd: '0192', organizationIdentifier: '910000001', name: 'Demo', contact: { name: 'Ola' }, processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:b' }] } },
+      { number: 3, error: 'not JSON' },
+      { number: 4, error: 'not a JSON object' },
+      { number: 5, form: { icd: '0007', organizationIdentifier: '1', contact: { name: 'A' }, processes: [{ identifier: 'id-1' }] } },
+    ]);
+  });
+
+  it('an exported line imports again as the same participant', () => {
+    const participant = { identifier: 'u', qualifiedIdentifier: 'iso6523-actorid-upis::0192:9', icd: '0192', organizationIdentifier: '9', organizationPartIdentifier: null,
+      sourceIndicator: null, name: 'N', registrationDate: '2026-01-01', lastModificationDate: '2026-01-02', deleteDate: null,
+      contact: { name: 'C', email: 'c@x.example', phoneNumber: null }, provider: { identifier: 'p', title: 'P' },
+      processes: [{ ...process(), qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1' }] } as Schemas['Participant'];
+    const line = exportLine(participant);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(JSON.parse(line).processes).toEqual([{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1', title: 'Reminder' }]);
+    expect(parseParticipantLines(line)).toEqual([{ number: 1, form: {
+      icd: '0192', organizationIdentifier: '9', name: 'N', contact: { name: 'C', email: 'c@x.example' }, processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1' }],
+    } }]);
+  });
+});
+
+describe('certificates and texts', () => {
+  it('finds a certificate\'s expiry on the endpoint or its certificate, and tells an expired one', () => {
+    expect(certificateExpiry({ url: 'https://x', certificate: { subject: 'CN=AP', notAfter: '2027-05-01T00:00:00Z' } })).toBe('2027-05-01T00:00:00Z');
+    expect(certificateExpiry({ url: 'https://x', certificateExpiry: '2020-01-01' })).toBe('2020-01-01');
+    expect(certificateExpiry({ url: 'https://x', transportProfile: {} })).toBeUndefined();
+    expect(certificateExpiry({ certificate: { notAfter: 'soon' } })).toBeUndefined();
+    expect(isExpired('2020-01-01', new Date('2026-01-01'))).toBe(true);
+    expect(isExpired('2027-01-01', new Date('2026-01-01'))).toBe(false);
+  });
+
+  it('every English text has a Norwegian one with the same placeholders', () => {
+    const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+    for (const [key, text] of Object.entries(TEXTS.en)) {
+      const norwegian = TEXTS.nb[key as keyof typeof TEXTS.en];
+      expect(norwegian, key).toBeTruthy();
+      expect(placeholders(norwegian), key).toEqual(placeholders(text));
+    }
+    expect(translator('en')('pageOf', { page: 2, pages: 9 })).toBe('Page 2 of 9');
+  });
+});
