@@ -58,6 +58,10 @@ describe('the web console in Chromium, against the real service', () => {
     });
     expect(added.statusCode, added.body).toBe(201);
     dependentProcess = added.json().identifier;
+    // Every page test finds rows of its own: a few participants of provider one.
+    for (const name of ['Fjord Fisk AS', 'Bergen Bakst AS', 'Oslo Ost AS']) {
+      await addParticipant(test.app, test.users.serviceProvider, { name, processes: [{ qualifiedIdentifier: BILLING_PROCESS }] });
+    }
     base = await test.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   });
@@ -77,7 +81,7 @@ describe('the web console in Chromium, against the real service', () => {
     await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(base).host) ? route.continue() : route.abort()));
     await page.goto(`${base}/`);
     if (options.user) {
-      await page.goto(`${base}/#/sign-in`);
+      await page.evaluate(() => { location.hash = '#/sign-in'; });
       await page.getByLabel('Username').fill(options.user.username);
       await page.getByLabel('Password').fill(options.user.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -203,7 +207,7 @@ describe('the web console in Chromium, against the real service', () => {
     const { context, page } = await open('#/import', { user: test.users.serviceProvider });
     await page.getByLabel('File').setInputFiles({ name: 'participants.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(file) });
     await page.getByRole('button', { name: 'Start import' }).click();
-    await expect.poll(() => page.locator('.progress-row').innerText()).toContain('2 added, 1 failed, of 3 lines.');
+    await expect.poll(() => page.locator('.progress-row').innerText(), { timeout: 10_000 }).toContain('2 added, 1 failed, of 3 lines.');
     expect(await page.getByRole('progressbar', { name: 'Import progress' }).evaluate((bar: HTMLProgressElement) => [bar.value, bar.max])).toEqual([3, 3]);
     const rows = await page.locator('tbody tr').allInnerTexts();
     expect(rows).toHaveLength(3);
@@ -224,7 +228,7 @@ describe('the web console in Chromium, against the real service', () => {
     const organizations = exported.trim().split('\n').map((text) => JSON.parse(text).organizationIdentifier);
     expect(organizations).toEqual(expect.arrayContaining([first, second]));
     await context.close();
-  });
+  }, 60_000);
 
   it('authority: adds an access point with an endpoint and a user', async () => {
     const { context, page } = await open('#/access-points', { user: test.users.admin });
@@ -291,7 +295,9 @@ describe('the web console in Chromium, against the real service', () => {
     for (const { name, hash, as, ready } of PAGES) {
       for (const [label, width] of Object.entries(WIDTHS)) {
         const { context, page } = await open(hash, { user: userOf(as), width });
-        await page.locator(ready).first().waitFor();
+        await page.locator(ready).first().waitFor({ timeout: 10_000 }).catch(async (error: Error) => {
+          throw new Error(`${name} at ${width}px: ${error.message}\n${await page.locator('body').innerText()}`);
+        });
         await page.waitForLoadState('networkidle');
         await page.evaluate(AXE_SOURCE);
         const result = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } })
@@ -311,12 +317,27 @@ describe('the web console in Chromium, against the real service', () => {
     const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
     const before = await page.locator('.pager').boundingBox();
-    // Slow answers: the placeholder or the previous rows hold the room until the next page arrives.
-    await page.route((url) => url.pathname === '/rest/api/participants', async (route) => { await new Promise((resolve) => setTimeout(resolve, 300)); await route.continue(); });
+    // The answer is held back: the previous rows hold the room until the next page arrives.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    await page.route((url) => url.pathname === '/rest/api/participants', async (route) => { await held; await route.continue(); });
     await page.getByRole('button', { name: /Sort by Name/ }).click();
-    expect(await page.locator('.table-wrap').getAttribute('aria-busy')).toBe('true');
+    await expect.poll(() => page.locator('.table-wrap').getAttribute('aria-busy')).toBe('true');
     expect((await page.locator('.pager').boundingBox())?.y).toBe(before?.y);
+    release();
     await expect.poll(() => page.locator('.table-wrap').getAttribute('aria-busy')).toBe('false');
+    await context.close();
+  });
+
+  it('on a phone, where no header row shows, the order is chosen from a list and applied by the API', async () => {
+    const { context, page } = await open('#/participants', { user: test.users.serviceProvider, width: WIDTHS.phone });
+    await page.locator('tbody tr:not(.placeholder)').first().waitFor();
+    expect(await page.locator('thead').evaluate((head) => head.getBoundingClientRect().height)).toBeLessThanOrEqual(1);
+    const sorted = page.waitForRequest((request) => request.url().includes('sort=organizationIdentifier%2CDESC'));
+    await page.getByLabel('Order').selectOption({ label: 'Organization number ▼' });
+    await sorted;
+    const listed = await test.app.inject({ url: '/rest/api/participants?sort=organizationIdentifier,DESC&size=1', headers: { authorization: test.users.serviceProvider.authorization } });
+    await expect.poll(() => page.locator('tbody tr').first().innerText()).toContain(listed.json().content[0].organizationIdentifier);
     await context.close();
   });
 });

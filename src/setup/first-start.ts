@@ -35,6 +35,7 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
   const lines = [
     '',
     '=== Registry ready ===',
+    `  Console:   ${baseUrl}/  (public lookup; sign in with the credentials below)`,
     `  API:       ${baseUrl}/rest/api`,
     `  API docs:  ${baseUrl}/rest/resources/docs`,
   ];

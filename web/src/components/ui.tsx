@@ -84,8 +84,19 @@ export function DataTable<T>(props: {
   const t = useT();
   const { columns, rows, sort } = props;
   const ariaSort = (key: string) => (sort?.property === key ? (sort.direction === 'ASC' ? 'ascending' : 'descending') : undefined);
+  const sortable = columns.filter((column) => column.sortable);
   return (
     <div class="table-wrap" aria-busy={props.loading}>
+      {props.onSort && sortable.length > 0 ? (
+        <div class="sort-select">
+          <Select label={t('sortOrder')} value={sort ? `${sort.property},${sort.direction}` : ''}
+            options={sortable.flatMap((column) => [[`${column.key},ASC`, `${column.label} ▲`], [`${column.key},DESC`, `${column.label} ▼`]] as Array<[string, string]>)}
+            onChange={(event) => {
+              const [property = '', direction] = event.currentTarget.value.split(',');
+              props.onSort?.({ property, direction: direction === 'DESC' ? 'DESC' : 'ASC' });
+            }} />
+        </div>
+      ) : null}
       <table>
         <caption class="visually-hidden">{props.caption}</caption>
         <thead>
