@@ -48,6 +48,25 @@ export function problemFrom(error: unknown): Problem {
   return isProblem(error) ? error : { status: 0, message: String(error), fields: {} };
 }
 
+/** Runs one write at a time: busy while it runs, the API's problem when it fails, `done` when it succeeds. */
+export function useAction() {
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<unknown>, done: () => void) => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await action();
+      done();
+    } catch (error) {
+      setProblem(problemFrom(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { problem, busy, run, clear: () => setProblem(null) };
+}
+
 /** Runs `load` whenever `key` changes; keeps the previous data while the next loads (no layout jump). */
 export function useLoad<T>(load: () => Promise<T>, key: unknown[]): { data: T | undefined; loading: boolean; problem: Problem | null; reload: () => void } {
   const [state, setState] = useState<{ data: T | undefined; loading: boolean; problem: Problem | null }>({ data: undefined, loading: true, problem: null });

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok, page, type Problem, type Schemas } from '../api/client.js';
 import { certificateExpiry, isExpired } from '../certificates.js';
-import { Confirm, DataTable, Field, FormProblem, Pager, problemFrom, Select, Status, useLoad, type Column } from '../components/ui.js';
+import { Confirm, DataTable, Field, FormProblem, Pager, problemFrom, Select, Status, useAction, useLoad, type Column } from '../components/ui.js';
 import { contactForm } from '../forms.js';
 import { useT, type TextKey } from '../i18n.js';
 import { Catalogue } from './catalogue.js';
@@ -71,23 +71,13 @@ function ResourcePage<T extends Named>(props: {
 
 /** Submits a form and keeps the API's problem for the fields. */
 function useSubmit(send: () => Promise<unknown>, done: () => void) {
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
+  const action = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(null);
-    try {
-      await send();
-      (event.target as HTMLFormElement).reset();
-      done();
-    } catch (error) {
-      setProblem(problemFrom(error));
-    } finally {
-      setBusy(false);
-    }
+    const form = event.target as HTMLFormElement;
+    return action.run(send, () => { form.reset(); done(); });
   };
-  return { problem, busy, submit, error: (field: string) => problem?.fields[field] };
+  return { problem: action.problem, busy: action.busy, submit, error: (field: string) => action.problem?.fields[field] };
 }
 
 const pageQuery = (page: number, size: number) => ({ params: { query: { page, size } } });

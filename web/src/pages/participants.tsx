@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ok, page, type Problem, type Schemas } from '../api/client.js';
-import { Confirm, DataTable, Field, FormProblem, Pager, problemFrom, Select, Status, useLoad, type Column, type Sort } from '../components/ui.js';
+import { Confirm, DataTable, Field, FormProblem, Pager, problemFrom, Select, Status, useAction, useLoad, type Column, type Sort } from '../components/ui.js';
 import { useT } from '../i18n.js';
 import { exportLine } from '../jsonl.js';
 import { href } from '../router.js';
@@ -63,25 +63,13 @@ export function Participants() {
 
 function DeleteParticipant({ participant, onClose, onDone }: { participant: Participant | null; onClose: () => void; onDone: () => void }) {
   const t = useT();
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [busy, setBusy] = useState(false);
-  const confirm = async () => {
-    if (!participant) return;
-    setBusy(true);
-    try {
-      await ok(api.DELETE('/rest/api/participants/{identifier}', { params: { path: { identifier: participant.identifier } } }));
-      setProblem(null);
-      onDone();
-    } catch (error) {
-      setProblem(problemFrom(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const action = useAction();
+  const confirm = () => participant && action.run(
+    () => ok(api.DELETE('/rest/api/participants/{identifier}', { params: { path: { identifier: participant.identifier } } })), onDone);
   return (
-    <Confirm open={participant !== null} title={t('delete')} confirmLabel={t('delete')} busy={busy} onConfirm={confirm} onCancel={() => { setProblem(null); onClose(); }}>
+    <Confirm open={participant !== null} title={t('delete')} confirmLabel={t('delete')} busy={action.busy} onConfirm={confirm} onCancel={() => { action.clear(); onClose(); }}>
       <p>{t('confirmDelete', { name: participant ? `${participant.name ?? ''} (${participant.qualifiedIdentifier})` : '' })}</p>
-      <FormProblem problem={problem} />
+      <FormProblem problem={action.problem} />
     </Confirm>
   );
 }
@@ -90,31 +78,18 @@ function TransferParticipant({ participant, onClose, onDone }: { participant: Pa
   const t = useT();
   const providers = useLoad(() => page(api.GET('/rest/api/service-providers', { params: { query: { size: 2000, sort: ['title'] } } })), []);
   const [target, setTarget] = useState('');
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const others = (providers.data?.content ?? []).filter((provider) => provider.identifier !== participant?.provider.identifier);
   const chosen = target || others[0]?.identifier || '';
-  const confirm = async () => {
-    if (!participant || !chosen) return;
-    setBusy(true);
-    try {
-      await ok(api.PUT('/rest/api/participants/{identifier}/transfer/{serviceProviderIdentifier}', {
-        params: { path: { identifier: participant.qualifiedIdentifier, serviceProviderIdentifier: chosen } },
-      }));
-      setProblem(null);
-      onDone();
-    } catch (error) {
-      setProblem(problemFrom(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const confirm = () => participant && chosen && action.run(() => ok(api.PUT('/rest/api/participants/{identifier}/transfer/{serviceProviderIdentifier}', {
+    params: { path: { identifier: participant.qualifiedIdentifier, serviceProviderIdentifier: chosen } },
+  })), onDone);
   return (
     <Confirm open={participant !== null} title={t('transferTitle', { name: participant?.name ?? participant?.organizationIdentifier ?? '' })} confirmLabel={t('transfer')}
-      busy={busy || !chosen} onConfirm={confirm} onCancel={() => { setProblem(null); onClose(); }}>
+      busy={action.busy || !chosen} onConfirm={confirm} onCancel={() => { action.clear(); onClose(); }}>
       <Select label={t('transferTo')} name="serviceProvider" value={chosen} options={others.map((provider) => [provider.identifier, provider.title])}
-        onChange={(event) => setTarget(event.currentTarget.value)} error={problem?.fields.serviceProviderIdentifier} />
-      <FormProblem problem={problem} shown={['serviceProviderIdentifier']} />
+        onChange={(event) => setTarget(event.currentTarget.value)} error={action.problem?.fields.serviceProviderIdentifier} />
+      <FormProblem problem={action.problem} shown={['serviceProviderIdentifier']} />
     </Confirm>
   );
 }
