@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Database } from './db/database.js';
@@ -25,6 +25,11 @@ import transportProfiles from './transport-profiles/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
 import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
+import type { SignedAnswerCache } from './smp/cache.js';
+import { readIcdCountries } from './smp/countries.js';
+import { loadSmpKey, type SmpKey, type SmpKeySettings } from './smp/keys.js';
+import { SmpPublisher } from './smp/publisher.js';
+import smp from './smp/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,6 +45,18 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   bodyLimit?: number;
   loginThrottle?: LoginThrottleOptions;
+  smp?: SmpOptions;
+}
+
+export interface SmpOptions {
+  /** Without a key the signed SMP answers are 503. */
+  key?: SmpKey;
+  /** Where the key comes from when `key` is not given (the configuration): see loadSmpKey. */
+  keySettings?: SmpKeySettings;
+  /** REGISTRY_PUBLIC_URL, without a trailing slash. */
+  publicUrl?: string;
+  /** Only where every committed change reaches its `onChange` (the change log). */
+  cache?: SignedAnswerCache;
 }
 
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
@@ -83,10 +100,21 @@ export async function buildApp(options: AppOptions) {
   await app.register(capabilities, { prefix: '/rest/api/capabilities' });
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
+  await app.register(smp, await smpRoutesOptions(options.db, options.smp ?? {}, app.log));
   return app;
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
+
+async function smpRoutesOptions(db: Database, options: SmpOptions, log: FastifyBaseLogger) {
+  const countries = await readIcdCountries().catch((error: Error) => {
+    log.warn(`business cards answer 503: ${error.message}`);
+    return undefined;
+  });
+  const key = options.key ?? (options.keySettings ? await loadSmpKey(options.keySettings, log) : undefined);
+  const publisher = new SmpPublisher({ db, key, countries, cache: options.cache });
+  return { publisher, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
+}
 
 function openConnections(server: Server): Promise<number> {
   return new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type SmpOptions } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { Role } from '../../src/http/auth.js';
 import { insertUser } from '../../src/users/repository.js';
@@ -46,7 +46,7 @@ async function user(db: Database, username: string, role: Role, provider: { serv
 }
 
 /** The application on a database of its own, with one user of each role and the providers they act for. */
-export async function startTestApp(): Promise<TestApp> {
+export async function startTestApp(options: { smp?: SmpOptions } = {}): Promise<TestApp> {
   const db = await openTestDatabase();
   const [app_provider] = await db.query<{ id: string }>(
     `INSERT INTO access_point_providers (title, contact_name, contact_email) VALUES ('Test AP Provider', 'Ann Operator', 'ann@ap.example') RETURNING id`,
@@ -69,7 +69,7 @@ export async function startTestApp(): Promise<TestApp> {
     otherServiceProvider: await user(db, 'provider-two', Role.serviceProvider, { serviceProviderId: otherServiceProviderId }),
     accessPointProvider: await user(db, 'ap-provider', Role.accessPointProvider, { accessPointProviderId }),
   };
-  const app = await buildApp({ db });
+  const app = await buildApp({ db, smp: options.smp });
   checkResponsesAgainstDescription(app);
   await app.ready();
   return {
