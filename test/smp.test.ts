@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignedAnswerCache } from '../src/smp/cache.js';
 import { checkedKey, type SmpKey } from '../src/smp/keys.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, addAccessPointProvider, addTransportProfile, client, expectStatus } from './helpers/administration.js';
@@ -30,11 +31,13 @@ async function providerWithAccessPoint(name: string) {
   return { accessPoint, certificate: base64Der(certificate.cert), profile: profile.value };
 }
 
-async function useAccessPoint(serviceProviderId: string, accessPointId: string) {
-  const current = expectStatus(await http.get(`/rest/api/service-providers/${serviceProviderId}`), 200);
-  expectStatus(await http.send('PUT', `/rest/api/service-providers/${serviceProviderId}`,
-    { title: current.title, accessPoint: { identifier: accessPointId } }, t.users.authority), 200);
+async function useAccessPointOf(app: TestApp, serviceProviderId: string, accessPointId: string) {
+  const own = client(app);
+  const current = expectStatus(await own.get(`/rest/api/service-providers/${serviceProviderId}`), 200);
+  expectStatus(await own.send('PUT', `/rest/api/service-providers/${serviceProviderId}`,
+    { title: current.title, accessPoint: { identifier: accessPointId } }, app.users.authority), 200);
 }
+const useAccessPoint = (serviceProviderId: string, accessPointId: string) => useAccessPointOf(t, serviceProviderId, accessPointId);
 
 const serviceGroupPath = (participant: string) => `/${encodeURIComponent(participant)}`;
 const metadataPath = (participant: string, documentType: string) =>
@@ -218,6 +221,48 @@ describe('what is published follows the registry', () => {
     await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [gone.identifier, today()]);
     expectErrorBody(await http.get(path, null), 404);
     expectErrorBody(await http.get(serviceGroupPath(gone.qualifiedIdentifier), null), 404);
+  });
+});
+
+describe('with the signed-answer cache (wired to the change log at integration)', () => {
+  let cached: TestApp;
+  const cache = new SignedAnswerCache();
+  beforeAll(async () => {
+    cached = await startTestApp({ smp: { key: smpKey, publicUrl: PUBLIC_URL, cache } });
+  });
+  afterAll(async () => cached.close());
+
+  it('serves the kept answer until a change notice drops it, then the answer built from the change', async () => {
+    const write = (payload: Record<string, unknown>) => cached.app.inject({ method: 'POST', url: '/rest/api/accessPoints',
+      headers: { authorization: cached.users.authority.authorization }, payload });
+    // The cached app has a database of its own: its catalogue is set up through its own API.
+    const own = client(cached);
+    const provider = expectStatus(await own.send('POST', '/rest/api/access-point-providers', { title: 'Cached AP', contact: { name: 'N' } }), 201);
+    const ownProfile = expectStatus(await own.send('POST', '/rest/api/transport-profiles', { value: 'peppol-transport-as4-v2_0', title: 'AS4' }), 201);
+    const first = await testCertificate('cached-1.example');
+    const accessPoint = expectStatus(await write(accessPointForm(provider.identifier, ownProfile.value, {
+      endpoints: [{ url: 'https://cached.example/as4', transportProfile: { value: ownProfile.value }, certificate: first.cert }] })), 201);
+    await useAccessPointOf(cached, cached.fixture.serviceProviderId, accessPoint.identifier);
+    const documentType = await addDocumentType(cached.app, cached.users.authority);
+    const process = await addProcess(cached.app, cached.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
+    const participant = await addParticipant(cached.app, cached.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
+    const path = metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier);
+
+    const signed = (await cached.app.inject(path)).body;
+    expect(cache.size).toBe(1);
+    const second = await testCertificate('cached-2.example');
+    expectStatus(await own.send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`, { title: accessPoint.title, provider: { identifier: provider.identifier },
+      endpoints: [{ url: 'https://cached.example/as4', transportProfile: { value: ownProfile.value }, certificate: second.cert }] }, cached.users.authority), 200);
+    // Not yet told: the kept answer (this is why the cache is only enabled where every change reaches onChange).
+    expect((await cached.app.inject(path)).body).toBe(signed);
+    cache.onChange({ seq: 1, resource: 'access-point', identifier: accessPoint.identifier, operation: 'update' });
+    const fresh = await cached.app.inject(path);
+    expect(endpointsOf(fresh.body)[0]?.certificates).toEqual([base64Der(second.cert)]);
+    await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
+
+    await cached.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, today()]);
+    cache.onChange({ seq: 2, resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'update' });
+    expectErrorBody(await cached.app.inject(path), 404);
   });
 });
 
