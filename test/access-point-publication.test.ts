@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { accessPointForm, addAccessPointProvider, addTransportProfile, client, expectStatus } from './helpers/administration.js';
+import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
 
@@ -8,13 +8,13 @@ const BASE = '/rest/api/accessPoints';
 const FORM = 'accessPointFormDTO';
 
 let t: TestApp;
-let http: ReturnType<typeof client>;
+let http: ReturnType<typeof asAdmin>;
 let providerId: string;
 let profileValue: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  http = client(t);
+  http = asAdmin(t);
   providerId = (await addAccessPointProvider(t)).identifier;
   profileValue = (await addTransportProfile(t)).value;
 });

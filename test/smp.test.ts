@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignedAnswerCache } from '../src/smp/cache.js';
 import { checkedKey, type SmpKey } from '../src/smp/keys.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { accessPointForm, addAccessPointProvider, addTransportProfile, client, expectStatus } from './helpers/administration.js';
+import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
 import { base64Der, testCertificate } from './helpers/certificates.js';
@@ -15,7 +15,7 @@ const PUBLIC_URL = 'https://smp.example/registry';
 const SCHEME = 'iso6523-actorid-upis';
 
 let t: TestApp;
-let http: ReturnType<typeof client>;
+let http: ReturnType<typeof asAdmin>;
 let smpKey: SmpKey;
 
 /** A provider with its own access point (one AS4 endpoint with a certificate) and the service provider using it. */
@@ -32,7 +32,7 @@ async function providerWithAccessPoint(name: string) {
 }
 
 async function useAccessPointOf(app: TestApp, serviceProviderId: string, accessPointId: string) {
-  const own = client(app);
+  const own = asAdmin(app);
   const current = expectStatus(await own.get(`/rest/api/service-providers/${serviceProviderId}`), 200);
   expectStatus(await own.send('PUT', `/rest/api/service-providers/${serviceProviderId}`,
     { title: current.title, accessPoint: { identifier: accessPointId } }, app.users.authority), 200);
@@ -56,7 +56,7 @@ beforeAll(async () => {
   const pems = await testCertificate('smp.test');
   smpKey = checkedKey(pems.key, pems.cert, true);
   t = await startTestApp({ smp: { key: smpKey, publicUrl: PUBLIC_URL } });
-  http = client(t);
+  http = asAdmin(t);
   [apA, apB] = [await providerWithAccessPoint('ap-a'), await providerWithAccessPoint('ap-b')];
   await useAccessPoint(t.fixture.serviceProviderId, apA.accessPoint.identifier);
   await useAccessPoint(t.fixture.otherServiceProviderId, apB.accessPoint.identifier);
@@ -236,7 +236,7 @@ describe('with the signed-answer cache (wired to the change log at integration)'
     const write = (payload: Record<string, unknown>) => cached.app.inject({ method: 'POST', url: '/rest/api/accessPoints',
       headers: { authorization: cached.users.authority.authorization }, payload });
     // The cached app has a database of its own: its catalogue is set up through its own API.
-    const own = client(cached);
+    const own = asAdmin(cached);
     const provider = expectStatus(await own.send('POST', '/rest/api/access-point-providers', { title: 'Cached AP', contact: { name: 'N' } }), 201);
     const ownProfile = expectStatus(await own.send('POST', '/rest/api/transport-profiles', { value: 'peppol-transport-as4-v2_0', title: 'AS4' }), 201);
     const first = await testCertificate('cached-1.example');

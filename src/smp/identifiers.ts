@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors.js';
-import { ICDS } from '../http/schemas.js';
+import { ApiError } from '../core/errors.js';
+import { ICDS } from '../core/schemas.js';
 import { PARTICIPANT_SCHEME, type Organization } from '../participants/identifiers.js';
 import type { Identifier } from './xml.js';
 

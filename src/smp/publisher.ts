@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { NotFoundError, ServiceUnavailableError } from '../http/errors.js';
+import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import type { Organization } from '../participants/identifiers.js';
 import type { SignedAnswerCache } from './cache.js';
 import { HOW_TO_CONFIGURE, type SmpKey } from './keys.js';

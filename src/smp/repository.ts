@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { isLive } from '../participants/repository.js';
+import { participantIsLive } from '../participants/repository.js';
 import type { Organization } from '../participants/identifiers.js';
 import type { Identifier, PublishedEndpoint, PublishedProcess } from './xml.js';
 
@@ -17,7 +17,7 @@ const PUBLISHED = `
   JOIN access_point_providers app ON app.id = ap.provider_id
   JOIN endpoints e ON e.access_point_id = ap.id AND e.certificate IS NOT NULL
   JOIN transport_profiles tp ON tp.id = e.transport_profile_id`;
-const OF_ORGANIZATION = `pa.icd = $1 AND pa.organization_identifier = $2 AND ${isLive('pa')}`;
+const OF_ORGANIZATION = `pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}`;
 
 /** Whether the organization has a live participant, and when the first of its participants' delete dates falls. */
 export async function findOrganization(db: Queryable, organization: Organization) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../core/errors.js';
 import { looksLikeIdentifier, organizationOf, parseIdentifier } from './identifiers.js';
 import type { SmpPublisher } from './publisher.js';
 
