@@ -38,10 +38,15 @@ export function publishedDocumentTypes(db: Queryable, organization: Organization
   );
 }
 
-interface EndpointRow extends PublishedEndpoint {
+interface EndpointRow extends Omit<PublishedEndpoint, 'activationDate' | 'expirationDate'> {
   processScheme: string;
   processValue: string;
+  activationDate: Date | null;
+  expirationDate: Date | null;
 }
+
+/** xs:dateTime in UTC, to the second. */
+const dateTime = (date: Date | null) => (date ? `${date.toISOString().slice(0, 19)}Z` : null);
 
 /** The processes of the organization that carry the document type, each with its endpoints. */
 export async function publishedProcesses(db: Queryable, organization: Organization, documentType: Identifier): Promise<PublishedProcess[]> {
@@ -49,22 +54,21 @@ export async function publishedProcesses(db: Queryable, organization: Organizati
     `SELECT pr.scheme AS "processScheme", pr.value AS "processValue", tp.value AS "transportProfile", e.url,
             e.certificate, coalesce(e.service_description, ap.title) AS "serviceDescription",
             coalesce(e.technical_contact_url, 'mailto:' || app.contact_email, '') AS "technicalContactUrl",
-            to_char(e.activation_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "activationDate",
-            to_char(e.expiration_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "expirationDate"
+            e.activation_date AS "activationDate", e.expiration_date AS "expirationDate"
        FROM ${PUBLISHED}
       WHERE ${OF_ORGANIZATION} AND dt.scheme = $3 AND dt.value = $4
       ORDER BY pr.scheme, pr.value, e.position`,
     [organization.icd, organization.organizationIdentifier, documentType.scheme, documentType.value],
   );
   const processes = new Map<string, PublishedProcess>();
-  for (const { processScheme, processValue, ...endpoint } of rows) {
+  for (const { processScheme, processValue, activationDate, expirationDate, ...endpoint } of rows) {
     const key = `${processScheme}::${processValue}`;
     let process = processes.get(key);
     if (!process) {
       process = { process: { scheme: processScheme, value: processValue }, endpoints: [] };
       processes.set(key, process);
     }
-    process.endpoints.push(endpoint);
+    process.endpoints.push({ ...endpoint, activationDate: dateTime(activationDate), expirationDate: dateTime(expirationDate) });
   }
   return [...processes.values()];
 }
