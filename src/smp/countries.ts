@@ -2,11 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 
-/**
- * The official participant identifier scheme code list, for the country of each ICD. One constant to repoint when the
- * project's own copy of the code lists lands (issue 11); until then the shared reference data beside the project.
- */
-export const PARTICIPANT_SCHEMES_FILE = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'peppol-codelists-v9.7',
+/** The official participant identifier scheme code list (the project's copy), for the country of each ICD. */
+export const PARTICIPANT_SCHEMES_FILE = join(import.meta.dirname, '..', '..', 'reference-data', 'peppol-codelists-v9.7',
   'participant-identifier-schemes.xml');
 
 /** ICD → ISO 3166 country code (`international` entries are kept as the list writes them). */

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { REFERENCE_DATA } from './code-lists.js';
 
 const run = promisify(execFile);
-export const SMP_XSD_DIR = join(import.meta.dirname, '..', 'fixtures', 'peppol-smp-xsd');
+export const SMP_XSD_DIR = join(REFERENCE_DATA, 'peppol-smp-xsd');
 const SMP_XSD = join(SMP_XSD_DIR, 'peppol-smp-1.0.xsd');
 
 /** Runs a tool on `content` written to a temporary file; the exit status and what it printed. */
