@@ -5,8 +5,13 @@ import { openPostgres } from '../src/db/postgres.js';
 import { hashPassword } from '../src/users/password.js';
 import { loadCatalogue } from './catalogue.js';
 import { PROVIDER_COUNT, sqlKeys, sqlParticipant } from './keys.js';
+import { addPublishedEndpoint, sampleLookups, type SmpLookup } from './smp.js';
+
+/** Distinct participants the cold SMP scenarios draw from (more than a run of cold lookups reaches). */
+const SMP_LOOKUPS = 20_000;
 
 /** What the scenarios need to know about the data set. */
+
 export interface Dataset {
   databaseName: string;
   databaseUrl: string;
@@ -18,6 +23,8 @@ export interface Dataset {
   processIds: string[];
   /** Two processes any participant may take (not restricted, no ICD requirement, no dependencies). */
   freeProcessIds: [string, string];
+  /** Published (participant, document type) pairs of random participants, for the SMP scenarios. */
+  smpLookups: SmpLookup[];
   buildSeconds: number;
   steps: Record<string, number>;
 }
@@ -62,6 +69,7 @@ async function addProviders(db: Database, password: string) {
     `INSERT INTO access_point_providers (title, contact_name) VALUES ('Bench Access Point Provider', 'Bench') RETURNING id`);
   const [accessPoint] = await db.query<{ id: string }>(
     `INSERT INTO access_points (title, provider_id) VALUES ('Bench Access Point', $1) RETURNING id`, [apProvider?.id]);
+  await addPublishedEndpoint(db, accessPoint?.id as string);
   const providers = await db.query<{ id: string; username: string }>(
     `WITH sp AS (
        INSERT INTO service_providers (title, access_point_id)
@@ -189,6 +197,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
     if (popular.length < 4) throw new Error('the catalogue needs at least 4 unrestricted processes');
     options.log(`loading ${options.participants} participants into ${databaseName}`);
     await addParticipants(db, options.participants, providers.map((p) => p.id), popular.map((p) => p.id), options.workers, steps);
+    const smpLookups = await timed(steps, 'smp lookups', () => sampleLookups(db, SMP_LOOKUPS));
     built = true;
     return {
       databaseName,
@@ -199,6 +208,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
       authority: 'authority',
       processIds,
       freeProcessIds: [popular[0]?.id as string, popular[1]?.id as string],
+      smpLookups,
       buildSeconds: (performance.now() - started) / 1000,
       steps,
     };

@@ -15,6 +15,7 @@ import { pgbench } from './pgbench.js';
 import { pgbenchScript, pgbenchStreamScript, recordingApp } from './record.js';
 import { printTable, writeResults, type Result } from './report.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
+import { benchSmpKey } from './smp.js';
 import { crashed, rssMiB, startProcess, type RunningProcess } from './service.js';
 import { streamOnce, streamRows } from './stream.js';
 
@@ -23,7 +24,7 @@ const { values: args } = parseArgs({
     participants: { type: 'string', default: '1000000' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
-    scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,7,8' },
+    scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,7,8,smp1,smp2,smp3,smp4' },
     'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'code-lists': { type: 'string', default: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7') },
     'load-workers': { type: 'string', default: '2' },
@@ -143,16 +144,17 @@ async function main() {
   let failed = false;
   try {
     if (!args['no-build']) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+    const smp = await benchSmpKey();
     const port = freePort();
     service = await startProcess([...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'info',
-      NODE_ENV: 'production', REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(freePort()),
+      NODE_ENV: 'production', REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(freePort()), ...smp.env,
     }, port, serviceLog, '/rest/api/processes');
     const ceilingPort = freePort();
     ceiling = await startProcess(['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')], { ...process.env, PORT: String(ceilingPort) }, ceilingPort, join(tmpdir(), `registry-bench-${stamp}-ceiling.log`), '/size/0');
     log(`service pid ${service.pid} on ${service.url}, log ${serviceLog}`);
     db = openPostgres({ connectionString: data.databaseUrl, maxConnections: 2 });
-    const recorder = await recordingApp(db);
+    const recorder = await recordingApp(db, { key: smp.key });
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const restAtStartMiB = rssMiB(service.pid);
     const results: Result[] = [];

@@ -1,4 +1,4 @@
-import { buildApp } from '../src/app.js';
+import { buildApp, type SmpOptions } from '../src/app.js';
 import type { Database, Queryable, Row } from '../src/db/database.js';
 import type { BenchRequest, Binding, Draw } from './scenarios.js';
 
@@ -56,9 +56,9 @@ export function recordingDatabase(db: Database) {
 }
 
 /** The service in-process over a recording database, to capture the SQL that one request runs. */
-export async function recordingApp(db: Database) {
+export async function recordingApp(db: Database, smp?: SmpOptions) {
   const recorder = recordingDatabase(db);
-  const app = await buildApp({ db: recorder.db, logger: false });
+  const app = await buildApp({ db: recorder.db, logger: false, smp });
   await app.ready();
   const send = (request: BenchRequest) =>
     app.inject({ method: request.method, url: request.path, headers: request.headers, payload: request.body });

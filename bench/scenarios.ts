@@ -1,4 +1,5 @@
 import type { Dataset } from './dataset.js';
+import type { SmpLookup } from './smp.js';
 import {
   icdOf, NAME_FRAGMENTS, organizationOf, PARTICIPANT_SCHEME, PROVIDER_COUNT, providerIndexOf,
   qualifiedIdentifierOf, sqlKeys,
@@ -171,6 +172,41 @@ export function scenarios(data: Dataset): Scenario[] {
         };
       },
     },
+    ...smpScenarios(data),
+  ];
+}
+
+/** A text literal pgbench leaves alone: it would read `:name` inside quotes as one of its variables. */
+function colonFreeLiteral(value: string): Binding {
+  return { value, sql: value.split(':').map((part) => `'${part.replaceAll("'", "''")}'`).join(' || chr(58) || ') };
+}
+
+/** Participants the warm SMP scenarios repeat: few enough that each answer is kept (once the cache is wired). */
+const WARM_LOOKUPS = 50;
+
+/**
+ * The SMP read interface, anonymous as the network calls it: the service group and the signed service metadata,
+ * warm (a few keys over and over) and cold (a new key nearly every time, out of a sample of the million).
+ */
+function smpScenarios(data: Dataset): Scenario[] {
+  const lookups = data.smpLookups;
+  const draw = (warm: boolean) => lookups[random(warm ? Math.min(WARM_LOOKUPS, lookups.length) : lookups.length)] as SmpLookup;
+  const serviceGroup = (warm: boolean): Draw => ({
+    requests: [{ method: 'GET', path: `/${encodeURIComponent(draw(warm).participant)}`, headers: {} }], bindings: [],
+  });
+  const metadata = (warm: boolean): Draw => {
+    const lookup = draw(warm);
+    const path = `/${encodeURIComponent(lookup.participant)}/services/${encodeURIComponent(lookup.documentType)}`;
+    const separator = lookup.documentType.indexOf('::');
+    const documentTypeParts = [lookup.documentType.slice(0, separator), lookup.documentType.slice(separator + 2)];
+    return { requests: [{ method: 'GET', path, headers: {} }], bindings: documentTypeParts.map(colonFreeLiteral) };
+  };
+  const scenario = (id: string, title: string, make: () => Draw): Scenario => ({ id, title, unit: 'requests', pgbenchVariables: [], draw: make });
+  return [
+    scenario('smp1', 'SMP service group, cold (anonymous)', () => serviceGroup(false)),
+    scenario('smp2', 'SMP service group, warm (anonymous)', () => serviceGroup(true)),
+    scenario('smp3', 'SMP signed service metadata, cold (anonymous)', () => metadata(false)),
+    scenario('smp4', 'SMP signed service metadata, warm (anonymous)', () => metadata(true)),
   ];
 }
 

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Database } from './db/database.js';
@@ -26,6 +26,11 @@ import { credentialVerifier, type Credentials } from './users/credentials.js';
 import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
+import type { SignedAnswerCache } from './smp/cache.js';
+import { readIcdCountries } from './smp/countries.js';
+import { loadSmpKey, type SmpKey, type SmpKeySettings } from './smp/keys.js';
+import { SmpPublisher } from './smp/publisher.js';
+import smp from './smp/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,6 +48,18 @@ export interface AppOptions {
   loginThrottle?: LoginThrottleOptions;
   /** The browser console; `false` serves none. */
   console?: ConsoleOptions | false;
+  smp?: SmpOptions;
+}
+
+export interface SmpOptions {
+  /** Without a key the signed SMP answers are 503. */
+  key?: SmpKey;
+  /** Where the key comes from when `key` is not given (the configuration): see loadSmpKey. */
+  keySettings?: SmpKeySettings;
+  /** REGISTRY_PUBLIC_URL, without a trailing slash. */
+  publicUrl?: string;
+  /** Only where every committed change reaches its `onChange` (the change log). */
+  cache?: SignedAnswerCache;
 }
 
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
@@ -87,10 +104,21 @@ export async function buildApp(options: AppOptions) {
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
+  await app.register(smp, await smpRoutesOptions(options.db, options.smp ?? {}, app.log));
   return app;
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
+
+async function smpRoutesOptions(db: Database, options: SmpOptions, log: FastifyBaseLogger) {
+  const countries = await readIcdCountries().catch((error: Error) => {
+    log.warn(`business cards answer 503: ${error.message}`);
+    return undefined;
+  });
+  const key = options.key ?? (options.keySettings ? await loadSmpKey(options.keySettings, log) : undefined);
+  const publisher = new SmpPublisher({ db, key, countries, cache: options.cache });
+  return { publisher, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
+}
 
 function openConnections(server: Server): Promise<number> {
   return new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));

@@ -12,6 +12,7 @@ const config = loadConfig();
 const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
 const setup = await prepare(db, config);
 const app = await buildApp({
+  smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL },
   db,
   logger: loggerOptions(config.LOG_LEVEL),
   bodyLimit: config.BODY_LIMIT,

@@ -8,11 +8,20 @@ import type { AccessPoint } from './schemas.js';
 
 export const ACCESS_POINT_REFERENCE: ReferenceTarget = { table: 'access_points', noun: 'access point', typeName: 'AccessPointIdentifiable' };
 
+/** A timestamp as ISO 8601 in UTC with milliseconds, as JavaScript writes it, independent of the session time zone. */
+function isoTimestamp(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 const FROM = 'access_points ap JOIN access_point_providers app ON app.id = ap.provider_id';
 const COLUMNS = `
   ap.id AS identifier, ap.title, ${accessPointProviderJson('app')} AS provider,
-  (SELECT coalesce(json_agg(json_build_object('url', e.url, 'transportProfile', json_build_object(
-            'title', t.title, 'value', t.value, 'certificateTypes', to_json(e.certificate_types))) ORDER BY e.position), '[]')
+  (SELECT coalesce(json_agg(jsonb_build_object('url', e.url, 'transportProfile', json_build_object(
+            'title', t.title, 'value', t.value, 'certificateTypes', to_json(e.certificate_types)))
+          || jsonb_strip_nulls(jsonb_build_object('certificate', e.certificate, 'serviceDescription', e.service_description,
+               'technicalContactUrl', e.technical_contact_url,
+               'serviceActivationDate', ${isoTimestamp('e.activation_date')},
+               'serviceExpirationDate', ${isoTimestamp('e.expiration_date')})) ORDER BY e.position), '[]')
      FROM endpoints e JOIN transport_profiles t ON t.id = e.transport_profile_id
     WHERE e.access_point_id = ap.id) AS endpoints`;
 
@@ -28,6 +37,12 @@ export interface EndpointRecord {
   url: string;
   transportProfileId: string;
   certificateTypes: string[];
+  /** Base64 DER. */
+  certificate?: string | null;
+  serviceDescription?: string | null;
+  technicalContactUrl?: string | null;
+  activationDate?: string | null;
+  expirationDate?: string | null;
 }
 
 export interface AccessPointRecord {
@@ -70,9 +85,12 @@ export async function updateAccessPoint(tx: Queryable, id: string, record: Acces
 async function insertEndpoints(tx: Queryable, id: string, endpoints: readonly EndpointRecord[]): Promise<void> {
   if (endpoints.length === 0) return;
   await onForeignKeyViolation(tx.query(
-    `INSERT INTO endpoints (access_point_id, position, url, transport_profile_id, certificate_types)
+    `INSERT INTO endpoints (access_point_id, position, url, transport_profile_id, certificate_types,
+                            certificate, service_description, technical_contact_url, activation_date, expiration_date)
      SELECT $1, e.position, e.item->>'url', (e.item->>'transportProfileId')::uuid,
-            ARRAY(SELECT jsonb_array_elements_text(e.item->'certificateTypes'))
+            ARRAY(SELECT jsonb_array_elements_text(e.item->'certificateTypes')),
+            e.item->>'certificate', e.item->>'serviceDescription', e.item->>'technicalContactUrl',
+            (e.item->>'activationDate')::timestamptz, (e.item->>'expirationDate')::timestamptz
        FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(item, position)`,
     [id, JSON.stringify(endpoints)],
   ), deletedMeanwhile('endpoints'));

@@ -9,7 +9,8 @@ import {
   ACCESS_POINT_SORTABLE, ACCESS_POINT_TIE_BREAKER, deleteAccessPoint, findAccessPoints, getAccessPoint, insertAccessPoint,
   newlyUsedRestrictedProfiles, updateAccessPoint, type AccessPointRecord,
 } from './repository.js';
-import { AccessPoint, AccessPointForm, AccessPointPage, AccessPointQuery } from './schemas.js';
+import { checkCertificate } from './certificates.js';
+import { AccessPoint, AccessPointForm, AccessPointPage, AccessPointQuery, type EndpointForm } from './schemas.js';
 
 const FORM = 'accessPointFormDTO';
 
@@ -41,6 +42,7 @@ async function recordOf(tx: Queryable, form: AccessPointForm, ownId: string | nu
         defaultMessage: 'another endpoint has the same url and transport profile' });
     }
     seen.add(key);
+    errors.push(...publicationErrors(endpoint, field));
   });
   if (errors.length > 0) throw ValidationError.of(FORM, errors);
   return {
@@ -50,7 +52,36 @@ async function recordOf(tx: Queryable, form: AccessPointForm, ownId: string | nu
       url: endpoint.url,
       transportProfileId: profiles.ids[index] as string,
       certificateTypes: endpoint.transportProfile.certificateTypes ?? [],
+      ...publicationOf(endpoint),
     })),
+  };
+}
+
+/** The certificate must parse and be unexpired; the service must not expire before it activates. */
+function publicationErrors(endpoint: EndpointForm, field: string) {
+  const errors = [];
+  if (endpoint.certificate !== undefined) {
+    const checked = checkCertificate(endpoint.certificate);
+    if (!checked.ok) {
+      errors.push({ field: `${field}.certificate`, code: checked.code, rejectedValue: endpoint.certificate, defaultMessage: checked.message });
+    }
+  }
+  const { serviceActivationDate: from, serviceExpirationDate: until } = endpoint;
+  if (from !== undefined && until !== undefined && Date.parse(until) <= Date.parse(from)) {
+    errors.push({ field: `${field}.serviceExpirationDate`, code: 'Order', rejectedValue: until,
+      defaultMessage: 'the service expiration date must be after its activation date' });
+  }
+  return errors;
+}
+
+function publicationOf(endpoint: EndpointForm) {
+  const checked = endpoint.certificate === undefined ? undefined : checkCertificate(endpoint.certificate);
+  return {
+    certificate: checked?.ok ? checked.base64Der : null,
+    serviceDescription: endpoint.serviceDescription ?? null,
+    technicalContactUrl: endpoint.technicalContactUrl ?? null,
+    activationDate: endpoint.serviceActivationDate ?? null,
+    expirationDate: endpoint.serviceExpirationDate ?? null,
   };
 }
 

@@ -16,10 +16,32 @@ export const EndpointTransportProfileForm = Type.Object(
   { title: 'TransportProfileIdentifiable' },
 );
 
+/** What the SMP publishes of an endpoint besides its address: additions to the specified shape, all optional. */
+const EndpointPublication = {
+  certificate: Type.Optional(Type.String({
+    maxLength: 20_000,
+    description: 'addition (SMP publication): the access point certificate of this endpoint, PEM or base64 DER; '
+      + 'parsed when stored, an expired one is refused; served as base64 DER. An endpoint without one is not published.',
+  })),
+  serviceDescription: Type.Optional(Type.String({
+    maxLength: 1000, description: 'addition (SMP publication): a human-readable description of the service; default: the access point title',
+  })),
+  technicalContactUrl: Type.Optional(Type.String({
+    format: 'uri', maxLength: 2048, description: 'addition (SMP publication): where to reach the endpoint\'s technical contact (https: or mailto:)',
+  })),
+  serviceActivationDate: Type.Optional(Type.String({
+    format: 'date-time', description: 'addition (SMP publication): from when the endpoint serves',
+  })),
+  serviceExpirationDate: Type.Optional(Type.String({
+    format: 'date-time', description: 'addition (SMP publication): until when the endpoint serves',
+  })),
+};
+
 export const EndpointForm = Type.Object(
   {
     url: Type.String({ format: 'https-url', maxLength: 2048, description: 'an absolute https URL' }),
     transportProfile: EndpointTransportProfileForm,
+    ...EndpointPublication,
   },
   { title: 'EndpointForm' },
 );
@@ -34,6 +56,8 @@ export const AccessPointForm = Type.Object(
 );
 export type AccessPointForm = Static<typeof AccessPointForm>;
 
+export type EndpointForm = Static<typeof EndpointForm>;
+
 export const Endpoint = Type.Object(
   {
     url: Type.String(),
@@ -42,6 +66,7 @@ export const Endpoint = Type.Object(
       value: Type.String({ description: 'transport profile identifier' }),
       certificateTypes: Type.Array(Type.String(), { uniqueItems: true, description: 'certificate types used by the endpoint' }),
     }),
+    ...EndpointPublication,
   },
   { title: 'Endpoint' },
 );

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The name of the request body in validation errors, such as `processFormDTO`. */
     objectName?: string;
+    /** The paths the route really answers, when narrower than its URL pattern (other paths get 404, not 405). */
+    pathPattern?: RegExp;
   }
 }
 
@@ -56,7 +58,8 @@ async function errorHandler(fastify: FastifyInstance) {
   // A path that exists with other methods answers 405 with `Allow`, not 404.
   const routes: Array<{ method: string; path: RegExp }> = [];
   fastify.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, path: pathPattern(route.url) });
+    const path = route.config?.pathPattern ?? pathPattern(route.url);
+    for (const method of [route.method].flat()) routes.push({ method, path });
   });
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '';

@@ -13,6 +13,24 @@ import { transportProfileIdOf } from '../catalogue/repository.js';
 const DEMO_USERNAME = 'demo-provider';
 export const BILLING_PROCESS = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 const AS4 = 'peppol-transport-as4-v2_0';
+/**
+ * The demo access point's certificate (base64 DER): self-signed, valid until 2056, NOT a Peppol certificate; its key
+ * was thrown away. Only so that the SMP publishes the demo participants.
+ */
+const DEMO_AP_CERTIFICATE = [
+  'MIIDbzCCAlegAwIBAgIUd6kEpBbFkjBo8H4IZE3wsIMXTD0wDQYJKoZIhvcNAQELBQAwRjE1MDMGA1UEAwwsRGVtbyBBY2Nlc3Mg',
+  'UG9pbnQgKG5vdCBhIFBlcHBvbCBjZXJ0aWZpY2F0ZSkxDTALBgNVBAoMBERlbW8wIBcNMjYxMTIzMDAyMDE5WhgPMjA1NjExMTUw',
+  'MDIwMTlaMEYxNTAzBgNVBAMMLERlbW8gQWNjZXNzIFBvaW50IChub3QgYSBQZXBwb2wgY2VydGlmaWNhdGUpMQ0wCwYDVQQKDARE',
+  'ZW1vMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAlW3Y+eGo33pAqjd83roV7oGV9/1Qz2PVskW8d7bP9vCkvzas3Hl9',
+  'jZ98bAFlGC19PBRAQqRh/b+gQDACxzI+VwFoh/U/8xqAgbwPuqADutwqp2BG0VVx3eyDGSogjuNzdSR66WeSNlD5S3Py0V18cCgz',
+  'bCcRHF+Tl7n0qiI3oZM97zNotr11BA/MqY7pyyYhYMVkYtvOdO/uptJVKotQx4DdBu99l53dPg0Uq72s1XbQkMJlv5sYSJlcxaI4',
+  'xb8oZXzhpDoCnZzt87vaksXqY2kG8WEC7bAXDgz6M2hc+AzdxlkG8RmDnlTmIIqITcK8b+zKk8GGySPVV3jGRU8JXwIDAQABo1Mw',
+  'UTAdBgNVHQ4EFgQU+bz47zDuUod0+YnDYTFsJMxofHcwHwYDVR0jBBgwFoAU+bz47zDuUod0+YnDYTFsJMxofHcwDwYDVR0TAQH/',
+  'BAUwAwEB/zANBgkqhkiG9w0BAQsFAAOCAQEARqwSSe9B4lYAVizX6sUHWXfN6TAYqzcCB/ZpUXs4/GTC12001yv2PCsmFtPaDy0x',
+  'KD5ZF/DE1XcuqpiyIloUOU7kQyR0Jel2HAPEDgkvddc3+K/mLtA9wfnPIQUUKCQFnQ6Wh7YHXuY3brXwjSBNyHXdPBk1OShelMbh',
+  '0NTUMYuhl2vp1pxDm6i7gluE7eVg868n4V9ul5Sug4lu3sVWu3x15yewATIK+78jAf51yY/lX2GUrV8a0q7KfWBJTtoyAVuI9QQ5',
+  '6adsBh/DBQbp0h88GVUPT2MMARJc3Bw03E4wDIJUMWPLRt06jlU0eF2NAVtaPl0cknCR7KjKgE4MWw==',
+].join('');
 
 const DEMO_PARTICIPANTS: Array<{ icd: Icd; organizationIdentifier: string; name: string; contact: string }> = [
   { icd: '0192', organizationIdentifier: '910000001', name: 'Demo Bakery AS', contact: 'Ola Nordmann' },
@@ -58,7 +76,10 @@ export async function createDemoSet(db: Database): Promise<DemoUser | undefined>
 async function demoEndpoints(tx: Queryable) {
   const transportProfileId = await transportProfileIdOf(tx, AS4);
   return transportProfileId
-    ? [{ url: 'https://ap.demo.invalid/as4', transportProfileId, certificateTypes: ['PEPPOL_AP_PILOT'] }]
+    ? [{
+      url: 'https://ap.demo.invalid/as4', transportProfileId, certificateTypes: ['PEPPOL_AP_PILOT'],
+      certificate: DEMO_AP_CERTIFICATE, serviceDescription: 'Demo access point (AS4)', technicalContactUrl: 'mailto:operations@ap.demo.invalid',
+    }]
     : [];
 }
 

@@ -1,0 +1,74 @@
+import type { ChangeNotice } from './change-notice.js';
+
+interface Entry {
+  body: Buffer;
+  /** The answer holds until this instant (a participant's delete date); Infinity when none. */
+  until: number;
+}
+
+/**
+ * The signed answers already made, per (participant, document type), so that a repeated lookup does not sign again.
+ * Correct only while `onChange` hears every committed change (the change log). Bounded: the oldest answers go first.
+ */
+export class SignedAnswerCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly byParticipant = new Map<string, Set<string>>();
+
+  constructor(private readonly maxEntries = 100_000) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(participant: string, documentType: string, now = Date.now()): Buffer | undefined {
+    const key = keyOf(participant, documentType);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (now >= entry.until) {
+      this.dropParticipant(participant);
+      return undefined;
+    }
+    return entry.body;
+  }
+
+  set(participant: string, documentType: string, body: Buffer, until = Infinity): void {
+    const key = keyOf(participant, documentType);
+    this.entries.delete(key);
+    this.entries.set(key, { body, until });
+    let keys = this.byParticipant.get(participant);
+    if (!keys) this.byParticipant.set(participant, (keys = new Set()));
+    keys.add(key);
+    if (this.entries.size > this.maxEntries) this.evictOldest();
+  }
+
+  /**
+   * Drops what the change can make stale: a participant change touches that organization's answers only (its
+   * identifier is the organization's); any other resource (process, document type, access point, provider,
+   * transport profile...) can appear in any answer, so everything goes.
+   */
+  onChange(notice: ChangeNotice): void {
+    if (notice.resource === 'participant') this.dropParticipant(notice.identifier.toLowerCase());
+    else if (notice.resource !== 'user' && notice.resource !== 'capability') this.clear();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.byParticipant.clear();
+  }
+
+  private dropParticipant(participant: string): void {
+    for (const key of this.byParticipant.get(participant) ?? []) this.entries.delete(key);
+    this.byParticipant.delete(participant);
+  }
+
+  private evictOldest(): void {
+    const oldest = this.entries.keys().next().value as string;
+    this.entries.delete(oldest);
+    const participant = oldest.slice(0, oldest.indexOf('\u0000'));
+    const keys = this.byParticipant.get(participant);
+    keys?.delete(oldest);
+    if (keys?.size === 0) this.byParticipant.delete(participant);
+  }
+}
+
+const keyOf = (participant: string, documentType: string) => `${participant}\u0000${documentType}`;

@@ -1,0 +1,53 @@
+import { ApiError } from '../core/errors.js';
+import { ICDS } from '../core/schemas.js';
+import { PARTICIPANT_SCHEME, type Organization } from '../participants/identifiers.js';
+import type { Identifier } from './xml.js';
+
+/** 400 in the common error body: the path names an identifier that does not parse. */
+export class InvalidIdentifierError extends ApiError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+const ICD_SET: ReadonlySet<string> = new Set(ICDS);
+const SEPARATOR = '::';
+/** Longer than any stored value (see the bounds of the participant and catalogue tables). */
+const MAX_VALUE_LENGTH = 500;
+const MAX_SCHEME_LENGTH = 100;
+
+/** Whether a path segment is meant as an identifier at all (`scheme::value`); other paths are not the SMP's. */
+export function looksLikeIdentifier(segment: string): boolean {
+  return segment.includes(SEPARATOR);
+}
+
+/** `scheme::value`, split at the first `::` (values, such as document type ids, may contain `::` themselves). */
+export function parseIdentifier(segment: string, noun: string): Identifier {
+  const at = segment.indexOf(SEPARATOR);
+  const scheme = segment.slice(0, at);
+  const value = segment.slice(at + SEPARATOR.length);
+  if (at <= 0 || value.length === 0) throw new InvalidIdentifierError(`Invalid ${noun} identifier '${segment}': expected scheme::value`);
+  if (scheme.length > MAX_SCHEME_LENGTH || value.length > MAX_VALUE_LENGTH) {
+    throw new InvalidIdentifierError(`Invalid ${noun} identifier: longer than ${MAX_SCHEME_LENGTH} (scheme) or ${MAX_VALUE_LENGTH} (value) characters`);
+  }
+  return { scheme, value };
+}
+
+/**
+ * The organization a participant identifier names, or undefined when no registered organization can have it (a scheme
+ * other than `iso6523-actorid-upis`, compared case-sensitively, or an unknown ICD). The value is case-insensitive:
+ * organizations are stored in lower case. Throws when the identifier does not parse.
+ */
+export function organizationOf(id: Identifier): Organization | undefined {
+  const colon = id.value.indexOf(':');
+  if (colon <= 0 || colon === id.value.length - 1) {
+    throw new InvalidIdentifierError(`Invalid participant identifier value '${id.value}': expected <ICD>:<identifier>`);
+  }
+  const icd = id.value.slice(0, colon);
+  if (id.scheme !== PARTICIPANT_SCHEME || !ICD_SET.has(icd)) return undefined;
+  return { icd, organizationIdentifier: id.value.slice(colon + 1).toLowerCase() };
+}
+
+/** The participant identifier as stored and published. */
+export const participantIdentifierOf = (organization: Organization): Identifier =>
+  ({ scheme: PARTICIPANT_SCHEME, value: `${organization.icd}:${organization.organizationIdentifier}` });

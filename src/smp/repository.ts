@@ -1,0 +1,74 @@
+import type { Queryable } from '../db/database.js';
+import { participantIsLive } from '../participants/repository.js';
+import type { Organization } from '../participants/identifiers.js';
+import type { Identifier, PublishedEndpoint, PublishedProcess } from './xml.js';
+
+// An organization's live participants, each process they receive (visible ones only, with its visible document
+// types) and the endpoints of the access point of the participant's service provider. An endpoint without a
+// certificate cannot be published (the SMP schema requires one) and is left out.
+const PUBLISHED = `
+  participants pa
+  JOIN participant_processes pp ON pp.participant_id = pa.id
+  JOIN processes pr ON pr.id = pp.process_id AND pr.visible
+  JOIN process_document_types pdt ON pdt.process_id = pr.id
+  JOIN document_types dt ON dt.id = pdt.document_type_id AND dt.visible
+  JOIN service_providers sp ON sp.id = pa.service_provider_id
+  JOIN access_points ap ON ap.id = sp.access_point_id
+  JOIN access_point_providers app ON app.id = ap.provider_id
+  JOIN endpoints e ON e.access_point_id = ap.id AND e.certificate IS NOT NULL
+  JOIN transport_profiles tp ON tp.id = e.transport_profile_id`;
+const OF_ORGANIZATION = `pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}`;
+
+/** Whether the organization has a live participant, and when the first of its participants' delete dates falls. */
+export async function findOrganization(db: Queryable, organization: Organization) {
+  const [row] = await db.query<{ name: string | null; registrationDate: string; nextDeleteDate: string | null }>(
+    `SELECT (array_agg(pa.name ORDER BY pa.registration_date, pa.id))[1] AS name,
+            to_char(min(pa.registration_date), 'YYYY-MM-DD') AS "registrationDate",
+            to_char(min(pa.delete_date), 'YYYY-MM-DD') AS "nextDeleteDate"
+       FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`,
+    [organization.icd, organization.organizationIdentifier],
+  );
+  return row;
+}
+
+export function publishedDocumentTypes(db: Queryable, organization: Organization): Promise<Identifier[]> {
+  return db.query<Identifier>(
+    `SELECT DISTINCT dt.scheme, dt.value FROM ${PUBLISHED} WHERE ${OF_ORGANIZATION} ORDER BY dt.scheme, dt.value`,
+    [organization.icd, organization.organizationIdentifier],
+  );
+}
+
+interface EndpointRow extends Omit<PublishedEndpoint, 'activationDate' | 'expirationDate'> {
+  processScheme: string;
+  processValue: string;
+  activationDate: Date | null;
+  expirationDate: Date | null;
+}
+
+/** xs:dateTime in UTC, to the second. */
+const dateTime = (date: Date | null) => (date ? `${date.toISOString().slice(0, 19)}Z` : null);
+
+/** The processes of the organization that carry the document type, each with its endpoints. */
+export async function publishedProcesses(db: Queryable, organization: Organization, documentType: Identifier): Promise<PublishedProcess[]> {
+  const rows = await db.query<EndpointRow>(
+    `SELECT pr.scheme AS "processScheme", pr.value AS "processValue", tp.value AS "transportProfile", e.url,
+            e.certificate, coalesce(e.service_description, ap.title) AS "serviceDescription",
+            coalesce(e.technical_contact_url, 'mailto:' || app.contact_email, '') AS "technicalContactUrl",
+            e.activation_date AS "activationDate", e.expiration_date AS "expirationDate"
+       FROM ${PUBLISHED}
+      WHERE ${OF_ORGANIZATION} AND dt.scheme = $3 AND dt.value = $4
+      ORDER BY pr.scheme, pr.value, e.position`,
+    [organization.icd, organization.organizationIdentifier, documentType.scheme, documentType.value],
+  );
+  const processes = new Map<string, PublishedProcess>();
+  for (const { processScheme, processValue, activationDate, expirationDate, ...endpoint } of rows) {
+    const key = `${processScheme}::${processValue}`;
+    let process = processes.get(key);
+    if (!process) {
+      process = { process: { scheme: processScheme, value: processValue }, endpoints: [] };
+      processes.set(key, process);
+    }
+    process.endpoints.push({ ...endpoint, activationDate: dateTime(activationDate), expirationDate: dateTime(expirationDate) });
+  }
+  return [...processes.values()];
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NotFoundError } from '../core/errors.js';
+import { looksLikeIdentifier, organizationOf, parseIdentifier } from './identifiers.js';
+import type { SmpPublisher } from './publisher.js';
+
+export interface SmpRoutesOptions {
+  publisher: SmpPublisher;
+  /** The base URL of the `href`s; without it, the one the request was made to. */
+  publicUrl?: string;
+}
+
+const XML = 'text/xml; charset=UTF-8';
+// The SMP interface is the Peppol specification's, not part of the registry's OpenAPI description. Only paths that
+// hold an identifier (`::`, raw or percent-encoded) are the SMP's: any other gets 404, not 405, for other methods.
+const IDENTIFIER = '[^/]*(?:::|%3A%3A)[^/]*';
+const routeOptions = (pattern: string) => ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`, 'i') } });
+
+type ParticipantParams = { participantId: string };
+type ServiceParams = ParticipantParams & { documentTypeId: string };
+
+/**
+ * The Peppol SMP 1.x read interface and the Peppol Directory business card, at the root. Static routes (the API,
+ * the docs, the web console) win over these parametric ones in the router; a segment that is not `scheme::value`
+ * gets the service's ordinary 404, as if these routes were not there.
+ */
+export default async function smpRoutes(fastify: FastifyInstance, options: SmpRoutesOptions) {
+  const { publisher } = options;
+  const organization = (segment: string) => {
+    const found = organizationOf(parseIdentifier(segment, 'participant'));
+    if (!found) throw new NotFoundError(`No service group is published for participant '${segment}'`);
+    return found;
+  };
+  const notOurs = (request: FastifyRequest<{ Params: ParticipantParams }>, reply: FastifyReply) =>
+    !looksLikeIdentifier(request.params.participantId) && (reply.callNotFound(), true);
+
+  fastify.get<{ Params: ParticipantParams }>('/:participantId', routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
+    if (notOurs(request, reply)) return reply;
+    const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
+    return reply.type(XML).send(await publisher.serviceGroup(organization(request.params.participantId), base));
+  });
+
+  fastify.get<{ Params: ServiceParams }>('/:participantId/services/:documentTypeId', routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
+    if (notOurs(request, reply)) return reply;
+    const found = organization(request.params.participantId);
+    const documentType = parseIdentifier(request.params.documentTypeId, 'document type');
+    return reply.type(XML).send(await publisher.signedServiceMetadata(found, documentType));
+  });
+
+  fastify.get<{ Params: ParticipantParams }>('/businesscard/:participantId', routeOptions(`/businesscard/${IDENTIFIER}`), async (request, reply) => {
+    if (notOurs(request, reply)) return reply;
+    return reply.type(XML).send(await publisher.businessCard(organization(request.params.participantId)));
+  });
+}

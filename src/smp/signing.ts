@@ -1,0 +1,23 @@
+import { SignedXml } from 'xml-crypto';
+
+const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
+const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
+const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
+
+/**
+ * Signs a whole document as the Peppol SMP specification 1.4 requires: an enveloped `ds:Signature` appended as the
+ * root's last child, inclusive C14N 1.0, RSA-SHA256, one `Reference URI=""` (enveloped-signature transform, then
+ * C14N) with a SHA-256 digest, and the certificate in `KeyInfo/X509Data/X509Certificate`.
+ */
+export function signDocument(xml: string, privateKeyPem: string, certificatePem: string): string {
+  const signature = new SignedXml({
+    privateKey: privateKeyPem,
+    publicCert: certificatePem,
+    canonicalizationAlgorithm: C14N,
+    signatureAlgorithm: RSA_SHA256,
+  });
+  signature.addReference({ xpath: '/*', transforms: [ENVELOPED, C14N], digestAlgorithm: SHA256, isEmptyUri: true });
+  signature.computeSignature(xml, { prefix: 'ds', location: { reference: '/*', action: 'append' } });
+  return signature.getSignedXml();
+}

@@ -1,0 +1,117 @@
+import { XMLBuilder } from 'fast-xml-parser';
+
+export const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
+export const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
+export const WSA_NS = 'http://www.w3.org/2005/08/addressing';
+export const BUSINESS_CARD_NS = 'http://www.peppol.eu/schema/pd/businesscard/20180621/';
+
+export interface Identifier {
+  scheme: string;
+  value: string;
+}
+
+export interface PublishedEndpoint {
+  transportProfile: string;
+  url: string;
+  certificate: string;
+  serviceDescription: string;
+  technicalContactUrl: string;
+  activationDate: string | null;
+  expirationDate: string | null;
+}
+
+export interface PublishedProcess {
+  process: Identifier;
+  endpoints: PublishedEndpoint[];
+}
+
+export interface BusinessEntity {
+  name: string | null;
+  countryCode: string;
+  registrationDate: string;
+  /** The organization's identifier within its ICD's scheme (scheme = the ICD). */
+  identifier: Identifier;
+}
+
+/** Compact output: what is signed is served byte for byte, so nothing may re-indent it. */
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false, format: false });
+const DECLARATION = { '?xml': { '@version': '1.0', '@encoding': 'UTF-8' } };
+
+// A carriage return would be read back as a line feed (so the digest would differ) and the control characters
+// XML 1.0 forbids cannot be written at all: both are normalized before anything is built or signed.
+// eslint-disable-next-line no-control-regex
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+export function xmlText(value: string): string {
+  return value.replace(/\r\n?/g, '\n').replace(NOT_XML_CHAR, '');
+}
+
+export const identifier = (id: Identifier) => ({ '@scheme': xmlText(id.scheme), '#text': xmlText(id.value) });
+
+/** The full identifier in a URL path: `scheme::value`, percent-encoded as one segment. */
+export const pathSegment = (id: Identifier) => encodeURIComponent(`${id.scheme}::${id.value}`);
+
+export function serviceGroupXml(participant: Identifier, documentTypes: readonly Identifier[], publicBase: string): string {
+  const participantPath = `${publicBase}/${pathSegment(participant)}/services/`;
+  return builder.build({
+    ...DECLARATION,
+    'smp:ServiceGroup': {
+      '@xmlns:smp': SMP_NS, '@xmlns:ids': IDS_NS,
+      'ids:ParticipantIdentifier': identifier(participant),
+      'smp:ServiceMetadataReferenceCollection': {
+        'smp:ServiceMetadataReference': documentTypes.map((documentType) => ({ '@href': xmlText(participantPath + pathSegment(documentType)) })),
+      },
+    },
+  });
+}
+
+/** The unsigned `SignedServiceMetadata`: the signature is appended as its last child when signed. */
+export function serviceMetadataXml(participant: Identifier, documentType: Identifier, processes: readonly PublishedProcess[]): string {
+  return builder.build({
+    ...DECLARATION,
+    'smp:SignedServiceMetadata': {
+      '@xmlns:smp': SMP_NS, '@xmlns:ids': IDS_NS, '@xmlns:wsa': WSA_NS,
+      'smp:ServiceMetadata': {
+        'smp:ServiceInformation': {
+          'ids:ParticipantIdentifier': identifier(participant),
+          'ids:DocumentIdentifier': identifier(documentType),
+          'smp:ProcessList': {
+            'smp:Process': processes.map(({ process, endpoints }) => ({
+              'ids:ProcessIdentifier': identifier(process),
+              'smp:ServiceEndpointList': { 'smp:Endpoint': endpoints.map(endpointXml) },
+            })),
+          },
+        },
+      },
+    },
+  });
+}
+
+function endpointXml(endpoint: PublishedEndpoint) {
+  return {
+    '@transportProfile': xmlText(endpoint.transportProfile),
+    'wsa:EndpointReference': { 'wsa:Address': xmlText(endpoint.url) },
+    'smp:RequireBusinessLevelSignature': 'false',
+    ...(endpoint.activationDate ? { 'smp:ServiceActivationDate': endpoint.activationDate } : {}),
+    ...(endpoint.expirationDate ? { 'smp:ServiceExpirationDate': endpoint.expirationDate } : {}),
+    'smp:Certificate': endpoint.certificate,
+    'smp:ServiceDescription': xmlText(endpoint.serviceDescription),
+    'smp:TechnicalContactUrl': xmlText(endpoint.technicalContactUrl),
+  };
+}
+
+/** The Peppol Directory business card v3 of one organization. */
+export function businessCardXml(participant: Identifier, entity: BusinessEntity): string {
+  return builder.build({
+    ...DECLARATION,
+    BusinessCard: {
+      '@xmlns': BUSINESS_CARD_NS,
+      ParticipantIdentifier: identifier(participant),
+      BusinessEntity: {
+        '@registrationDate': entity.registrationDate,
+        Name: xmlText(entity.name ?? participant.value),
+        CountryCode: entity.countryCode,
+        Identifier: identifier(entity.identifier),
+      },
+    },
+  });
+}

@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'vitest';
+import { REFERENCE_DATA } from './code-lists.js';
+
+const run = promisify(execFile);
+export const SMP_XSD_DIR = join(REFERENCE_DATA, 'peppol-smp-xsd');
+const SMP_XSD = join(SMP_XSD_DIR, 'peppol-smp-1.0.xsd');
+
+/** Runs a tool on `content` written to a temporary file; the exit status and what it printed. */
+async function onFile(content: string | Buffer, command: (file: string) => [string, string[]]) {
+  const dir = await mkdtemp(join(tmpdir(), 'smp-test-'));
+  const file = join(dir, 'document.xml');
+  try {
+    await writeFile(file, content);
+    const [tool, args] = command(file);
+    try {
+      const { stdout, stderr } = await run(tool, args);
+      return { ok: true, output: stdout + stderr };
+    } catch (error) {
+      const failed = error as { stdout?: string; stderr?: string };
+      return { ok: false, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** libxml2's own schema validation against peppol-smp-1.0.xsd. */
+export const validateAgainstSmpSchema = (xml: string | Buffer) =>
+  onFile(xml, (file) => ['xmllint', ['--noout', '--schema', SMP_XSD, file]]);
+
+/**
+ * xmlsec1 (libxmlsec/OpenSSL, independent of xml-crypto) verifies the signature with the certificate in its KeyInfo,
+ * which must be the trusted SMP certificate; only `URI=""` references are allowed.
+ */
+export async function verifySignature(xml: string | Buffer, trustedCertificatePem: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'smp-cert-'));
+  const certificate = join(dir, 'smp.pem');
+  try {
+    await writeFile(certificate, trustedCertificatePem);
+    return await onFile(xml, (file) => ['xmlsec1', ['--verify', '--enabled-reference-uris', 'empty', '--trusted-pem', certificate, file]]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function expectValidSignedAnswer(xml: string | Buffer, trustedCertificatePem: string) {
+  const valid = await validateAgainstSmpSchema(xml);
+  expect(valid.ok, valid.output).toBe(true);
+  const verified = await verifySignature(xml, trustedCertificatePem);
+  expect(verified.ok, verified.output).toBe(true);
+}

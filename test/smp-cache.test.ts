@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { SignedAnswerCache } from '../src/smp/cache.js';
+import type { ChangeNotice } from '../src/smp/change-notice.js';
+
+const ALICE = 'iso6523-actorid-upis::0192:alice';
+const BOB = 'iso6523-actorid-upis::0192:bob';
+const INVOICE = 'busdox-docid-qns::urn:invoice';
+const ORDER = 'busdox-docid-qns::urn:order';
+const notice = (resource: ChangeNotice['resource'], identifier: string): ChangeNotice =>
+  ({ seq: 1, resource, identifier, operation: 'update' });
+
+function filled() {
+  const cache = new SignedAnswerCache();
+  for (const participant of [ALICE, BOB]) for (const documentType of [INVOICE, ORDER]) cache.set(participant, documentType, Buffer.from(participant + documentType));
+  return cache;
+}
+
+describe('the signed answer cache', () => {
+  it('keeps an answer per participant and document type', () => {
+    expect(filled().get(ALICE, ORDER)?.toString()).toBe(ALICE + ORDER);
+  });
+
+  it('drops only that organization\'s answers on a participant change, whatever the case of its identifier', () => {
+    const cache = filled();
+    cache.onChange(notice('participant', ALICE.toUpperCase().replace('ISO6523-ACTORID-UPIS', 'iso6523-actorid-upis')));
+    expect([cache.get(ALICE, INVOICE), cache.get(ALICE, ORDER)]).toEqual([undefined, undefined]);
+    expect(cache.get(BOB, INVOICE)).toBeDefined();
+  });
+
+  it.each(['process', 'document-type', 'access-point', 'access-point-provider', 'service-provider', 'transport-profile'] as const)(
+    'drops everything on a %s change', (resource) => {
+      const cache = filled();
+      cache.onChange(notice(resource, '00000000-0000-4000-8000-000000000000'));
+      expect(cache.size).toBe(0);
+    },
+  );
+
+  it('keeps everything on a user or capability change (neither is published)', () => {
+    const cache = filled();
+    cache.onChange(notice('user', 'x'));
+    cache.onChange(notice('capability', 'x'));
+    expect(cache.size).toBe(4);
+  });
+
+  it('stops serving an answer when its participant\'s delete date arrives', () => {
+    const cache = new SignedAnswerCache();
+    cache.set(ALICE, INVOICE, Buffer.from('x'), Date.parse('2030-01-01'));
+    expect(cache.get(ALICE, INVOICE, Date.parse('2029-12-31T23:59:59Z'))).toBeDefined();
+    expect(cache.get(ALICE, INVOICE, Date.parse('2030-01-01T00:00:00Z'))).toBeUndefined();
+  });
+
+  it('holds at most its bound, the oldest going first', () => {
+    const cache = new SignedAnswerCache(2);
+    cache.set(ALICE, INVOICE, Buffer.from('1'));
+    cache.set(ALICE, ORDER, Buffer.from('2'));
+    cache.set(BOB, INVOICE, Buffer.from('3'));
+    expect(cache.size).toBe(2);
+    expect(cache.get(ALICE, INVOICE)).toBeUndefined();
+    expect(cache.get(BOB, INVOICE)).toBeDefined();
+  });
+});
