@@ -106,8 +106,11 @@ describe('the web console in Chromium, against the real service', () => {
     const api = await fetch(`${base}/rest/api/processes`);
     expect(api.headers.get('content-security-policy')).toBeNull();
     expect(api.headers.get('x-frame-options')).toBe('DENY');
-    // Root-level paths that are no file stay the API's (SMP lookups are added there).
-    expect((await fetch(`${base}/iso6523-actorid-upis::0192:987654321`)).status).toBe(404);
+    // Root-level paths that are no file stay the SMP's: answered by it (this app has no SMP key: 503), never the page.
+    const lookup = await fetch(`${base}/iso6523-actorid-upis::0192:987654321`);
+    expect(lookup.status).toBe(503);
+    expect(lookup.headers.get('content-type')).not.toMatch(/html/);
+    expect(lookup.headers.get('content-security-policy')).toBeNull();
   });
 
   it('public lookup: an organization by ICD and number shows what it can receive and links to its SMP lookup', async () => {
