@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { readCodeLists, CodeListError } from './catalogue/codelists.js';
+import { appendChange, CLI_ACTOR } from './changes/log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './catalogue/repository.js';
 import { loadConfig } from './config.js';
@@ -9,7 +10,7 @@ import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
 import { hashPassword } from './users/password.js';
-import { findCredentials, insertUser, updateUser } from './users/repository.js';
+import { findCredentials, getUser, insertUser, updateUser } from './users/repository.js';
 
 const USAGE = `Usage: registry <command> [arguments]
 
@@ -89,7 +90,7 @@ function tellPassword(username: string, choice: { password: string; generated: b
 
 async function createAdmin(db: Database, [username]: string[]): Promise<void> {
   const choice = chosenPassword();
-  await insertUser(db, { username: username as string, password: choice.password, role: Role.admin });
+  await db.transaction((tx) => insertUser(tx, { username: username as string, password: choice.password, role: Role.admin }, CLI_ACTOR));
   console.log(`ADMIN created: ${tellPassword(username as string, choice)}`);
 }
 
@@ -98,7 +99,11 @@ async function resetPassword(db: Database, [username]: string[]): Promise<void> 
   await db.transaction(async (tx) => {
     const user = await findCredentials(tx, username as string);
     if (!user) throw new UsageError(`No user named '${username}'.`);
+    const before = await getUser(tx, user.userId);
     await updateUser(tx, user.userId, user, await hashPassword(choice.password));
+    await appendChange(tx, CLI_ACTOR, {
+      resource: 'user', identifier: user.userId, operation: 'update', before, after: { ...(await getUser(tx, user.userId)), passwordChanged: true },
+    });
   });
   console.log(`Password changed: ${tellPassword(username as string, choice)}`);
 }
@@ -107,7 +112,7 @@ async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
   const { catalogue, skipped } = await readCodeLists(args.filter((arg) => arg !== ALLOW_OLDER));
   for (const path of skipped) console.log(`skipped ${path}: not a processes, document types or transport profiles list`);
   if (catalogue.sources.length === 0) throw new UsageError('No code list found in the given files.');
-  printReport(await loadCatalogue(db, catalogue, { allowOlder: args.includes(ALLOW_OLDER) }));
+  printReport(await loadCatalogue(db, catalogue, { allowOlder: args.includes(ALLOW_OLDER), actor: CLI_ACTOR }));
 }
 
 function printReport(report: LoadReport): void {

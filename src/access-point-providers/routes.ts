@@ -9,6 +9,7 @@ import { AccessPointProvider, AccessPointProviderForm, AccessPointProviderPage, 
 /** Access point providers: read by every registered caller (access points show them anyway), managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('access-point-providers'),
+  change: 'access-point-provider',
   objectName: 'accessPointProviderFormDTO',
   schemas: { form: AccessPointProviderForm, item: AccessPointProvider, page: AccessPointProviderPage, query: AccessPointProviderQuery },
   access: { read: ROLES, write: CATALOGUE_MANAGERS },

@@ -88,6 +88,7 @@ function publicationOf(endpoint: EndpointForm) {
 /** Access points: found and read by every registered caller as specified, managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: (operation) => [`accesspoints.${operation}`, `accessPoints.${operation}`],
+  change: 'access-point',
   objectName: FORM,
   schemas: { form: AccessPointForm, item: AccessPoint, page: AccessPointPage, query: AccessPointQuery },
   access: { read: ROLES, write: CATALOGUE_MANAGERS },

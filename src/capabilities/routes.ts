@@ -8,6 +8,7 @@ import { Capability, CapabilityForm, CapabilityPage, CapabilityQuery } from './s
 /** Capabilities are read like the processes that list them (anonymous callers too), and managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('capabilities'),
+  change: 'capability',
   objectName: 'capabilityFormDTO',
   schemas: { form: CapabilityForm, item: Capability, page: CapabilityPage, query: CapabilityQuery },
   access: { read: EVERYONE, write: CATALOGUE_MANAGERS },

@@ -1,3 +1,4 @@
+import { appendChange, SYSTEM_ACTOR, type Actor, type ChangeResource } from '../changes/log.js';
 import type { Database, Queryable } from '../db/database.js';
 import {
   keyOf, processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryState,
@@ -30,11 +31,13 @@ const visible = (state: EntryState) => state !== 'removed';
  * links); what the service makes up (a process's title and domain) is set only when the process is new, so
  * an authority's edits stay. Participants are never touched.
  */
-export async function loadCatalogue(db: Database, catalogue: Catalogue, options: { allowOlder?: boolean } = {}): Promise<LoadReport> {
+export async function loadCatalogue(
+  db: Database, catalogue: Catalogue, options: { allowOlder?: boolean; actor?: Actor } = {},
+): Promise<LoadReport> {
   return db.transaction(async (tx) => {
     await lockCatalogue(tx);
     if (!options.allowOlder) await refuseOlderReleases(tx, catalogue.sources);
-    return loadInTransaction(tx, catalogue);
+    return loadInTransaction(tx, catalogue, options.actor ?? SYSTEM_ACTOR);
   });
 }
 
@@ -72,7 +75,7 @@ export async function loadIfNeverSetUp(db: Database, catalogue: Catalogue): Prom
     const [setUp] = await tx.query(
       'SELECT 1 FROM catalogue_sources UNION ALL SELECT 1 FROM processes UNION ALL SELECT 1 FROM document_types LIMIT 1',
     );
-    return setUp ? undefined : loadInTransaction(tx, catalogue);
+    return setUp ? undefined : loadInTransaction(tx, catalogue, SYSTEM_ACTOR);
   });
 }
 
@@ -81,10 +84,10 @@ async function lockCatalogue(tx: Queryable): Promise<void> {
   await tx.query(`SELECT pg_advisory_xact_lock(hashtext('registry-catalogue:' || current_schema()))`);
 }
 
-async function loadInTransaction(tx: Queryable, catalogue: Catalogue): Promise<LoadReport> {
-  const transportProfiles = await upsertTransportProfiles(tx, catalogue);
-  const processes = await upsertProcesses(tx, catalogue);
-  const documentTypes = await upsertDocumentTypes(tx, catalogue);
+async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<LoadReport> {
+  const transportProfiles = await upsertTransportProfiles(tx, catalogue, actor);
+  const processes = await upsertProcesses(tx, catalogue, actor);
+  const documentTypes = await upsertDocumentTypes(tx, catalogue, actor);
   const { links, warnings } = await replaceLinks(tx, catalogue);
   for (const source of catalogue.sources) {
     await tx.query(
@@ -96,34 +99,60 @@ async function loadInTransaction(tx: Queryable, catalogue: Catalogue): Promise<L
   return { processes, documentTypes, transportProfiles, links, warnings, sources: catalogue.sources };
 }
 
+interface UpsertedRow {
+  id: string;
+  inserted: boolean;
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * Runs an upsert of `table` whose rows are matched on `keys` (the first parameters, as text arrays) and appends
+ * the change of every row it added or changed, with the row before and after, to the change log.
+ */
+async function upsertAndLog(
+  tx: Queryable, actor: Actor, resource: ChangeResource, table: string, keys: string[], upsert: string, params: unknown[],
+): Promise<UpsertedRow[]> {
+  const keyList = keys.map((key, index) => `$${index + 1}::text[]`).join(', ');
+  const matches = keys.map((key) => `t.${key} = k.${key}`).join(' AND ');
+  const rows = await tx.query<UpsertedRow>(
+    `WITH old AS (SELECT t.id, to_jsonb(t) AS before FROM ${table} t JOIN unnest(${keyList}) AS k(${keys.join(', ')}) ON ${matches}),
+          changed AS (${upsert} RETURNING ${table}.*, (xmax = 0) AS inserted)
+     SELECT c.id, c.inserted, old.before, to_jsonb(c) - 'inserted' AS after FROM changed c LEFT JOIN old ON old.id = c.id`,
+    params,
+  );
+  await appendChange(tx, actor, rows.map((row) => ({
+    resource, identifier: row.id, operation: row.inserted ? 'create' as const : 'update' as const, before: row.before, after: row.after,
+  })));
+  return rows;
+}
+
 function changes(total: number, returned: readonly { inserted: boolean }[]): Changes {
   const added = returned.filter((row) => row.inserted).length;
   return { added, updated: returned.length - added, unchanged: total - returned.length };
 }
 
-async function upsertTransportProfiles(tx: Queryable, catalogue: Catalogue): Promise<Changes> {
+async function upsertTransportProfiles(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<Changes> {
   const entries = catalogue.transportProfiles;
-  const rows = await tx.query<{ inserted: boolean }>(
+  const rows = await upsertAndLog(tx, actor, 'transport-profile', 'transport_profiles', ['value'],
     `INSERT INTO transport_profiles (value, title, restricted)
      SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
      ON CONFLICT (value) DO UPDATE SET title = EXCLUDED.title, restricted = EXCLUDED.restricted
-      WHERE (transport_profiles.title, transport_profiles.restricted) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.restricted)
-     RETURNING (xmax = 0) AS inserted`,
+      WHERE (transport_profiles.title, transport_profiles.restricted) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.restricted)`,
     [entries.map((entry) => entry.value), entries.map((entry) => entry.title), entries.map((entry) => restricted(entry.state))],
   );
   return changes(entries.length, rows);
 }
 
-async function upsertProcesses(tx: Queryable, catalogue: Catalogue): Promise<Changes> {
+async function upsertProcesses(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<Changes> {
   const entries = catalogue.processes;
   const domains = processDomains(catalogue.documentTypes);
-  const rows = await tx.query<{ inserted: boolean }>(
+  const rows = await upsertAndLog(tx, actor, 'process', 'processes', ['scheme', 'value'],
     `INSERT INTO processes (scheme, value, title, domain, restricted, visible)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[])
      ON CONFLICT (scheme, value) DO UPDATE
         SET restricted = EXCLUDED.restricted, visible = processes.visible AND EXCLUDED.visible
-      WHERE processes.restricted <> EXCLUDED.restricted OR (processes.visible AND NOT EXCLUDED.visible)
-     RETURNING (xmax = 0) AS inserted`,
+      WHERE processes.restricted <> EXCLUDED.restricted OR (processes.visible AND NOT EXCLUDED.visible)`,
     [
       entries.map((entry) => entry.scheme),
       entries.map((entry) => entry.value),
@@ -136,9 +165,9 @@ async function upsertProcesses(tx: Queryable, catalogue: Catalogue): Promise<Cha
   return changes(entries.length, rows);
 }
 
-async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue): Promise<Changes> {
+async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<Changes> {
   const entries = catalogue.documentTypes;
-  const rows = await tx.query<{ inserted: boolean }>(
+  const rows = await upsertAndLog(tx, actor, 'document-type', 'document_types', ['scheme', 'value'],
     `INSERT INTO document_types (scheme, value, title, domain_community, restricted, visible)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[])
      ON CONFLICT (scheme, value) DO UPDATE
@@ -146,8 +175,7 @@ async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue): Promise
             visible = document_types.visible AND EXCLUDED.visible
       WHERE (document_types.title, document_types.domain_community, document_types.restricted)
               IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.domain_community, EXCLUDED.restricted)
-         OR (document_types.visible AND NOT EXCLUDED.visible)
-     RETURNING (xmax = 0) AS inserted`,
+         OR (document_types.visible AND NOT EXCLUDED.visible)`,
     [
       entries.map((entry) => entry.scheme),
       entries.map((entry) => entry.value),

@@ -28,6 +28,7 @@ async function recordOf(tx: Queryable, form: DocumentTypeForm): Promise<Document
 /** The catalogue's document types: read by everyone, anonymous callers included; managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('document-types'),
+  change: 'document-type',
   objectName: FORM,
   schemas: { form: DocumentTypeForm, item: DocumentType, page: DocumentTypePage, query: DocumentTypeQuery },
   access: { read: EVERYONE, write: CATALOGUE_MANAGERS },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from 'typebox';
+import { actorOf, appendChange, type ChangeResource } from '../changes/log.js';
 import type { Database, Queryable } from '../db/database.js';
 import type { Access } from './auth.js';
 import { pageOf, pageRequest, type PageRequest, type Sortable } from '../core/paging.js';
@@ -16,6 +17,8 @@ export type Operation = 'find' | 'get' | 'add' | 'update' | 'delete';
 export interface ManagedResource<Form extends TSchema, Item extends TSchema, Write, Query extends TSchema = TSchema> {
   /** The media type names of an operation, such as `['capabilities.find']`. */
   mediaTypes: (operation: Operation) => string[];
+  /** Its kind in the change log. */
+  change: ChangeResource;
   /** The name of the form in 400 bodies, such as `capabilityFormDTO`. */
   objectName: string;
   schemas: { form: Form; item: Item; page: TSchema; query: Query };
@@ -68,7 +71,9 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
     }, async (request, reply) => {
       const created = await app.db.transaction(async (tx) => {
         const id = await resource.insert(tx, await resource.record(tx, request.body as Static<Form>, null));
-        return resource.get(tx, id);
+        const after = await resource.get(tx, id);
+        await appendChange(tx, actorOf(request), { resource: resource.change, identifier: id, operation: 'create', before: null, after });
+        return after;
       });
       return reply.status(201).send(created);
     });
@@ -79,9 +84,11 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
     }, async (request) => {
       const { identifier } = request.params;
       return app.db.transaction(async (tx) => {
-        await resource.get(tx, identifier);
+        const before = await resource.get(tx, identifier);
         await resource.update(tx, identifier, await resource.record(tx, request.body as Static<Form>, identifier));
-        return resource.get(tx, identifier);
+        const after = await resource.get(tx, identifier);
+        await appendChange(tx, actorOf(request), { resource: resource.change, identifier, operation: 'update', before, after });
+        return after;
       });
     });
 
@@ -89,7 +96,12 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
       schema: { params: UuidParams },
       config: { access: access.write, mediaTypes: resource.mediaTypes('delete') },
     }, async (request, reply) => {
-      await app.db.transaction((tx) => resource.remove(tx, request.params.identifier));
+      const { identifier } = request.params;
+      await app.db.transaction(async (tx) => {
+        const before = await resource.get(tx, identifier);
+        await resource.remove(tx, identifier);
+        await appendChange(tx, actorOf(request), { resource: resource.change, identifier, operation: 'delete', before, after: null });
+      });
       return reply.status(204).send();
     });
   };

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../changes/log.js';
 import { constants, createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -94,7 +95,7 @@ async function importLine(tx: Queryable, text: string, serviceProviderId: string
     throw new ImportError(`no service provider with identifier '${providerId}'`);
   }
   try {
-    await registerParticipant(tx, providerId, form);
+    await registerParticipant(tx, CLI_ACTOR, providerId, form);
   } catch (error) {
     if (error instanceof ValidationError) throw new ImportError(error.errors.map((entry) => entry.defaultMessage).join('; '));
     throw error;

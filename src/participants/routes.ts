@@ -2,17 +2,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
-import { NotFoundError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { sendJsonArray } from '../http/streaming.js';
 import {
   isUuid, participantKeyOrNotFound as keyOf, participantNotFound as notFound, type ParticipantKey,
 } from './identifiers.js';
 import {
-  deleteParticipant, findParticipants, getParticipant, getParticipantProcesses,
+  findParticipants, getParticipant, getParticipantProcesses,
   PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, streamParticipants, type Scope,
 } from './repository.js';
-import { ADD_FORM, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration } from './writes.js';
+import {
+  ADD_FORM, deleteRegistration, participantById, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration,
+} from './writes.js';
+import { actorOf } from '../changes/log.js';
 import {
   AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
   UpdateParticipantForm,
@@ -44,12 +46,6 @@ async function readOwn<T>(
   return found;
 }
 
-async function reread(tx: Queryable, id: string): Promise<Participant> {
-  const participant = await getParticipant(tx, { kind: 'identifier', id }, null);
-  if (!participant) throw NotFoundError.instance(id);
-  return participant;
-}
-
 const participants: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
     schema: { querystring: ParticipantQuery, response: { 200: ParticipantPage } },
@@ -73,7 +69,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const serviceProviderId = callerOf(request).serviceProviderId as string;
     const participant = await app.db.transaction(async (tx) =>
-      reread(tx, await registerParticipant(tx, serviceProviderId, request.body)));
+      participantById(tx, await registerParticipant(tx, actorOf(request), serviceProviderId, request.body)));
     return reply.status(201).send(participant);
   });
 
@@ -81,15 +77,13 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: ParticipantParams, body: UpdateParticipantForm, response: { 200: Participant } },
     config: { access: PROVIDERS, mediaTypes: ['participants.update'], objectName: UPDATE_FORM },
   }, async (request) => app.db.transaction(async (tx) =>
-    reread(tx, await updateRegistration(tx, request.params.identifier, scopeOf(request), request.body))));
+    participantById(tx, await updateRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request), request.body))));
 
   app.delete('/:identifier', {
     schema: { params: ParticipantParams },
     config: { access: byKind(PROVIDERS, PROVIDERS_AND_ADMINS), mediaTypes: ['participants.delete'] },
   }, async (request, reply) => {
-    const { identifier } = request.params;
-    const deleted = await app.db.transaction((tx) => deleteParticipant(tx, keyOf(identifier), scopeOf(request)));
-    if (!deleted) throw notFound(identifier);
+    await app.db.transaction((tx) => deleteRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request)));
     return reply.status(204).send();
   });
 
@@ -103,7 +97,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: PROVIDERS, mediaTypes: ['participants.transfer'] },
   }, async (request, reply) => {
     const { identifier, serviceProviderIdentifier } = request.params;
-    await app.db.transaction((tx) => transferRegistration(tx, identifier, scopeOf(request), serviceProviderIdentifier));
+    await app.db.transaction((tx) => transferRegistration(tx, actorOf(request), identifier, scopeOf(request), serviceProviderIdentifier));
     return reply.status(200).send();
   });
 };

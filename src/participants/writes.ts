@@ -1,18 +1,19 @@
 /**
- * The participant write operations (add, update, transfer) with every rule of the API, each inside the caller's
+ * The participant write operations (add, update, transfer, delete) with every rule of the API, each inside the caller's
  * transaction: the one path for the routes, the JSON-lines import and the demo set.
  */
+import { appendChange, type Actor } from '../changes/log.js';
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import type { ContactForm, Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound } from './identifiers.js';
 import {
-  insertParticipant, lockParticipant, processRules, purgeExpired, serviceProviderExists, setProcesses,
+  deleteParticipant, getParticipant, insertParticipant, lockParticipant, processRules, purgeExpired, serviceProviderExists, setProcesses,
   transferParticipant, updateParticipant, type ContactRecord, type LockedParticipant, type Scope,
 } from './repository.js';
 import { processRuleErrors } from './rules.js';
-import type { AddParticipantForm, UpdateParticipantForm } from './schemas.js';
+import type { AddParticipantForm, Participant, UpdateParticipantForm } from './schemas.js';
 
 export const ADD_FORM = 'addParticipantFormDTO';
 export const UPDATE_FORM = 'updateParticipantFormDTO';
@@ -45,8 +46,15 @@ async function processIdsOf(
   return ids;
 }
 
+/** The participant as the API shows it, whichever provider's: what the routes answer and the change log keeps. */
+export async function participantById(tx: Queryable, id: string): Promise<Participant> {
+  const participant = await getParticipant(tx, { kind: 'identifier', id }, null);
+  if (!participant) throw NotFoundError.instance(id);
+  return participant;
+}
+
 /** Registers a participant for a service provider; returns the new participant's identifier. */
-export async function registerParticipant(tx: Queryable, serviceProviderId: string, form: AddParticipantForm): Promise<string> {
+export async function registerParticipant(tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm): Promise<string> {
   const organization = { icd: form.icd, organizationIdentifier: form.organizationIdentifier.toLowerCase() };
   const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, []);
   await purgeExpired(tx, organization);
@@ -60,6 +68,8 @@ export async function registerParticipant(tx: Queryable, serviceProviderId: stri
     contact: contactOf(form.contact),
   });
   await setProcesses(tx, { id, ...organization, serviceProviderId, processIds: [] }, processIds);
+  const after = await participantById(tx, id);
+  await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'create', before: null, after });
   return id;
 }
 
@@ -71,19 +81,33 @@ async function lockOwn(tx: Queryable, segment: string, scope: Scope): Promise<Lo
 }
 
 /** Replaces the participant's processes, contact and delete date; returns its identifier. */
-export async function updateRegistration(tx: Queryable, segment: string, scope: Scope, form: UpdateParticipantForm): Promise<string> {
+export async function updateRegistration(tx: Queryable, actor: Actor, segment: string, scope: Scope, form: UpdateParticipantForm): Promise<string> {
   const participant = await lockOwn(tx, segment, scope);
   const processIds = await processIdsOf(tx, UPDATE_FORM, form, participant.icd, participant.processIds);
+  const before = await participantById(tx, participant.id);
   await purgeExpired(tx, participant);
   await updateParticipant(tx, participant.id, contactOf(form.contact), form.deleteDate ?? null);
   await setProcesses(tx, participant, processIds);
+  const after = await participantById(tx, participant.id);
+  await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'update', before, after });
   return participant.id;
 }
 
 /** Moves the participant to the service provider `targetSegment` names (its UUID, any case). */
-export async function transferRegistration(tx: Queryable, segment: string, scope: Scope, targetSegment: string): Promise<void> {
+export async function transferRegistration(tx: Queryable, actor: Actor, segment: string, scope: Scope, targetSegment: string): Promise<void> {
   const participant = await lockOwn(tx, segment, scope);
   const target = targetSegment.toLowerCase();
   if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(targetSegment);
+  const before = await participantById(tx, participant.id);
   await transferParticipant(tx, participant, target);
+  const after = await participantById(tx, participant.id);
+  await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'transfer', before, after });
+}
+
+/** Deletes the participant the path segment names within the caller's scope; 404 when there is none. */
+export async function deleteRegistration(tx: Queryable, actor: Actor, segment: string, scope: Scope): Promise<void> {
+  const participant = await lockOwn(tx, segment, scope);
+  const before = await participantById(tx, participant.id);
+  await deleteParticipant(tx, { kind: 'identifier', id: participant.id }, null);
+  await appendChange(tx, actor, { resource: 'participant', identifier: before.qualifiedIdentifier, operation: 'delete', before, after: null });
 }

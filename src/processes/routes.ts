@@ -41,6 +41,7 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
 /** The catalogue's processes: read by everyone, anonymous callers included; managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('processes'),
+  change: 'process',
   objectName: FORM,
   schemas: { form: ProcessForm, item: Process, page: ProcessPage, query: ProcessQuery },
   access: { read: EVERYONE, write: CATALOGUE_MANAGERS },

@@ -24,6 +24,7 @@ async function recordOf(tx: Queryable, form: ServiceProviderForm): Promise<Servi
  */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('service-providers'),
+  change: 'service-provider',
   objectName: FORM,
   schemas: { form: ServiceProviderForm, item: ServiceProvider, page: ServiceProviderPage, query: ServiceProviderQuery },
   access: { read: ROLES, write: CATALOGUE_MANAGERS },

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { insertAccessPointProvider } from '../access-point-providers/repository.js';
-import { insertAccessPoint } from '../access-points/repository.js';
+import { getAccessPointProvider, insertAccessPointProvider } from '../access-point-providers/repository.js';
+import { getAccessPoint, insertAccessPoint } from '../access-points/repository.js';
+import { appendChange, SYSTEM_ACTOR, type Change, type ChangeResource } from '../changes/log.js';
 import type { Database, Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { Role } from '../http/auth.js';
 import type { Icd } from '../core/schemas.js';
 import { registerParticipant } from '../participants/writes.js';
-import { insertServiceProvider } from '../service-providers/repository.js';
+import { getServiceProvider, insertServiceProvider } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
 import { transportProfileIdOf } from '../catalogue/repository.js';
 
@@ -65,7 +66,13 @@ export async function createDemoSet(db: Database): Promise<DemoUser | undefined>
       endpoints: await demoEndpoints(tx),
     });
     const serviceProviderId = await insertServiceProvider(tx, { title: 'Demo Service Provider One', accessPointId });
-    await insertServiceProvider(tx, { title: 'Demo Service Provider Two', accessPointId });
+    const otherServiceProviderId = await insertServiceProvider(tx, { title: 'Demo Service Provider Two', accessPointId });
+    await appendChange(tx, SYSTEM_ACTOR, [
+      created('access-point-provider', accessPointProviderId, await getAccessPointProvider(tx, accessPointProviderId)),
+      created('access-point', accessPointId, await getAccessPoint(tx, accessPointId)),
+      created('service-provider', serviceProviderId, await getServiceProvider(tx, serviceProviderId)),
+      created('service-provider', otherServiceProviderId, await getServiceProvider(tx, otherServiceProviderId)),
+    ]);
     const password = randomBytes(15).toString('base64url');
     await insertUser(tx, { username: DEMO_USERNAME, password, role: Role.serviceProvider, serviceProviderId });
     await addDemoParticipants(tx, serviceProviderId);
@@ -88,6 +95,9 @@ async function addDemoParticipants(tx: Queryable, serviceProviderId: string): Pr
   const { ids } = await resolveReferences(tx, PROCESS_REFERENCE, [{ qualifiedIdentifier: BILLING_PROCESS }], 'processes');
   const processes = ids.map((identifier) => ({ identifier }));
   for (const participant of DEMO_PARTICIPANTS) {
-    await registerParticipant(tx, serviceProviderId, { ...participant, contact: { name: participant.contact }, processes });
+    await registerParticipant(tx, SYSTEM_ACTOR, serviceProviderId, { ...participant, contact: { name: participant.contact }, processes });
   }
 }
+
+const created = (resource: ChangeResource, identifier: string, after: unknown): Change =>
+  ({ resource, identifier, operation: 'create', before: null, after });

@@ -9,6 +9,7 @@ import { TransportProfile, TransportProfileForm, TransportProfilePage, Transport
 /** The known transport profiles that endpoints may use; the authority extends the list. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('transport-profiles'),
+  change: 'transport-profile',
   objectName: 'transportProfileFormDTO',
   schemas: { form: TransportProfileForm, item: TransportProfile, page: TransportProfilePage, query: TransportProfileQuery },
   access: { read: ROLES, write: CATALOGUE_MANAGERS },

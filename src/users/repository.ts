@@ -1,3 +1,4 @@
+import { appendChange, SYSTEM_ACTOR, type Actor } from '../changes/log.js';
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';
@@ -36,11 +37,14 @@ export interface UserRecord {
 const providerDeleted = (user: UserRecord) => deletedMeanwhile(user.serviceProviderId ? 'serviceProvider' : 'accessPointProvider');
 const duplicate = (username: string) => new ConflictError(`A user named '${username}' already exists (user names are case-insensitive)`);
 
-export async function insertUser(db: Queryable, user: NewUser): Promise<string> {
+/** Adds a user outside the API (first start, command line, demo set), with its change log entry. */
+export async function insertUser(db: Queryable, user: NewUser, actor: Actor = SYSTEM_ACTOR): Promise<string> {
   const record = {
     username: user.username, role: user.role, serviceProviderId: user.serviceProviderId ?? null, accessPointProviderId: user.accessPointProviderId ?? null,
   };
-  return insertUserRecord(db, record, await hashPassword(user.password));
+  const id = await insertUserRecord(db, record, await hashPassword(user.password));
+  await appendChange(db, actor, { resource: 'user', identifier: id, operation: 'create', before: null, after: await getUser(db, id) });
+  return id;
 }
 
 export async function insertUserRecord(db: Queryable, user: UserRecord, passwordHash: string): Promise<string> {

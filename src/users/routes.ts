@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repository.js';
+import { actorOf, appendChange } from '../changes/log.js';
 import type { Queryable } from '../db/database.js';
 import { resolveReference, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
 import { lockRow } from '../db/rows.js';
@@ -45,8 +46,8 @@ async function recordOf(tx: Queryable, form: UserForm): Promise<UserRecord> {
 
 /**
  * Credentials, ADMIN only. Passwords are write-only and hashed before the transaction opens (the hash is slow by
- * design). A change or a delete takes effect on the very next request: the credential cache is emptied once the
- * transaction has committed, and a check that read the old row meanwhile does not cache it.
+ * design). A change or a delete takes effect on the very next request: the credential cache hears it from the change
+ * log before the answer is sent (every instance soon after), and a check that read the old row meanwhile does not cache it.
  */
 const users: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
@@ -68,7 +69,11 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: ADMINS, mediaTypes: ['users.add'], objectName: FORM },
   }, async (request, reply) => {
     const passwordHash = await hashPassword(request.body.password);
-    const user = await app.db.transaction(async (tx) => getUser(tx, await insertUserRecord(tx, await recordOf(tx, request.body), passwordHash)));
+    const user = await app.db.transaction(async (tx) => {
+      const after = await getUser(tx, await insertUserRecord(tx, await recordOf(tx, request.body), passwordHash));
+      await appendChange(tx, actorOf(request), { resource: 'user', identifier: after.identifier, operation: 'create', before: null, after });
+      return after;
+    });
     return reply.status(201).send(user);
   });
 
@@ -78,23 +83,30 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { identifier } = request.params;
     const passwordHash = request.body.password === undefined ? undefined : await hashPassword(request.body.password);
-    const user = await app.db.transaction(async (tx) => {
+    return app.db.transaction(async (tx) => {
       await lockRow(tx, 'users', identifier);
+      const before = await getUser(tx, identifier);
       const record = await recordOf(tx, request.body);
       if (record.role !== Role.admin) await keepLastAdmin(tx, identifier, 'demoted');
       await updateUser(tx, identifier, record, passwordHash);
-      return getUser(tx, identifier);
+      const after = await getUser(tx, identifier);
+      await appendChange(tx, actorOf(request), {
+        resource: 'user', identifier, operation: 'update', before, after: { ...after, passwordChanged: passwordHash !== undefined },
+      });
+      return after;
     });
-    app.credentials.forgetAll();
-    return user;
   });
 
   app.delete('/:identifier', {
     schema: { params: UuidParams },
     config: { access: ADMINS, mediaTypes: ['users.delete'] },
   }, async (request, reply) => {
-    await app.db.transaction((tx) => deleteUser(tx, request.params.identifier));
-    app.credentials.forgetAll();
+    const { identifier } = request.params;
+    await app.db.transaction(async (tx) => {
+      const before = await getUser(tx, identifier);
+      await deleteUser(tx, identifier);
+      await appendChange(tx, actorOf(request), { resource: 'user', identifier, operation: 'delete', before, after: null });
+    });
     return reply.status(204).send();
   });
 };
