@@ -34,6 +34,7 @@ export function recordingDatabase(db: Database) {
   const recorder: Database = {
     ...recording(db),
     kind: db.kind,
+    listen: (channel, onSignal) => db.listen(channel, onSignal),
     async transaction(work) {
       statements.push({ sql: 'BEGIN', params: [], rows: [] });
       const result = await db.transaction((tx) => work(recording(tx)));

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
+import { catchingUpAfterWrites, changeSignal, type ChangeSignal } from './changes/signal.js';
 import type { Database } from './db/database.js';
 import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
@@ -36,6 +37,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
     credentials: Credentials;
+    /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
+    changes: ChangeSignal;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
   }
@@ -79,8 +82,13 @@ export async function buildApp(options: AppOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
-  app.decorate('db', options.db);
+  const changes = changeSignal(options.db, { onListenerError: (error) => app.log.error({ err: error }, 'a change listener failed') });
+  app.decorate('changes', changes);
+  app.decorate('db', catchingUpAfterWrites(options.db, changes));
   app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle }));
+  changes.subscribe((notice) => app.credentials.onChange(notice));
+  app.addHook('onReady', () => changes.start());
+  app.addHook('onClose', () => changes.stop());
 
   app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server)));
   await app.register(requestId);

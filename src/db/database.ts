@@ -13,6 +13,12 @@ export interface Database extends Queryable {
   /** Reads the rows of `sql` in batches through a cursor, so memory stays flat whatever the row count. */
   stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number): AsyncIterable<T>;
   readonly kind: 'postgres' | 'embedded';
+  /**
+   * Calls `onSignal` for every notification on `channel` (PostgreSQL LISTEN; in-process on the embedded
+   * database) and once after each reconnection, when notifications may have been missed. Resolves when
+   * listening, to the function that stops it.
+   */
+  listen(channel: string, onSignal: () => void): Promise<() => Promise<void>>;
   /** Connection use, for the metrics. */
   stats?(): PoolStats;
   close(): Promise<void>;

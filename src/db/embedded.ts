@@ -59,6 +59,10 @@ export async function openEmbedded(dataDir?: string): Promise<Database> {
     transaction: (work) => tracked(() => db.transaction((tx) => work(queryable(tx)))),
     stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1) }),
     stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(begin, sql, params, batchSize),
+    listen: async (channel, onSignal) => {
+      const stop = await db.listen(channel, () => onSignal());
+      return () => stop();
+    },
     close: () => db.close(),
   };
 }

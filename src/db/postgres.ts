@@ -50,6 +50,47 @@ export interface PostgresOptions {
 
 const ignoreError = () => undefined;
 
+const RECONNECT_DELAY_MS = 1000;
+
+/**
+ * One connection of its own that LISTENs on `channel`; when it is lost it connects again (every second until it
+ * succeeds) and signals once, so that the listener reads what it may have missed.
+ */
+async function listenWithReconnect(options: PostgresOptions, channel: string, onSignal: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const next = new pg.Client({
+      connectionString: options.connectionString, options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    });
+    next.on('error', ignoreError);
+    next.on('notification', () => onSignal());
+    next.on('end', () => {
+      if (stopped || client !== next) return;
+      client = undefined;
+      retry = setTimeout(() => void reconnect(), RECONNECT_DELAY_MS);
+    });
+    await next.connect();
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    client = next;
+  };
+  const reconnect = async () => {
+    try {
+      await connect();
+      onSignal();
+    } catch {
+      if (!stopped) retry = setTimeout(() => void reconnect(), RECONNECT_DELAY_MS);
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(ignoreError);
+  };
+}
+
 export function openPostgres(options: PostgresOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -120,6 +161,7 @@ export function openPostgres(options: PostgresOptions): Database {
     },
     stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(() => begin(true), sql, params, batchSize),
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: (channel, onSignal) => listenWithReconnect(options, channel, onSignal),
     close: () => pool.end(),
   };
 }

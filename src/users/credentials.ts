@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Caller, CredentialVerifier } from '../http/auth.js';
+import type { ChangeNotice } from '../changes/log.js';
 import type { Queryable } from '../db/database.js';
 import { loginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
@@ -13,8 +14,10 @@ export interface CredentialCacheOptions {
 }
 
 export interface Credentials extends CredentialVerifier {
-  /** Forgets every verified credential; called whenever a user is changed or deleted. */
+  /** Forgets every verified credential. */
   forgetAll(): void;
+  /** Hears every committed change (the change log's ChangeNotice): a user's forgets every verified credential. */
+  onChange(notice: ChangeNotice): void;
 }
 
 /**
@@ -30,6 +33,11 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
   // Bumped by forgetAll: a check that read the users table before a change must not cache what it read.
   let generation = 0;
   const throttle = loginThrottle(options.throttle);
+
+  function forgetAll() {
+    generation += 1;
+    verified.clear();
+  }
 
   const cacheKey = (username: string, password: string) =>
     createHmac('sha256', key).update(username).update('\u0000').update(password).digest('base64');
@@ -58,9 +66,9 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
       verified.set(entryKey, { caller, expires: Date.now() + ttlMs });
       return caller;
     },
-    forgetAll() {
-      generation += 1;
-      verified.clear();
+    forgetAll,
+    onChange(notice) {
+      if (notice.resource === 'user') forgetAll();
     },
   };
 }
