@@ -52,6 +52,9 @@ const ignoreError = () => undefined;
 
 const RECONNECT_DELAY_MS = 1000;
 
+/** How the listening connection shows in pg_stat_activity: by the schema it serves. */
+export const listenerName = (schema: string | undefined) => `registry-changes ${schema?.split(',')[0] ?? ''}`.slice(0, 63);
+
 /**
  * One connection of its own that LISTENs on `channel`; when it is lost it connects again (every second until it
  * succeeds) and signals once, so that the listener reads what it may have missed.
@@ -63,6 +66,7 @@ async function listenWithReconnect(options: PostgresOptions, channel: string, on
   const connect = async () => {
     const next = new pg.Client({
       connectionString: options.connectionString, options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      application_name: listenerName(options.schema),
     });
     next.on('error', ignoreError);
     next.on('notification', () => onSignal());

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp, type App } from '../src/app.js';
+import type { ChangeNotice } from '../src/changes/log.js';
+import type { Database } from '../src/db/database.js';
+import { listenerName, openPostgres } from '../src/db/postgres.js';
+import { migrate } from '../src/db/migrate.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { client, expectStatus, unique } from './helpers/administration.js';
+import { addParticipant } from './helpers/participants.js';
+import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+describe('the change signal of one instance', () => {
+  it('tells a subscriber every committed change in log order, before the write is answered', async () => {
+    const heard: ChangeNotice[] = [];
+    const stop = t.app.changes.subscribe((notice) => heard.push(notice));
+    try {
+      const response = await client(t).send('POST', '/rest/api/capabilities', { title: unique('heard') });
+      const capability = expectStatus(response, 201);
+      expect(heard).toEqual([{ seq: t.app.changes.position, resource: 'capability', identifier: capability.identifier, operation: 'create' }]);
+      const participant = await addParticipant(t.app, t.users.serviceProvider);
+      expect(heard.at(-1)).toMatchObject({ resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create' });
+      expect(heard.map((notice) => notice.seq)).toEqual([heard[0]?.seq, (heard[0]?.seq ?? 0) + 1]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('tells nothing for a write that failed', async () => {
+    const heard: ChangeNotice[] = [];
+    const stop = t.app.changes.subscribe((notice) => heard.push(notice));
+    expectStatus(await client(t).send('POST', '/rest/api/capabilities', { title: '' }), 400);
+    await t.app.changes.catchUp();
+    stop();
+    expect(heard).toEqual([]);
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL schema', () => {
+  let otherDb: Database;
+  let schema = '';
+  let other: App;
+  beforeAll(async () => {
+    const [current] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
+    schema = current?.name ?? '';
+    otherDb = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema},public`, maxConnections: 4 });
+    await migrate(otherDb);
+    other = await buildApp({ db: otherDb });
+    await other.ready();
+  });
+  afterAll(async () => {
+    await other?.close();
+    await otherDb?.close();
+  });
+
+  const adminGet = (app: App, authorization: string) =>
+    app.inject({ method: 'GET', url: '/rest/api/users', headers: { authorization } });
+
+  it('a password changed through one instance is refused by the other, whose credential cache heard it', async () => {
+    const api = client(t);
+    const username = unique('admin');
+    const old = 'first-long-password-1';
+    const user = expectStatus(await api.send('POST', '/rest/api/users', { username, password: old, role: 'ADMIN' }), 201);
+    const oldAuthorization = `Basic ${Buffer.from(`${username}:${old}`).toString('base64')}`;
+    // The other instance verifies the password once and keeps it in its cache.
+    expect((await adminGet(other, oldAuthorization)).statusCode).toBe(200);
+    expect((await adminGet(other, oldAuthorization)).statusCode).toBe(200);
+
+    const heard: ChangeNotice[] = [];
+    const stop = other.changes.subscribe((notice) => heard.push(notice));
+    expectStatus(await api.send('PUT', `/rest/api/users/${user.identifier}`, { username, password: 'second-long-password-2', role: 'ADMIN' }), 200);
+    // NOTIFY carries the signal (the safety poll is 10 s away): the other instance hears it soon.
+    await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ resource: 'user', identifier: user.identifier, operation: 'update' })), { timeout: 5000 });
+    stop();
+    expect((await adminGet(other, oldAuthorization)).statusCode).toBe(401);
+  });
+
+  it('an instance whose listening connection was cut catches up from the log', async () => {
+    const heard: ChangeNotice[] = [];
+    const stop = other.changes.subscribe((notice) => heard.push(notice));
+    const listeners = `SELECT pid FROM pg_stat_activity WHERE application_name = $1`;
+    const name = listenerName(schema);
+    const cut = await t.db.query<{ pid: number }>(`SELECT pid, pg_terminate_backend(pid) FROM (${listeners}) l`, [name]);
+    expect(cut.length).toBe(2);
+    const capability = expectStatus(await client(t).send('POST', '/rest/api/capabilities', { title: unique('missed') }), 201);
+    await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ identifier: capability.identifier })), { timeout: 8000 });
+    stop();
+    const again = await t.db.query<{ pid: number }>(listeners, [name]);
+    expect(again).toHaveLength(2);
+    expect(again.some((row) => cut.some((old) => old.pid === row.pid))).toBe(false);
+  });
+});
