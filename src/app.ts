@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
+import changeRoutes from './changes/routes.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import { clientErrors } from './http/client-errors.js';
@@ -111,6 +112,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(capabilities, { prefix: '/rest/api/capabilities' });
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
+  await app.register(changeRoutes, { prefix: '/rest/api' });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   await app.register(smp, await smpRoutesOptions(options.db, options.smp ?? {}, app.log));
   return app;

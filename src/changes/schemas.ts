@@ -1,0 +1,61 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery, PageSchema } from '../http/paging.js';
+import { Nullable, Uuid } from '../http/schemas.js';
+
+const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
+  'transport-profile', 'capability', 'user'] as const;
+const OPERATIONS = ['create', 'update', 'delete', 'transfer'] as const;
+
+const ResourceKind = Type.Union(RESOURCES.map((resource) => Type.Literal(resource)), { title: 'ChangeResource' });
+const OperationKind = Type.Union(OPERATIONS.map((operation) => Type.Literal(operation)), { title: 'ChangeOperation' });
+
+export const ChangeEntry = Type.Object({
+  seq: Type.Integer({ description: 'the position in the change log: dense, in commit order; the feed\'s cursor' }),
+  resource: ResourceKind,
+  identifier: Type.String({ description: 'participants: `iso6523-actorid-upis::{icd}:{organizationIdentifier}`; others: the UUID' }),
+  operation: OperationKind,
+  changedAt: Type.String({ format: 'date-time' }),
+  origin: Type.Union([Type.Literal('api'), Type.Literal('cli'), Type.Literal('system')], {
+    description: 'api: a request; cli: the operator\'s command line; system: the first start or the demo set',
+  }),
+  user: Nullable(Type.Object({ identifier: Nullable(Uuid()), username: Type.String(), role: Type.String() }, { title: 'ChangeUser' })),
+  actingProvider: Nullable(Uuid({ description: 'the service provider or access point provider the user acts for' })),
+  requestId: Nullable(Type.String()),
+  before: Type.Unknown({ description: 'the resource as the API showed it before (null on create); never a password' }),
+  after: Type.Unknown({ description: 'the resource as the API shows it after (null on delete); never a password' }),
+}, { title: 'ChangeEntry' });
+export type ChangeEntry = Static<typeof ChangeEntry>;
+
+const Filters = {
+  resource: Type.Optional(ResourceKind),
+  identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 600 })),
+  operation: Type.Optional(OperationKind),
+  user: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'user name, any letter case' })),
+  provider: Type.Optional(Uuid({ description: 'a service provider: changes it made or of its participants' })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'changed at or after' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'changed before' })),
+};
+export type ChangeFilters = { [K in keyof typeof Filters]?: string };
+
+export const AuditQuery = Type.Object({ ...PageQuery, ...Filters });
+export type AuditQuery = Static<typeof AuditQuery>;
+export const AuditPage = PageSchema(ChangeEntry, 'ChangeEntryPage');
+
+export const MAX_FEED_WAIT_SECONDS = 60;
+
+export const FeedQuery = Type.Object({
+  after: Type.Integer({ minimum: 0, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  wait: Type.Integer({
+    minimum: 0, maximum: MAX_FEED_WAIT_SECONDS, default: 0,
+    description: 'long poll: with no entry after the cursor, wait up to this many seconds for one',
+  }),
+  ...Filters,
+});
+export type FeedQuery = Static<typeof FeedQuery>;
+
+export const FeedPage = Type.Object({
+  entries: Type.Array(ChangeEntry),
+  next: Type.Integer({ description: 'the cursor to ask with next: every entry up to it was answered or is outside your view' }),
+}, { title: 'ChangeFeed' });
+export type FeedPage = Static<typeof FeedPage>;

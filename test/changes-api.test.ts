@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { client, expectStatus, unique, vendor } from './helpers/administration.js';
+import { addParticipant, call, PARTICIPANTS } from './helpers/participants.js';
+
+let t: TestApp;
+let api: ReturnType<typeof client>;
+let start = 0;
+beforeAll(async () => {
+  t = await startTestApp();
+  api = client(t);
+  const [row] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
+  start = row?.seq ?? 0;
+});
+afterAll(() => t?.close());
+
+interface Entry { seq: number; resource: string; identifier: string; operation: string; user: { username: string } | null; before: unknown; after: unknown }
+
+describe('the audit trail', () => {
+  it('pages every change newest first, filtered by resource, identifier, operation, user, provider and time', async () => {
+    const first = await addParticipant(t.app, t.users.serviceProvider);
+    const capability = expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('audited') }), 201);
+    const response = await api.get('/rest/api/audit?size=2', t.users.authority);
+    expect(response.headers['content-type']).toContain(vendor('audit.find'));
+    const page = expectStatus(response, 200);
+    expect(page.content.map((entry: Entry) => entry.identifier)).toEqual([capability.identifier, first.qualifiedIdentifier]);
+    expect(page.totalElements).toBeGreaterThanOrEqual(2);
+    expect(page.content[0]).toMatchObject({ resource: 'capability', operation: 'create', origin: 'api', user: { username: 'admin', role: 'ADMIN' } });
+
+    const byIdentifier = expectStatus(await api.get(`/rest/api/audit?identifier=${encodeURIComponent(first.qualifiedIdentifier.toUpperCase())}`), 200);
+    expect(byIdentifier.content.map((entry: Entry) => entry.operation)).toEqual(['create']);
+    const byUser = expectStatus(await api.get('/rest/api/audit?user=PROVIDER-ONE&resource=participant&operation=create'), 200);
+    expect(byUser.content.map((entry: Entry) => entry.identifier)).toContain(first.qualifiedIdentifier);
+    expect(byUser.content.every((entry: Entry) => entry.user?.username === 'provider-one')).toBe(true);
+    const byProvider = expectStatus(await api.get(`/rest/api/audit?provider=${t.fixture.serviceProviderId}`), 200);
+    expect(byProvider.content.every((entry: Entry) => entry.resource === 'participant')).toBe(true);
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect(expectStatus(await api.get(`/rest/api/audit?from=${future}`), 200).totalElements).toBe(0);
+    const past = new Date(Date.now() - 3_600_000).toISOString();
+    expect(expectStatus(await api.get(`/rest/api/audit?to=${past}`), 200).totalElements).toBe(0);
+  });
+
+  it('shows a service provider the history of its own participants only', async () => {
+    const own = await addParticipant(t.app, t.users.serviceProvider);
+    const other = await addParticipant(t.app, t.users.otherServiceProvider);
+    const page = expectStatus(await api.get('/rest/api/audit?size=2000', t.users.serviceProvider), 200);
+    const identifiers = page.content.map((entry: Entry) => entry.identifier);
+    expect(identifiers).toContain(own.qualifiedIdentifier);
+    expect(identifiers).not.toContain(other.qualifiedIdentifier);
+    expect(page.content.every((entry: Entry) => entry.resource === 'participant')).toBe(true);
+    // Transferred to the other provider: the transfer is in both histories, what follows only in the new one's.
+    const url = `${PARTICIPANTS}/${own.qualifiedIdentifier}`;
+    expect((await call(t.app, { method: 'PUT', url: `${url}/transfer/${t.fixture.otherServiceProviderId}`, user: t.users.serviceProvider })).statusCode).toBe(200);
+    expectStatus(await call(t.app, { method: 'DELETE', url, user: t.users.otherServiceProvider }), 204);
+    const query = `/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`;
+    const mine = expectStatus(await api.get(query, t.users.serviceProvider), 200);
+    expect(mine.content.map((entry: Entry) => entry.operation)).toEqual(['transfer', 'create']);
+    const theirs = expectStatus(await api.get(query, t.users.otherServiceProvider), 200);
+    expect(theirs.content.map((entry: Entry) => entry.operation)).toEqual(['delete', 'transfer']);
+  });
+
+  it('is refused to access point providers and anonymous callers, and checks its filters', async () => {
+    expectStatus(await api.get('/rest/api/audit', t.users.accessPointProvider), 403);
+    expectStatus(await api.get('/rest/api/audit', null), 401);
+    expectStatus(await api.get('/rest/api/changes', t.users.accessPointProvider), 403);
+    expectStatus(await api.get('/rest/api/audit?operation=rename'), 400);
+    expectStatus(await api.get('/rest/api/audit?from=yesterday'), 400);
+    expectStatus(await api.get('/rest/api/changes?after=-1'), 400);
+  });
+});
+
+describe('the change feed', () => {
+  it('answers the entries after a cursor in log order and the cursor to go on from', async () => {
+    const all: Entry[] = [];
+    let cursor = start;
+    for (;;) {
+      const page = expectStatus(await api.get(`/rest/api/changes?after=${cursor}&limit=3`, t.users.authority), 200);
+      all.push(...page.entries);
+      if (page.next === cursor) break;
+      cursor = page.next;
+    }
+    const seqs = all.map((entry) => entry.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs[0]).toBe(start + 1);
+    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
+    expect(cursor).toBe(position?.seq);
+  });
+
+  it('scopes a service provider to its participants and moves its cursor past what it does not see', async () => {
+    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
+    const after = position?.seq ?? 0;
+    await addParticipant(t.app, t.users.otherServiceProvider);
+    const own = await addParticipant(t.app, t.users.serviceProvider);
+    await addParticipant(t.app, t.users.otherServiceProvider);
+    const page = expectStatus(await api.get(`/rest/api/changes?after=${after}`, t.users.serviceProvider), 200);
+    expect(page.entries.map((entry: Entry) => entry.identifier)).toEqual([own.qualifiedIdentifier]);
+    expect(page.next).toBe(after + 3);
+  });
+
+  it('holds a long poll until a change comes, and answers it at once', async () => {
+    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
+    const waiting = api.get(`/rest/api/changes?after=${position?.seq}&wait=20`, t.users.authority);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const capability = expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('awaited') }), 201);
+    const page = expectStatus(await waiting, 200);
+    expect(page.entries.map((entry: Entry) => entry.identifier)).toEqual([capability.identifier]);
+  });
+
+  it('answers an empty long poll with the same cursor when its time is up', async () => {
+    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
+    const page = expectStatus(await api.get(`/rest/api/changes?after=${position?.seq}&wait=1`, t.users.authority), 200);
+    expect(page).toEqual({ entries: [], next: position?.seq });
+  });
+});
