@@ -113,3 +113,48 @@ describe('the change feed', () => {
     expect(page).toEqual({ entries: [], next: position?.seq });
   });
 });
+
+describe('a mirror following the feed from cursor 0', () => {
+  it('ends with the same participants as a full export while writes run concurrently', async () => {
+    const mirror = new Map<string, unknown>();
+    let cursor = 0;
+    let writing = true;
+    const follow = async () => {
+      for (;;) {
+        const page = expectStatus(await api.get(`/rest/api/changes?after=${cursor}&limit=7&resource=participant&wait=${writing ? 1 : 0}`, t.users.authority), 200);
+        for (const entry of page.entries as Entry[]) {
+          if (entry.operation === 'delete') mirror.delete((entry.before as { identifier: string }).identifier);
+          else mirror.set((entry.after as { identifier: string }).identifier, entry.after);
+        }
+        const done = !writing && page.next === cursor;
+        cursor = page.next;
+        if (done) return;
+      }
+    };
+    const write = async (user: typeof t.users.serviceProvider, other: string) => {
+      for (let round = 0; round < 6; round += 1) {
+        const participant = await addParticipant(t.app, user);
+        const url = `${PARTICIPANTS}/${participant.qualifiedIdentifier}`;
+        if (round % 3 === 0) expectStatus(await call(t.app, { method: 'DELETE', url, user }), 204);
+        if (round % 3 === 1) {
+          expectStatus(await call(t.app, { method: 'PUT', url, user, payload: { processes: [], contact: { name: unique('contact') } } }), 200);
+        }
+        if (round % 3 === 2) expect((await call(t.app, { method: 'PUT', url: `${url}/transfer/${other}`, user })).statusCode).toBe(200);
+      }
+    };
+    const following = follow();
+    await Promise.all([
+      write(t.users.serviceProvider, t.fixture.otherServiceProviderId),
+      write(t.users.otherServiceProvider, t.fixture.serviceProviderId),
+    ]);
+    writing = false;
+    await following;
+    const exported = await t.app.inject({
+      method: 'GET', url: `${PARTICIPANTS}?processes=true`, headers: { authorization: t.users.authority.authorization, accept: vendor('participants.stream') },
+    });
+    const participants = expectStatus(exported, 200) as Array<{ identifier: string }>;
+    expect(participants.length).toBeGreaterThan(0);
+    const byId = (list: Array<{ identifier: string }>) => [...list].sort((a, b) => a.identifier.localeCompare(b.identifier));
+    expect(byId([...mirror.values()] as Array<{ identifier: string }>)).toEqual(byId(participants));
+  });
+});
