@@ -8,6 +8,8 @@ import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import changeRoutes from './changes/routes.js';
+import { smlDelivery, type DeliveryOptions } from './changes/delivery.js';
+import { smlClient, type SmlOptions } from './changes/sml-client.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import { clientErrors } from './http/client-errors.js';
@@ -53,6 +55,8 @@ export interface AppOptions {
   /** The browser console; `false` serves none. */
   console?: ConsoleOptions | false;
   smp?: SmpOptions;
+  /** Where participants are registered (BDMSL); none: nothing is sent. */
+  sml?: SmlOptions & { delivery?: DeliveryOptions };
 }
 
 export interface SmpOptions {
@@ -90,6 +94,12 @@ export async function buildApp(options: AppOptions) {
   changes.subscribe((notice) => app.credentials.onChange(notice));
   app.addHook('onReady', () => changes.start());
   app.addHook('onClose', () => changes.stop());
+  if (options.sml) {
+    const onError = (error: unknown) => app.log.warn({ err: error }, 'SML delivery failed; it will be retried');
+    const delivery = smlDelivery(options.db, changes, smlClient(options.sml), { onError, ...options.sml.delivery });
+    app.addHook('onReady', () => delivery.start());
+    app.addHook('onClose', () => delivery.stop());
+  }
 
   app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server)));
   await app.register(requestId);

@@ -5,6 +5,8 @@ import { pageOf, pageRequest } from '../http/paging.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
 import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
+import { deliveryStatus } from './delivery.js';
+import { DeliveryStatusList } from './schemas.js';
 
 const READERS: readonly Access[] = [Role.admin, Role.registryAuthority, Role.serviceProvider];
 
@@ -40,6 +42,14 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { total, rows } = await findChanges(app.db, request.query, scopeOf(request), page);
     return pageOf(rows, total, page);
   });
+
+  app.get('/deliveries', {
+    schema: {
+      summary: 'Delivery to the SML: changes pending, age of the oldest, failed attempts and the last error',
+      response: { 200: DeliveryStatusList },
+    },
+    config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['deliveries.find'] },
+  }, async () => deliveryStatus(app.db));
 
   app.get('/changes', {
     schema: {

@@ -59,3 +59,12 @@ export const FeedPage = Type.Object({
   next: Type.Integer({ description: 'the cursor to ask with next: every entry up to it was answered or is outside your view' }),
 }, { title: 'ChangeFeed' });
 export type FeedPage = Static<typeof FeedPage>;
+
+export const DeliveryStatusList = Type.Array(Type.Object({
+  target: Type.String({ description: '`sml`' }),
+  pending: Type.Integer({ description: 'participant changes not yet delivered' }),
+  oldestPendingSeconds: Type.Number({ description: 'age of the oldest of them; 0 with none' }),
+  attempts: Type.Integer({ description: 'failed attempts since the last success' }),
+  lastError: Nullable(Type.String()),
+  lastErrorAt: Nullable(Type.String({ format: 'date-time' })),
+}, { title: 'DeliveryStatus' }), { title: 'DeliveryStatusList' });

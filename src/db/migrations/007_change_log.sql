@@ -46,3 +46,21 @@ $$;
 -- Deferred: runs as the transaction commits, so the position lock is held only from then to the commit.
 CREATE CONSTRAINT TRIGGER change_log_number AFTER INSERT ON change_log
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION change_log_number();
+
+-- Deliveries to the SML and the Peppol Directory (src/changes/delivery.ts): a transactional outbox read from the
+-- change log. One row per target: how far it has delivered, and who holds it (a lease) while delivering.
+CREATE TABLE delivery_cursors (
+  target text PRIMARY KEY,
+  seq bigint NOT NULL,
+  leased_by text,
+  leased_until timestamptz,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
+  last_error text,
+  last_error_at timestamptz
+);
+-- The participant identifiers the SML holds for this SMP, as far as the registry knows (reconcile checks).
+CREATE TABLE sml_registrations (
+  participant text PRIMARY KEY,
+  registered_at timestamptz NOT NULL DEFAULT now()
+);

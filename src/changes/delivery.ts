@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Queryable } from '../db/database.js';
+import { isLive } from '../participants/repository.js';
+import type { ChangeSignal } from './signal.js';
+import type { SmlClient } from './sml-client.js';
+
+/**
+ * Delivery of the registry's participants to the SML (transactional outbox): the change log is the outbox, and
+ * `delivery_cursors` says how far a target has delivered. One instance at a time holds a target's lease (a
+ * compare-and-set update of its cursor row, renewed with every delivered entry), so two instances never send
+ * the same change at once; entries are delivered in log order, so per participant too. Each entry is made
+ * good against the current state (an organization with a live participant is registered, one without is not),
+ * so a retry, a crash after a send or a repeated entry changes nothing twice (at least once, idempotent).
+ */
+export interface DeliveryOptions {
+  /** The lease's length; an instance that stops delivering loses it after this. */
+  leaseMs?: number;
+  /** Back-off after a failure: doubled per attempt from the first, up to the last. */
+  retryMs?: { first: number; max: number };
+  /** How often a pass runs without a signal (retries, other instances' leases). */
+  intervalMs?: number;
+  batch?: number;
+  onError?: (error: unknown) => void;
+}
+
+export const SML_TARGET = 'sml';
+const PARTICIPANT_SCHEME_SEPARATOR = '::';
+
+export interface DeliveryWorker {
+  /** One delivery pass now (resolves when done); passes run one at a time. */
+  kick(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function organizationIsLive(db: Queryable, participant: string): Promise<boolean> {
+  const value = participant.slice(participant.indexOf(PARTICIPANT_SCHEME_SEPARATOR) + 2);
+  const at = value.indexOf(':');
+  const [row] = await db.query(
+    `SELECT 1 FROM participants pa WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${isLive('pa')} LIMIT 1`,
+    [value.slice(0, at), value.slice(at + 1)],
+  );
+  return row !== undefined;
+}
+
+/** The SML: registered when the organization has its first live participant, deleted when the last one goes. */
+async function deliverToSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
+  const [held] = await db.query('SELECT 1 FROM sml_registrations WHERE participant = $1', [participant]);
+  const live = await organizationIsLive(db, participant);
+  if (live && !held) {
+    await sml.create(participant);
+    await db.query('INSERT INTO sml_registrations (participant) VALUES ($1) ON CONFLICT DO NOTHING', [participant]);
+  } else if (!live && held) {
+    await sml.delete(participant).catch((error: unknown) => {
+      // Deleting what the SML does not hold (deleted by an earlier attempt whose answer was lost) is done.
+      if (!(error instanceof Error && /NotFound/.test(error.message))) throw error;
+    });
+    await db.query('DELETE FROM sml_registrations WHERE participant = $1', [participant]);
+  }
+}
+
+export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, options: DeliveryOptions = {}): DeliveryWorker {
+  const me = randomUUID();
+  const leaseMs = options.leaseMs ?? 30_000;
+  const retry = options.retryMs ?? { first: 1000, max: 60_000 };
+  const batch = options.batch ?? 100;
+  let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let queued: Promise<void> | undefined;
+  let tail: Promise<void> = Promise.resolve();
+  let running = false;
+
+  const lease = async (): Promise<number | undefined> => {
+    const [row] = await db.query<{ seq: number }>(
+      `UPDATE delivery_cursors SET leased_by = $2, leased_until = now() + $3 * interval '1 millisecond'
+        WHERE target = $1 AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now() OR leased_by = $2)
+        RETURNING seq`,
+      [SML_TARGET, me, leaseMs],
+    );
+    return row?.seq;
+  };
+
+  /** Moves the cursor while still holding the lease (renewing it); false when another instance took it. */
+  const advance = async (seq: number): Promise<boolean> => {
+    const rows = await db.query(
+      `UPDATE delivery_cursors SET seq = $3, attempts = 0, last_error = NULL, leased_until = now() + $4 * interval '1 millisecond'
+        WHERE target = $1 AND leased_by = $2 RETURNING 1`,
+      [SML_TARGET, me, seq, leaseMs],
+    );
+    return rows.length > 0;
+  };
+
+  const failed = (error: unknown) => db.query(
+    `UPDATE delivery_cursors SET attempts = attempts + 1, last_error = $3, last_error_at = now(), leased_by = NULL,
+            leased_until = NULL,
+            next_attempt_at = now() + least($5::float8, $4::float8 * power(2, attempts)) * interval '1 millisecond'
+      WHERE target = $1 AND leased_by = $2`,
+    [SML_TARGET, me, error instanceof Error ? error.message : String(error), retry.first, retry.max],
+  );
+
+  async function pass(): Promise<void> {
+    const leased = await lease();
+    if (leased === undefined) return;
+    let cursor: number = leased;
+    try {
+      for (;;) {
+        const [page]: Array<{ position: number; entries: Array<{ seq: number; identifier: string }> }> = await db.query<{ position: number; entries: Array<{ seq: number; identifier: string }> }>(
+          `SELECT (SELECT seq FROM change_log_position) AS position,
+                  (SELECT coalesce(json_agg(e ORDER BY e.seq), '[]'::json) FROM (
+                     SELECT seq, identifier FROM change_log
+                      WHERE seq > $1 AND seq <= (SELECT seq FROM change_log_position) AND resource = 'participant'
+                      ORDER BY seq LIMIT $2) e) AS entries`,
+          [cursor, batch],
+        );
+        const entries: Array<{ seq: number; identifier: string }> = page?.entries ?? [];
+        for (const entry of entries) {
+          await deliverToSml(db, sml, entry.identifier);
+          if (!(await advance(entry.seq))) return;
+          cursor = entry.seq;
+        }
+        if (entries.length < batch) {
+          if ((page?.position ?? cursor) > cursor) await advance(page?.position ?? cursor);
+          break;
+        }
+      }
+      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [SML_TARGET, me]);
+    } catch (error) {
+      options.onError?.(error);
+      await failed(error);
+    }
+  }
+
+  function kick(): Promise<void> {
+    if (!running) return Promise.resolve();
+    if (queued) return queued;
+    const next = tail.then(() => {
+      queued = undefined;
+      return pass();
+    });
+    queued = next;
+    tail = next.catch((error: unknown) => options.onError?.(error));
+    return next;
+  }
+  const kicked = () => void kick().catch(() => undefined);
+
+  return {
+    kick,
+    async start() {
+      await db.query(`INSERT INTO delivery_cursors (target, seq) VALUES ($1, 0) ON CONFLICT DO NOTHING`, [SML_TARGET]);
+      running = true;
+      unsubscribe = signal.subscribe((notice) => {
+        if (notice.resource === 'participant') kicked();
+      });
+      timer = setInterval(kicked, options.intervalMs ?? 1000);
+      timer.unref();
+      kicked();
+    },
+    async stop() {
+      running = false;
+      clearInterval(timer);
+      unsubscribe?.();
+      await tail;
+      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [SML_TARGET, me])
+        .catch(() => undefined);
+    },
+  };
+}
+
+export interface DeliveryStatus {
+  target: string;
+  /** Participant changes not yet delivered. */
+  pending: number;
+  /** Seconds since the oldest of them was made; 0 with none. */
+  oldestPendingSeconds: number;
+  attempts: number;
+  lastError: string | null;
+  lastErrorAt: string | null;
+}
+
+export function deliveryStatus(db: Queryable): Promise<DeliveryStatus[]> {
+  return db.query<DeliveryStatus>(
+    `SELECT d.target, p.pending, coalesce(extract(epoch FROM now() - p.oldest), 0)::float8 AS "oldestPendingSeconds",
+            d.attempts, d.last_error AS "lastError",
+            to_char(d.last_error_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "lastErrorAt"
+       FROM delivery_cursors d,
+            LATERAL (SELECT count(*)::int AS pending, min(c.changed_at) AS oldest FROM change_log c
+                      WHERE c.seq > d.seq AND c.resource = 'participant') p
+      ORDER BY d.target`,
+  );
+}

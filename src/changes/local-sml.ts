@@ -1,0 +1,102 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { XMLParser } from 'fast-xml-parser';
+import { IDS_NS, LOCATOR_NS } from './sml-client.js';
+
+/** How the local SML misbehaves, for tests of delivery under failure. */
+export type SmlFailure = 'none' | 'fault' | 'timeout' | 'refuse';
+
+export interface LocalSml {
+  url: string;
+  /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
+  registrations: Map<string, Set<string>>;
+  /** Counts of the Create and Delete calls it accepted. */
+  calls: { create: number; delete: number; faults: number };
+  fail(failure: SmlFailure): void;
+  close(): Promise<void>;
+}
+
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '@' });
+const PAGE = 100;
+
+const soap = (body: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>${body}</S:Body></S:Envelope>`;
+const fault = (code: string, text: string) =>
+  soap(`<S:Fault><faultcode>S:Server</faultcode><faultstring>${code}: ${text}</faultstring></S:Fault>`);
+
+/**
+ * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List) in
+ * memory over plain HTTP, with its SOAP faults (NotFound on deleting what it does not hold, BadRequest), and
+ * switchable failures. Run it alone with `tsx src/changes/local-sml.ts [port]`.
+ */
+export async function startLocalSml(port = 0): Promise<LocalSml> {
+  const registrations = new Map<string, Set<string>>();
+  const calls = { create: 0, delete: 0, faults: 0 };
+  let failure: SmlFailure = 'none';
+  const hung = new Set<http.ServerResponse>();
+
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (failure === 'refuse') return void request.socket.destroy();
+      if (failure === 'timeout') return void hung.add(response);
+      const send = (status: number, xml: string) => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
+      if (failure === 'fault') {
+        calls.faults += 1;
+        return send(500, fault('InternalError', 'the SML is failing (local SML failure mode)'));
+      }
+      if (!request.url?.endsWith('/manageparticipantidentifier')) return send(404, fault('NotFound', 'no such service'));
+      const body = (parser.parse(Buffer.concat(chunks).toString('utf8')) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
+      const [operation, content] = Object.entries(body)[0] ?? [];
+      const smp = String(content?.ServiceMetadataPublisherID ?? '');
+      if (!operation || !smp) return send(500, fault('BadRequest', 'no operation or no ServiceMetadataPublisherID'));
+      const held = registrations.get(smp) ?? new Set<string>();
+      registrations.set(smp, held);
+      const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
+      const participant = id ? `${id['@scheme']}::${String(id['#text'])}`.toLowerCase() : '';
+      if (operation === 'CreateParticipantIdentifier' && participant) {
+        calls.create += 1;
+        held.add(participant);
+        return send(200, soap(''));
+      }
+      if (operation === 'DeleteParticipantIdentifier' && participant) {
+        if (!held.delete(participant)) return send(500, fault('NotFound', `${participant} is not registered`));
+        calls.delete += 1;
+        return send(200, soap(''));
+      }
+      if (operation === 'PageRequest') {
+        const all = [...held].sort();
+        const start = Number(content?.NextPageIdentifier ?? 0) || 0;
+        const ids = all.slice(start, start + PAGE).map((entry) => {
+          const at = entry.indexOf('::');
+          return `<ids:ParticipantIdentifier scheme="${entry.slice(0, at)}">${entry.slice(at + 2)}</ids:ParticipantIdentifier>`;
+        }).join('');
+        const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
+        return send(200, soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${ids}${next}</ParticipantIdentifierPage>`));
+      }
+      return send(500, fault('BadRequest', `unknown operation ${operation}`));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    registrations,
+    calls,
+    fail(next) {
+      failure = next;
+      if (next !== 'timeout') for (const response of hung) response.destroy();
+    },
+    async close() {
+      for (const response of hung) response.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const sml = await startLocalSml(Number(process.argv[2] ?? 8091));
+  console.log(`local SML at ${sml.url} (SML_URL=${sml.url})`);
+}

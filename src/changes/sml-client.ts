@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { XMLParser } from 'fast-xml-parser';
+
+/** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
+export const MANAGE_NS = 'http://busdox.org/serviceMetadata/ManageBusinessIdentifierService/1.0/';
+export const LOCATOR_NS = 'http://busdox.org/serviceMetadata/locator/1.0/';
+export const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
+const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
+/** The official SML's SOAPAction values carry nine blanks before the colon; clients send them so. */
+const soapAction = (operation: string) => `"${MANAGE_NS}         :${operation}"`;
+
+export interface SmlOptions {
+  /** The SML's base URL; `{url}/manageparticipantidentifier` is the service. */
+  url: string;
+  /** This SMP's identifier at the SML. */
+  smpId: string;
+  /** PEM files of the SMP's client certificate and key (mutual TLS); needed for an https SML. */
+  clientCertificateFile?: string;
+  clientKeyFile?: string;
+  timeoutMs?: number;
+}
+
+/** An answer of the SML that is not success: a SOAP fault, a timeout, a refused connection. */
+export class SmlError extends Error {}
+
+const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** `iso6523-actorid-upis::0192:123` as the SML's scheme and value. */
+export function splitParticipant(participant: string): { scheme: string; value: string } {
+  const at = participant.indexOf('::');
+  return { scheme: participant.slice(0, at), value: participant.slice(at + 2) };
+}
+
+const participantXml = (participant: string) => {
+  const { scheme, value } = splitParticipant(participant);
+  return `<ids:ParticipantIdentifier scheme="${escapeXml(scheme)}">${escapeXml(value)}</ids:ParticipantIdentifier>`;
+};
+
+const envelope = (body: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="${SOAP_NS}"><S:Body>${body}</S:Body></S:Envelope>`;
+
+const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '@', isArray: (name) => name === 'ParticipantIdentifier' });
+
+export interface SmlClient {
+  create(participant: string): Promise<void>;
+  delete(participant: string): Promise<void>;
+  /** Every participant identifier the SML holds for this SMP (its List operation, page by page). */
+  list(): Promise<string[]>;
+}
+
+export function smlClient(options: SmlOptions): SmlClient {
+  const target = new URL(`${options.url.replace(/\/$/, '')}/manageparticipantidentifier`);
+  const tls = options.clientCertificateFile && options.clientKeyFile
+    ? { cert: readFileSync(options.clientCertificateFile), key: readFileSync(options.clientKeyFile) }
+    : {};
+  const smp = `<ServiceMetadataPublisherID>${escapeXml(options.smpId)}</ServiceMetadataPublisherID>`;
+
+  async function call(operation: string, body: string): Promise<Record<string, unknown>> {
+    const text = await post(target, envelope(body), soapAction(operation), tls, options.timeoutMs ?? 10_000);
+    const parsed = parser.parse(text.body) as { Envelope?: { Body?: Record<string, unknown> | '' } };
+    // An empty Body (Create, Delete) parses to an empty string.
+    const content = parsed.Envelope?.Body;
+    const answer = typeof content === 'object' ? content : {};
+    const fault = answer.Fault as { faultstring?: unknown; faultcode?: unknown } | undefined;
+    if (fault) throw new SmlError(`SML fault ${String(fault.faultcode ?? '')}: ${String(fault.faultstring ?? '')}`);
+    if (text.status >= 300 || content === undefined) throw new SmlError(`SML answered HTTP ${text.status}`);
+    return answer;
+  }
+
+  const manage = (operation: 'create' | 'delete') => async (participant: string) => {
+    const element = operation === 'create' ? 'CreateParticipantIdentifier' : 'DeleteParticipantIdentifier';
+    await call(`${operation}In`, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${smp}${participantXml(participant)}</${element}>`);
+  };
+
+  return {
+    create: manage('create'),
+    delete: manage('delete'),
+    async list() {
+      const found: string[] = [];
+      let next = '';
+      do {
+        const answer = await call('listIn', `<PageRequest xmlns="${LOCATOR_NS}">${smp}${next ? `<NextPageIdentifier>${escapeXml(next)}</NextPageIdentifier>` : ''}</PageRequest>`);
+        const page = answer.ParticipantIdentifierPage as { ParticipantIdentifier?: Array<{ '#text': unknown; '@scheme': string }>; NextPageIdentifier?: unknown } | undefined;
+        for (const id of page?.ParticipantIdentifier ?? []) found.push(`${id['@scheme']}::${String(id['#text'])}`);
+        next = page?.NextPageIdentifier === undefined ? '' : String(page.NextPageIdentifier);
+      } while (next);
+      return found;
+    },
+  };
+}
+
+function post(url: URL, body: string, action: string, tls: object, timeoutMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? https : http).request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: action },
+      ...tls,
+    }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', (error) => reject(new SmlError(`SML: ${error.message}`)));
+    });
+    request.setTimeout(timeoutMs, () => request.destroy(new SmlError(`SML did not answer within ${timeoutMs} ms`)));
+    request.on('error', (error) => reject(error instanceof SmlError ? error : new SmlError(`SML: ${error.message}`)));
+    request.end(body);
+  });
+}

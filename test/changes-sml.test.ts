@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp, type App } from '../src/app.js';
+import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
+import { smlClient } from '../src/changes/sml-client.js';
+import type { Database } from '../src/db/database.js';
+import { openPostgres } from '../src/db/postgres.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { expectStatus } from './helpers/administration.js';
+import { addParticipant, call, PARTICIPANTS } from './helpers/participants.js';
+import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
+
+const SMP_ID = 'test-smp';
+let t: TestApp;
+let sml: LocalSml;
+let app: App;
+
+const smlOptions = () => ({
+  url: sml.url, smpId: SMP_ID, timeoutMs: 300,
+  delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
+});
+
+beforeAll(async () => {
+  sml = await startLocalSml();
+  t = await startTestApp();
+  app = await buildApp({ db: t.db, sml: smlOptions() });
+  await app.ready();
+});
+afterAll(async () => {
+  await app?.close();
+  await t?.close();
+  await sml?.close();
+});
+afterEach(() => sml.fail('none'));
+
+const held = () => sml.registrations.get(SMP_ID) ?? new Set<string>();
+const status = async () => expectStatus(await t.app.inject({ method: 'GET', url: '/rest/api/deliveries', headers: { authorization: t.users.authority.authorization } }), 200)[0];
+const delivered = () => vi.waitFor(async () => expect((await status()).pending).toBe(0), { timeout: 10_000, interval: 50 });
+
+describe('delivery to the SML', () => {
+  it('registers an organization on its first participant, keeps it through a transfer, deletes it with the last', async () => {
+    const calls = { ...sml.calls };
+    const first = await addParticipant(app, t.users.serviceProvider);
+    await delivered();
+    expect(held().has(first.qualifiedIdentifier)).toBe(true);
+    // A second provider serves the same organization: still one registration.
+    const second = await addParticipant(app, t.users.otherServiceProvider, { organizationIdentifier: first.organizationIdentifier });
+    const url = `${PARTICIPANTS}/${first.qualifiedIdentifier}`;
+    expectStatus(await call(app, { method: 'DELETE', url: `${PARTICIPANTS}/${second.identifier}`, user: t.users.otherServiceProvider }), 204);
+    expect((await call(app, { method: 'PUT', url: `${url}/transfer/${t.fixture.otherServiceProviderId}`, user: t.users.serviceProvider })).statusCode).toBe(200);
+    await delivered();
+    expect(held().has(first.qualifiedIdentifier)).toBe(true);
+    expect(sml.calls.create - calls.create).toBe(1);
+    expect(sml.calls.delete - calls.delete).toBe(0);
+    expectStatus(await call(app, { method: 'DELETE', url, user: t.users.otherServiceProvider }), 204);
+    await delivered();
+    expect(held().has(first.qualifiedIdentifier)).toBe(false);
+    expect(sml.calls.delete - calls.delete).toBe(1);
+  });
+
+  for (const failure of ['fault', 'timeout', 'refuse'] as const) {
+    it(`loses nothing while the SML fails (${failure}) and delivers everything, once, when it recovers`, async () => {
+      const calls = { ...sml.calls };
+      sml.fail(failure);
+      const added = [];
+      for (let index = 0; index < 5; index += 1) added.push(await addParticipant(app, t.users.serviceProvider));
+      const gone = added.pop();
+      expectStatus(await call(app, { method: 'DELETE', url: `${PARTICIPANTS}/${gone?.qualifiedIdentifier}`, user: t.users.serviceProvider }), 204);
+      await vi.waitFor(async () => expect((await status()).attempts).toBeGreaterThan(1), { timeout: 10_000 });
+      const failing = await status();
+      expect(failing.pending).toBeGreaterThanOrEqual(6);
+      expect(failing.lastError).toMatch(failure === 'fault' ? /fault.*InternalError/ : /SML/);
+      const metrics = await app.metrics.metrics();
+      expect(metrics).toMatch(/delivery_pending_changes\{target="sml"\} [1-9]/);
+      sml.fail('none');
+      await delivered();
+      for (const participant of added) expect(held().has(participant.qualifiedIdentifier)).toBe(true);
+      expect(held().has(gone?.qualifiedIdentifier ?? '')).toBe(false);
+      // The one whose delete came before any delivery was never registered: nothing to delete either.
+      expect(sml.calls.create - calls.create).toBe(4);
+      expect(sml.calls.delete - calls.delete).toBe(0);
+      expect((await status()).attempts).toBe(0);
+    });
+  }
+
+  it('lists what the SML holds for this SMP: what the registry believes it registered', async () => {
+    await delivered();
+    const listed = await smlClient({ url: sml.url, smpId: SMP_ID }).list();
+    const [{ count }] = await t.db.query<{ count: number }>('SELECT count(*)::int AS count FROM sml_registrations') as [{ count: number }];
+    expect(new Set(listed)).toEqual(held());
+    expect(listed).toHaveLength(count);
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('two instances delivering from one PostgreSQL schema', () => {
+  let otherDb: Database;
+  let other: App;
+  beforeAll(async () => {
+    const [schema] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
+    otherDb = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema?.name},public`, maxConnections: 4 });
+    other = await buildApp({ db: otherDb, sml: smlOptions() });
+    await other.ready();
+  });
+  afterAll(async () => {
+    await other?.close();
+    await otherDb?.close();
+  });
+
+  it('deliver each change once', async () => {
+    await delivered();
+    const calls = { ...sml.calls };
+    const added = await Promise.all(Array.from({ length: 20 }, (_, index) =>
+      addParticipant(index % 2 === 0 ? app : other, t.users.serviceProvider)));
+    await delivered();
+    expect(sml.calls.create - calls.create).toBe(20);
+    for (const participant of added) expect(held().has(participant.qualifiedIdentifier)).toBe(true);
+  });
+});
