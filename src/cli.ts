@@ -4,7 +4,9 @@ import { readCodeLists, CodeListError } from './catalogue/codelists.js';
 import { appendChange, CLI_ACTOR } from './changes/log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './catalogue/repository.js';
-import { loadConfig } from './config.js';
+import { loadConfig, smlOptionsOf } from './config.js';
+import { reconcileSml } from './changes/reconcile.js';
+import { smlClient, SmlError } from './changes/sml-client.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { Role } from './http/auth.js';
@@ -27,17 +29,20 @@ Commands:
   import-participants <file.jsonl> [--service-provider <identifier>]
                                   add the participants of a JSON lines file, all or nothing
   export-participants [file]      write every participant as JSON lines (standard output without a file)
+  sml-reconcile [--dry-run]       list what the SML should hold against what it holds (SML_URL, SML_SMP_ID)
+                                  and, without --dry-run, register what is missing and delete what is extra
   help                            show this text`;
 
 /** A mistake of the operator: its message is all there is to say. */
 class UsageError extends Error {}
 
-const OPERATOR_ERRORS = [UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
+const OPERATOR_ERRORS = [SmlError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
 
 type Command = (db: Database, args: string[]) => Promise<void>;
 
 const ALLOW_OLDER = '--allow-older';
 const SERVICE_PROVIDER = '--service-provider';
+const DRY_RUN = '--dry-run';
 
 /** Each command with the arguments it takes, checked before the database is opened. */
 const COMMANDS: Record<string, { run: Command; takes: (args: string[]) => boolean }> = {
@@ -49,6 +54,7 @@ const COMMANDS: Record<string, { run: Command; takes: (args: string[]) => boolea
     takes: (args) => args.length === 1 || (args.length === 3 && args[1] === SERVICE_PROVIDER),
   },
   'export-participants': { run: exportFile, takes: (args) => args.length <= 1 },
+  'sml-reconcile': { run: smlReconcile, takes: (args) => args.length === 0 || (args.length === 1 && args[0] === DRY_RUN) },
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -124,6 +130,16 @@ function printReport(report: LoadReport): void {
   console.log(line('transport profiles', report.transportProfiles));
   console.log(`  ${'links'.padEnd(19)} ${report.links.added} added, ${report.links.removed} removed`);
   for (const warning of report.warnings) console.log(`  warning: ${warning}`);
+}
+
+async function smlReconcile(db: Database, args: string[]): Promise<void> {
+  const options = smlOptionsOf(configuration());
+  if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
+  const result = await reconcileSml(db, smlClient(options), { dryRun: args.includes(DRY_RUN) });
+  console.log(`SML ${options.url}, SMP ${options.smpId}: should hold ${result.expected}, holds ${result.held}`);
+  for (const participant of result.missing) console.log(`  missing: ${participant}${result.repaired ? ' (registered)' : ''}`);
+  for (const participant of result.extra) console.log(`  extra:   ${participant}${result.repaired ? ' (deleted)' : ''}`);
+  if (result.missing.length + result.extra.length === 0) console.log('  in step');
 }
 
 async function importFile(db: Database, [file, , serviceProviderId]: string[]): Promise<void> {

@@ -25,7 +25,23 @@ const ConfigSchema = Type.Object({
   /** The SMP signing key and its certificate (PEM files); without them see src/smp/keys.ts. */
   REGISTRY_SMP_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_SMP_CERTIFICATE_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** The SML (BDMSL) participants are registered with; unset: nothing is sent (said at start-up). */
+  SML_URL: Type.Optional(Type.String({ minLength: 1 })),
+  SML_SMP_ID: Type.Optional(Type.String({ minLength: 1 })),
+  /** PEM files of the SMP's client certificate and its key, for mutual TLS with the SML. */
+  SML_CLIENT_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  SML_CLIENT_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
 });
+
+/** The SML options of a configuration; undefined when no SML is configured. */
+export function smlOptionsOf(config: Config) {
+  if (!config.SML_URL) return undefined;
+  if (!config.SML_SMP_ID) throw new Error('SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier');
+  return {
+    url: config.SML_URL, smpId: config.SML_SMP_ID,
+    clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
+  };
+}
 
 export type Config = Static<typeof ConfigSchema>;
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { buildApp, type App } from '../src/app.js';
 import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
 import { smlClient } from '../src/changes/sml-client.js';
+import { reconcileSml } from '../src/changes/reconcile.js';
 import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -88,6 +89,24 @@ describe('delivery to the SML', () => {
     const [{ count }] = await t.db.query<{ count: number }>('SELECT count(*)::int AS count FROM sml_registrations') as [{ count: number }];
     expect(new Set(listed)).toEqual(held());
     expect(listed).toHaveLength(count);
+  });
+});
+
+describe('sml-reconcile', () => {
+  it('lists what the SML lacks and what it holds too many, and repairs both', async () => {
+    const participant = await addParticipant(app, t.users.serviceProvider);
+    await delivered();
+    // Drift: the SML lost one registration and holds one the registry never had.
+    held().delete(participant.qualifiedIdentifier);
+    held().add('iso6523-actorid-upis::0192:stranger');
+    const client = smlClient({ url: sml.url, smpId: SMP_ID });
+    const listed = await reconcileSml(t.db, client, { dryRun: true });
+    expect(listed).toMatchObject({ missing: [participant.qualifiedIdentifier], extra: ['iso6523-actorid-upis::0192:stranger'], repaired: false });
+    expect(held().has(participant.qualifiedIdentifier)).toBe(false);
+    await reconcileSml(t.db, client);
+    expect(held().has(participant.qualifiedIdentifier)).toBe(true);
+    expect(held().has('iso6523-actorid-upis::0192:stranger')).toBe(false);
+    expect(await reconcileSml(t.db, client, { dryRun: true })).toMatchObject({ missing: [], extra: [] });
   });
 });
 
