@@ -8,7 +8,8 @@ import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import changeRoutes from './changes/routes.js';
-import { smlDelivery, type DeliveryOptions } from './changes/delivery.js';
+import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
+import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
 import { smlClient, type SmlOptions } from './changes/sml-client.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
@@ -56,7 +57,11 @@ export interface AppOptions {
   console?: ConsoleOptions | false;
   smp?: SmpOptions;
   /** Where participants are registered (BDMSL); none: nothing is sent. */
-  sml?: SmlOptions & { delivery?: DeliveryOptions };
+  sml?: SmlOptions;
+  /** The Peppol Directory participants are pushed to; none: nothing is sent. */
+  directory?: DirectoryOptions;
+  /** Lease, retry and polling of both deliveries. */
+  delivery?: DeliveryOptions;
 }
 
 export interface SmpOptions {
@@ -94,9 +99,13 @@ export async function buildApp(options: AppOptions) {
   changes.subscribe((notice) => app.credentials.onChange(notice));
   app.addHook('onReady', () => changes.start());
   app.addHook('onClose', () => changes.stop());
-  if (options.sml) {
-    const onError = (error: unknown) => app.log.warn({ err: error }, 'SML delivery failed; it will be retried');
-    const delivery = smlDelivery(options.db, changes, smlClient(options.sml), { onError, ...options.sml.delivery });
+  const targets: DeliveryTarget[] = [
+    ...(options.sml ? [smlTarget(smlClient(options.sml))] : []),
+    ...(options.directory ? [directoryTarget(directoryClient(options.directory))] : []),
+  ];
+  for (const target of targets) {
+    const onError = (error: unknown) => app.log.warn({ err: error, target: target.name }, 'delivery failed; it will be retried');
+    const delivery = outboxDelivery(options.db, changes, target, { onError, ...options.delivery });
     app.addHook('onReady', () => delivery.start());
     app.addHook('onClose', () => delivery.stop());
   }

@@ -31,7 +31,14 @@ const ConfigSchema = Type.Object({
   /** PEM files of the SMP's client certificate and its key, for mutual TLS with the SML. */
   SML_CLIENT_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   SML_CLIENT_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** The Peppol Directory participants are pushed to; unset: nothing is sent. Same client certificate. */
+  DIRECTORY_URL: Type.Optional(Type.String({ minLength: 1 })),
 });
+
+export function directoryOptionsOf(config: Config) {
+  if (!config.DIRECTORY_URL) return undefined;
+  return { url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE };
+}
 
 /** The SML options of a configuration; undefined when no SML is configured. */
 export function smlOptionsOf(config: Config) {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { baseUrlOf, prepare, welcome } from './setup/first-start.js';
-import { loadConfig, smlOptionsOf } from './config.js';
+import { directoryOptionsOf, loadConfig, smlOptionsOf } from './config.js';
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
 import { loggerOptions } from './operations/logging.js';
@@ -19,6 +19,7 @@ const app = await buildApp({
   bodyLimit: config.BODY_LIMIT,
   loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
   sml,
+  directory: directoryOptionsOf(config),
 });
 // Warnings only: probes and scrapes every few seconds would drown the API's request log.
 const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
@@ -39,6 +40,7 @@ app.log.info({ database: db.kind }, `registry listening on ${address}`);
 if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
 if (sml) app.log.info({ sml: sml.url, smpId: sml.smpId }, 'participants are delivered to the SML');
 else app.log.warn('no SML configured (SML_URL): nothing is registered with the SML; changes wait in the change log');
+if (!config.DIRECTORY_URL) app.log.info('no Peppol Directory configured (DIRECTORY_URL): nothing is pushed to it');
 const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
 app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
 const message = welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
+import { startLocalDirectory, type LocalDirectory } from '../src/changes/local-directory.js';
 import { smlClient } from '../src/changes/sml-client.js';
 import { reconcileSml } from '../src/changes/reconcile.js';
 import type { Database } from '../src/db/database.js';
@@ -13,29 +14,43 @@ import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
 const SMP_ID = 'test-smp';
 let t: TestApp;
 let sml: LocalSml;
+let directory: LocalDirectory;
 let app: App;
 
-const smlOptions = () => ({
-  url: sml.url, smpId: SMP_ID, timeoutMs: 300,
+const deliveryOptions = () => ({
+  sml: { url: sml.url, smpId: SMP_ID, timeoutMs: 300 },
+  directory: { url: directory.url, timeoutMs: 300 },
   delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
 });
 
 beforeAll(async () => {
   sml = await startLocalSml();
+  directory = await startLocalDirectory();
   t = await startTestApp();
-  app = await buildApp({ db: t.db, sml: smlOptions() });
+  app = await buildApp({ db: t.db, ...deliveryOptions() });
   await app.ready();
 });
 afterAll(async () => {
   await app?.close();
   await t?.close();
   await sml?.close();
+  await directory?.close();
 });
-afterEach(() => sml.fail('none'));
+afterEach(() => {
+  sml.fail('none');
+  directory.fail('none');
+});
 
 const held = () => sml.registrations.get(SMP_ID) ?? new Set<string>();
-const status = async () => expectStatus(await t.app.inject({ method: 'GET', url: '/rest/api/deliveries', headers: { authorization: t.users.authority.authorization } }), 200)[0];
-const delivered = () => vi.waitFor(async () => expect((await status()).pending).toBe(0), { timeout: 10_000, interval: 50 });
+interface Status { target: string; pending: number; attempts: number; lastError: string | null }
+const statuses = async (): Promise<Status[]> =>
+  expectStatus(await t.app.inject({ method: 'GET', url: '/rest/api/deliveries', headers: { authorization: t.users.authority.authorization } }), 200);
+const status = async (target = 'sml') => (await statuses()).find((entry) => entry.target === target) as Status;
+const delivered = () => vi.waitFor(async () => {
+  const all = await statuses();
+  expect(all.map((entry) => entry.target)).toEqual(['directory', 'sml']);
+  expect(all.map((entry) => entry.pending)).toEqual([0, 0]);
+}, { timeout: 10_000, interval: 50 });
 
 describe('delivery to the SML', () => {
   it('registers an organization on its first participant, keeps it through a transfer, deletes it with the last', async () => {
@@ -92,6 +107,23 @@ describe('delivery to the SML', () => {
   });
 });
 
+describe('delivery to the Peppol Directory', () => {
+  it('pushes every change of an organization, and deletes it with its last participant, also after failures', async () => {
+    directory.fail('fault');
+    const participant = await addParticipant(app, t.users.serviceProvider);
+    const url = `${PARTICIPANTS}/${participant.qualifiedIdentifier}`;
+    expectStatus(await call(app, { method: 'PUT', url, user: t.users.serviceProvider, payload: { processes: [], contact: { name: 'New Contact' } } }), 200);
+    await vi.waitFor(async () => expect((await status('directory')).attempts).toBeGreaterThan(0), { timeout: 10_000 });
+    expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(false);
+    directory.fail('none');
+    await delivered();
+    expect(directory.indexed.get(participant.qualifiedIdentifier)).toBe(2);
+    expectStatus(await call(app, { method: 'DELETE', url, user: t.users.serviceProvider }), 204);
+    await delivered();
+    expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(false);
+  });
+});
+
 describe('sml-reconcile', () => {
   it('lists what the SML lacks and what it holds too many, and repairs both', async () => {
     const participant = await addParticipant(app, t.users.serviceProvider);
@@ -116,7 +148,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances delivering from o
   beforeAll(async () => {
     const [schema] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
     otherDb = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema?.name},public`, maxConnections: 4 });
-    other = await buildApp({ db: otherDb, sml: smlOptions() });
+    other = await buildApp({ db: otherDb, ...deliveryOptions() });
     await other.ready();
   });
   afterAll(async () => {

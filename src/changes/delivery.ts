@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.js';
 import { isLive } from '../participants/repository.js';
 import type { ChangeSignal } from './signal.js';
+import type { DirectoryClient } from './directory-client.js';
 import type { SmlClient } from './sml-client.js';
 
 /**
- * Delivery of the registry's participants to the SML (transactional outbox): the change log is the outbox, and
+ * Delivery of the registry's participants to the SML and the Peppol Directory (transactional outbox): the change log is the outbox, and
  * `delivery_cursors` says how far a target has delivered. One instance at a time holds a target's lease (a
  * compare-and-set update of its cursor row, renewed with every delivered entry), so two instances never send
  * the same change at once; entries are delivered in log order, so per participant too. Each entry is made
@@ -23,8 +24,13 @@ export interface DeliveryOptions {
   onError?: (error: unknown) => void;
 }
 
-export const SML_TARGET = 'sml';
 const PARTICIPANT_SCHEME_SEPARATOR = '::';
+
+/** Where participant changes go: makes the target agree with the participant's current state. */
+export interface DeliveryTarget {
+  name: string;
+  deliver(db: Queryable, participant: string): Promise<void>;
+}
 
 export interface DeliveryWorker {
   /** One delivery pass now (resolves when done); passes run one at a time. */
@@ -44,6 +50,19 @@ async function organizationIsLive(db: Queryable, participant: string): Promise<b
 }
 
 /** The SML: registered when the organization has its first live participant, deleted when the last one goes. */
+export const smlTarget = (sml: SmlClient): DeliveryTarget => ({
+  name: 'sml',
+  deliver: (db, participant) => deliverToSml(db, sml, participant),
+});
+
+/** The Peppol Directory: every change of a participant pushed (PUT), the organization deleted with its last one. */
+export const directoryTarget = (directory: DirectoryClient): DeliveryTarget => ({
+  name: 'directory',
+  deliver: async (db, participant) => (await organizationIsLive(db, participant)
+    ? directory.put(participant)
+    : directory.delete(participant)),
+});
+
 async function deliverToSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
   const [held] = await db.query('SELECT 1 FROM sml_registrations WHERE participant = $1', [participant]);
   const live = await organizationIsLive(db, participant);
@@ -59,7 +78,8 @@ async function deliverToSml(db: Queryable, sml: SmlClient, participant: string):
   }
 }
 
-export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, options: DeliveryOptions = {}): DeliveryWorker {
+export function outboxDelivery(db: Database, signal: ChangeSignal, target: DeliveryTarget, options: DeliveryOptions = {}): DeliveryWorker {
+  const TARGET = target.name;
   const me = randomUUID();
   const leaseMs = options.leaseMs ?? 30_000;
   const retry = options.retryMs ?? { first: 1000, max: 60_000 };
@@ -75,7 +95,7 @@ export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, 
       `UPDATE delivery_cursors SET leased_by = $2, leased_until = now() + $3 * interval '1 millisecond'
         WHERE target = $1 AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now() OR leased_by = $2)
         RETURNING seq`,
-      [SML_TARGET, me, leaseMs],
+      [TARGET, me, leaseMs],
     );
     return row?.seq;
   };
@@ -85,7 +105,7 @@ export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, 
     const rows = await db.query(
       `UPDATE delivery_cursors SET seq = $3, attempts = 0, last_error = NULL, leased_until = now() + $4 * interval '1 millisecond'
         WHERE target = $1 AND leased_by = $2 RETURNING 1`,
-      [SML_TARGET, me, seq, leaseMs],
+      [TARGET, me, seq, leaseMs],
     );
     return rows.length > 0;
   };
@@ -95,7 +115,7 @@ export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, 
             leased_until = NULL,
             next_attempt_at = now() + least($5::float8, $4::float8 * power(2, attempts)) * interval '1 millisecond'
       WHERE target = $1 AND leased_by = $2`,
-    [SML_TARGET, me, error instanceof Error ? error.message : String(error), retry.first, retry.max],
+    [TARGET, me, error instanceof Error ? error.message : String(error), retry.first, retry.max],
   );
 
   async function pass(): Promise<void> {
@@ -114,7 +134,7 @@ export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, 
         );
         const entries: Array<{ seq: number; identifier: string }> = page?.entries ?? [];
         for (const entry of entries) {
-          await deliverToSml(db, sml, entry.identifier);
+          await target.deliver(db, entry.identifier);
           if (!(await advance(entry.seq))) return;
           cursor = entry.seq;
         }
@@ -123,7 +143,7 @@ export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, 
           break;
         }
       }
-      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [SML_TARGET, me]);
+      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me]);
     } catch (error) {
       options.onError?.(error);
       await failed(error);
@@ -146,7 +166,7 @@ export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, 
   return {
     kick,
     async start() {
-      await db.query(`INSERT INTO delivery_cursors (target, seq) VALUES ($1, 0) ON CONFLICT DO NOTHING`, [SML_TARGET]);
+      await db.query(`INSERT INTO delivery_cursors (target, seq) VALUES ($1, 0) ON CONFLICT DO NOTHING`, [TARGET]);
       running = true;
       unsubscribe = signal.subscribe((notice) => {
         if (notice.resource === 'participant') kicked();
@@ -160,7 +180,7 @@ export function smlDelivery(db: Database, signal: ChangeSignal, sml: SmlClient, 
       clearInterval(timer);
       unsubscribe?.();
       await tail;
-      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [SML_TARGET, me])
+      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me])
         .catch(() => undefined);
     },
   };
