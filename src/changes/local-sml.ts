@@ -13,6 +13,8 @@ export interface LocalSml {
   registrations: Map<string, Set<string>>;
   /** Counts of the Create and Delete calls it accepted. */
   calls: { create: number; delete: number; faults: number };
+  /** When each participant was last created (Date.now()), for measuring delivery lag. */
+  createdAt: Map<string, number>;
   fail(failure: SmlFailure): void;
   close(): Promise<void>;
 }
@@ -33,6 +35,7 @@ const fault = (code: string, text: string) =>
 export async function startLocalSml(port = 0): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
   const calls = { create: 0, delete: 0, faults: 0 };
+  const createdAt = new Map<string, number>();
   let failure: SmlFailure = 'none';
   const hung = new Set<http.ServerResponse>();
 
@@ -59,6 +62,7 @@ export async function startLocalSml(port = 0): Promise<LocalSml> {
       if (operation === 'CreateParticipantIdentifier' && participant) {
         calls.create += 1;
         held.add(participant);
+        createdAt.set(participant, Date.now());
         return send(200, soap(''));
       }
       if (operation === 'DeleteParticipantIdentifier' && participant) {
@@ -84,6 +88,7 @@ export async function startLocalSml(port = 0): Promise<LocalSml> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     registrations,
     calls,
+    createdAt,
     fail(next) {
       failure = next;
       if (next !== 'timeout') for (const response of hung) response.destroy();
