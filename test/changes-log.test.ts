@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { client, expectStatus, unique, UNKNOWN } from './helpers/administration.js';
+import { accessPointForm, client, contactForm, expectStatus, unique, UNKNOWN } from './helpers/administration.js';
+import { documentTypeForm, processForm } from './helpers/catalogue.js';
 import { addParticipant, call, participantForm, PARTICIPANTS } from './helpers/participants.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { openPostgres } from '../src/db/postgres.js';
@@ -77,6 +78,33 @@ describe('the change log', () => {
     });
     expect(rest).toEqual([]);
     expect(remove).toMatchObject({ resource: 'capability', identifier: created.identifier, operation: 'delete', before: updated, after: null });
+  });
+
+  it('records the add and the delete of every resource the authority manages, under its kind and UUID', async () => {
+    const api = client(t);
+    const made: Array<{ resource: string; url: string; body: Record<string, unknown> }> = [];
+    const addOne = async (resource: string, url: string, form: Record<string, unknown>) => {
+      const [entry, ...rest] = await appendedBy(async () => {
+        made.push({ resource, url, body: expectStatus(await api.send('POST', url, form, t.users.authority), 201) });
+      });
+      const { body } = made.at(-1) as { body: Record<string, unknown> };
+      expect(rest).toEqual([]);
+      expect(entry).toMatchObject({ resource, identifier: body.identifier, operation: 'create', before: null, after: body });
+      return body;
+    };
+    await addOne('process', '/rest/api/processes', processForm());
+    await addOne('document-type', '/rest/api/document-types', documentTypeForm());
+    const provider = await addOne('access-point-provider', '/rest/api/access-point-providers', { title: unique('AP provider'), contact: contactForm() });
+    const profile = await addOne('transport-profile', '/rest/api/transport-profiles', { value: unique('peppol-transport-as4'), title: 'AS4' });
+    const accessPoint = await addOne('access-point', '/rest/api/accessPoints', accessPointForm(provider.identifier as string, profile.value as string));
+    await addOne('service-provider', '/rest/api/service-providers', { title: unique('SP'), accessPoint: { identifier: accessPoint.identifier } });
+    for (const { resource, url, body } of made.reverse()) {
+      const [entry, ...rest] = await appendedBy(async () => {
+        expectStatus(await api.remove(`${url}/${body.identifier as string}`, t.users.authority), 204);
+      });
+      expect(rest).toEqual([]);
+      expect(entry).toMatchObject({ resource, identifier: body.identifier, operation: 'delete', before: body, after: null });
+    }
   });
 
   it('records a participant added, updated, transferred and deleted under its qualified identifier, with its providers', async () => {
