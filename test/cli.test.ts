@@ -194,3 +194,36 @@ describe.runIf(testDatabaseKind === 'embedded')('registry while a server holds t
     expect(after.code, after.stderr).toBe(0);
   }, SLOW);
 });
+
+describe('what the command line changes', () => {
+  it('is in the change log as the command line\'s, with the state after and no password', async () => {
+    const entries = await withDb((db) => db.query<{ resource: string; operation: string; after: Record<string, unknown> | null }>(
+      `SELECT resource, operation, after FROM change_log WHERE origin = 'cli' ORDER BY seq`));
+    const kinds = new Set(entries.map((entry) => `${entry.resource} ${entry.operation}`));
+    expect(kinds).toEqual(new Set(['user create', 'user update', 'process create', 'document-type create', 'transport-profile create', 'participant create']));
+    expect(entries.find((entry) => entry.resource === 'user' && entry.operation === 'update')?.after).toMatchObject({ username: 'operator', passwordChanged: true });
+    expect(JSON.stringify(entries)).not.toMatch(/password_hash|passwordHash|operator-password/);
+  }, SLOW);
+
+  it('sml-reconcile lists what the SML lacks, then registers it, then finds it in step', async () => {
+    const { startLocalSml } = await import('../src/changes/local-sml.js');
+    const sml = await startLocalSml();
+    try {
+      const smlEnv = { ...env, SML_URL: sml.url, SML_SMP_ID: 'cli-smp' };
+      const organizations = await withDb(async (db) => (await db.query<{ count: number }>(
+        'SELECT count(DISTINCT (icd, organization_identifier))::int AS count FROM participants'))[0]?.count ?? 0);
+      expect(organizations).toBeGreaterThan(0);
+      const listed = await runCli(['sml-reconcile', '--dry-run'], smlEnv);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain(`should hold ${organizations}, holds 0`);
+      expect(sml.calls.create).toBe(0);
+      const repaired = await runCli(['sml-reconcile'], smlEnv);
+      expect(repaired.stdout).toContain('(registered)');
+      expect(sml.registrations.get('cli-smp')?.size).toBe(organizations);
+      expect((await runCli(['sml-reconcile'], smlEnv)).stdout).toContain('in step');
+      expectRefusal(await runCli(['sml-reconcile'], env), /No SML configured/);
+    } finally {
+      await sml.close();
+    }
+  }, SLOW);
+});
