@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, unique } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { client, expectStatus, unique, vendor } from './helpers/administration.js';
-import { addParticipant, call, PARTICIPANTS } from './helpers/participants.js';
+import { asAdmin, expectStatus, vendor } from './helpers/administration.js';
+import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
 
 let t: TestApp;
-let api: ReturnType<typeof client>;
+let api: ReturnType<typeof asAdmin>;
 let start = 0;
 beforeAll(async () => {
   t = await startTestApp();
-  api = client(t);
+  api = asAdmin(t);
   const [row] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
   start = row?.seq ?? 0;
 });

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, unique } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { accessPointForm, client, contactForm, expectStatus, unique, UNKNOWN } from './helpers/administration.js';
+import { accessPointForm, asAdmin, contactForm, expectStatus, UNKNOWN } from './helpers/administration.js';
 import { documentTypeForm, processForm } from './helpers/catalogue.js';
-import { addParticipant, call, participantForm, PARTICIPANTS } from './helpers/participants.js';
+import { addParticipant, participantForm, PARTICIPANTS } from './helpers/participants.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { TEST_DATABASE_URL } from './helpers/database.js';
 import { CLI_ACTOR } from '../src/changes/log.js';
 import { loadCatalogue } from '../src/catalogue/repository.js';
-import { starterCatalogue } from '../src/catalogue/starter.js';
+import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 
 interface Entry {
   seq: number;
@@ -54,7 +55,7 @@ async function appendedBy(write: () => Promise<unknown>): Promise<Entry[]> {
 
 describe('the change log', () => {
   it('records a managed resource added, changed and deleted: who, what, before and after', async () => {
-    const api = client(t);
+    const api = asAdmin(t);
     let created: Record<string, unknown> = {};
     const [add, ...others] = await appendedBy(async () => {
       const response = await api.send('POST', '/rest/api/capabilities', { title: unique('capability') }, t.users.authority, { 'x-request-id': 'req-add-1' });
@@ -81,7 +82,7 @@ describe('the change log', () => {
   });
 
   it('records the add and the delete of every resource the authority manages, under its kind and UUID', async () => {
-    const api = client(t);
+    const api = asAdmin(t);
     const made: Array<{ resource: string; url: string; body: Record<string, unknown> }> = [];
     const addOne = async (resource: string, url: string, form: Record<string, unknown>) => {
       const [entry, ...rest] = await appendedBy(async () => {
@@ -143,7 +144,7 @@ describe('the change log', () => {
   });
 
   it('records users without their password or its hash, and says when a password changed', async () => {
-    const api = client(t);
+    const api = asAdmin(t);
     const password = 'a-long-secret-password-1';
     let user: Record<string, unknown> = {};
     const entries = await appendedBy(async () => {
@@ -160,7 +161,7 @@ describe('the change log', () => {
   });
 
   it('appends nothing for a refused, invalid, unknown or conflicting write', async () => {
-    const api = client(t);
+    const api = asAdmin(t);
     const existing = await addParticipant(t.app, t.users.serviceProvider);
     const entries = await appendedBy(async () => {
       expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('no') }, t.users.serviceProvider), 403);
@@ -185,7 +186,7 @@ describe('the change log', () => {
 
   it('numbers the entries of concurrent writes densely, without gaps from writes that failed', async () => {
     const before = await lastSeq();
-    const api = client(t);
+    const api = asAdmin(t);
     const responses = await Promise.all(Array.from({ length: 20 }, (_, index) =>
       api.send('POST', '/rest/api/capabilities', { title: index % 4 === 0 ? '' : unique('concurrent') })));
     const succeeded = responses.filter((response) => response.statusCode === 201).length;

@@ -4,8 +4,9 @@ import type { ChangeNotice } from '../src/changes/log.js';
 import type { Database } from '../src/db/database.js';
 import { listenerName, openPostgres } from '../src/db/postgres.js';
 import { migrate } from '../src/db/migrate.js';
+import { unique } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { client, expectStatus, unique } from './helpers/administration.js';
+import { asAdmin, expectStatus } from './helpers/administration.js';
 import { addParticipant } from './helpers/participants.js';
 import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
 
@@ -20,7 +21,7 @@ describe('the change signal of one instance', () => {
     const heard: ChangeNotice[] = [];
     const stop = t.app.changes.subscribe((notice) => heard.push(notice));
     try {
-      const response = await client(t).send('POST', '/rest/api/capabilities', { title: unique('heard') });
+      const response = await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('heard') });
       const capability = expectStatus(response, 201);
       expect(heard).toEqual([{ seq: t.app.changes.position, resource: 'capability', identifier: capability.identifier, operation: 'create' }]);
       const participant = await addParticipant(t.app, t.users.serviceProvider);
@@ -34,7 +35,7 @@ describe('the change signal of one instance', () => {
   it('tells nothing for a write that failed', async () => {
     const heard: ChangeNotice[] = [];
     const stop = t.app.changes.subscribe((notice) => heard.push(notice));
-    expectStatus(await client(t).send('POST', '/rest/api/capabilities', { title: '' }), 400);
+    expectStatus(await asAdmin(t).send('POST', '/rest/api/capabilities', { title: '' }), 400);
     await t.app.changes.catchUp();
     stop();
     expect(heard).toEqual([]);
@@ -62,7 +63,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     app.inject({ method: 'GET', url: '/rest/api/users', headers: { authorization } });
 
   it('a password changed through one instance is refused by the other, whose credential cache heard it', async () => {
-    const api = client(t);
+    const api = asAdmin(t);
     const username = unique('admin');
     const old = 'first-long-password-1';
     const user = expectStatus(await api.send('POST', '/rest/api/users', { username, password: old, role: 'ADMIN' }), 201);
@@ -87,7 +88,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     const name = listenerName(schema);
     const cut = await t.db.query<{ pid: number }>(`SELECT pid, pg_terminate_backend(pid) FROM (${listeners}) l`, [name]);
     expect(cut.length).toBe(2);
-    const capability = expectStatus(await client(t).send('POST', '/rest/api/capabilities', { title: unique('missed') }), 201);
+    const capability = expectStatus(await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('missed') }), 201);
     await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ identifier: capability.identifier })), { timeout: 8000 });
     stop();
     const again = await t.db.query<{ pid: number }>(listeners, [name]);

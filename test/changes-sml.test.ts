@@ -6,9 +6,10 @@ import { smlClient } from '../src/changes/sml-client.js';
 import { reconcileSml } from '../src/changes/reconcile.js';
 import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
+import { call } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
-import { addParticipant, call, PARTICIPANTS } from './helpers/participants.js';
+import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
 import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
 
 const SMP_ID = 'test-smp';

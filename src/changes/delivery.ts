@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.js';
-import { isLive } from '../participants/repository.js';
+import { participantIsLive } from '../participants/repository.js';
 import type { ChangeSignal } from './signal.js';
 import type { DirectoryClient } from './directory-client.js';
 import type { SmlClient } from './sml-client.js';
@@ -43,7 +43,7 @@ async function organizationIsLive(db: Queryable, participant: string): Promise<b
   const value = participant.slice(participant.indexOf(PARTICIPANT_SCHEME_SEPARATOR) + 2);
   const at = value.indexOf(':');
   const [row] = await db.query(
-    `SELECT 1 FROM participants pa WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${isLive('pa')} LIMIT 1`,
+    `SELECT 1 FROM participants pa WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')} LIMIT 1`,
     [value.slice(0, at), value.slice(at + 1)],
   );
   return row !== undefined;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { PARTICIPANT_SCHEME } from '../participants/identifiers.js';
-import { isLive } from '../participants/repository.js';
+import { participantIsLive } from '../participants/repository.js';
 import type { SmlClient } from './sml-client.js';
 
 export interface Reconciliation {
@@ -20,7 +20,7 @@ export interface Reconciliation {
 export async function reconcileSml(db: Queryable, sml: SmlClient, options: { dryRun?: boolean } = {}): Promise<Reconciliation> {
   const rows = await db.query<{ participant: string }>(
     `SELECT DISTINCT '${PARTICIPANT_SCHEME}::' || pa.icd || ':' || pa.organization_identifier AS participant
-       FROM participants pa WHERE ${isLive('pa')}`,
+       FROM participants pa WHERE ${participantIsLive('pa')}`,
   );
   const expected = new Set(rows.map((row) => row.participant));
   const held = new Set((await sml.list()).map((participant) => participant.toLowerCase()));

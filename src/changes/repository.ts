@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';
-import type { PageRequest, Sortable } from '../http/paging.js';
+import type { PageRequest, Sortable } from '../core/paging.js';
 import type { ChangeEntry, ChangeFilters } from './schemas.js';
 
 /** Whose changes a caller sees: a service provider's id (the history of its participants), or null for all. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { callerOf, Role, type Access } from '../http/auth.js';
-import { pageOf, pageRequest } from '../http/paging.js';
+import { pageOf, pageRequest } from '../core/paging.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
 import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
 import type { ChangeSignal } from './signal.js';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, PageSchema } from '../http/paging.js';
-import { Nullable, Uuid } from '../http/schemas.js';
+import { PageQuery, PageSchema } from '../core/paging.js';
+import { Nullable, Uuid } from '../core/schemas.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
   'transport-profile', 'capability', 'user'] as const;
