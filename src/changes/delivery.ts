@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
-import type { ChangeSignal } from './signal.js';
+import { coalesced, type ChangeSignal } from './signal.js';
 import type { DirectoryClient } from './directory-client.js';
 import type { SmlClient } from './sml-client.js';
 
@@ -86,8 +86,6 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
   const batch = options.batch ?? 100;
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
-  let queued: Promise<void> | undefined;
-  let tail: Promise<void> = Promise.resolve();
   let running = false;
 
   const lease = async (): Promise<number | undefined> => {
@@ -150,17 +148,8 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
     }
   }
 
-  function kick(): Promise<void> {
-    if (!running) return Promise.resolve();
-    if (queued) return queued;
-    const next = tail.then(() => {
-      queued = undefined;
-      return pass();
-    });
-    queued = next;
-    tail = next.catch((error: unknown) => options.onError?.(error));
-    return next;
-  }
+  const passes = coalesced(pass, (error) => options.onError?.(error));
+  const kick = () => (running ? passes.run() : Promise.resolve());
   const kicked = () => void kick().catch(() => undefined);
 
   return {
@@ -179,7 +168,7 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
       running = false;
       clearInterval(timer);
       unsubscribe?.();
-      await tail;
+      await passes.settled();
       await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me])
         .catch(() => undefined);
     },

@@ -1,16 +1,13 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { SmlFailure } from './local-sml.js';
+import { startLocalServer, type LocalServer } from './local-server.js';
 
-export interface LocalDirectory {
-  url: string;
+export interface LocalDirectory extends LocalServer {
   /** The participants it has indexed, and how often each was pushed. */
   indexed: Map<string, number>;
   calls: { put: number; delete: number; failed: number };
-  fail(failure: SmlFailure): void;
-  close(): Promise<void>;
 }
+
+const INDEXER = '/indexer/1.0/';
 
 /**
  * A small Peppol Directory indexer for development and tests: `PUT /indexer/1.0/` (participant id as the body,
@@ -20,50 +17,27 @@ export interface LocalDirectory {
 export async function startLocalDirectory(port = 0): Promise<LocalDirectory> {
   const indexed = new Map<string, number>();
   const calls = { put: 0, delete: 0, failed: 0 };
-  let failure: SmlFailure = 'none';
-  const hung = new Set<http.ServerResponse>();
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (failure === 'refuse') return void request.socket.destroy();
-      if (failure === 'timeout') return void hung.add(response);
-      if (failure === 'fault') {
-        calls.failed += 1;
-        return void response.writeHead(500).end('indexer failing (local Directory failure mode)');
-      }
-      const path = request.url ?? '';
-      if (request.method === 'PUT' && path === '/indexer/1.0/') {
-        const participant = Buffer.concat(chunks).toString('utf8').trim().toLowerCase();
-        if (!participant.includes('::')) return void response.writeHead(400).end('not a participant identifier');
-        calls.put += 1;
-        indexed.set(participant, (indexed.get(participant) ?? 0) + 1);
-        return void response.writeHead(204).end();
-      }
-      if (request.method === 'DELETE' && path.startsWith('/indexer/1.0/')) {
-        const participant = decodeURIComponent(path.slice('/indexer/1.0/'.length)).toLowerCase();
-        if (!indexed.delete(participant)) return void response.writeHead(404).end();
-        calls.delete += 1;
-        return void response.writeHead(204).end();
-      }
-      response.writeHead(404).end();
-    });
+  const server = await startLocalServer(port, (request, body, response) => {
+    const path = request.url ?? '';
+    if (request.method === 'PUT' && path === INDEXER) {
+      const participant = body.trim().toLowerCase();
+      if (!participant.includes('::')) return void response.writeHead(400).end('not a participant identifier');
+      calls.put += 1;
+      indexed.set(participant, (indexed.get(participant) ?? 0) + 1);
+      return void response.writeHead(204).end();
+    }
+    if (request.method === 'DELETE' && path.startsWith(INDEXER)) {
+      const participant = decodeURIComponent(path.slice(INDEXER.length)).toLowerCase();
+      if (!indexed.delete(participant)) return void response.writeHead(404).end();
+      calls.delete += 1;
+      return void response.writeHead(204).end();
+    }
+    response.writeHead(404).end();
+  }, (response) => {
+    calls.failed += 1;
+    response.writeHead(500).end('indexer failing (local Directory failure mode)');
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    indexed,
-    calls,
-    fail(next) {
-      failure = next;
-      if (next !== 'timeout') for (const response of hung) response.destroy();
-    },
-    async close() {
-      for (const response of hung) response.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return { ...server, indexed, calls };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,22 +1,15 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
+import { startLocalServer, type LocalServer } from './local-server.js';
 import { IDS_NS, LOCATOR_NS } from './sml-client.js';
 
-/** How the local SML misbehaves, for tests of delivery under failure. */
-export type SmlFailure = 'none' | 'fault' | 'timeout' | 'refuse';
-
-export interface LocalSml {
-  url: string;
+export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
   registrations: Map<string, Set<string>>;
   /** Counts of the Create and Delete calls it accepted. */
   calls: { create: number; delete: number; faults: number };
   /** When each participant was last created (Date.now()), for measuring delivery lag. */
   createdAt: Map<string, number>;
-  fail(failure: SmlFailure): void;
-  close(): Promise<void>;
 }
 
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '@' });
@@ -36,69 +29,45 @@ export async function startLocalSml(port = 0): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
   const calls = { create: 0, delete: 0, faults: 0 };
   const createdAt = new Map<string, number>();
-  let failure: SmlFailure = 'none';
-  const hung = new Set<http.ServerResponse>();
-
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (failure === 'refuse') return void request.socket.destroy();
-      if (failure === 'timeout') return void hung.add(response);
-      const send = (status: number, xml: string) => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
-      if (failure === 'fault') {
-        calls.faults += 1;
-        return send(500, fault('InternalError', 'the SML is failing (local SML failure mode)'));
-      }
-      if (!request.url?.endsWith('/manageparticipantidentifier')) return send(404, fault('NotFound', 'no such service'));
-      const body = (parser.parse(Buffer.concat(chunks).toString('utf8')) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
-      const [operation, content] = Object.entries(body)[0] ?? [];
-      const smp = String(content?.ServiceMetadataPublisherID ?? '');
-      if (!operation || !smp) return send(500, fault('BadRequest', 'no operation or no ServiceMetadataPublisherID'));
-      const held = registrations.get(smp) ?? new Set<string>();
-      registrations.set(smp, held);
-      const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
-      const participant = id ? `${id['@scheme']}::${String(id['#text'])}`.toLowerCase() : '';
-      if (operation === 'CreateParticipantIdentifier' && participant) {
-        calls.create += 1;
-        held.add(participant);
-        createdAt.set(participant, Date.now());
-        return send(200, soap(''));
-      }
-      if (operation === 'DeleteParticipantIdentifier' && participant) {
-        if (!held.delete(participant)) return send(500, fault('NotFound', `${participant} is not registered`));
-        calls.delete += 1;
-        return send(200, soap(''));
-      }
-      if (operation === 'PageRequest') {
-        const all = [...held].sort();
-        const start = Number(content?.NextPageIdentifier ?? 0) || 0;
-        const ids = all.slice(start, start + PAGE).map((entry) => {
-          const at = entry.indexOf('::');
-          return `<ids:ParticipantIdentifier scheme="${entry.slice(0, at)}">${entry.slice(at + 2)}</ids:ParticipantIdentifier>`;
-        }).join('');
-        const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
-        return send(200, soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${ids}${next}</ParticipantIdentifierPage>`));
-      }
-      return send(500, fault('BadRequest', `unknown operation ${operation}`));
-    });
+  const server = await startLocalServer(port, (request, text, response) => {
+    const send = (status: number, xml: string) => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
+    if (!request.url?.endsWith('/manageparticipantidentifier')) return send(404, fault('NotFound', 'no such service'));
+    const body = (parser.parse(text) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
+    const [operation, content] = Object.entries(body)[0] ?? [];
+    const smp = String(content?.ServiceMetadataPublisherID ?? '');
+    if (!operation || !smp) return send(500, fault('BadRequest', 'no operation or no ServiceMetadataPublisherID'));
+    const held = registrations.get(smp) ?? new Set<string>();
+    registrations.set(smp, held);
+    const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
+    const participant = id ? `${id['@scheme']}::${String(id['#text'])}`.toLowerCase() : '';
+    if (operation === 'CreateParticipantIdentifier' && participant) {
+      calls.create += 1;
+      held.add(participant);
+      createdAt.set(participant, Date.now());
+      return send(200, soap(''));
+    }
+    if (operation === 'DeleteParticipantIdentifier' && participant) {
+      if (!held.delete(participant)) return send(500, fault('NotFound', `${participant} is not registered`));
+      calls.delete += 1;
+      return send(200, soap(''));
+    }
+    if (operation === 'PageRequest') return send(200, page([...held].sort(), Number(content?.NextPageIdentifier ?? 0) || 0));
+    return send(500, fault('BadRequest', `unknown operation ${operation}`));
+  }, (response) => {
+    calls.faults += 1;
+    response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalError', 'the SML is failing (local SML failure mode)'));
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    registrations,
-    calls,
-    createdAt,
-    fail(next) {
-      failure = next;
-      if (next !== 'timeout') for (const response of hung) response.destroy();
-    },
-    async close() {
-      for (const response of hung) response.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return { ...server, registrations, calls, createdAt };
+}
+
+/** One page of the List operation's answer, from `start`. */
+function page(all: string[], start: number): string {
+  const ids = all.slice(start, start + PAGE).map((entry) => {
+    const at = entry.indexOf('::');
+    return `<ids:ParticipantIdentifier scheme="${entry.slice(0, at)}">${entry.slice(at + 2)}</ids:ParticipantIdentifier>`;
+  }).join('');
+  const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
+  return soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${ids}${next}</ParticipantIdentifierPage>`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

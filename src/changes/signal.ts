@@ -21,6 +21,29 @@ export interface ChangeSignal {
 }
 
 export const CHANGES_CHANNEL = 'registry_changes';
+
+/**
+ * Runs `work` one call at a time; a call while one runs asks for one more run after it, never more (calls
+ * meanwhile share that run). Resolves when a run that started after the call has finished.
+ */
+export function coalesced(work: () => Promise<void>, onError: (error: unknown) => void = () => undefined) {
+  let queued: Promise<void> | undefined;
+  let tail: Promise<void> = Promise.resolve();
+  return {
+    run(): Promise<void> {
+      if (queued) return queued;
+      const next = tail.then(() => {
+        queued = undefined;
+        return work();
+      });
+      queued = next;
+      tail = next.catch(onError);
+      return next;
+    },
+    /** Resolves when the runs asked for so far have ended. */
+    settled: () => tail,
+  };
+}
 const BATCH = 1000;
 
 export interface ChangeSignalOptions {
@@ -36,9 +59,6 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   let started = false;
   let stopListening: (() => Promise<void>) | undefined;
   let poll: NodeJS.Timeout | undefined;
-  // Reads run one after the other; a signal during a read asks for one more read after it, never more.
-  let queued: Promise<void> | undefined;
-  let tail: Promise<void> = Promise.resolve();
 
   async function readNew(): Promise<void> {
     for (;;) {
@@ -64,17 +84,9 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
     }
   }
 
-  function catchUp(): Promise<void> {
-    if (!started) return Promise.resolve();
-    if (queued) return queued;
-    const next = tail.then(() => {
-      queued = undefined;
-      return readNew();
-    });
-    queued = next;
-    tail = next.catch(() => undefined);
-    return next;
-  }
+  // Reads run one after the other; a signal during a read asks for one more read after it, never more.
+  const read = coalesced(readNew);
+  const catchUp = () => (started ? read.run() : Promise.resolve());
 
   const signalled = () => void catchUp().catch(() => undefined);
 
@@ -101,7 +113,7 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
       started = false;
       clearInterval(poll);
       await stopListening?.();
-      await tail;
+      await read.settled();
     },
   };
 }

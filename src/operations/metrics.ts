@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { deliveryStatus } from '../changes/delivery.js';
+import { deliveryStatus, type DeliveryStatus } from '../changes/delivery.js';
 import type { Database } from '../db/database.js';
 
 /** The Prometheus registry of one application: its requests, its database pool and the process itself. */
@@ -34,34 +34,19 @@ export function createMetrics(db: Database, openConnections: () => Promise<numbe
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
-  const deliveries = () => deliveryStatus(db).catch(() => []);
-  new Gauge({
-    name: 'delivery_pending_changes',
-    help: 'Participant changes not yet delivered, by target (sml)',
-    labelNames: ['target'] as const,
-    registers: [registry],
-    async collect() {
-      for (const status of await deliveries()) this.set({ target: status.target }, status.pending);
-    },
-  });
-  new Gauge({
-    name: 'delivery_oldest_pending_seconds',
-    help: 'Age of the oldest participant change not yet delivered, by target',
-    labelNames: ['target'] as const,
-    registers: [registry],
-    async collect() {
-      for (const status of await deliveries()) this.set({ target: status.target }, status.oldestPendingSeconds);
-    },
-  });
-  new Gauge({
-    name: 'delivery_failed_attempts',
-    help: 'Failed delivery attempts since the last success, by target',
-    labelNames: ['target'] as const,
-    registers: [registry],
-    async collect() {
-      for (const status of await deliveries()) this.set({ target: status.target }, status.attempts);
-    },
-  });
+  const deliveryGauges: Array<[string, string, (status: DeliveryStatus) => number]> = [
+    ['delivery_pending_changes', 'Participant changes not yet delivered, by target (sml, directory)', (status) => status.pending],
+    ['delivery_oldest_pending_seconds', 'Age of the oldest participant change not yet delivered, by target', (status) => status.oldestPendingSeconds],
+    ['delivery_failed_attempts', 'Failed delivery attempts since the last success, by target', (status) => status.attempts],
+  ];
+  for (const [name, help, value] of deliveryGauges) {
+    new Gauge({
+      name, help, labelNames: ['target'] as const, registers: [registry],
+      async collect() {
+        for (const status of await deliveryStatus(db).catch(() => [])) this.set({ target: status.target }, value(status));
+      },
+    });
+  }
   new Gauge({
     name: 'http_open_connections',
     help: 'Client connections currently open on the API port',

@@ -1,0 +1,52 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** How a local stand-in for a network service misbehaves, for tests of delivery under failure. */
+export type Failure = 'none' | 'fault' | 'timeout' | 'refuse';
+
+export interface LocalServer {
+  url: string;
+  /** From now on: answer normally, answer with the service's fault, never answer, or cut every connection. */
+  fail(failure: Failure): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A plain-HTTP server on loopback for a local SML or Directory: `handle` answers a request with its body read,
+ * `fault` answers it while failing with faults.
+ */
+export async function startLocalServer(
+  port: number,
+  handle: (request: http.IncomingMessage, body: string, response: http.ServerResponse) => void,
+  fault: (response: http.ServerResponse) => void,
+): Promise<LocalServer> {
+  let failure: Failure = 'none';
+  const hung = new Set<http.ServerResponse>();
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (failure === 'refuse') return void request.socket.destroy();
+      if (failure === 'timeout') return void hung.add(response);
+      if (failure === 'fault') return fault(response);
+      handle(request, Buffer.concat(chunks).toString('utf8'), response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const releaseHung = () => {
+    for (const response of hung) response.destroy();
+    hung.clear();
+  };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    fail(next) {
+      failure = next;
+      if (next !== 'timeout') releaseHung();
+    },
+    async close() {
+      releaseHung();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
