@@ -8,7 +8,7 @@ import type { Database } from '../src/db/database.js';
 const OUTPUT = new URL('../web/src/api/schema.d.ts', import.meta.url);
 
 const noDatabase = new Proxy({}, { get: () => () => { throw new Error('no database while describing the API'); } }) as Database;
-const app = await buildApp({ db: noDatabase, console: false });
+const app = await buildApp({ db: noDatabase, console: false, followChanges: false });
 await app.ready();
 const description = app.swagger() as Parameters<typeof openapiTS>[0];
 await app.close();

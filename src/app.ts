@@ -56,6 +56,8 @@ export interface AppOptions {
   /** The browser console; `false` serves none. */
   console?: ConsoleOptions | false;
   smp?: SmpOptions;
+  /** `false`: the change signal is not started (describing the API without a database). */
+  followChanges?: boolean;
   /** Where participants are registered (BDMSL); none: nothing is sent. */
   sml?: SmlOptions;
   /** The Peppol Directory participants are pushed to; none: nothing is sent. */
@@ -97,7 +99,9 @@ export async function buildApp(options: AppOptions) {
   app.decorate('db', catchingUpAfterWrites(options.db, changes));
   app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle }));
   changes.subscribe((notice) => app.credentials.onChange(notice));
-  app.addHook('onReady', () => changes.start());
+  const smpCache = options.smp?.cache;
+  if (smpCache) changes.subscribe((notice) => smpCache.onChange(notice));
+  if (options.followChanges !== false) app.addHook('onReady', () => changes.start());
   app.addHook('onClose', () => changes.stop());
   const targets: DeliveryTarget[] = [
     ...(options.sml ? [smlTarget(smlClient(options.sml))] : []),

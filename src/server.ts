@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
+import { SignedAnswerCache } from './smp/cache.js';
 import { baseUrlOf, prepare, welcome } from './setup/first-start.js';
 import { directoryOptionsOf, loadConfig, smlOptionsOf } from './config.js';
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
@@ -13,7 +14,8 @@ const db = await openDatabaseExclusively(config, 'the registry server').catch(ex
 const setup = await prepare(db, config);
 const sml = smlOptionsOf(config);
 const app = await buildApp({
-  smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL },
+  // The signed answers are kept: the change log tells the cache every committed change (app.ts).
+  smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
   db,
   logger: loggerOptions(config.LOG_LEVEL),
   bodyLimit: config.BODY_LIMIT,
