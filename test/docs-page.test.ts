@@ -1,24 +1,20 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { useTestApp } from './helpers/app.js';
 import { launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { testOutputDir } from './helpers/openapi-tools.js';
 
 describe('the docs page at /rest/resources/docs', () => {
-  let test: TestApp;
+  const test = useTestApp({ listen: true });
   let browser: Browser;
-  let base: string;
 
   beforeAll(async () => {
-    test = await startTestApp();
-    base = await test.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await test?.close();
   });
 
   it('renders the description from assets the service serves itself, with no failed request and no console error', async () => {
@@ -37,10 +33,10 @@ describe('the docs page at /rest/resources/docs', () => {
     await page.route('**/*', (route) => {
       const url = route.request().url();
       requested.push(url);
-      return url.startsWith(base) || url.startsWith('data:') ? route.continue() : route.abort();
+      return url.startsWith(test.base) || url.startsWith('data:') ? route.continue() : route.abort();
     });
 
-    await page.goto(`${base}/rest/resources/docs`);
+    await page.goto(`${test.base}/rest/resources/docs`);
     await page.locator('.swagger-ui .info .title').waitFor();
     await page.locator('.opblock').first().waitFor();
 
@@ -74,7 +70,7 @@ describe('the docs page at /rest/resources/docs', () => {
     await find.screenshot({ path: operationShot });
     console.log(`docs page screenshots: ${screenshot} ${operationsShot} ${operationShot}`);
 
-    expect(requested.filter((url) => !url.startsWith(base) && !url.startsWith('data:'))).toEqual([]);
+    expect(requested.filter((url) => !url.startsWith(test.base) && !url.startsWith('data:'))).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from './helpers/app.js';
 import { expectErrorBody } from './helpers/assertions.js';
 import { sendRaw } from './helpers/raw-http.js';
 
@@ -9,15 +8,13 @@ import { sendRaw } from './helpers/raw-http.js';
  * What Node's HTTP parser refuses before any route is chosen, sent over a raw socket to a listening
  * application: the answer still carries the common error body and the header constants.
  */
-let t: TestApp;
+const t = useTestApp({ listen: true });
 let address: { host: string; port: number };
 
-beforeAll(async () => {
-  t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  address = { host: '127.0.0.1', port: (t.app.server.address() as AddressInfo).port };
+beforeAll(() => {
+  const { hostname, port } = new URL(t.base);
+  address = { host: hostname, port: Number(port) };
 });
-afterAll(() => t.close());
 
 /** Over Node's default `maxHeaderSize` (16 KiB). */
 const OVER_HEADER_LIMIT = 20_000;

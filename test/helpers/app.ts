@@ -86,12 +86,15 @@ export async function startTestApp(options: Omit<AppOptions, 'db'> = {}): Promis
 
 /**
  * The set-up of a test file: its own test app, started before its tests and closed after them. The object is
- * usable at once; its properties are read from the started app at the time they are used.
+ * usable at once; its properties are read from the started app at the time they are used. With `listen`, the
+ * app also listens on a free loopback port, whose address is `base` (for browsers and raw sockets).
  */
-export function useTestApp(): TestApp {
+export function useTestApp(options: { listen?: boolean } = {}): TestApp & { readonly base: string } {
   let started: TestApp | undefined;
+  let base: string | undefined;
   beforeAll(async () => {
     started = await startTestApp();
+    if (options.listen) base = await started.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => started?.close());
   const current = (): TestApp => {
@@ -103,6 +106,10 @@ export function useTestApp(): TestApp {
     get db() { return current().db; },
     get fixture() { return current().fixture; },
     get users() { return current().users; },
+    get base() {
+      if (base === undefined) throw new Error('useTestApp({ listen: true }) gives the address');
+      return base;
+    },
     close: () => current().close(),
   };
 }
