@@ -16,7 +16,7 @@ import { pgbenchScript, pgbenchStreamScript, recordingApp } from './record.js';
 import { printTable, writeResults, type Result } from './report.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
 import { benchSmpKey } from './smp.js';
-import { crashed, rssMiB, startProcess, type RunningProcess } from './service.js';
+import { crashed, freePort, rssMiB, startProcess, type RunningProcess } from './service.js';
 import { streamOnce, streamRows } from './stream.js';
 
 const { values: args } = parseArgs({
@@ -45,10 +45,6 @@ const options = {
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const serviceLog = join(tmpdir(), `registry-bench-${stamp}-service.log`);
-
-function freePort(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000);
-}
 
 /** Average body size and status of each request of a few draws, so the HTTP ceiling answers the same. */
 async function responseShape(url: string, scenario: Scenario) {
@@ -145,12 +141,12 @@ async function main() {
   try {
     if (!args['no-build']) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
     const smp = await benchSmpKey();
-    const port = freePort();
+    const port = await freePort();
     service = await startProcess([...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'info',
-      NODE_ENV: 'production', REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(freePort()), ...smp.env,
+      NODE_ENV: 'production', REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(await freePort()), ...smp.env,
     }, port, serviceLog, '/rest/api/processes');
-    const ceilingPort = freePort();
+    const ceilingPort = await freePort();
     ceiling = await startProcess(['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')], { ...process.env, PORT: String(ceilingPort) }, ceilingPort, join(tmpdir(), `registry-bench-${stamp}-ceiling.log`), '/size/0');
     log(`service pid ${service.pid} on ${service.url}, log ${serviceLog}`);
     db = openPostgres({ connectionString: data.databaseUrl, maxConnections: 2 });

@@ -87,7 +87,11 @@ function literal(value: unknown): string {
   }
   if (value instanceof Date) return literal(value.toISOString());
   if (typeof value === 'object') return literal(JSON.stringify(value));
-  return `'${String(value).replace(/'/g, "''")}'`;
+  const text = String(value);
+  // pgbench reads `:name` anywhere in a statement as one of its variables, inside literals too: a string with
+  // a colon is written as an escape string with the colon as \x3a, which PostgreSQL reads back unchanged.
+  if (text.includes(':')) return `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/:/g, '\\x3a')}'`;
+  return `'${text.replace(/'/g, "''")}'`;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

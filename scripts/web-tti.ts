@@ -5,24 +5,15 @@
 //   npx tsx scripts/web-tti.ts --url http://host:8080 --username u --password p   # any running service
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort } from '../bench/service.js';
 import { launchChromium } from '../test/helpers/browser.js';
 
 const { values } = parseArgs({ options: {
   url: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, runs: { type: 'string', default: '7' },
 } });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}
 
 /** The built service on a fresh embedded database: its first start makes the demo set and prints its credentials. */
 async function startDemoService(): Promise<{ url: string; username: string; password: string; child: ChildProcess; dataDir: string }> {
