@@ -3,6 +3,8 @@
 //
 //   npm run build && npx tsx scripts/web-tti.ts                      # the built service on a fresh demo registry
 //   npx tsx scripts/web-tti.ts --url http://host:8080 --username u --password p   # any running service
+//
+// With --url the user must be a SERVICE_PROVIDER of that service (the table shown is its participants).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,10 @@ async function startDemoService(): Promise<{ url: string; username: string; pass
   return { url: `http://127.0.0.1:${port}`, ...credentials, child, dataDir };
 }
 
+if (values.url && (!values.username || !values.password)) {
+  console.error('--url needs --username and --password of a SERVICE_PROVIDER user of that service');
+  process.exit(2);
+}
 const demo = values.url ? undefined : await startDemoService();
 const target = demo ?? { url: values.url as string, username: values.username ?? '', password: values.password ?? '' };
 const browser = await launchChromium();
@@ -48,7 +54,13 @@ try {
     await page.getByLabel('Password').fill(target.password);
     const clicked = await page.evaluate(() => performance.now());
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('tbody tr:not(.placeholder)').first().waitFor();
+    // A refused sign-in or a role without the participants page ends the run with the page's own message.
+    await Promise.race([
+      page.locator('tbody tr:not(.placeholder)').first().waitFor({ timeout: 120_000 }),
+      page.locator('[role="alert"]').first().waitFor({ timeout: 120_000 }).then(async () => {
+        throw new Error(`no participants table: ${await page.locator('[role="alert"]').first().innerText()}`);
+      }),
+    ]);
     const rendered = await page.evaluate(() => performance.now());
     samples.push({ total: rendered, afterSignIn: rendered - clicked, rows: await page.locator('tbody tr').count() });
     await context.close();

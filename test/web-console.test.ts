@@ -13,9 +13,19 @@ import { launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { PROJECT_ROOT, testOutputDir } from './helpers/openapi-tools.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
+import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WIDTHS = { phone: 390, desktop: 1280 } as const;
+
+/** axe-core's WCAG 2.1 A/AA violations on the page as it is now, each named by `where`. */
+async function axeViolations(page: Page, where: string): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } })
+    .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  expect(result.passes.length, `axe checked ${where}`).toBeGreaterThan(5);
+  return result.violations.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
 
 /** Every page of the console, as the role that sees it. */
 const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 'admin'; ready: string }> = [
@@ -30,7 +40,10 @@ const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 
   { name: 'access-points', hash: '#/access-points', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
   { name: 'transport-profiles', hash: '#/transport-profiles', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
   { name: 'users', hash: '#/users', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
-  { name: 'catalogue-admin', hash: '#/catalogue-admin', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'catalogue-admin', hash: '#/catalogue-admin', as: 'admin', ready: '.release dd' },
+  { name: 'audit', hash: '#/audit', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'audit-provider', hash: '#/audit', as: 'provider', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'deliveries', hash: '#/deliveries', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
 ];
 
 describe('the web console in Chromium, against the real service', () => {
@@ -45,7 +58,11 @@ describe('the web console in Chromium, against the real service', () => {
     // Built per vitest project into its own folder: both projects run at once.
     const root = join(PROJECT_ROOT, 'test-output', `console-build-${testDatabaseKind}`);
     await build({ configFile: join(PROJECT_ROOT, 'web/vite.config.ts'), logLevel: 'silent', build: { outDir: root, emptyOutDir: true } });
-    test = await startTestApp({ console: { root } });
+    // An SML nobody answers at: the deliveries page has a failure to show. The retry waits long enough to stay failed.
+    test = await startTestApp({
+      console: { root }, sml: { url: 'http://127.0.0.1:9/', smpId: 'TEST-SMP', timeoutMs: 500 },
+      delivery: { retryMs: { first: 600_000, max: 600_000 } },
+    });
     await loadCatalogue(test.db, await starterCatalogue());
     // A process with a required ICD and a dependency, to see the rules as hints.
     const billing = (await test.app.inject({ url: `/rest/api/processes?query=${encodeURIComponent('poacc:billing')}` })).json().content[0];
@@ -122,6 +139,13 @@ describe('the web console in Chromium, against the real service', () => {
     await page.getByRole('button', { name: 'Find' }).click();
     const participantId = `iso6523-actorid-upis::0192:${organization}`;
     await expect.poll(() => page.locator('.result').innerText()).toContain('Peppol BIS Billing');
+    // Since when: the day the participant was given the process, for the process and its document types.
+    const since = `since ${new Date().toLocaleDateString('en-GB', { timeZone: 'UTC', dateStyle: 'medium' })}`;
+    expect(await page.locator('.result li', { hasText: 'Peppol BIS Billing 3.0' }).first().innerText()).toContain(since);
+    expect(await page.locator('.result li', { hasText: 'Peppol BIS Billing UBL Invoice V3' }).last().innerText()).toContain(since);
+    await page.screenshot({ path: join(shots, 'lookup-result-desktop.png'), fullPage: true });
+    await page.setViewportSize({ width: WIDTHS.phone, height: 900 });
+    await page.screenshot({ path: join(shots, 'lookup-result-phone.png'), fullPage: true });
     expect(await page.getByRole('link', { name: 'SMP lookup' }).getAttribute('href')).toBe(`/${participantId}`);
 
     await page.getByLabel('Organization number').fill('000000001');
@@ -233,19 +257,52 @@ describe('the web console in Chromium, against the real service', () => {
     await context.close();
   }, 60_000);
 
-  it('authority: adds an access point with an endpoint and a user', async () => {
+  it('authority: adds an access point with a certificate (expiry shown), edits it in place, and adds and edits a user', async () => {
+    const until = new Date(Date.now() + 200 * 24 * 3600 * 1000);
+    const { cert } = await testCertificate('ap.browser.example', new Date(Date.now() - 24 * 3600 * 1000), until);
     const { context, page } = await open('#/access-points', { user: test.users.admin });
     await page.getByText('Add an access point').click();
     const form = page.locator('#access-point-form');
     await form.getByLabel('Title').fill('Browser Access Point');
     await form.getByLabel('Provider').selectOption({ label: 'Test AP Provider' });
-    await form.getByLabel('URL').fill('https://ap.browser.example/as4');
+    await form.getByLabel('URL', { exact: true }).fill('https://ap.browser.example/as4');
     await form.getByLabel('Transport profile').selectOption({ index: 0 });
     await form.getByLabel('Certificate types').fill('PEPPOL AP G3');
+    await form.getByLabel('Service description').fill('Browser AS4 service');
+    await form.getByLabel('Technical contact URL').fill('mailto:ops@ap.browser.example');
+    await form.getByLabel('Serves from').fill('2026-01-01T00:00:00');
+    await form.getByLabel('Serves until').fill('2030-12-31T23:00:00');
+    // An expired certificate: the API's message shows at the certificate field, and nothing is added.
+    await form.getByLabel('Certificate', { exact: true }).fill((await expiredCertificate('old.example')).cert);
+    await form.getByRole('button', { name: 'Add' }).click();
+    const certificateError = form.locator('.field', { has: page.getByLabel('Certificate', { exact: true }) }).locator('.field-error');
+    await expect.poll(() => certificateError.innerText()).toMatch(/expired/i);
+    await form.getByLabel('Certificate', { exact: true }).fill(cert);
     await form.getByRole('button', { name: 'Add' }).click();
     const row = page.locator('tbody tr', { hasText: 'Browser Access Point' });
     await row.waitFor();
-    expect(await row.innerText()).toMatch(/https:\/\/ap\.browser\.example\/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3/s);
+    expect(await row.innerText()).toMatch(new RegExp(`https://ap\\.browser\\.example/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3.*certificate expires ${until.toISOString().slice(0, 10)}`, 's'));
+    const listed = await test.app.inject({ url: '/rest/api/accessPoints?size=2000', headers: { authorization: test.users.admin.authorization } });
+    const stored = listed.json().content.find((point: { title: string }) => point.title === 'Browser Access Point');
+    expect(stored.endpoints[0]).toMatchObject({
+      url: 'https://ap.browser.example/as4', certificate: base64Der(cert), serviceDescription: 'Browser AS4 service',
+      technicalContactUrl: 'mailto:ops@ap.browser.example', serviceActivationDate: new Date(2026, 0, 1).toISOString(),
+      serviceExpirationDate: new Date(2030, 11, 31, 23).toISOString(),
+    });
+
+    // Edited in place: the dialog holds the current values; the certificate left empty is kept.
+    await row.getByRole('button', { name: 'Edit Browser Access Point' }).click();
+    const edit = page.locator('#access-point-edit-form');
+    expect(await edit.getByLabel('Service description').inputValue()).toBe('Browser AS4 service');
+    expect(await edit.getByLabel('Certificate', { exact: true }).getAttribute('aria-describedby')).toBeTruthy();
+    expect(await edit.innerText()).toContain(`keep the current certificate (expires ${until.toISOString().slice(0, 10)})`);
+    await page.screenshot({ path: join(shots, 'access-point-edit-desktop.png') });
+    expect(await axeViolations(page, 'access point edit dialog')).toEqual([]);
+    await edit.getByLabel('Title').fill('Renamed Access Point');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('tbody tr', { hasText: 'Renamed Access Point' }).count()).toBe(1);
+    const renamed = (await test.app.inject({ url: `/rest/api/accessPoints/${stored.identifier}`, headers: { authorization: test.users.admin.authorization } })).json();
+    expect(renamed.endpoints).toEqual(stored.endpoints);
 
     await page.evaluate(() => { location.hash = '#/users'; });
     await page.getByText('Add a user').click();
@@ -258,9 +315,77 @@ describe('the web console in Chromium, against the real service', () => {
     await userForm.getByLabel('Password').fill('a-long-enough-password');
     await userForm.getByLabel('Provider').selectOption({ label: 'Provider Two' });
     await userForm.getByRole('button', { name: 'Add' }).click();
-    await expect.poll(() => page.locator('tbody tr', { hasText: 'browser-user' }).innerText()).toMatch(/SERVICE_PROVIDER\s+Provider Two/);
+    const userRow = page.locator('tbody tr', { hasText: 'browser-user' });
+    await expect.poll(() => userRow.innerText()).toMatch(/SERVICE_PROVIDER\s+Provider Two/);
+    await userRow.getByRole('button', { name: 'Edit browser-user' }).click();
+    const userEdit = page.locator('#user-edit-form');
+    expect(await userEdit.getByLabel('Provider').locator('option:checked').innerText()).toBe('Provider Two');
+    await userEdit.getByLabel('Provider').selectOption({ label: 'Provider One' });
+    await userEdit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => userRow.innerText()).toMatch(/SERVICE_PROVIDER\s+Provider One/);
+    // The password was left empty: the old one still signs in.
+    const signedIn = await fetch(`${base}/rest/api/participants?size=1`, { headers: { authorization: `Basic ${Buffer.from('browser-user:a-long-enough-password').toString('base64')}` } });
+    expect(signedIn.status).toBe(200);
+    await context.close();
+  }, 90_000);
+
+  it('authority: edits a catalogue process in place, its rules and links kept, under the code-list release', async () => {
+    const { context, page } = await open('#/catalogue-admin', { user: test.users.authority });
+    await expect.poll(() => page.locator('.release').innerText()).toMatch(/Starter catalogue\s+\S+/);
+    await page.getByLabel('Search').fill('reminder');
+    const row = page.locator('tbody tr', { hasText: 'Norwegian reminder' });
+    await expect.poll(() => page.locator('tbody tr', { hasText: 'reminder' }).count()).toBe(1);
+    await row.getByRole('button', { name: 'Edit Norwegian reminder' }).click();
+    const edit = page.locator('#process-edit-form');
+    expect(await edit.getByLabel('Required ICDs').inputValue()).toBe('0192');
+    await edit.getByLabel('Title').fill('Norwegian reminder, edited');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('tbody tr', { hasText: 'Norwegian reminder, edited' }).count()).toBe(1);
+    const stored = (await test.app.inject({ url: `/rest/api/processes/${dependentProcess}` })).json();
+    expect(stored).toMatchObject({ title: 'Norwegian reminder, edited', requiredICDs: ['0192'], restricted: false, visible: true });
+    expect(stored.dependencies.map((dependency: { title: string }) => dependency.title)).toEqual(['Peppol BIS Billing 3.0']);
     await context.close();
   });
+
+  it('authority: the audit trail filtered by resource and identifier shows before and after; the deliveries page the SML failure', async () => {
+    const created = await test.app.inject({
+      method: 'POST', url: '/rest/api/transport-profiles', headers: { authorization: test.users.admin.authorization },
+      payload: { value: 'audit-profile-v1', title: 'Audit profile', restricted: false },
+    });
+    const profile = created.json().identifier as string;
+    await test.app.inject({
+      method: 'PUT', url: `/rest/api/transport-profiles/${profile}`, headers: { authorization: test.users.admin.authorization },
+      payload: { value: 'audit-profile-v1', title: 'Audit profile renamed', restricted: true },
+    });
+    const { context, page } = await open('#/audit', { user: test.users.authority });
+    await page.getByLabel('Resource').selectOption({ label: 'Transport profile' });
+    await page.getByLabel('Identifier').fill(profile);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/Changed.*admin \(ADMIN\)/s), expect.stringMatching(/Created/)]);
+    const update = page.locator('tbody tr').first();
+    await update.getByText('2 fields changed').click();
+    // Screen readers hear which value is before and which after; the eye sees the arrow and the colours.
+    expect(await update.locator('details li').allTextContents()).toEqual(['title: before Audit profile → after Audit profile renamed', 'restricted: before false → after true']);
+    await page.screenshot({ path: join(shots, 'audit-details-desktop.png'), fullPage: true });
+    expect(await axeViolations(page, 'audit trail with a change unfolded')).toEqual([]);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(2);
+
+    await page.evaluate(() => { location.hash = '#/deliveries'; });
+    const sml = page.locator('tbody tr', { hasText: 'SML' });
+    await expect.poll(() => sml.innerText(), { timeout: 15_000 }).toMatch(/[1-9]\d*\s.*\s[1-9]\d*\s.*(ECONNREFUSED|connect|fetch)/is);
+    await context.close();
+
+    // A provider's audit trail holds its own participants only, with no resource or provider filter.
+    const provider = await open('#/audit', { user: test.users.serviceProvider });
+    await provider.page.locator('tbody tr:not(.placeholder)').first().waitFor();
+    expect(await provider.page.getByLabel('Resource').count()).toBe(0);
+    const resources = await provider.page.locator('td[data-label="Resource"]').allInnerTexts();
+    expect(new Set(resources)).toEqual(new Set(['Participant']));
+    await provider.page.evaluate(() => { location.hash = '#/deliveries'; });
+    await expect.poll(() => provider.page.locator('main').innerText()).toContain('This page is not for your role.');
+    await provider.context.close();
+  }, 90_000);
 
   it('role boundaries: a provider sees no authority page and no other provider\'s participant; the authority sees no users page', async () => {
     const theirs = await addParticipant(test.app, test.users.otherServiceProvider, { name: 'Not Yours AS' });
@@ -302,11 +427,7 @@ describe('the web console in Chromium, against the real service', () => {
           throw new Error(`${name} at ${width}px: ${error.message}\n${await page.locator('body').innerText()}`);
         });
         await page.waitForLoadState('networkidle');
-        await page.evaluate(AXE_SOURCE);
-        const result = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } })
-          .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
-        expect(result.passes.length, `axe checked ${name}`).toBeGreaterThan(5);
-        violations.push(...result.violations.map((violation) => `${name} at ${width}px: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`));
+        violations.push(...await axeViolations(page, `${name} at ${width}px`));
         await page.screenshot({ path: join(shots, `${name}-${label}.png`), fullPage: true });
         await context.close();
       }

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../web/src/api/types.js';
 import { problemOf } from '../../web/src/api/problem.js';
+import { age, fieldChanges, localToIso } from '../../web/src/format.js';
 import { certificateExpiry, isExpired } from '../../web/src/certificates.js';
 import { contactForm, processMessages } from '../../web/src/forms.js';
 import { TEXTS, translator } from '../../web/src/i18n.js';
 import { exportLine, parseParticipantLines } from '../../web/src/jsonl.js';
+import { receivableDocumentTypes } from '../../web/src/receivable.js';
 import { hintBlocks, hintText, processHint } from '../../web/src/rules.js';
+import { base64Der, testCertificate } from '../helpers/certificates.js';
 
 type Process = Schemas['Process'];
 
@@ -100,12 +103,55 @@ describe('the JSON lines import and export', () => {
   });
 });
 
+describe('the audit trail as a reader sees it', () => {
+  it('shows an update as the fields that changed, a create or a delete as every field', () => {
+    const before = { name: 'Bakst AS', contact: { name: 'Kari', email: null }, processes: [{ title: 'Billing' }] };
+    const after = { name: 'Bakst AS', contact: { name: 'Ola', email: 'ola@bakst.example' }, processes: [{ title: 'Billing' }, { title: 'Order' }] };
+    expect(fieldChanges(before, after)).toEqual([
+      { path: 'contact.name', before: 'Kari', after: 'Ola' },
+      { path: 'contact.email', before: 'null', after: 'ola@bakst.example' },
+      { path: 'processes[1].title', before: undefined, after: 'Order' },
+    ]);
+    expect(fieldChanges(null, { title: 'AP', endpoints: [] })).toEqual([
+      { path: 'title', before: undefined, after: 'AP' }, { path: 'endpoints', before: undefined, after: '[]' },
+    ]);
+    expect(fieldChanges({ restricted: true }, null)).toEqual([{ path: 'restricted', before: 'true', after: undefined }]);
+    expect(fieldChanges({ a: 1 }, { a: 1 })).toEqual([]);
+  });
+
+  it('turns a local date-time into the API\'s UTC one, and ages into short words', () => {
+    expect(localToIso('')).toBeUndefined();
+    expect(localToIso('not a time')).toBeUndefined();
+    expect(localToIso('2026-11-23T10:15')).toBe(new Date(2026, 10, 23, 10, 15).toISOString());
+    expect([age(0), age(59.9), age(125), age(3 * 3600 + 5 * 60), age(2 * 86_400 + 4 * 3600)]).toEqual(['0 s', '59 s', '2 min', '3 h 5 min', '2 d 4 h']);
+  });
+});
+
+describe('since when an organization can receive a document type', () => {
+  it('lists each document type once, since the earliest of its processes', () => {
+    const invoice = { identifier: 'd-1', title: 'Invoice', qualifiedIdentifier: 'busdox-docid-qns::invoice', visible: true };
+    const order = { identifier: 'd-2', title: 'Order', qualifiedIdentifier: 'busdox-docid-qns::order', visible: true };
+    const billing = { ...process({ identifier: 'p-1', documentTypes: [invoice] }), receivableSince: '2026-05-01' };
+    const ordering = { ...process({ identifier: 'p-2', documentTypes: [order, invoice] }), receivableSince: '2025-02-03' };
+    expect(receivableDocumentTypes([billing, ordering])).toEqual([
+      { identifier: 'd-1', title: 'Invoice', qualifiedIdentifier: 'busdox-docid-qns::invoice', since: '2025-02-03' },
+      { identifier: 'd-2', title: 'Order', qualifiedIdentifier: 'busdox-docid-qns::order', since: '2025-02-03' },
+    ]);
+    expect(receivableDocumentTypes([])).toEqual([]);
+  });
+});
+
 describe('certificates and texts', () => {
-  it('finds a certificate\'s expiry on the endpoint or its certificate, and tells an expired one', () => {
-    expect(certificateExpiry({ url: 'https://x', certificate: { subject: 'CN=AP', notAfter: '2027-05-01T00:00:00Z' } })).toBe('2027-05-01T00:00:00Z');
-    expect(certificateExpiry({ url: 'https://x', certificateExpiry: '2020-01-01' })).toBe('2020-01-01');
-    expect(certificateExpiry({ url: 'https://x', transportProfile: {} })).toBeUndefined();
-    expect(certificateExpiry({ certificate: { notAfter: 'soon' } })).toBeUndefined();
+  it('reads a certificate\'s expiry from the base64 DER the API serves, and tells an expired one', async () => {
+    const until = new Date('2031-03-04T05:06:07Z');
+    const { cert } = await testCertificate('ap.example', new Date('2025-01-01T00:00:00Z'), until);
+    expect(certificateExpiry(base64Der(cert))).toBe('2031-03-04T05:06:07Z');
+    // After 2049 the certificate says GeneralizedTime rather than UTCTime.
+    const later = await testCertificate('ap.example', new Date('2025-01-01T00:00:00Z'), new Date('2051-12-31T23:59:59Z'));
+    expect(certificateExpiry(base64Der(later.cert))).toBe('2051-12-31T23:59:59Z');
+    expect(certificateExpiry(undefined)).toBeUndefined();
+    expect(certificateExpiry('bm90IGEgY2VydGlmaWNhdGU=')).toBeUndefined();
+    expect(certificateExpiry(base64Der(cert).slice(0, 200))).toBeUndefined();
     expect(isExpired('2020-01-01', new Date('2026-01-01'))).toBe(true);
     expect(isExpired('2027-01-01', new Date('2026-01-01'))).toBe(false);
   });

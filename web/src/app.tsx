@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { I18n, translator, type Language, type TextKey } from './i18n.js';
 import { AccessPoints, AccessPointProviders, CatalogueAdmin, ServiceProviders, TransportProfiles, Users } from './pages/authority.js';
 import { Catalogue } from './pages/catalogue.js';
+import { Audit, Deliveries } from './pages/changes.js';
 import { ImportParticipants } from './pages/import.js';
 import { Lookup } from './pages/lookup.js';
 import { ParticipantForm } from './pages/participant-form.js';
@@ -27,7 +28,9 @@ const PAGES: Page[] = [
   { path: 'access-points', label: 'accessPoints', allowed: isAuthority },
   { path: 'transport-profiles', label: 'transportProfiles', allowed: isAuthority },
   { path: 'users', label: 'users', allowed: (session) => session?.role === 'ADMIN' },
-  { path: 'catalogue-admin', label: 'codeListRelease', allowed: isAuthority },
+  { path: 'catalogue-admin', label: 'catalogueAdmin', allowed: isAuthority },
+  { path: 'audit', label: 'audit', allowed: (session) => isAuthority(session) || isProvider(session) },
+  { path: 'deliveries', label: 'deliveries', allowed: isAuthority },
 ];
 
 function initialLanguage(): Language {
@@ -77,6 +80,8 @@ export function App() {
       case 'access-points': return <AccessPoints />;
       case 'transport-profiles': return <TransportProfiles />;
       case 'users': return <Users />;
+      case 'audit': return <Audit authority={isAuthority(session)} />;
+      case 'deliveries': return <Deliveries />;
       default: return <CatalogueAdmin />;
     }
   }

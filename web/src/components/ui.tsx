@@ -1,35 +1,47 @@
-import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from 'preact';
+import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes, TextareaHTMLAttributes } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { isProblem, type Problem } from '../api/client.js';
 import { useT } from '../i18n.js';
 
-/** A labelled input with the API's message for its field right under it (and tied to it for screen readers). */
-export function Field(props: { label: string; error?: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
-  const { label, error, hint, ...input } = props;
+/**
+ * A labelled input (or, with `multiline`, a text area) with the API's message for its field right under it, tied
+ * to it for screen readers.
+ */
+export function Field(props: { label: string; error?: string; hint?: string; multiline?: boolean } & InputHTMLAttributes<HTMLInputElement>) {
+  const { label, error, hint, multiline, ...input } = props;
   const id = useId();
   const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const control = { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': described, ...input };
   return (
     <div class="field">
       <label for={id}>{label}{input.required ? <span aria-hidden="true"> *</span> : null}</label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={described} {...input} />
+      {multiline ? <textarea {...(control as TextareaHTMLAttributes<HTMLTextAreaElement>)} rows={4} /> : <input {...control} />}
       {hint ? <small id={`${id}-hint`}>{hint}</small> : null}
       {error ? <p class="field-error" id={`${id}-error`}>{error}</p> : null}
     </div>
   );
 }
 
-export function Select(props: { label: string; error?: string; options: Array<[string, string]> } & SelectHTMLAttributes<HTMLSelectElement>) {
-  const { label, error, options, ...select } = props;
+/** A labelled select; `initial` is the option chosen when it first shows (the select stays the user's after). */
+export function Select(props: { label: string; error?: string; options: Array<[string, string]>; initial?: string } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const { label, error, options, initial, ...select } = props;
   const id = useId();
   return (
     <div class="field">
       <label for={id}>{label}</label>
       <select id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} {...select}>
-        {options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+        {options.map(([value, text]) => <option key={value} value={value} selected={initial === undefined ? undefined : value === initial}>{text}</option>)}
       </select>
       {error ? <p class="field-error" id={`${id}-error`}>{error}</p> : null}
     </div>
   );
+}
+
+/** A labelled checkbox. */
+export function Check(props: { label: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const { label, ...input } = props;
+  const id = useId();
+  return <div class="check"><input type="checkbox" id={id} {...input} /><label for={id}>{label}</label></div>;
 }
 
 /** The API's message for the whole form, and every field message no field of the form shows. */
@@ -161,9 +173,8 @@ export function Pager(props: { page: number; totalPages: number; totalElements: 
   );
 }
 
-/** A modal confirmation (the browser's <dialog>: focus trapped, Escape closes). */
-export function Confirm(props: { open: boolean; title: string; children?: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void; busy?: boolean }) {
-  const t = useT();
+/** A modal (the browser's <dialog>: focus kept inside, Escape closes), open while `open`. */
+export function Modal(props: { open: boolean; title: string; children?: ComponentChildren; onClose: () => void; wide?: boolean }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -173,14 +184,24 @@ export function Confirm(props: { open: boolean; title: string; children?: Compon
     if (!props.open && element.open) element.close();
   }, [props.open]);
   return (
-    <dialog ref={dialog} aria-labelledby={titleId} onCancel={(event) => { event.preventDefault(); props.onCancel(); }}>
+    <dialog ref={dialog} class={props.wide ? 'wide' : undefined} aria-labelledby={titleId} onCancel={(event) => { event.preventDefault(); props.onClose(); }}>
       <h2 id={titleId}>{props.title}</h2>
+      {props.children}
+    </dialog>
+  );
+}
+
+/** A modal confirmation of something that cannot be undone. */
+export function Confirm(props: { open: boolean; title: string; children?: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void; busy?: boolean }) {
+  const t = useT();
+  return (
+    <Modal open={props.open} title={props.title} onClose={props.onCancel}>
       {props.children}
       <div class="buttons">
         <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>{props.confirmLabel}</button>
         <button type="button" onClick={props.onCancel}>{t('cancel')}</button>
       </div>
-    </dialog>
+    </Modal>
   );
 }
 

@@ -1,7 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { api, ok, type Problem, type Schemas } from '../api/client.js';
 import { Field, FormProblem, problemFrom, Status } from '../components/ui.js';
-import { useT } from '../i18n.js';
+import { day } from '../format.js';
+import { I18n, useT } from '../i18n.js';
+import { receivableDocumentTypes } from '../receivable.js';
 
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
 export const participantIdOf = (icd: string, number: string) => `${PARTICIPANT_SCHEME}::${icd}:${number.trim().toLowerCase()}`;
@@ -10,7 +12,7 @@ export function Lookup() {
   const t = useT();
   const [icd, setIcd] = useState('0192');
   const [number, setNumber] = useState('');
-  const [result, setResult] = useState<{ participantId: string; processes: Schemas['Process'][] | null } | null>(null);
+  const [result, setResult] = useState<{ participantId: string; processes: Schemas['OrganizationProcess'][] | null } | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -50,9 +52,11 @@ export function Lookup() {
   );
 }
 
-function OrganizationProcesses({ participantId, processes }: { participantId: string; processes: Schemas['Process'][] | null }) {
+function OrganizationProcesses({ participantId, processes }: { participantId: string; processes: Schemas['OrganizationProcess'][] | null }) {
   const t = useT();
+  const { language } = useContext(I18n);
   if (processes === null) return <p class="status">{t('notRegistered')} <code>{participantId}</code></p>;
+  const since = (date: string) => <span class="since">{t('since', { date: day(date, language) })}</span>;
   return (
     <article class="card">
       <h2><code>{participantId}</code></h2>
@@ -61,11 +65,18 @@ function OrganizationProcesses({ participantId, processes }: { participantId: st
       <ul class="processes">
         {processes.map((process) => (
           <li key={process.identifier}>
-            <strong>{process.title}</strong> <code class="id">{process.qualifiedIdentifier}</code>
+            <strong>{process.title}</strong> · {since(process.receivableSince)} <code class="id">{process.qualifiedIdentifier}</code>
             <ul>{process.documentTypes.map((documentType) => <li key={documentType.identifier}>{documentType.title} <code class="id">{documentType.qualifiedIdentifier}</code></li>)}</ul>
           </li>
         ))}
       </ul>
+      <h3>{t('documentTypes')}</h3>
+      <ul class="processes">
+        {receivableDocumentTypes(processes).map((type) => (
+          <li key={type.identifier}><strong>{type.title}</strong> · {since(type.since)} <code class="id">{type.qualifiedIdentifier}</code></li>
+        ))}
+      </ul>
+      <p class="hint">{t('sinceNote')}</p>
     </article>
   );
 }

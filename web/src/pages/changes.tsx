@@ -1,0 +1,142 @@
+import { useContext, useState } from 'preact/hooks';
+import { api, ok, page, type Schemas } from '../api/client.js';
+import { age, fieldChanges, localToIso, when } from '../format.js';
+import { DataTable, Field, FormProblem, Pager, Select, useLoad, type Column } from '../components/ui.js';
+import { I18n, useT, type TextKey } from '../i18n.js';
+
+type Entry = Schemas['ChangeEntry'];
+type Resource = Schemas['ChangeResource'];
+type Operation = Schemas['ChangeOperation'];
+
+const RESOURCES: Record<Resource, TextKey> = {
+  participant: 'resourceParticipant', process: 'resourceProcess', 'document-type': 'resourceDocumentType',
+  'access-point': 'accessPoint', 'access-point-provider': 'resourceAccessPointProvider', 'service-provider': 'resourceServiceProvider',
+  'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser',
+};
+const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire' };
+
+interface Filters {
+  resource?: Resource;
+  identifier?: string;
+  operation?: Operation;
+  user?: string;
+  provider?: string;
+  from?: string;
+  to?: string;
+}
+
+/** The form's filters as the API takes them: empty fields left out, local times as UTC date-times. */
+function filtersOf(form: HTMLFormElement): Filters {
+  const data = new FormData(form);
+  const value = (name: string) => String(data.get(name) ?? '').trim() || undefined;
+  return {
+    resource: value('resource') as Resource | undefined, identifier: value('identifier'), operation: value('operation') as Operation | undefined,
+    user: value('user'), provider: value('provider'), from: localToIso(value('from') ?? ''), to: localToIso(value('to') ?? ''),
+  };
+}
+
+/**
+ * The audit trail, newest first, filtered server-side. The authority sees every change; a service provider the
+ * history of its own participants (the API's scope), so it gets neither the resource nor the provider filter.
+ */
+export function Audit({ authority }: { authority: boolean }) {
+  const t = useT();
+  const { language } = useContext(I18n);
+  const [filters, setFilters] = useState<Filters>({});
+  const [pageNumber, setPage] = useState(0);
+  const [size, setSize] = useState(30);
+  const providers = useLoad(() => (authority ? page(api.GET('/rest/api/service-providers', { params: { query: { size: 2000, sort: ['title'] } } })) : Promise.resolve(undefined)), [authority]);
+  const list = useLoad(() => page(api.GET('/rest/api/audit', { params: { query: { ...filters, page: pageNumber, size } } })), [JSON.stringify(filters), pageNumber, size]);
+  const any: Array<[string, string]> = [['', t('any')]];
+  const columns: Column<Entry>[] = [
+    { key: 'changedAt', label: t('changedAt'), render: (entry) => <time dateTime={entry.changedAt}>{when(entry.changedAt, language)}</time> },
+    { key: 'resource', label: t('resource'), render: (entry) => t(RESOURCES[entry.resource]) },
+    { key: 'operation', label: t('operation'), render: (entry) => t(OPERATIONS[entry.operation]) },
+    { key: 'identifier', label: t('identifier'), render: (entry) => <code class="id">{entry.identifier}</code> },
+    { key: 'user', label: t('user'), render: (entry) => (entry.user ? `${entry.user.username} (${entry.user.role})` : entry.origin) },
+    { key: 'changes', label: t('changes'), render: (entry) => <ChangeDetails entry={entry} /> },
+  ];
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setFilters(filtersOf(event.currentTarget as HTMLFormElement));
+    setPage(0);
+  };
+  return (
+    <section>
+      <h1>{t('audit')}</h1>
+      <p>{authority ? t('auditIntro') : t('auditIntroProvider')}</p>
+      <form class="card filters" role="search" aria-label={t('audit')} onSubmit={apply} onReset={() => { setFilters({}); setPage(0); }}>
+        <div class="filter-grid">
+          {authority ? <Select label={t('resource')} name="resource" options={[...any, ...Object.entries(RESOURCES).map(([value, key]) => [value, t(key)] as [string, string])]} /> : null}
+          <Field label={t('identifier')} name="identifier" error={list.problem?.fields.identifier} />
+          <Select label={t('operation')} name="operation" options={[...any, ...Object.entries(OPERATIONS).map(([value, key]) => [value, t(key)] as [string, string])]} />
+          <Field label={t('user')} name="user" autocomplete="off" error={list.problem?.fields.user} />
+          {authority ? <Select label={t('provider')} name="provider" options={[...any, ...(providers.data?.content ?? []).map((provider) => [provider.identifier, provider.title] as [string, string])]} /> : null}
+          <Field label={t('from')} name="from" type="datetime-local" step={1} error={list.problem?.fields.from} />
+          <Field label={t('to')} name="to" type="datetime-local" step={1} error={list.problem?.fields.to} />
+        </div>
+        <div class="buttons">
+          <button type="submit" class="primary">{t('filter')}</button>
+          <button type="reset">{t('clearFilters')}</button>
+        </div>
+      </form>
+      <FormProblem problem={list.problem} shown={['identifier', 'user', 'from', 'to']} />
+      <DataTable caption={t('audit')} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(entry) => String(entry.seq)} placeholderRows={Math.min(size, 10)} />
+      <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages ?? 1} totalElements={list.data?.totalElements ?? 0} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
+    </section>
+  );
+}
+
+/** Before and after, as the fields that changed: folded, so the table stays one line per change. */
+function ChangeDetails({ entry }: { entry: Entry }) {
+  const t = useT();
+  const changes = fieldChanges(entry.before, entry.after);
+  if (changes.length === 0) return <span>{t('noFieldChanged')}</span>;
+  return (
+    <details class="diff">
+      <summary>{t('fieldsChanged', { count: changes.length })}</summary>
+      <ul>
+        {changes.map((change) => (
+          <li key={change.path}>
+            <code>{change.path}</code>:{' '}
+            {change.before === undefined ? null : <del><span class="visually-hidden">{t('before')} </span>{change.before}</del>}
+            {change.before !== undefined && change.after !== undefined ? <span aria-hidden="true"> → </span> : null}
+            {change.after === undefined ? null : <ins><span class="visually-hidden">{t('after')} </span>{change.after}</ins>}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+type Delivery = Schemas['DeliveryStatus'];
+
+/** Delivery to the SML and the Directory: what waits, for how long, and the last failure. */
+export function Deliveries() {
+  const t = useT();
+  const { language } = useContext(I18n);
+  const status = useLoad(() => ok(api.GET('/rest/api/deliveries')), []);
+  const columns: Column<Delivery>[] = [
+    { key: 'target', label: t('target'), render: (delivery) => delivery.target.toUpperCase() },
+    { key: 'pending', label: t('pending'), render: (delivery) => delivery.pending },
+    { key: 'oldestPendingSeconds', label: t('oldestPending'), render: (delivery) => (delivery.pending > 0 ? age(delivery.oldestPendingSeconds) : '–') },
+    { key: 'attempts', label: t('failedAttempts'), render: (delivery) => <span class={delivery.attempts > 0 ? 'failed' : undefined}>{delivery.attempts}</span> },
+    {
+      key: 'lastError', label: t('lastError'), render: (delivery) => (delivery.lastError
+        ? <span>{delivery.lastErrorAt ? <><time dateTime={delivery.lastErrorAt}>{when(delivery.lastErrorAt, language)}</time>: </> : null}<span class="failed">{delivery.lastError}</span></span>
+        : t('noError')),
+    },
+  ];
+  return (
+    <section>
+      <div class="heading">
+        <h1>{t('deliveries')}</h1>
+        <button type="button" onClick={status.reload} disabled={status.loading}>{t('refresh')}</button>
+      </div>
+      <p>{t('deliveriesIntro')}</p>
+      <FormProblem problem={status.problem} />
+      <DataTable caption={t('deliveries')} columns={columns} rows={status.data} loading={status.loading} rowKey={(delivery) => delivery.target} placeholderRows={2} />
+      {status.data?.length === 0 ? <p class="status">{t('noDeliveries')}</p> : null}
+    </section>
+  );
+}
