@@ -66,11 +66,29 @@ afterAll(async () => {
 it('a newer release updates titles, links and deprecations and leaves participants alone', async () => {
   const identifiers = await t.db.query(`SELECT id, scheme, value FROM processes ORDER BY id`);
   const participantsBefore = await participantState();
+  const [franceRow] = await t.db.query<{ id: string }>(`SELECT id FROM processes WHERE value = 'urn:peppol:france:billing:regulated'`);
+  const franceDocumentTypes = async () => {
+    const response = await t.app.inject({ url: `/rest/api/processes/${franceRow?.id}` });
+    return response.json().documentTypes.map((documentType: { title: string }) => documentType.title);
+  };
+  expect(await franceDocumentTypes()).toContain(INVOICE_NAME);
+  const [{ seq: lastSeq } = { seq: 0 }] = await t.db.query<{ seq: number }>('SELECT coalesce(max(seq), 0)::int AS seq FROM change_log');
 
   const report = await loadCatalogue(t.db, (await readCodeLists([newer])).catalogue);
   expect(report.processes).toEqual({ added: 1, updated: 1, unchanged: 108 });
   expect(report.documentTypes).toEqual({ added: 0, updated: 1, unchanged: 320 });
   expect(report.links).toEqual({ added: 1, removed: 1 });
+  const [invoiceRow] = await t.db.query<{ id: string }>(`SELECT id FROM document_types WHERE title = $1`, [`${INVOICE_NAME} (2026 edition)`]);
+  const linkChanges = await t.db.query<{ before: { processIds: string[] }; after: { processIds: string[] } }>(
+    `SELECT before, after FROM change_log WHERE seq > $1 AND resource = 'document-type' AND identifier = $2 AND after ? 'processIds'`,
+    [lastSeq, invoiceRow?.id],
+  );
+  expect(linkChanges).toHaveLength(1);
+  expect(linkChanges[0]?.before.processIds).toContain(franceRow?.id);
+  expect(linkChanges[0]?.after.processIds).not.toContain(franceRow?.id);
+  // The loader runs where no request waits (the command line): this instance hears the log's signal.
+  await t.app.changes.catchUp();
+  expect(await franceDocumentTypes()).not.toContain(INVOICE_NAME);
 
   const ordering = await t.app.inject({ url: '/rest/api/processes', query: { query: ORDERING } });
   expect(ordering.json().content).toEqual([expect.objectContaining({ restricted: true, visible: true })]);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, unique } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { asAdmin, expectStatus, vendor } from './helpers/administration.js';
-import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
+import { addParticipant, dayFromToday, PARTICIPANTS } from './helpers/participants.js';
+import { sweepExpiredParticipants } from '../src/changes/expiry.js';
 
 let t: TestApp;
 let api: ReturnType<typeof asAdmin>;
@@ -124,7 +125,7 @@ describe('a mirror following the feed from cursor 0', () => {
       for (;;) {
         const page = expectStatus(await api.get(`/rest/api/changes?after=${cursor}&limit=7&resource=participant&wait=${writing ? 1 : 0}`, t.users.authority), 200);
         for (const entry of page.entries as Entry[]) {
-          if (entry.operation === 'delete') mirror.delete((entry.before as { identifier: string }).identifier);
+          if (entry.after === null) mirror.delete((entry.before as { identifier: string }).identifier);
           else mirror.set((entry.after as { identifier: string }).identifier, entry.after);
         }
         const done = !writing && page.next === cursor;
@@ -133,14 +134,19 @@ describe('a mirror following the feed from cursor 0', () => {
       }
     };
     const write = async (user: typeof t.users.serviceProvider, other: string) => {
-      for (let round = 0; round < 6; round += 1) {
+      for (let round = 0; round < 8; round += 1) {
         const participant = await addParticipant(t.app, user);
         const url = `${PARTICIPANTS}/${participant.qualifiedIdentifier}`;
-        if (round % 3 === 0) expectStatus(await call(t.app, { method: 'DELETE', url, user }), 204);
-        if (round % 3 === 1) {
+        if (round % 4 === 0) expectStatus(await call(t.app, { method: 'DELETE', url, user }), 204);
+        if (round % 4 === 1) {
           expectStatus(await call(t.app, { method: 'PUT', url, user, payload: { processes: [], contact: { name: unique('contact') } } }), 200);
         }
-        if (round % 3 === 2) expect((await call(t.app, { method: 'PUT', url: `${url}/transfer/${other}`, user })).statusCode).toBe(200);
+        if (round % 4 === 2) expect((await call(t.app, { method: 'PUT', url: `${url}/transfer/${other}`, user })).statusCode).toBe(200);
+        if (round % 4 === 3) {
+          // Its delete date comes (set behind the API's back, as the calendar would): the sweep logs its expiry.
+          await t.db.query('UPDATE participants SET delete_date = $2::date WHERE id = $1', [participant.identifier, dayFromToday(-1)]);
+          await sweepExpiredParticipants(t.app.db);
+        }
       }
     };
     const following = follow();

@@ -125,6 +125,21 @@ describe('delivery to the Peppol Directory', () => {
   });
 });
 
+describe('order of the SML and the Directory', () => {
+  it('pushes a participant to the Directory only once the SML holds it, since the Directory looks it up there', async () => {
+    await delivered();
+    sml.fail('fault');
+    const participant = await addParticipant(app, t.users.serviceProvider);
+    await vi.waitFor(async () => expect((await status()).attempts).toBeGreaterThan(2), { timeout: 10_000 });
+    expect((await status('directory')).pending).toBeGreaterThan(0);
+    expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(false);
+    sml.fail('none');
+    await delivered();
+    expect(held().has(participant.qualifiedIdentifier)).toBe(true);
+    expect(directory.indexed.get(participant.qualifiedIdentifier)).toBe(1);
+  });
+});
+
 describe('sml-reconcile', () => {
   it('lists what the SML lacks and what it holds too many, and repairs both', async () => {
     const participant = await addParticipant(app, t.users.serviceProvider);

@@ -7,6 +7,7 @@ import type { Database } from '../src/db/database.js';
 import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
 import { verifyPassword } from '../src/users/password.js';
 import { findCredentials } from '../src/users/repository.js';
+import { participantById } from '../src/participants/writes.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { freshDatabaseUrl, runCli, startServer } from './helpers/entry-point.js';
@@ -32,6 +33,12 @@ async function passwordWorks(username: string, password: string): Promise<boolea
   const user = await withDb((db) => findCredentials(db, username));
   return user !== undefined && verifyPassword(password, user.passwordHash);
 }
+
+const ALL_OR_NOTHING = '--all-or-nothing';
+
+/** How many participants the command line has created, by the change log. */
+const participantCreations = () => withDb(async (db) => Number((await db.query<{ count: string }>(
+  "SELECT count(*) AS count FROM change_log WHERE resource = 'participant' AND operation = 'create' AND origin = 'cli'"))[0]?.count));
 
 const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line));
 
@@ -130,21 +137,26 @@ describe('registry export-participants and import-participants', () => {
     expect(result.stderr).toBe('');
   }, SLOW);
 
-  it('imports all lines or none, naming every wrong line', async () => {
-    const again = await runCli(['import-participants', exported], env);
+  it('imports all lines or none with --all-or-nothing, naming every wrong line', async () => {
+    const again = await runCli(['import-participants', exported, ALL_OR_NOTHING], env);
     expectRefusal(again, /Nothing imported: 3 of 3 lines are wrong\.\nline 1: The service provider already has a participant/);
 
+    const creationsBefore = await participantCreations();
     const participants = lines(await readFile(exported, 'utf8'));
     const renamed = participants.map((participant, index) => ({ ...participant, organizationIdentifier: `99000000${index}` }));
     renamed[1].icd = '1234';
     const file = join(dir, 'new.jsonl');
     await writeFile(file, renamed.map((participant) => JSON.stringify(participant)).join('\n'));
-    expectRefusal(await runCli(['import-participants', file], env), /Nothing imported: 1 of 3 lines are wrong\.\nline 2: \/icd/);
-    expect(lines((await runCli(['export-participants'], env)).stdout)).toHaveLength(3);
-
+    expectRefusal(await runCli(['import-participants', file, ALL_OR_NOTHING], env), /Nothing imported: 1 of 3 lines are wrong\.\nline 2: \/icd/);
     renamed[1].icd = '0192';
+    await writeFile(file, [...renamed, renamed[0]].map((participant) => JSON.stringify(participant)).join('\n'));
+    expectRefusal(await runCli(['import-participants', ALL_OR_NOTHING, file], env),
+      /Nothing imported: 1 of 4 lines are wrong\.\nline 4: The service provider already has a participant for iso6523-actorid-upis::\d{4}:990000000/);
+    expect(lines((await runCli(['export-participants'], env)).stdout)).toHaveLength(3);
+    expect(await participantCreations()).toBe(creationsBefore);
+
     await writeFile(file, `${renamed.map((participant) => JSON.stringify(participant)).join('\n')}\n`);
-    const imported = await runCli(['import-participants', file], env);
+    const imported = await runCli(['import-participants', file, ALL_OR_NOTHING], env);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toContain('Imported 3 participants.');
     const all = lines((await runCli(['export-participants'], env)).stdout);
@@ -164,6 +176,40 @@ describe('registry export-participants and import-participants', () => {
     expect(moved.code, moved.stderr).toBe(0);
     const all = lines((await runCli(['export-participants'], env)).stdout);
     expect(all.filter((participant) => participant.provider.identifier === other)).toHaveLength(3);
+  }, SLOW);
+
+  it('commits the right lines, names the wrong ones, and skips on a re-run what is present', async () => {
+    const [first, second] = lines(await readFile(exported, 'utf8'));
+    const otherProvider = await withDb(async (db) =>
+      (await db.query<{ id: string }>('SELECT id FROM service_providers WHERE id <> $1', [first.provider.identifier]))[0]?.id as string);
+    const fresh = { ...first, organizationIdentifier: '770000000' };
+    const file = join(dir, 'resumable.jsonl');
+    await writeFile(file, [
+      fresh,
+      { ...second, icd: '1234' },
+      { ...second, organizationIdentifier: '770000001' },
+      fresh,
+      { ...first, provider: { identifier: otherProvider } },
+      { ...fresh, organizationIdentifier: '770000002', processes: [{ identifier: '00000000-0000-4000-8000-000000000000' }] },
+    ].map((participant) => JSON.stringify(participant)).join('\n'));
+    const creationsBefore = await participantCreations();
+
+    expectRefusal(await runCli(['import-participants', file], env), new RegExp([
+      'Imported 2 participants \\(1 already present\\); 3 of 6 lines are wrong and were not imported\\.',
+      'line 2: /icd [^\\n]*',
+      `line 5: Process '${BILLING}' of organization ${first.qualifiedIdentifier} is already served by another service provider`,
+      "line 6: no process with identifier '00000000-0000-4000-8000-000000000000'"].join('\n')));
+    const stored = lines((await runCli(['export-participants'], env)).stdout)
+      .filter((participant) => participant.organizationIdentifier.startsWith('77'));
+    expect(stored.map((participant) => participant.organizationIdentifier).sort()).toEqual(['770000000', '770000001']);
+    expect(await participantCreations()).toBe(creationsBefore + 2);
+    const [logged] = await withDb((db) => db.query<{ after: unknown; identifier: string }>(
+      "SELECT identifier, after FROM change_log WHERE resource = 'participant' AND identifier LIKE '%:770000000'"));
+    expect(logged?.after).toEqual(JSON.parse(JSON.stringify(await withDb((db) =>
+      participantById(db, stored.find((participant) => participant.organizationIdentifier === '770000000').identifier)))));
+
+    expectRefusal(await runCli(['import-participants', file], env), /Imported 0 participants \(3 already present\); 3 of 6 lines are wrong/);
+    expect(await participantCreations()).toBe(creationsBefore + 2);
   }, SLOW);
 });
 

@@ -87,8 +87,10 @@ async function lockCatalogue(tx: Queryable): Promise<void> {
 async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<LoadReport> {
   const transportProfiles = await upsertTransportProfiles(tx, catalogue, actor);
   const processes = await upsertProcesses(tx, catalogue, actor);
+  // Before the upsert: a document type this load creates has its create entry, and needs no entry for its links.
+  const linksBefore = await processLinksOf(tx, loadedKeys(catalogue));
   const documentTypes = await upsertDocumentTypes(tx, catalogue, actor);
-  const { links, warnings } = await replaceLinks(tx, catalogue);
+  const { links, warnings } = await replaceLinks(tx, catalogue, actor, linksBefore);
   for (const source of catalogue.sources) {
     await tx.query(
       `INSERT INTO catalogue_sources (list, version) VALUES ($1, $2)
@@ -188,14 +190,14 @@ async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue, actor: A
   return changes(entries.length, rows);
 }
 
-/** Each loaded document type ends up linked to exactly the processes its entry names. */
-async function replaceLinks(tx: Queryable, catalogue: Catalogue) {
+/**
+ * Each loaded document type ends up linked to exactly the processes its entry names; each one whose links
+ * changed gets a change-log entry with its process ids before and after (the catalogue cache hears of it so).
+ */
+async function replaceLinks(tx: Queryable, catalogue: Catalogue, actor: Actor, before: DocumentTypeLinks[]) {
   const pairs = catalogue.documentTypes.flatMap((documentType) =>
     documentType.processes.map((process) => ({ documentType, process })));
-  const loaded = [
-    catalogue.documentTypes.map((entry) => entry.scheme),
-    catalogue.documentTypes.map((entry) => entry.value),
-  ];
+  const loaded = loadedKeys(catalogue);
   const wanted = [
     pairs.map((pair) => pair.documentType.scheme),
     pairs.map((pair) => pair.documentType.value),
@@ -223,6 +225,7 @@ async function replaceLinks(tx: Queryable, catalogue: Catalogue) {
      ON CONFLICT DO NOTHING RETURNING 1`,
     wanted,
   );
+  if (removed.length + added.length > 0) await logLinkChanges(tx, actor, before, await processLinksOf(tx, loaded));
   const unknown = await tx.query<{ process: string; documentType: string }>(
     `SELECT DISTINCT process_scheme || '::' || process_value AS process,
             document_type_scheme || '::' || document_type_value AS "documentType"
@@ -232,6 +235,39 @@ async function replaceLinks(tx: Queryable, catalogue: Catalogue) {
   const warnings = unknown.map((link) =>
     `document type ${link.documentType} names process ${link.process}, which is not in the catalogue: link skipped`);
   return { links: { added: added.length, removed: removed.length }, warnings };
+}
+
+interface DocumentTypeLinks {
+  id: string;
+  processIds: string[];
+}
+
+/** The schemes and values of the loaded document types, as two query parameters. */
+const loadedKeys = (catalogue: Catalogue) => [
+  catalogue.documentTypes.map((entry) => entry.scheme),
+  catalogue.documentTypes.map((entry) => entry.value),
+];
+
+/** The process ids each document type `loaded` (schemes and values) is linked to, in id order. */
+async function processLinksOf(tx: Queryable, loaded: unknown[]): Promise<DocumentTypeLinks[]> {
+  return tx.query<DocumentTypeLinks>(
+    `SELECT d.id, ARRAY(SELECT pdt.process_id::text FROM process_document_types pdt
+                         WHERE pdt.document_type_id = d.id ORDER BY pdt.process_id) AS "processIds"
+       FROM document_types d JOIN unnest($1::text[], $2::text[]) AS l(scheme, value) ON d.scheme = l.scheme AND d.value = l.value`,
+    loaded,
+  );
+}
+
+async function logLinkChanges(tx: Queryable, actor: Actor, before: DocumentTypeLinks[], after: DocumentTypeLinks[]) {
+  const previous = new Map(before.map((links) => [links.id, links.processIds]));
+  const changed = after.filter((links) => previous.has(links.id) && previous.get(links.id)?.join() !== links.processIds.join());
+  await appendChange(tx, actor, changed.map((links) => ({
+    resource: 'document-type' as const,
+    identifier: links.id,
+    operation: 'update' as const,
+    before: { id: links.id, processIds: previous.get(links.id) ?? [] },
+    after: links,
+  })));
 }
 
 /** The code-list versions the catalogue was loaded from. */

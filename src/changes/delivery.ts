@@ -29,6 +29,8 @@ const PARTICIPANT_SCHEME_SEPARATOR = '::';
 /** Where participant changes go: makes the target agree with the participant's current state. */
 export interface DeliveryTarget {
   name: string;
+  /** The target that must have delivered an entry before this one delivers it. */
+  after?: string;
   deliver(db: Queryable, participant: string): Promise<void>;
 }
 
@@ -55,9 +57,14 @@ export const smlTarget = (sml: SmlClient): DeliveryTarget => ({
   deliver: (db, participant) => deliverToSml(db, sml, participant),
 });
 
-/** The Peppol Directory: every change of a participant pushed (PUT), the organization deleted with its last one. */
-export const directoryTarget = (directory: DirectoryClient): DeliveryTarget => ({
+/**
+ * The Peppol Directory: every change of a participant pushed (PUT), the organization deleted with its last one.
+ * With `after: 'sml'` an entry is pushed only once the SML has it, since the Directory looks a pushed
+ * participant up through the SML.
+ */
+export const directoryTarget = (directory: DirectoryClient, after?: string): DeliveryTarget => ({
   name: 'directory',
+  ...(after === undefined ? {} : { after }),
   deliver: async (db, participant) => (await organizationIsLive(db, participant)
     ? directory.put(participant)
     : directory.delete(participant)),
@@ -122,13 +129,17 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
     let cursor: number = leased;
     try {
       for (;;) {
-        const [page]: Array<{ position: number; entries: Array<{ seq: number; identifier: string }> }> = await db.query<{ position: number; entries: Array<{ seq: number; identifier: string }> }>(
-          `SELECT (SELECT seq FROM change_log_position) AS position,
+        const [page] = await db.query<{ position: number; entries: Array<{ seq: number; identifier: string }> }>(
+          `WITH bound AS (
+             SELECT CASE WHEN $3::text IS NULL THEN p.seq
+                         ELSE least(p.seq, coalesce((SELECT d.seq FROM delivery_cursors d WHERE d.target = $3), 0)) END AS seq
+               FROM change_log_position p)
+           SELECT (SELECT seq FROM bound) AS position,
                   (SELECT coalesce(json_agg(e ORDER BY e.seq), '[]'::json) FROM (
                      SELECT seq, identifier FROM change_log
-                      WHERE seq > $1 AND seq <= (SELECT seq FROM change_log_position) AND resource = 'participant'
+                      WHERE seq > $1 AND seq <= (SELECT seq FROM bound) AND resource = 'participant'
                       ORDER BY seq LIMIT $2) e) AS entries`,
-          [cursor, batch],
+          [cursor, batch, target.after ?? null],
         );
         const entries: Array<{ seq: number; identifier: string }> = page?.entries ?? [];
         for (const entry of entries) {

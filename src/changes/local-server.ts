@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** How a local stand-in for a network service misbehaves, for tests of delivery under failure. */
@@ -11,18 +12,27 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/** PEM of the server's certificate and key, and of the CA its clients' certificates must be signed by. */
+export interface LocalTls {
+  cert: string;
+  key: string;
+  ca: string;
+}
+
 /**
- * A plain-HTTP server on loopback for a local SML or Directory: `handle` answers a request with its body read,
- * `fault` answers it while failing with faults.
+ * A server on loopback for a local SML or Directory: `handle` answers a request with its body read, `fault`
+ * answers it while failing with faults. Plain HTTP, or with `tls` HTTPS that requires a client certificate
+ * signed by `tls.ca` (the SML's mutual TLS).
  */
 export async function startLocalServer(
   port: number,
   handle: (request: http.IncomingMessage, body: string, response: http.ServerResponse) => void,
   fault: (response: http.ServerResponse) => void,
+  tls?: LocalTls,
 ): Promise<LocalServer> {
   let failure: Failure = 'none';
   const hung = new Set<http.ServerResponse>();
-  const server = http.createServer((request, response) => {
+  const listener: http.RequestListener = (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -31,14 +41,17 @@ export async function startLocalServer(
       if (failure === 'fault') return fault(response);
       handle(request, Buffer.concat(chunks).toString('utf8'), response);
     });
-  });
+  };
+  const server = tls
+    ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: true }, listener)
+    : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const releaseHung = () => {
     for (const response of hung) response.destroy();
     hung.clear();
   };
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     fail(next) {
       failure = next;
       if (next !== 'timeout') releaseHung();

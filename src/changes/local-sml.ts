@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
-import { startLocalServer, type LocalServer } from './local-server.js';
+import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
 import { IDS_NS, LOCATOR_NS } from './sml-client.js';
 
 export interface LocalSml extends LocalServer {
@@ -22,10 +22,10 @@ const fault = (code: string, text: string) =>
 
 /**
  * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List) in
- * memory over plain HTTP, with its SOAP faults (NotFound on deleting what it does not hold, BadRequest), and
+ * memory over plain HTTP (or HTTPS requiring a client certificate: `tls`), with its SOAP faults (NotFound on deleting what it does not hold, BadRequest), and
  * switchable failures. Run it alone with `tsx src/changes/local-sml.ts [port]`.
  */
-export async function startLocalSml(port = 0): Promise<LocalSml> {
+export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
   const calls = { create: 0, delete: 0, faults: 0 };
   const createdAt = new Map<string, number>();
@@ -56,7 +56,7 @@ export async function startLocalSml(port = 0): Promise<LocalSml> {
   }, (response) => {
     calls.faults += 1;
     response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalError', 'the SML is failing (local SML failure mode)'));
-  });
+  }, tls);
   return { ...server, registrations, calls, createdAt };
 }
 

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
   | 'service-provider' | 'transport-profile' | 'capability' | 'user';
-export type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer';
+export type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire';
 
 /** What a cache hears of a committed change (the contract in the COMMON.md). */
 export interface ChangeNotice {
@@ -64,6 +64,18 @@ export async function appendChange(tx: Queryable, actor: Actor, changes: Change 
   const list = Array.isArray(changes) ? changes as readonly Change[] : [changes as Change];
   if (list.length === 0) return;
   appendedIn.add(tx);
+  for (let start = 0; start < list.length; start += ENTRIES_PER_INSERT) {
+    await insertEntries(tx, actor, list.slice(start, start + ENTRIES_PER_INSERT));
+  }
+}
+
+/**
+ * Entries per insert: a participant's state carries its processes as the API shows them (document types included),
+ * so a bulk import's batch as one JSON parameter would be hundreds of megabytes.
+ */
+const ENTRIES_PER_INSERT = 100;
+
+async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[]): Promise<void> {
   const entries = list.map((change) => ({
     resource: change.resource,
     identifier: change.identifier,

@@ -4,7 +4,7 @@ import { Nullable, Uuid } from '../core/schemas.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
   'transport-profile', 'capability', 'user'] as const;
-const OPERATIONS = ['create', 'update', 'delete', 'transfer'] as const;
+const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire'] as const;
 
 const ResourceKind = Type.Union(RESOURCES.map((resource) => Type.Literal(resource)), { title: 'ChangeResource' });
 const OperationKind = Type.Union(OPERATIONS.map((operation) => Type.Literal(operation)), { title: 'ChangeOperation' });
