@@ -4,10 +4,13 @@ import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { catchingUpAfterWrites, changeSignal, type ChangeSignal } from './changes/signal.js';
 import type { Database } from './db/database.js';
+import { CatalogueCache } from './catalogue/cache.js';
 import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
+import catalogueRoutes from './catalogue/routes.js';
 import changeRoutes from './changes/routes.js';
+import { expirySweeper } from './changes/expiry.js';
 import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
 import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
 import { smlClient, type SmlOptions } from './changes/sml-client.js';
@@ -43,6 +46,8 @@ declare module 'fastify' {
     credentials: Credentials;
     /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
     changes: ChangeSignal;
+    /** The catalogue in memory, dropped on every catalogue change the log reports. */
+    catalogue: CatalogueCache;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
   }
@@ -99,13 +104,20 @@ export async function buildApp(options: AppOptions) {
   app.decorate('db', catchingUpAfterWrites(options.db, changes));
   app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle }));
   changes.subscribe((notice) => app.credentials.onChange(notice));
+  app.decorate('catalogue', new CatalogueCache(options.db));
+  changes.subscribe((notice) => app.catalogue.onChange(notice));
   const smpCache = options.smp?.cache;
   if (smpCache) changes.subscribe((notice) => smpCache.onChange(notice));
   if (options.followChanges !== false) app.addHook('onReady', () => changes.start());
   app.addHook('onClose', () => changes.stop());
+  if (options.followChanges !== false) {
+    const expiry = expirySweeper(app.db, (error) => app.log.error({ err: error }, 'expiring participants failed; retried at the next sweep'));
+    app.addHook('onReady', () => expiry.start());
+    app.addHook('onClose', () => expiry.stop());
+  }
   const targets: DeliveryTarget[] = [
     ...(options.sml ? [smlTarget(smlClient(options.sml))] : []),
-    ...(options.directory ? [directoryTarget(directoryClient(options.directory))] : []),
+    ...(options.directory ? [directoryTarget(directoryClient(options.directory), options.sml ? 'sml' : undefined)] : []),
   ];
   for (const target of targets) {
     const onError = (error: unknown) => app.log.warn({ err: error, target: target.name }, 'delivery failed; it will be retried');
@@ -135,6 +147,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(capabilities, { prefix: '/rest/api/capabilities' });
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
+  await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, { prefix: '/rest/api' });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   await app.register(smp, await smpRoutesOptions(options.db, options.smp ?? {}, app.log));

@@ -26,8 +26,10 @@ Commands:
                                   load the official Peppol code lists (processes.xml, document-types.xml,
                                   transport-profiles.xml); loading the same release again changes nothing;
                                   a release older than the loaded one is refused unless --allow-older
-  import-participants <file.jsonl> [--service-provider <identifier>]
-                                  add the participants of a JSON lines file, all or nothing
+  import-participants <file.jsonl> [--service-provider <identifier>] [--all-or-nothing]
+                                  add the participants of a JSON lines file in batches that commit as
+                                  they go, skipping participants already present (a re-run resumes);
+                                  with --all-or-nothing, nothing is stored unless every line is right
   export-participants [file]      write every participant as JSON lines (standard output without a file)
   sml-reconcile [--dry-run]       list what the SML should hold against what it holds (SML_URL, SML_SMP_ID)
                                   and, without --dry-run, register what is missing and delete what is extra
@@ -43,6 +45,7 @@ type Command = (db: Database, args: string[]) => Promise<void>;
 const ALLOW_OLDER = '--allow-older';
 const SERVICE_PROVIDER = '--service-provider';
 const DRY_RUN = '--dry-run';
+const ALL_OR_NOTHING = '--all-or-nothing';
 
 /** Each command with the arguments it takes, checked before the database is opened. */
 const COMMANDS: Record<string, { run: Command; takes: (args: string[]) => boolean }> = {
@@ -51,7 +54,10 @@ const COMMANDS: Record<string, { run: Command; takes: (args: string[]) => boolea
   'load-catalogue': { run: loadCatalogueFiles, takes: (args) => args.some((arg) => arg !== ALLOW_OLDER) },
   'import-participants': {
     run: importFile,
-    takes: (args) => args.length === 1 || (args.length === 3 && args[1] === SERVICE_PROVIDER),
+    takes: (args) => {
+      const rest = args.filter((arg) => arg !== ALL_OR_NOTHING);
+      return args.length - rest.length <= 1 && (rest.length === 1 || (rest.length === 3 && rest[1] === SERVICE_PROVIDER));
+    },
   },
   'export-participants': { run: exportFile, takes: (args) => args.length <= 1 },
   'sml-reconcile': { run: smlReconcile, takes: (args) => args.length === 0 || (args.length === 1 && args[0] === DRY_RUN) },
@@ -142,9 +148,11 @@ async function smlReconcile(db: Database, args: string[]): Promise<void> {
   if (result.missing.length + result.extra.length === 0) console.log('  in step');
 }
 
-async function importFile(db: Database, [file, , serviceProviderId]: string[]): Promise<void> {
-  const count = await importParticipants(db, file as string, serviceProviderId);
-  console.log(`Imported ${count} participants.`);
+async function importFile(db: Database, args: string[]): Promise<void> {
+  const [file, , serviceProviderId] = args.filter((arg) => arg !== ALL_OR_NOTHING);
+  const allOrNothing = args.includes(ALL_OR_NOTHING);
+  const { imported, present } = await importParticipants(db, file as string, { serviceProviderId, allOrNothing, progress: process.stderr });
+  console.log(`Imported ${imported} participants.${present > 0 ? ` ${present} were present already and skipped.` : ''}`);
 }
 
 async function exportFile(db: Database, [file]: string[]): Promise<void> {

@@ -14,6 +14,8 @@ const ConfigSchema = Type.Object({
   LOG_LEVEL: Type.String({ default: 'info' }),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
+  /** Processes serving the API on one port (node:cluster); more than 1 only on PostgreSQL. */
+  REGISTRY_WORKERS: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
   /** Health and metrics, apart from the API: loopback unless configured otherwise. */
   MANAGEMENT_PORT: Type.Integer({ default: 9090, minimum: 0, maximum: 65535 }),
   MANAGEMENT_HOST: Type.String({ default: '127.0.0.1' }),

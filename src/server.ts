@@ -1,49 +1,90 @@
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/cache.js';
 import { baseUrlOf, prepare, welcome } from './setup/first-start.js';
-import { directoryOptionsOf, loadConfig, smlOptionsOf } from './config.js';
+import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
 import { loggerOptions } from './operations/logging.js';
 import { buildManagementServer } from './operations/management.js';
 
 const config = loadConfig();
-const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
-const setup = await prepare(db, config);
-const sml = smlOptionsOf(config);
-const app = await buildApp({
-  // The signed answers are kept: the change log tells the cache every committed change (app.ts).
-  smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
-  db,
-  logger: loggerOptions(config.LOG_LEVEL),
-  bodyLimit: config.BODY_LIMIT,
-  loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
-  sml,
-  directory: directoryOptionsOf(config),
-});
-// Warnings only: probes and scrapes every few seconds would drown the API's request log.
-const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
-const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog });
+if (cluster.isPrimary && config.REGISTRY_WORKERS > 1) await superviseWorkers(config);
+else await serve(config);
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'shutting down after an error');
-  else app.log.info({ signal }, 'shutting down');
-  management.drain();
-  // Stops accepting connections and waits for the requests in flight; then the database goes.
-  await app.close();
-  await management.server.close();
+/**
+ * REGISTRY_WORKERS > 1: migrations and the first start run here once, then the workers share the API and
+ * management ports (node:cluster). SIGTERM/SIGINT stop every worker gracefully; a worker that dies on its
+ * own stops the rest, so the supervisor (systemd, Kubernetes) sees one failed service and restarts it.
+ */
+async function superviseWorkers(config: Config): Promise<void> {
+  if (config.DATABASE_URL === undefined) {
+    console.error(`REGISTRY_WORKERS=${config.REGISTRY_WORKERS} needs PostgreSQL (DATABASE_URL): the embedded database belongs to one process. Unset REGISTRY_WORKERS or set DATABASE_URL.`);
+    process.exit(1);
+  }
+  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
+  const setup = await prepare(db, config);
   await db.close();
-});
+  let stopping = false;
+  let exitCode = 0;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    if (!stopping) {
+      console.error(`registry worker ${worker.process.pid} exited (${signal ?? code}); stopping the others`);
+      stop(1);
+    }
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(0));
+  for (let i = 0; i < config.REGISTRY_WORKERS; i += 1) cluster.fork();
+  const message = setup && welcome(setup, baseUrlOf(config.HOST, config.PORT));
+  if (message) console.log(message);
+}
 
-const address = await app.listen({ port: config.PORT, host: config.HOST });
-app.log.info({ database: db.kind }, `registry listening on ${address}`);
-if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
-if (sml) app.log.info({ sml: sml.url, smpId: sml.smpId }, 'participants are delivered to the SML');
-else app.log.warn('no SML configured (SML_URL): nothing is registered with the SML; changes wait in the change log');
-if (!config.DIRECTORY_URL) app.log.info('no Peppol Directory configured (DIRECTORY_URL): nothing is pushed to it');
-const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
-app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
-const message = welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));
-if (message) console.log(message);
+async function serve(config: Config): Promise<void> {
+  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
+  // A worker's primary has already made the first start.
+  const setup = cluster.isWorker ? undefined : await prepare(db, config);
+  const sml = smlOptionsOf(config);
+  const app = await buildApp({
+    // The signed answers are kept: the change log tells the cache every committed change (app.ts).
+    smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
+    db,
+    logger: loggerOptions(config.LOG_LEVEL),
+    bodyLimit: config.BODY_LIMIT,
+    loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
+    sml,
+    directory: directoryOptionsOf(config),
+  });
+  // Warnings only: probes and scrapes every few seconds would drown the API's request log.
+  const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
+  const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog });
+
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    management.drain();
+    // Stops accepting connections and waits for the requests in flight; then the database goes.
+    await app.close();
+    await management.server.close();
+    await db.close();
+  });
+
+  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  app.log.info({ database: db.kind }, `registry listening on ${address}`);
+  if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
+  if (sml) app.log.info({ sml: sml.url, smpId: sml.smpId }, 'participants are delivered to the SML');
+  else app.log.warn('no SML configured (SML_URL): nothing is registered with the SML; changes wait in the change log');
+  if (!config.DIRECTORY_URL) app.log.info('no Peppol Directory configured (DIRECTORY_URL): nothing is pushed to it');
+  const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
+  app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
+  const message = setup && welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));
+  if (message) console.log(message);
+}

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
-import { addParticipant, dayFromToday, SCHEME, uniqueOrganization } from './helpers/participants.js';
+import { addParticipant, byQualified, dayFromToday, participantForm, SCHEME, today, uniqueOrganization } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
 
 const t = useTestApp();
@@ -74,4 +74,22 @@ describe('organization processes', () => {
     await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, dayFromToday(0)]);
     expectErrorBody(await call(t.app, { url: url(participant.qualifiedIdentifier) }), 404, `Couldn't find organization for ${participant.qualifiedIdentifier}`);
   });
+
+  it('says since when the organization can receive each process: kept while the process stays, new when it is given', async () => {
+    const [kept, added] = await Promise.all([1, 2].map(() => addProcess(t.app, t.users.admin)));
+    const organizationIdentifier = uniqueOrganization();
+    const participant = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: kept?.identifier }] });
+    const since = async () => Object.fromEntries((await call(t.app, { url: url(participant.qualifiedIdentifier) })).json()
+      .map((process: { identifier: string; receivableSince: string }) => [process.identifier, process.receivableSince]));
+    expect(await since()).toEqual({ [kept!.identifier]: today() });
+    await t.db.query("UPDATE participant_processes SET added_at = '2025-03-04T23:30:00Z' WHERE participant_id = $1", [participant.identifier]);
+
+    const updated = await call(t.app, {
+      method: 'PUT', url: byQualified(participant.qualifiedIdentifier), user: t.users.serviceProvider,
+      payload: participantForm({ organizationIdentifier, processes: [{ identifier: kept?.identifier }, { identifier: added?.identifier }] }),
+    });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(await since()).toEqual({ [kept!.identifier]: '2025-03-04', [added!.identifier]: today() });
+  });
 });
+

@@ -172,6 +172,16 @@ describe('filters', () => {
     expect(organizations(await found('query=fjord'))).toEqual(['abc100', 'abd300', 'fjord900']);
   });
 
+  it('query pages like any search: sorted, the exact total on every page, also past the last hit', async () => {
+    const page = (number: number) => call(t.app, { url: `${PARTICIPANTS}?query=fjord&sort=organizationIdentifier,desc&size=2&page=${number}`, user: admin })
+      .then((response) => response.json());
+    expect(await page(0)).toMatchObject({ totalElements: 3, numberOfElements: 2 });
+    const organizationsOf = (body: { content: Participant[] }) => body.content.map((item) => item.organizationIdentifier);
+    expect(organizationsOf(await page(0))).toEqual(['fjord900', 'abd300']);
+    expect(organizationsOf(await page(1))).toEqual(['abc100']);
+    expect(await page(5)).toMatchObject({ content: [], totalElements: 3 });
+  });
+
   it('search is an alias of query', async () => {
     expect(organizations(await found('search=bergen'))).toEqual(['abc200', 'zz400']);
   });

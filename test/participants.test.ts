@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
-import { addProcess, whileDeleting } from './helpers/catalogue.js';
+import { addProcess, processForm, whileDeleting } from './helpers/catalogue.js';
 import { testDatabaseKind } from './helpers/database.js';
 import {
   addParticipant, byQualified, dayFromToday, participantForm, PARTICIPANTS, SCHEME, today, uniqueOrganization, type Participant,
@@ -283,7 +283,11 @@ describe('update participant', () => {
   it('keeps a process that became restricted, but refuses to add a restricted one', async () => {
     const process = await addProcess(t.app, t.users.admin);
     const participant = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
-    await t.db.query('UPDATE processes SET restricted = true WHERE id = $1', [process.identifier]);
+    const restricted = await call(t.app, {
+      method: 'PUT', url: `/rest/api/processes/${process.identifier}`, user: t.users.admin,
+      payload: processForm({ qualifiedIdentifier: process.qualifiedIdentifier, restricted: true }),
+    });
+    expect(restricted.statusCode, restricted.body).toBe(200);
     const kept = await call(t.app, {
       method: 'PUT', url: byQualified(participant.qualifiedIdentifier), user: t.users.serviceProvider,
       payload: { contact: { name: 'Ola' }, processes: [{ identifier: process.identifier }] },

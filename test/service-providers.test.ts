@@ -85,17 +85,21 @@ describe('not found and conflicts', () => {
     expectStatus(await http.remove(`${BASE}/${provider.identifier}`), 204);
   });
 
-  it('does not count participants past their delete date, and removes them with the provider', async () => {
+  it('does not count participants past their delete date, and expires them (logged) with the provider', async () => {
     const provider = await addServiceProvider(t, t.fixture.accessPointId);
     const expired = await insertParticipant(t.db, provider.identifier, []);
     await t.db.query("UPDATE participants SET delete_date = current_date - 1 WHERE id = $1", [expired]);
     const live = await insertParticipant(t.db, provider.identifier, []);
     expectErrorBody(await http.remove(`${BASE}/${provider.identifier}`), 409,
       `The service provider '${provider.identifier}' is still used by 1 participant(s)`);
+    const expiries = () => t.db.query("SELECT 1 FROM change_log WHERE operation = 'expire' AND before->>'identifier' = $1", [expired]);
     expect(await t.db.query('SELECT 1 FROM participants WHERE id = $1', [expired])).toHaveLength(1);
+    expect(await expiries()).toHaveLength(0);
     await t.db.query('DELETE FROM participants WHERE id = $1', [live]);
     expectStatus(await http.remove(`${BASE}/${provider.identifier}`), 204);
     expect(await t.db.query('SELECT 1 FROM participants WHERE id = $1', [expired])).toHaveLength(0);
+    // Logged, so the SML and the Directory drop its organization too.
+    expect(await expiries()).toHaveLength(1);
   });
 
   it('answers 409, not 500, when the access point it names is deleted between the check and the write', async () => {

@@ -37,6 +37,19 @@ export interface PageQuery {
   orderBy: string;
   limit: number;
   offset: number;
+  /**
+   * A unique column of `from` (its primary key): when given, the page's keys are found first and only the page's
+   * rows are read, so an index holding the filtered and sorted columns finds the page without reading the rows
+   * it passes over.
+   */
+  key?: string;
+  /**
+   * With `key`, for a filter whose every hit is read from the table anyway (a trigram match is rechecked there):
+   * the total is counted in the scan that finds the page, so the hits are read once, and the page is never
+   * looked for by walking an index in page order through rows that fail the filter (a rare fragment walked a
+   * large part of the table). `from` is then one table, named by the alias that `key` uses.
+   */
+  countInPageScan?: boolean;
 }
 
 /** The total and one page in a single statement, so both come from one snapshot. */
@@ -45,13 +58,29 @@ export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ 
   const where = conditions.clause;
   const limit = conditions.param(query.limit);
   const offset = conditions.param(query.offset);
-  const [result] = await db.query<{ total: number; content: T[] }>(
-    `SELECT (SELECT count(*)::int FROM ${query.from} ${where}) AS total,
-            (SELECT coalesce(json_agg(page), '[]'::json)
-               FROM (SELECT ${query.select} FROM ${query.from} ${where} ${query.orderBy}
-                     LIMIT ${limit} OFFSET ${offset}) page) AS content`,
-    conditions.params,
-  );
+  const count = `SELECT count(*)::int FROM ${query.from} ${where}`;
+  const page = `${query.orderBy} LIMIT ${limit} OFFSET ${offset}`;
+  let sql: string;
+  if (query.key === undefined) {
+    sql = `SELECT (${count}) AS total,
+                  (SELECT coalesce(json_agg(page), '[]'::json)
+                     FROM (SELECT ${query.select} FROM ${query.from} ${where} ${page}) page) AS content`;
+  } else {
+    const { key } = query;
+    // OFFSET 0 keeps the filter's own plan (an index scan of the hits); count(*) OVER () sees all of them.
+    const keys = query.countInPageScan
+      ? `SELECT ${key} AS key, count(*) OVER () AS total
+           FROM (SELECT * FROM ${query.from} ${where} OFFSET 0) ${key.split('.')[0]} ${page}`
+      : `SELECT ${key} AS key FROM ${query.from} ${where} ${page}`;
+    // A page past the last hit has no row to carry the total: only then is it counted on its own.
+    const total = query.countInPageScan ? `coalesce((SELECT total FROM page_keys LIMIT 1), (${count}))` : `(${count})`;
+    sql = `WITH page_keys AS MATERIALIZED (${keys})
+           SELECT ${total}::int AS total,
+                  (SELECT coalesce(json_agg(page), '[]'::json)
+                     FROM (SELECT ${query.select} FROM ${query.from} WHERE ${key} IN (SELECT key FROM page_keys)
+                           ${query.orderBy}) page) AS content`;
+  }
+  const [result] = await db.query<{ total: number; content: T[] }>(sql, conditions.params);
   return { total: result?.total ?? 0, rows: result?.content ?? [] };
 }
 

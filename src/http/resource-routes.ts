@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { actorOf, appendChange, type ChangeResource } from '../changes/log.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -31,6 +32,11 @@ export interface ManagedResource<Form extends TSchema, Item extends TSchema, Wri
   stream?: { mediaType: string; rows(db: Database, query: Static<Query>, orderBy: string): AsyncIterable<Static<Item>> };
   /** The resource; `NotFoundError.instance` when there is none. */
   get(db: Queryable, id: string): Promise<Static<Item>>;
+  /** Reads answered from memory (a cache) when they can be; undefined: `find` or `get` answers. Never in a write. */
+  cached?: {
+    find(app: FastifyInstance, page: PageRequest, query: Static<Query>): Promise<{ total: number; rows: Static<Item>[] } | undefined>;
+    get(app: FastifyInstance, id: string): Promise<Static<Item> | undefined>;
+  };
   /** What a valid form writes, its references resolved (400 listing every unknown one); `id` is set on update. */
   record(tx: Queryable, form: Static<Form>, id: string | null): Promise<Write>;
   insert(tx: Queryable, record: Write): Promise<string>;
@@ -56,14 +62,17 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
       if (resource.stream && request.wantsStream) {
         return sendJsonArray(reply, schemas.item, resource.stream.rows(app.db, query, page.orderBy));
       }
-      const { total, rows } = await resource.find(app.db, page, query);
+      const { total, rows } = await resource.cached?.find(app, page, query) ?? await resource.find(app.db, page, query);
       return pageOf(rows, total, page);
     });
 
     app.get('/:identifier', {
       schema: { params: UuidParams, response: { 200: schemas.item } },
       config: { access: access.read, mediaTypes: resource.mediaTypes('get') },
-    }, async (request) => resource.get(app.db, request.params.identifier));
+    }, async (request) => {
+      const { identifier } = request.params;
+      return await resource.cached?.get(app, identifier) ?? resource.get(app.db, identifier);
+    });
 
     app.post('/', {
       schema: { body: schemas.form, response: { 201: schemas.item } },

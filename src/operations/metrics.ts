@@ -8,6 +8,8 @@ import type { Database } from '../db/database.js';
 export function createMetrics(db: Database, openConnections: () => Promise<number>): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // With REGISTRY_WORKERS > 1 each scrape reaches one worker: the pid says which.
+  new Gauge({ name: 'process_pid', help: 'Id of the process that answered this scrape', registers: [registry] }).set(process.pid);
   new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route and status',

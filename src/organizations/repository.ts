@@ -1,23 +1,27 @@
 import type { Queryable } from '../db/database.js';
 import type { Organization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
-import { PROCESS_RESPONSE_COLUMNS } from '../processes/repository.js';
-import type { Process } from '../processes/schemas.js';
+import type { ProcessSource } from '../processes/repository.js';
+import type { OrganizationProcess } from './schemas.js';
 
 /**
- * The processes of all live participants of an organization, each once, in qualified identifier order;
- * undefined when the organization has no live participant.
+ * The processes of all live participants of an organization, each once, in qualified identifier order, each with
+ * the day since which one of them has had it; undefined when the organization has no live participant. The database
+ * gives the process ids and days, `processes` (the catalogue cache) the processes.
  */
-export async function organizationProcesses(db: Queryable, organization: Organization): Promise<Process[] | undefined> {
-  const [row] = await db.query<{ registered: boolean; processes: Process[] }>(
+export async function organizationProcesses(db: Queryable, processes: ProcessSource, organization: Organization): Promise<OrganizationProcess[] | undefined> {
+  const [row] = await db.query<{ registered: boolean; held: { id: string; since: string }[] }>(
     `SELECT EXISTS (SELECT 1 FROM participants pa
                      WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}) AS registered,
-            (SELECT coalesce(json_agg(x ORDER BY x."qualifiedIdentifier", x.identifier), '[]'::json)
-               FROM (SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p
-                      WHERE p.id IN (SELECT pp.process_id FROM participant_processes pp
-                                       JOIN participants pa ON pa.id = pp.participant_id
-                                      WHERE pp.icd = $1 AND pp.organization_identifier = $2 AND ${participantIsLive('pa')})) x) AS processes`,
+            (SELECT coalesce(json_agg(json_build_object('id', held.process_id, 'since', to_char(held.since AT TIME ZONE 'UTC', 'YYYY-MM-DD'))), '[]'::json)
+               FROM (SELECT pp.process_id, min(pp.added_at) AS since FROM participant_processes pp
+                       JOIN participants pa ON pa.id = pp.participant_id
+                      WHERE pp.icd = $1 AND pp.organization_identifier = $2 AND ${participantIsLive('pa')}
+                      GROUP BY pp.process_id) held) AS held`,
     [organization.icd, organization.organizationIdentifier],
   );
-  return row?.registered ? row.processes : undefined;
+  if (!row?.registered) return undefined;
+  const since = new Map(row.held.map((held) => [held.id, held.since]));
+  const found = await processes.processesIn([...since.keys()]);
+  return found.map((process) => ({ ...process, receivableSince: since.get(process.identifier) as string }));
 }

@@ -8,8 +8,8 @@ import type { Database, Queryable } from '../db/database.js';
 import { ApiError, ValidationError } from '../core/errors.js';
 import { validatorCompiler } from '../http/validators.js';
 import { isUuid } from './identifiers.js';
-import { registerParticipant } from './writes.js';
-import { serviceProviderExists, streamParticipants } from './repository.js';
+import { registerParticipant, registerParticipants, type Registration } from './writes.js';
+import { existingServiceProviders, streamParticipants } from './repository.js';
 import { AddParticipantForm, type Participant, type ParticipantFilter } from './schemas.js';
 
 /** An import with bad lines: nothing of it was stored. The message lists the lines and what is wrong. */
@@ -40,45 +40,152 @@ export async function exportParticipants(db: Database, out: Writable, options: {
   return count;
 }
 
+export interface ImportOptions {
+  /** Puts every participant with this service provider instead of the line's `provider.identifier`. */
+  serviceProviderId?: string;
+  /** One transaction for the whole file: any wrong line and nothing is stored. Else each batch commits as it goes. */
+  allOrNothing?: boolean;
+  /** Where progress is written about every second (standard error); none without it. */
+  progress?: Writable;
+}
+
+export interface ImportResult {
+  imported: number;
+  /** Lines whose participant its provider had already (resumable mode): a re-run skips what an earlier run stored. */
+  present: number;
+}
+
+/** Lines read, registered at once: enough to make each statement count, few enough to keep memory flat. */
+const BATCH_LINES = 2000;
+const PROGRESS_EVERY_MS = 1000;
+
+interface Line {
+  number: number;
+  text: string;
+}
+
+/** What an import has done so far. */
+class Tally {
+  read = 0;
+  imported = 0;
+  present = 0;
+  refused = 0;
+  readonly listed: string[] = [];
+  private readonly started = Date.now();
+
+  refuse(number: number, message: string): void {
+    this.refused += 1;
+    if (this.listed.length < MAX_LISTED_ERRORS) this.listed.push(`line ${number}: ${message}`);
+  }
+
+  errorReport(): string[] {
+    const more = this.refused > MAX_LISTED_ERRORS ? [`... and ${this.refused - MAX_LISTED_ERRORS} more`] : [];
+    return [...this.listed, ...more];
+  }
+
+  toString(): string {
+    const seconds = Math.max((Date.now() - this.started) / 1000, 0.001);
+    return `${this.read} lines read, ${this.imported} imported, ${this.refused} refused, ${this.present} already present, `
+      + `${Math.round(this.read / seconds)} lines/s`;
+  }
+}
+
 /**
  * Adds the participants of a JSON lines file (the export's format, or add-participant forms with a
- * `provider.identifier`), all or nothing, with the API's rules. `serviceProviderId` puts them all with one
- * service provider instead. Every bad line is reported with its number.
+ * `provider.identifier`) with the API's rules, in batches of set-based statements. Every bad line is reported with
+ * its number. Resumable by default: each batch commits, and a participant its provider has already is skipped, so
+ * a re-run after a failure picks up where it stopped; `allOrNothing` stores nothing unless every line is right.
  */
-export async function importParticipants(db: Database, path: string, serviceProviderId?: string): Promise<number> {
+export async function importParticipants(db: Database, path: string, options: ImportOptions = {}): Promise<ImportResult> {
   await access(path, constants.R_OK).catch(() => {
     throw new ImportError(`${path}: no such file, or not readable`);
   });
-  return db.transaction(async (tx) => {
-    // Made here, right before it is read: lines a reader emits before anyone iterates it are lost.
-    const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-    const errors: string[] = [];
-    let imported = 0;
-    let number = 0;
-    for await (const text of lines) {
-      number += 1;
-      if (text.trim() === '') continue;
-      await tx.query('SAVEPOINT participant_line');
-      try {
-        await importLine(tx, text, serviceProviderId);
-        await tx.query('RELEASE SAVEPOINT participant_line');
-        imported += 1;
-      } catch (error) {
-        await tx.query('ROLLBACK TO SAVEPOINT participant_line');
-        if (!(error instanceof ApiError || error instanceof ImportError)) throw error;
-        errors.push(`line ${number}: ${error.message}`);
+  const tally = new Tally();
+  const progress = options.progress;
+  const timer = progress && setInterval(() => progress.write(`import: ${tally.toString()}\n`), PROGRESS_EVERY_MS);
+  try {
+    const batches = batchesOf(path, tally);
+    if (options.allOrNothing) {
+      await db.transaction(async (tx) => {
+        for await (const batch of batches) await importBatch(tx, batch, options.serviceProviderId, tally, false);
+        if (tally.refused > 0) {
+          throw new ImportError([`Nothing imported: ${tally.refused} of ${tally.read} lines are wrong.`, ...tally.errorReport()].join('\n'));
+        }
+      });
+    } else {
+      for await (const batch of batches) await db.transaction((tx) => importBatch(tx, batch, options.serviceProviderId, tally, true));
+      if (tally.refused > 0) {
+        throw new ImportError([`Imported ${tally.imported} participants (${tally.present} already present); `
+          + `${tally.refused} of ${tally.read} lines are wrong and were not imported.`, ...tally.errorReport()].join('\n'));
       }
     }
-    if (errors.length > 0) {
-      const more = errors.length > MAX_LISTED_ERRORS ? [`... and ${errors.length - MAX_LISTED_ERRORS} more`] : [];
-      throw new ImportError([`Nothing imported: ${errors.length} of ${number} lines are wrong.`,
-        ...errors.slice(0, MAX_LISTED_ERRORS), ...more].join('\n'));
-    }
-    return imported;
-  });
+  } finally {
+    clearInterval(timer);
+  }
+  return { imported: tally.imported, present: tally.present };
 }
 
-async function importLine(tx: Queryable, text: string, serviceProviderId: string | undefined): Promise<void> {
+/** The file's non-blank lines, numbered, in batches; counts every line read. */
+async function* batchesOf(path: string, tally: Tally): AsyncGenerator<Line[]> {
+  // Made here, right before it is read: lines a reader emits before anyone iterates it are lost.
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  let batch: Line[] = [];
+  for await (const text of lines) {
+    tally.read += 1;
+    if (text.trim() === '') continue;
+    batch.push({ number: tally.read, text });
+    if (batch.length < BATCH_LINES) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * Registers a batch of lines at once; a line the batch cannot settle (see `registerParticipants`) is registered on
+ * its own, in a savepoint, for its exact error. `skipPresent`: a participant its provider has already is skipped.
+ */
+async function importBatch(tx: Queryable, batch: Line[], serviceProviderId: string | undefined, tally: Tally, skipPresent: boolean): Promise<void> {
+  const parsed: Array<Registration & Line> = [];
+  for (const line of batch) {
+    try {
+      parsed.push({ ...line, ...registrationOf(line.text, serviceProviderId) });
+    } catch (error) {
+      if (!(error instanceof ImportError)) throw error;
+      tally.refuse(line.number, error.message);
+    }
+  }
+  const known = await existingServiceProviders(tx, parsed.map((line) => line.serviceProviderId));
+  const registrations = parsed.filter((line) => {
+    if (known.has(line.serviceProviderId.toLowerCase())) return true;
+    tally.refuse(line.number, `no service provider with identifier '${line.serviceProviderId}'`);
+    return false;
+  });
+  const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations);
+  for (const [index, outcome] of outcomes.entries()) {
+    const line = registrations[index] as Registration & Line;
+    if (typeof outcome === 'object') tally.imported += 1;
+    else if (outcome === 'present' && skipPresent) tally.present += 1;
+    else await importOneByOne(tx, line, tally);
+  }
+}
+
+async function importOneByOne(tx: Queryable, line: Registration & Line, tally: Tally): Promise<void> {
+  await tx.query('SAVEPOINT participant_line');
+  try {
+    await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form);
+    await tx.query('RELEASE SAVEPOINT participant_line');
+    tally.imported += 1;
+  } catch (error) {
+    await tx.query('ROLLBACK TO SAVEPOINT participant_line');
+    if (!(error instanceof ApiError)) throw error;
+    const message = error instanceof ValidationError ? error.errors.map((entry) => entry.defaultMessage).join('; ') : error.message;
+    tally.refuse(line.number, message);
+  }
+}
+
+/** The line's form and service provider, checked against the schema; ImportError says what is wrong. */
+function registrationOf(text: string, serviceProviderId: string | undefined): Registration {
   let parsed: unknown;
   try {
     parsed = withoutNulls(JSON.parse(text));
@@ -91,15 +198,8 @@ async function importLine(tx: Queryable, text: string, serviceProviderId: string
   const form = parsed as AddParticipantForm & { provider?: { identifier?: unknown } };
   const providerId = serviceProviderId ?? form.provider?.identifier;
   if (typeof providerId !== 'string') throw new ImportError('names no service provider (provider.identifier)');
-  if (!isUuid(providerId) || !(await serviceProviderExists(tx, providerId))) {
-    throw new ImportError(`no service provider with identifier '${providerId}'`);
-  }
-  try {
-    await registerParticipant(tx, CLI_ACTOR, providerId, form);
-  } catch (error) {
-    if (error instanceof ValidationError) throw new ImportError(error.errors.map((entry) => entry.defaultMessage).join('; '));
-    throw error;
-  }
+  if (!isUuid(providerId)) throw new ImportError(`no service provider with identifier '${providerId}'`);
+  return { serviceProviderId: providerId, form };
 }
 
 /** As in API requests, a JSON null counts as an absent property (exports write absent values as null). */

@@ -12,7 +12,7 @@ import {
   PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, streamParticipants, type Scope,
 } from './repository.js';
 import {
-  ADD_FORM, deleteRegistration, participantById, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration,
+  ADD_FORM, deleteRegistration, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration,
 } from './writes.js';
 import { actorOf } from '../changes/log.js';
 import {
@@ -61,43 +61,45 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:identifier', {
     schema: { params: ParticipantParams, response: { 200: Participant } },
     config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.get'] },
-  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request), getParticipant));
+  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request),
+    (db, key, scope) => getParticipant(db, key, scope, app.catalogue)));
 
   app.post('/', {
     schema: { body: AddParticipantForm, response: { 201: Participant } },
     config: { access: PROVIDERS, mediaTypes: ['participants.add'], objectName: ADD_FORM },
   }, async (request, reply) => {
     const serviceProviderId = callerOf(request).serviceProviderId as string;
-    const participant = await app.db.transaction(async (tx) =>
-      participantById(tx, await registerParticipant(tx, actorOf(request), serviceProviderId, request.body)));
+    const participant = await app.db.transaction((tx) =>
+      registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue));
     return reply.status(201).send(participant);
   });
 
   app.put('/:identifier', {
     schema: { params: ParticipantParams, body: UpdateParticipantForm, response: { 200: Participant } },
     config: { access: PROVIDERS, mediaTypes: ['participants.update'], objectName: UPDATE_FORM },
-  }, async (request) => app.db.transaction(async (tx) =>
-    participantById(tx, await updateRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request), request.body))));
+  }, async (request) => app.db.transaction((tx) =>
+    updateRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request), request.body, app.catalogue)));
 
   app.delete('/:identifier', {
     schema: { params: ParticipantParams },
     config: { access: byKind(PROVIDERS, PROVIDERS_AND_ADMINS), mediaTypes: ['participants.delete'] },
   }, async (request, reply) => {
-    await app.db.transaction((tx) => deleteRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request)));
+    await app.db.transaction((tx) => deleteRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request), app.catalogue));
     return reply.status(204).send();
   });
 
   app.get('/:identifier/processes', {
     schema: { params: ParticipantParams, response: { 200: ProcessList } },
     config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.processes'] },
-  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request), getParticipantProcesses));
+  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request),
+    (db, key, scope) => getParticipantProcesses(db, key, scope, app.catalogue)));
 
   app.put('/:identifier/transfer/:serviceProviderIdentifier', {
     schema: { params: TransferParams },
     config: { access: PROVIDERS, mediaTypes: ['participants.transfer'] },
   }, async (request, reply) => {
     const { identifier, serviceProviderIdentifier } = request.params;
-    await app.db.transaction((tx) => transferRegistration(tx, actorOf(request), identifier, scopeOf(request), serviceProviderIdentifier));
+    await app.db.transaction((tx) => transferRegistration(tx, actorOf(request), identifier, scopeOf(request), serviceProviderIdentifier, app.catalogue));
     return reply.status(200).send();
   });
 };

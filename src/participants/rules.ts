@@ -11,7 +11,7 @@ function ruleOf(reference: Reference, rules: readonly ProcessRule[]): ProcessRul
     return rules.find((rule) => rule.id === id);
   }
   const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
-  return named && rules.find((rule) => rule.scheme === named.scheme && rule.value === named.value);
+  return named && rules.find((rule) => rule.name === `${named.scheme}::${named.value}`);
 }
 
 /**
@@ -32,7 +32,7 @@ export function processRuleErrors(
     const rule = ruleOf(reference, rules);
     if (!rule || checked.has(rule.id)) return;
     checked.add(rule.id);
-    const name = `${rule.scheme}::${rule.value}`;
+    const { name } = rule;
     const entry = (code: string, defaultMessage: string) =>
       errors.push({ field: `processes[${index}]`, code, rejectedValue: reference, typeName: 'ProcessIdentifiable', defaultMessage });
     if (rule.restricted) entry('Restricted', `process '${name}' is restricted (deprecated) and cannot be added`);

@@ -2,15 +2,18 @@
  * The participant write operations (add, update, transfer, delete) with every rule of the API, each inside the caller's
  * transaction: the one path for the routes, the JSON-lines import and the demo set.
  */
-import { appendChange, type Actor } from '../changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type Actor } from '../changes/log.js';
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
+import type { CatalogueCache } from '../catalogue/cache.js';
+import { processesFromDatabase, processesNamed, type ProcessSource } from '../processes/repository.js';
+import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
-import type { ContactForm, Reference } from '../core/schemas.js';
+import { parseQualifiedIdentifier, type ContactForm, type Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound } from './identifiers.js';
 import {
-  deleteParticipant, getParticipant, insertParticipant, lockParticipant, processRules, purgeExpired, serviceProviderExists, setProcesses,
-  transferParticipant, updateParticipant, type ContactRecord, type LockedParticipant, type Scope,
+  deleteParticipant, getParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockParticipant, processRuleOf, removeExpired, serviceProviderExists, setProcesses,
+  transferParticipant, updateParticipant, type ContactRecord, type ExpiryDue, type LockedParticipant, type NewParticipant, type Scope,
 } from './repository.js';
 import { processRuleErrors } from './rules.js';
 import type { AddParticipantForm, Participant, UpdateParticipantForm } from './schemas.js';
@@ -38,39 +41,169 @@ async function processIdsOf(
   form: { processes: Reference[]; deleteDate?: string },
   icd: string,
   currentIds: readonly string[],
+  catalogue: CatalogueCache | undefined,
 ): Promise<string[]> {
-  const { ids, errors } = await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
-  const rules = await processRules(tx, ids);
+  const cachedIds = await catalogue?.processIdsOf(form.processes, tx);
+  const { ids, errors } = cachedIds ? { ids: cachedIds, errors: [] } : await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
+  const rules = (await processSource(tx, catalogue).processesIn(ids)).map(processRuleOf);
   const violations = [...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
   if (violations.length > 0) throw ValidationError.of(objectName, violations);
   return ids;
 }
 
+/** Where processes are read from: the catalogue cache when the caller has one (loading through `tx`), else `tx`. */
+const processSource = (tx: Queryable, catalogue: CatalogueCache | undefined): ProcessSource =>
+  catalogue ? { processesIn: (ids) => catalogue.processesIn(ids, tx) } : processesFromDatabase(tx);
+
 /** The participant as the API shows it, whichever provider's: what the routes answer and the change log keeps. */
-export async function participantById(tx: Queryable, id: string): Promise<Participant> {
-  const participant = await getParticipant(tx, { kind: 'identifier', id }, null);
+export async function participantById(tx: Queryable, id: string, catalogue?: CatalogueCache): Promise<Participant> {
+  const participant = await getParticipant(tx, { kind: 'identifier', id }, null, processSource(tx, catalogue));
   if (!participant) throw NotFoundError.instance(id);
   return participant;
 }
 
-/** Registers a participant for a service provider; returns the new participant's identifier. */
-export async function registerParticipant(tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm): Promise<string> {
-  const organization = { icd: form.icd, organizationIdentifier: form.organizationIdentifier.toLowerCase() };
-  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, []);
-  await purgeExpired(tx, organization);
-  const id = await insertParticipant(tx, {
-    ...organization,
-    serviceProviderId,
-    organizationPartIdentifier: form.organizationPartIdentifier ?? null,
-    sourceIndicator: form.sourceIndicator ?? null,
-    name: form.name ?? null,
-    deleteDate: form.deleteDate ?? null,
-    contact: contactOf(form.contact),
-  });
-  await setProcesses(tx, { id, ...organization, serviceProviderId, processIds: [] }, processIds);
-  const after = await participantById(tx, id);
+/**
+ * Removes the participants whose delete date has come and logs each one's expiry ('expire', by the system, after =
+ * null), so the SML, the Directory and every follower of the log see it go: the midnight sweep's one step, and what a
+ * write does first with its organization's expired participants, which would otherwise hold it. Returns how many.
+ */
+export async function expireParticipants(tx: Queryable, due: ExpiryDue): Promise<number> {
+  const expired = await removeExpired(tx, due);
+  await appendChange(tx, SYSTEM_ACTOR, expired.map((before) =>
+    ({ resource: 'participant' as const, identifier: before.qualifiedIdentifier, operation: 'expire' as const, before, after: null })));
+  return expired.length;
+}
+
+/**
+ * Registers a participant for a service provider; returns it as the API shows it. `catalogue`: where processes are read
+ * from (the cache; without it, the database), here and in the other writes.
+ */
+export async function registerParticipant(
+  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: CatalogueCache,
+): Promise<Participant> {
+  const record = newParticipantOf(serviceProviderId, form);
+  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue);
+  await expireParticipants(tx, { organization: record });
+  const { processIds: inserted, ...participant } = await insertParticipant(tx, record, processIds);
+  const after = { ...participant, processes: await processSource(tx, catalogue).processesIn(inserted) };
   await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'create', before: null, after });
-  return id;
+  return after;
+}
+
+const newParticipantOf = (serviceProviderId: string, form: AddParticipantForm): NewParticipant => ({
+  icd: form.icd,
+  organizationIdentifier: form.organizationIdentifier.toLowerCase(),
+  serviceProviderId,
+  organizationPartIdentifier: form.organizationPartIdentifier ?? null,
+  sourceIndicator: form.sourceIndicator ?? null,
+  name: form.name ?? null,
+  deleteDate: form.deleteDate ?? null,
+  contact: contactOf(form.contact),
+});
+
+export interface Registration {
+  serviceProviderId: string;
+  form: AddParticipantForm;
+}
+
+/**
+ * What became of each registration of a batch: stored (as the API shows it); 'present' when its provider has the
+ * organization already (stored before, or earlier in the batch); 'oneByOne' when the batch cannot settle it (a rule
+ * broken, a reference unknown, a process another provider serves): `registerParticipant` gives it its exact answer.
+ */
+export type BatchOutcome = Participant | 'present' | 'oneByOne';
+
+/**
+ * Registers many participants with the rules of `registerParticipant`, in a handful of statements whatever their
+ * number: references resolved at once, organizations cleared of expired participants at once, participants and their
+ * processes inserted by multi-row statements, one 'create' change each logged by one insert.
+ */
+export async function registerParticipants(tx: Queryable, actor: Actor, registrations: readonly Registration[]): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = registrations.map(() => 'oneByOne');
+  const catalogue = await batchCatalogue(tx, registrations);
+  let wanted = new Map<number, string[]>();
+  registrations.forEach((registration, index) => {
+    const processIds = catalogue.settledIds(registration.form);
+    if (processIds) wanted.set(index, processIds);
+  });
+  const records = new Map([...wanted.keys()].map((index) => {
+    const { serviceProviderId, form } = registrations[index] as Registration;
+    return [index, newParticipantOf(serviceProviderId, form)];
+  }));
+  if (records.size === 0) return outcomes;
+  await expireParticipants(tx, { organizations: [...records.values()] });
+  let stored: Map<number, Omit<Participant, 'processes'>>;
+  for (;;) {
+    await tx.query('SAVEPOINT participant_batch');
+    stored = await insertBatch(tx, [...wanted.keys()].map((index) => [index, records.get(index) as NewParticipant]));
+    const linked = await linkProcessesOf(tx, [...stored].flatMap(([index, participant]) =>
+      (wanted.get(index) as string[]).map((processId) => ({ participantId: participant.identifier, processId }))));
+    const linkCount = new Map<string, number>();
+    for (const link of linked) linkCount.set(link.participantId, (linkCount.get(link.participantId) ?? 0) + 1);
+    const refused = [...stored].filter(([index, participant]) => (linkCount.get(participant.identifier) ?? 0) !== wanted.get(index)?.length);
+    if (refused.length === 0) break;
+    await tx.query('ROLLBACK TO SAVEPOINT participant_batch');
+    wanted = new Map([...wanted].filter(([index]) => !refused.some(([loser]) => loser === index)));
+  }
+  await tx.query('RELEASE SAVEPOINT participant_batch');
+  for (const index of wanted.keys()) {
+    const participant = stored.get(index);
+    outcomes[index] = participant ? { ...participant, processes: catalogue.processesIn(wanted.get(index) as string[]) } : 'present';
+  }
+  await appendChange(tx, actor, outcomes.filter((outcome): outcome is Participant => typeof outcome === 'object').map((after) =>
+    ({ resource: 'participant' as const, identifier: after.qualifiedIdentifier, operation: 'create' as const, before: null, after })));
+  return outcomes;
+}
+
+/** Inserts the records; the stored participants by the index of their record (those left out were present). */
+async function insertBatch(tx: Queryable, records: [number, NewParticipant][]): Promise<Map<number, Omit<Participant, 'processes'>>> {
+  const keyOf = (providerId: string, icd: string, organizationIdentifier: string) => `${providerId}|${icd}|${organizationIdentifier}`;
+  const inserted = new Map((await insertParticipants(tx, records.map(([, record]) => record))).map((participant) =>
+    [keyOf(participant.provider.identifier, participant.icd, participant.organizationIdentifier), participant]));
+  const stored = new Map<number, Omit<Participant, 'processes'>>();
+  for (const [index, record] of records) {
+    const key = keyOf(record.serviceProviderId.toLowerCase(), record.icd, record.organizationIdentifier);
+    const participant = inserted.get(key);
+    if (!participant) continue;
+    stored.set(index, participant);
+    inserted.delete(key);
+  }
+  return stored;
+}
+
+/** The processes a batch names, read at once; settles the references and rules of each form on them. */
+async function batchCatalogue(tx: Queryable, registrations: readonly Registration[]) {
+  const references = registrations.flatMap((registration) => registration.form.processes);
+  const ids = new Set<string>();
+  const names = new Set<string>();
+  for (const reference of references) {
+    if (reference.identifier) ids.add(reference.identifier.toLowerCase());
+    else if (reference.qualifiedIdentifier !== undefined) {
+      const named = parseQualifiedIdentifier(reference.qualifiedIdentifier);
+      if (named) names.add(`${named.scheme}::${named.value}`);
+    }
+  }
+  const processes = await processesNamed(tx, [...ids], [...names]);
+  const byId = new Map(processes.map((process) => [process.identifier, process]));
+  const byName = new Map(processes.map((process) => [process.qualifiedIdentifier, process]));
+  const processOf = (reference: Reference): Process | undefined => {
+    if (reference.identifier) return byId.get(reference.identifier.toLowerCase());
+    const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
+    return named && byName.get(`${named.scheme}::${named.value}`);
+  };
+  const processesIn = (wanted: readonly string[]) => processes.filter((process) => wanted.includes(process.identifier));
+  return {
+    processesIn,
+    /** The form's process ids when every reference is known and every rule kept; else undefined. */
+    settledIds(form: AddParticipantForm): string[] | undefined {
+      const named = form.processes.map(processOf);
+      if (named.some((process) => process === undefined)) return undefined;
+      const processIds = [...new Set(named.map((process) => (process as Process).identifier))];
+      const rules = processesIn(processIds).map(processRuleOf);
+      const broken = processRuleErrors(form.processes, rules, form.icd, []).length + deleteDateErrors(form.deleteDate).length > 0;
+      return broken ? undefined : processIds;
+    },
+  };
 }
 
 /** The participant a path segment names within the caller's scope, locked until the transaction ends; else 404. */
@@ -80,34 +213,41 @@ async function lockOwn(tx: Queryable, segment: string, scope: Scope): Promise<Lo
   return participant;
 }
 
-/** Replaces the participant's processes, contact and delete date; returns its identifier. */
-export async function updateRegistration(tx: Queryable, actor: Actor, segment: string, scope: Scope, form: UpdateParticipantForm): Promise<string> {
+/** Replaces the participant's processes, contact and delete date; returns it as the API shows it. */
+export async function updateRegistration(
+  tx: Queryable, actor: Actor, segment: string, scope: Scope, form: UpdateParticipantForm, catalogue?: CatalogueCache,
+): Promise<Participant> {
   const participant = await lockOwn(tx, segment, scope);
-  const processIds = await processIdsOf(tx, UPDATE_FORM, form, participant.icd, participant.processIds);
-  const before = await participantById(tx, participant.id);
-  await purgeExpired(tx, participant);
+  const processIds = await processIdsOf(tx, UPDATE_FORM, form, participant.icd, participant.processIds, catalogue);
+  const before = await participantById(tx, participant.id, catalogue);
+  await expireParticipants(tx, { organization: participant });
   await updateParticipant(tx, participant.id, contactOf(form.contact), form.deleteDate ?? null);
   await setProcesses(tx, participant, processIds);
-  const after = await participantById(tx, participant.id);
+  const after = await participantById(tx, participant.id, catalogue);
   await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'update', before, after });
-  return participant.id;
+  return after;
 }
 
 /** Moves the participant to the service provider `targetSegment` names (its UUID, any case). */
-export async function transferRegistration(tx: Queryable, actor: Actor, segment: string, scope: Scope, targetSegment: string): Promise<void> {
+export async function transferRegistration(
+  tx: Queryable, actor: Actor, segment: string, scope: Scope, targetSegment: string, catalogue?: CatalogueCache,
+): Promise<void> {
   const participant = await lockOwn(tx, segment, scope);
   const target = targetSegment.toLowerCase();
   if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(targetSegment);
-  const before = await participantById(tx, participant.id);
+  const before = await participantById(tx, participant.id, catalogue);
+  await expireParticipants(tx, { organization: participant });
   await transferParticipant(tx, participant, target);
-  const after = await participantById(tx, participant.id);
+  const after = await participantById(tx, participant.id, catalogue);
   await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'transfer', before, after });
 }
 
 /** Deletes the participant the path segment names within the caller's scope; 404 when there is none. */
-export async function deleteRegistration(tx: Queryable, actor: Actor, segment: string, scope: Scope): Promise<void> {
+export async function deleteRegistration(
+  tx: Queryable, actor: Actor, segment: string, scope: Scope, catalogue?: CatalogueCache,
+): Promise<void> {
   const participant = await lockOwn(tx, segment, scope);
-  const before = await participantById(tx, participant.id);
+  const before = await participantById(tx, participant.id, catalogue);
   await deleteParticipant(tx, { kind: 'identifier', id: participant.id }, null);
   await appendChange(tx, actor, { resource: 'participant', identifier: before.qualifiedIdentifier, operation: 'delete', before, after: null });
 }

@@ -81,6 +81,29 @@ export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: st
   return db.stream<Process>(`SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params);
 }
 
+/** Where the processes of a participant or organization are filled in from: the catalogue cache, or the database. */
+export interface ProcessSource {
+  /** The processes `ids` name, in qualified identifier order. */
+  processesIn(ids: readonly string[]): Promise<Process[]>;
+}
+
+/** The processes read in `db` (a transaction sees its own writes): for callers without the catalogue cache. */
+export const processesFromDatabase = (db: Queryable): ProcessSource => ({
+  processesIn: async (ids) => ids.length === 0 ? [] : db.query<Process>(
+    `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p WHERE p.id = ANY($1::uuid[]) ORDER BY p.scheme || '::' || p.value, p.id`,
+    [ids],
+  ),
+});
+
+/** The processes named by identifier or by qualified identifier (`scheme::value`), in `processesIn`'s order: a batch's references at once. */
+export const processesNamed = async (db: Queryable, ids: readonly string[], names: readonly string[]): Promise<Process[]> =>
+  ids.length + names.length === 0 ? [] : db.query<Process>(
+    `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p
+      WHERE p.id = ANY($1::uuid[]) OR p.scheme || '::' || p.value = ANY($2::text[])
+      ORDER BY p.scheme || '::' || p.value, p.id`,
+    [ids, names],
+  );
+
 export const { getById: getProcess } =
   resourceReads<Process>({ select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: 'p.id' });
 

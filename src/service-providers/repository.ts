@@ -4,6 +4,7 @@ import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '..
 import { resourceReads } from '../db/sql.js';
 import type { Sortable } from '../core/paging.js';
 import { participantIsLive } from '../participants/repository.js';
+import { expireParticipants } from '../participants/writes.js';
 import type { ServiceProvider } from './schemas.js';
 
 export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
@@ -44,10 +45,10 @@ export async function updateServiceProvider(tx: Queryable, id: string, record: S
 
 /**
  * A provider with participants or users stays: its users are deleted (and its participants moved) first.
- * Participants past their delete date no longer count; they go with the provider (rolled back on a 409).
+ * Participants past their delete date no longer count; they expire with the provider (rolled back on a 409).
  */
 export async function deleteServiceProvider(tx: Queryable, id: string): Promise<void> {
-  await tx.query(`DELETE FROM participants pa WHERE pa.service_provider_id = $1 AND NOT ${participantIsLive('pa')}`, [id]);
+  await expireParticipants(tx, { serviceProviderId: id });
   await deleteUnused(tx, 'service_providers', 'service provider', id, [
     { count: `SELECT count(*)::int FROM participants pa WHERE pa.service_provider_id = $1 AND ${participantIsLive('pa')}`, noun: 'participant(s)' },
     { count: 'SELECT count(*)::int FROM users WHERE service_provider_id = $1', noun: 'user(s)' },

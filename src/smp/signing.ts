@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
 
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
@@ -10,9 +11,21 @@ const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
  * root's last child, inclusive C14N 1.0, RSA-SHA256, one `Reference URI=""` (enveloped-signature transform, then
  * C14N) with a SHA-256 digest, and the certificate in `KeyInfo/X509Data/X509Certificate`.
  */
+// Parsing the PEM on every signature costs time the RSA operation does not need; the key rarely changes.
+const parsedKeys = new Map<string, KeyObject>();
+
+function parsedKey(privateKeyPem: string): KeyObject {
+  let key = parsedKeys.get(privateKeyPem);
+  if (!key) {
+    key = createPrivateKey(privateKeyPem);
+    parsedKeys.set(privateKeyPem, key);
+  }
+  return key;
+}
+
 export function signDocument(xml: string, privateKeyPem: string, certificatePem: string): string {
   const signature = new SignedXml({
-    privateKey: privateKeyPem,
+    privateKey: parsedKey(privateKeyPem),
     publicCert: certificatePem,
     canonicalizationAlgorithm: C14N,
     signatureAlgorithm: RSA_SHA256,

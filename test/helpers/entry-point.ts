@@ -28,7 +28,16 @@ export interface Finished {
 
 /** `closeStdout`: the reader closes the pipe before reading anything, as `| head` does once it has enough. */
 export function runCli(args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
-  const child = launch('src/cli.ts', args, env);
+  return runToEnd('src/cli.ts', args, env, options);
+}
+
+/** The server run for a start that must end by itself (a refused configuration). */
+export function runServerToEnd(env: Record<string, string>): Promise<Finished> {
+  return runToEnd('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env });
+}
+
+function runToEnd(entry: string, args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
+  const child = launch(entry, args, env);
   if (options.closeStdout) child.stdout?.destroy();
   let stdout = '';
   let stderr = '';
