@@ -36,6 +36,14 @@ export function databaseUrlOf(adminUrl: string, name: string): string {
   return url.toString();
 }
 
+/** Up to 12 processes any participant may take (not restricted, no ICD requirement, no dependencies), billing first. */
+export async function unrestrictedProcesses(db: Database): Promise<{ id: string }[]> {
+  return db.query<{ id: string }>(
+    `SELECT id FROM processes p WHERE NOT restricted AND required_icds = '{}'
+        AND NOT EXISTS (SELECT 1 FROM process_dependencies d WHERE d.process_id = p.id)
+      ORDER BY value LIKE '%billing%' DESC, value LIMIT 12`);
+}
+
 export async function createDatabase(adminUrl: string, name: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
@@ -190,10 +198,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
     const processIds = await timed(steps, 'catalogue', () => loadCatalogue(db, options.codeListDir));
     const password = `bench-${crypto.randomUUID()}`;
     const providers = await timed(steps, 'providers and users', () => addProviders(db, password));
-    const popular = await db.query<{ id: string }>(
-      `SELECT id FROM processes p WHERE NOT restricted AND required_icds = '{}'
-          AND NOT EXISTS (SELECT 1 FROM process_dependencies d WHERE d.process_id = p.id)
-        ORDER BY value LIKE '%billing%' DESC, value LIMIT 12`);
+    const popular = await unrestrictedProcesses(db);
     if (popular.length < 4) throw new Error('the catalogue needs at least 4 unrestricted processes');
     options.log(`loading ${options.participants} participants into ${databaseName}`);
     await addParticipants(db, options.participants, providers.map((p) => p.id), popular.map((p) => p.id), options.workers, steps);

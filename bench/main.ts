@@ -9,8 +9,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
+import { startCluster, type Cluster } from './cluster.js';
 import { buildDataset, dropDatabase, type Dataset } from './dataset.js';
 import { drive, type Measurement } from './measure.js';
+import { MINIMAL_STREAM_SQL, minimalScript } from './minimal.js';
+import { timeImport } from './import.js';
 import { pgbench } from './pgbench.js';
 import { pgbenchScript, pgbenchStreamScript, recordingApp } from './record.js';
 import { printTable, writeResults, type Result } from './report.js';
@@ -24,13 +27,18 @@ const { values: args } = parseArgs({
     participants: { type: 'string', default: '1000000' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
-    scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,7,8,smp1,smp2,smp3,smp4' },
-    'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,6s,7,8,smp1,smp2,smp3,smp4,import' },
+    /** Lines of the import scenario; default a tenth of the participants (100,000 at full scale). */
+    'import-lines': { type: 'string' },
+    'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL },
+    replay: { type: 'boolean', default: false },
     'code-lists': { type: 'string', default: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7') },
     'load-workers': { type: 'string', default: '2' },
     'node-args': { type: 'string', default: '' },
     out: { type: 'string', default: join(import.meta.dirname, 'results') },
     label: { type: 'string', default: '' },
+    /** REGISTRY_WORKERS of the service: run once with 1 and once with 2 to compare. */
+    workers: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
   },
@@ -81,23 +89,34 @@ async function measureScenario(scenario: Scenario, service: RunningProcess, ceil
   log(`scenario ${scenario.id}: ${scenario.title}`);
   await warmCredentials(service.url, data);
   const shape = await responseShape(service.url, scenario);
-  const load = { connections: options.connections, duration: options.duration };
+  const connections = scenario.connections ?? options.connections;
+  const load = { connections, duration: options.duration };
   const measured = await drive(service.url, () => scenario.draw(), load);
   if (crashed(service)) throw new Error(`the service crashed during scenario ${scenario.id}`);
   const http = await drive(ceiling.url, () => scenario.draw(), load, (request: BenchRequest, index: number) => ({
     ...request, path: `/size/${shape[index]?.bytes ?? 0}/${shape[index]?.status ?? 200}`,
   }));
-  const recordedDraw = scenario.draw();
-  const recorded = await recorder.record(recordedDraw);
-  const script = pgbenchScript(scenario.pgbenchVariables, recorded.statements, recordedDraw.bindings);
-  const database = await pgbench({ databaseUrl: data.databaseUrl, script, clients: options.connections, duration: options.duration, mode: 'prepared' });
-  return resultOf(scenario.id, scenario.title, scenario.unit, measured, http, database, { responseBytes: shape.map((s) => s.bytes), sql: script });
+  const minimal = minimalScript(scenario.id, data);
+  if (!minimal) throw new Error(`scenario ${scenario.id} has no minimal database script (bench/minimal.ts)`);
+  const pgbenchRun = (script: string) => pgbench({ databaseUrl: data.databaseUrl, script, clients: connections, duration: options.duration, mode: 'prepared' });
+  const database = await pgbenchRun(minimal);
+  let replayed: { serviceSql: Measurement; sql: string } | undefined;
+  if (args.replay) {
+    const recordedDraw = scenario.draw();
+    const recorded = await recorder.record(recordedDraw);
+    // A request answered from the service's memory sends no SQL: there is nothing to replay.
+    if (recorded.statements.length > 0) {
+      const sql = pgbenchScript(scenario.pgbenchVariables, recorded.statements, recordedDraw.bindings);
+      replayed = { serviceSql: await pgbenchRun(sql), sql };
+    }
+  }
+  return resultOf(scenario.id, scenario.title, scenario.unit, measured, http, database, { responseBytes: shape.map((s) => s.bytes), minimalSql: minimal, connections, ...replayed });
 }
 
 function resultOf(id: string, title: string, unit: string, service: Measurement, http: Measurement, database: Measurement, extra: Record<string, unknown>): Result {
   const lower = http.perSecond <= database.perSecond ? 'http' : 'database';
   const ceiling = Math.min(http.perSecond, database.perSecond);
-  return { id, title, unit, service, http, database, lowerCeiling: lower, ratio: service.perSecond / ceiling, ...extra };
+  return { id, title, unit, service, http, database, lowerCeiling: lower, ratio: service.perSecond / ceiling, httpRatio: service.perSecond / http.perSecond, ...extra };
 }
 
 async function measureStream(service: RunningProcess, ceiling: RunningProcess, recorder: Awaited<ReturnType<typeof recordingApp>>, data: Dataset, db: Database): Promise<Result> {
@@ -106,18 +125,24 @@ async function measureStream(service: RunningProcess, ceiling: RunningProcess, r
   // Scenario 6 may end between an add and its delete; what it left behind goes first.
   await db.query(`DELETE FROM participants WHERE icd = '0192' AND organization_identifier LIKE '9_________'`);
   const restMiB = rssMiB(service.pid);
+  const rowsPerSecond = (ms: number) => data.participants / (ms / 1000);
+  const as = (ms: number, errors: number): Measurement => ({ perSecond: rowsPerSecond(ms), p50: ms, p99: ms, errors, count: 1 });
   const run = await streamRows(service, data);
   if (crashed(service)) throw new Error('the service crashed during the stream');
   if (run.rows !== data.participants) throw new Error(`the stream returned ${run.rows} participants, not ${data.participants}`);
   const http = await streamOnce(`${ceiling.url}/stream/${run.bytes}`, {});
-  const recorded = await recorder.record(streamDraw(data));
-  const stream = recorded.streams[0];
-  if (!stream) throw new Error('the stream request ran no cursor');
-  const database = await pgbench({ databaseUrl: data.databaseUrl, script: pgbenchStreamScript(stream, data.participants), clients: 1, duration: 0, transactions: 1, mode: 'extended' });
-  const rowsPerSecond = (ms: number) => data.participants / (ms / 1000);
-  const as = (ms: number, errors: number): Measurement => ({ perSecond: rowsPerSecond(ms), p50: ms, p99: ms, errors, count: 1 });
+  const streamScript = (sql: string, batchSize: number) => pgbenchStreamScript({ sql, params: [], batchSize }, data.participants);
+  const pgbenchOnce = (script: string) => pgbench({ databaseUrl: data.databaseUrl, script, clients: 1, duration: 0, transactions: 1, mode: 'extended' });
+  const database = await pgbenchOnce(streamScript(MINIMAL_STREAM_SQL, 1000));
+  let serviceSql: Measurement | undefined;
+  if (args.replay) {
+    const stream = (await recorder.record(streamDraw(data))).streams[0];
+    if (!stream) throw new Error('the stream request ran no cursor');
+    const replayed = await pgbenchOnce(pgbenchStreamScript(stream, data.participants));
+    serviceSql = as(replayed.p50, replayed.errors);
+  }
   return resultOf('8', 'stream every participant (AUT), rows/s', 'rows', as(run.ms, run.errors), as(http.ms, 0), as(database.p50, database.errors), {
-    responseBytes: [run.bytes],
+    responseBytes: [run.bytes], minimalSql: MINIMAL_STREAM_SQL, ...(serviceSql ? { serviceSql } : {}),
     memory: { restMiB, peakMiB: run.peakMiB, growthMiB: run.peakMiB - restMiB },
   });
 }
@@ -126,11 +151,32 @@ function streamDraw(data: Dataset) {
   return { requests: [{ method: 'GET' as const, path: '/rest/api/participants', headers: { accept: 'application/vnd.registry.participants.stream.v1+json', authorization: `Basic ${Buffer.from(`${data.authority}:${data.password}`).toString('base64')}` } }], bindings: [] };
 }
 
+/** The server the data set goes to: `--database-url`'s, else a cluster of the benchmark's own. */
+async function databaseServer(): Promise<{ adminUrl: string; cluster?: Cluster }> {
+  if (args['database-url']) return { adminUrl: args['database-url'] };
+  const cluster = startCluster(options.participants, await freePort());
+  process.once('SIGINT', () => {
+    cluster.stop();
+    process.exit(130);
+  });
+  log(`own PostgreSQL ${cluster.version} cluster: ${JSON.stringify(cluster.settings)}`);
+  return { adminUrl: cluster.adminUrl, cluster };
+}
+
 async function main() {
   const started = Date.now();
+  const { adminUrl, cluster } = await databaseServer();
+  try {
+    await measureAll(started, adminUrl, cluster);
+  } finally {
+    cluster?.stop();
+  }
+}
+
+async function measureAll(started: number, adminUrl: string, cluster: Cluster | undefined) {
   log(`building ${options.participants} participants`);
   const data = await buildDataset({
-    adminUrl: args['database-url'] as string, participants: options.participants, workers: Number(args['load-workers']),
+    adminUrl, participants: options.participants, workers: Number(args['load-workers']),
     codeListDir: args['code-lists'] as string, log,
   });
   log(`data set built in ${data.buildSeconds.toFixed(1)} s: ${JSON.stringify(data.steps)}`);
@@ -144,7 +190,7 @@ async function main() {
     const port = await freePort();
     service = await startProcess([...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'info',
-      NODE_ENV: 'production', REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(await freePort()), ...smp.env,
+      NODE_ENV: 'production', REGISTRY_WORKERS: args.workers as string, REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(await freePort()), ...smp.env,
     }, port, serviceLog, '/rest/api/processes');
     const ceilingPort = await freePort();
     ceiling = await startProcess(['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')], { ...process.env, PORT: String(ceilingPort) }, ceilingPort, join(tmpdir(), `registry-bench-${stamp}-ceiling.log`), '/size/0');
@@ -158,6 +204,9 @@ async function main() {
       results.push(await measureScenario(scenario, service, ceiling, recorder, data));
     }
     if (options.selected.has('8')) results.push(await measureStream(service, ceiling, recorder, data, db));
+    // Last: the stream above counts exactly the data set's participants.
+    const imported = options.selected.has('import')
+      ? await timeImport({ ...data, database: { DATABASE_URL: data.databaseUrl } }, Number(args['import-lines'] ?? Math.ceil(options.participants / 10)), log) : undefined;
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const restAtEndMiB = rssMiB(service.pid);
     await recorder.close();
@@ -166,7 +215,8 @@ async function main() {
       date: new Date().toISOString(),
       label: args.label,
       machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
-      participants: options.participants, duration: options.duration, connections: options.connections,
+      participants: options.participants, duration: options.duration, connections: options.connections, workers: Number(args.workers), imported,
+      database: cluster ? { server: `own cluster, PostgreSQL ${cluster.version}`, settings: cluster.settings } : { server: adminUrl.replace(/\/\/[^@]*@/, '//') },
       dataset: { buildSeconds: data.buildSeconds, steps: data.steps },
       memory: { restAtStartMiB, restAtEndMiB },
       results,
@@ -180,11 +230,15 @@ async function main() {
       failed = true;
       console.error(`errors (non-2xx, socket errors or timeouts) in scenario(s) ${errors.map((r) => r.id).join(', ')}; see ${serviceLog}`);
     }
+    if (imported && imported.exitCode !== 0) {
+      failed = true;
+      console.error('the import scenario failed (its standard error is above)');
+    }
   } finally {
     await db?.close();
     await service?.stop();
     await ceiling?.stop();
-    if (!args.keep) await dropDatabase(args['database-url'] as string, data.databaseName);
+    if (!args.keep || cluster) await dropDatabase(adminUrl, data.databaseName);
     else log(`kept database ${data.databaseName}`);
   }
   if (failed) process.exitCode = 1;

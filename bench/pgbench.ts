@@ -39,7 +39,7 @@ export async function pgbench(options: PgbenchRun): Promise<Measurement> {
     const limit = options.transactions ? ['-t', String(options.transactions)] : ['-T', String(options.duration)];
     const { stdout } = await run(pgbenchPath(), [
       '-n', '-M', options.mode, '-c', String(options.clients), '-j', String(Math.min(options.clients, 2)), ...limit,
-      '-f', scriptFile, '-l', '--log-prefix', join(dir, 'log'), '-d', options.databaseUrl,
+      '-f', scriptFile, '-l', '--log-prefix', join(dir, 'log'), options.databaseUrl,
     ], { maxBuffer: 64 * 1024 * 1024 });
     const failed = /number of failed transactions: (\d+)/.exec(stdout);
     const latenciesMs = readdirSync(dir).filter((name) => name.startsWith('log'))

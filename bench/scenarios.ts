@@ -30,6 +30,8 @@ export interface Scenario {
   title: string;
   /** How a transaction of the scenario counts: requests, or added participants (scenario 6). */
   unit: 'requests' | 'adds';
+  /** Concurrent clients, when the scenario fixes them (else the run's `--connections`). */
+  connections?: number;
   /** The pgbench `\set` lines that draw the variables the bindings use. */
   pgbenchVariables: string[];
   draw(): Draw;
@@ -75,6 +77,37 @@ export function scenarios(data: Dataset): Scenario[] {
     };
   };
   let added = 0;
+  const addThenDelete = (id: string, title: string, connections?: number): Scenario => ({
+    id, title, unit: 'adds', connections,
+    pgbenchVariables: ['\\set bench_a random(1, 999999999)', `\\set bench_k random(0, ${PROVIDER_COUNT - 1})`],
+    draw() {
+      const organization = String(9_000_000_000 + (added += 1));
+      const k = random(PROVIDER_COUNT);
+      const headers = { ...JSON_ACCEPT, authorization: providerAuth[k] as string };
+      const qualified = `${PARTICIPANT_SCHEME}::0192:${organization}`;
+      const orgSql = `(9000000000 + :bench_a)::text`;
+      return {
+        requests: [
+          {
+            method: 'POST', path: '/rest/api/participants', headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              icd: '0192', organizationIdentifier: organization, name: `Benchmark Testbedrift ${organization} AS`,
+              processes: data.freeProcessIds.map((identifier) => ({ identifier })),
+              contact: { name: 'Kari Nordmann', email: 'kari@example.no', phoneNumber: '+47 22 00 00 00' },
+            }),
+          },
+          { method: 'DELETE', path: `/rest/api/participants/${encodeURIComponent(qualified)}`, headers },
+        ],
+        bindings: [
+          { value: qualified, sql: `'${PARTICIPANT_SCHEME}::0192:' || ${orgSql}` },
+          { value: `0192:${organization}`, sql: `'0192:' || ${orgSql}` },
+          { value: organization, sql: orgSql },
+          { value: `Benchmark Testbedrift ${organization} AS`, sql: `'Benchmark Testbedrift ' || ${orgSql} || ' AS'` },
+          providerBinding(k, ':bench_k'),
+        ],
+      };
+    },
+  });
 
   return [
     {
@@ -131,37 +164,8 @@ export function scenarios(data: Dataset): Scenario[] {
         };
       },
     },
-    {
-      id: '6', title: 'add participant with two processes, then delete it (SP)', unit: 'adds',
-      pgbenchVariables: ['\\set bench_a random(1, 999999999)', `\\set bench_k random(0, ${PROVIDER_COUNT - 1})`],
-      draw() {
-        const organization = String(9_000_000_000 + (added += 1));
-        const k = random(PROVIDER_COUNT);
-        const headers = { ...JSON_ACCEPT, authorization: providerAuth[k] as string };
-        const qualified = `${PARTICIPANT_SCHEME}::0192:${organization}`;
-        const orgSql = `(9000000000 + :bench_a)::text`;
-        return {
-          requests: [
-            {
-              method: 'POST', path: '/rest/api/participants', headers: { ...headers, 'content-type': 'application/json' },
-              body: JSON.stringify({
-                icd: '0192', organizationIdentifier: organization, name: `Benchmark Testbedrift ${organization} AS`,
-                processes: data.freeProcessIds.map((identifier) => ({ identifier })),
-                contact: { name: 'Kari Nordmann', email: 'kari@example.no', phoneNumber: '+47 22 00 00 00' },
-              }),
-            },
-            { method: 'DELETE', path: `/rest/api/participants/${encodeURIComponent(qualified)}`, headers },
-          ],
-          bindings: [
-            { value: qualified, sql: `'${PARTICIPANT_SCHEME}::0192:' || ${orgSql}` },
-            { value: `0192:${organization}`, sql: `'0192:' || ${orgSql}` },
-            { value: organization, sql: orgSql },
-            { value: `Benchmark Testbedrift ${organization} AS`, sql: `'Benchmark Testbedrift ' || ${orgSql} || ' AS'` },
-            providerBinding(k, ':bench_k'),
-          ],
-        };
-      },
-    },
+    addThenDelete('6', 'add participant with two processes, then delete it (SP)'),
+    addThenDelete('6s', 'add participant with two processes, then delete it (SP), one client', 1),
     {
       id: '7', title: 'organization processes (anonymous)', unit: 'requests', pgbenchVariables: [participantN],
       draw() {
