@@ -18,3 +18,30 @@ CREATE FUNCTION change_log_state(state jsonb) RETURNS jsonb LANGUAGE sql STABLE 
         FROM jsonb_array_elements_text(state->'processStates') WITH ORDINALITY AS h(hash, position)))
     ELSE state END
 $$;
+
+-- Numbering at commit (migration 007) one UPDATE per entry cost a bulk import's batch of 2,000 entries a third of
+-- its time. The transaction's first numbering trigger now numbers all its entries, in insertion order, with one
+-- UPDATE, under the same lock of the position row; the others find the work done. The entries not yet numbered
+-- that a transaction can see are its own (every committed entry has its number), found by the partial index.
+CREATE INDEX change_log_unnumbered_idx ON change_log (id) WHERE seq IS NULL;
+
+CREATE OR REPLACE FUNCTION change_log_number() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  first bigint;
+  numbered bigint;
+BEGIN
+  IF current_setting('registry.change_log_numbered', true) = txid_current()::text THEN
+    RETURN NULL;
+  END IF;
+  SELECT seq INTO first FROM change_log_position FOR UPDATE;
+  UPDATE change_log c SET seq = first + n.position
+    FROM (SELECT id, row_number() OVER (ORDER BY id) AS position FROM change_log WHERE seq IS NULL) n
+   WHERE c.id = n.id;
+  GET DIAGNOSTICS numbered = ROW_COUNT;
+  UPDATE change_log_position SET seq = seq + numbered;
+  PERFORM set_config('registry.change_log_numbered', txid_current()::text, true);
+  -- One notification per transaction (equal payloads fold), delivered at commit.
+  PERFORM pg_notify('registry_changes', current_schema());
+  RETURN NULL;
+END
+$$;
