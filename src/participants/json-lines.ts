@@ -29,11 +29,14 @@ const validLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'bod
 export async function exportParticipants(db: Database, out: Writable, options: { end?: boolean } = {}): Promise<number> {
   let count = 0;
   const rows = streamParticipants(db, { processes: true } as ParticipantFilter, null, 'ORDER BY pa.id');
+  const lineOf = (participant: Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }) => {
+    const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
+    return `${JSON.stringify({ ...participant, processes })}\n`;
+  };
   async function* lines() {
-    for await (const participant of rows as AsyncIterable<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>) {
-      const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
-      yield `${JSON.stringify({ ...participant, processes })}\n`;
-      count += 1;
+    for await (const batch of rows as AsyncIterable<Array<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>>) {
+      yield batch.map(lineOf).join('');
+      count += batch.length;
     }
   }
   await pipeline(lines, out, { end: options.end ?? true });
