@@ -221,9 +221,20 @@ function registrationOf(text: string, serviceProviderId: string | undefined): Re
   return { serviceProviderId: providerId, form };
 }
 
-/** As in API requests, a JSON null counts as an absent property (exports write absent values as null). */
+/**
+ * As in API requests, a JSON null counts as an absent property (exports write absent values as null): removed in
+ * place from the freshly parsed line, which nothing else holds, rather than copied.
+ */
 function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, child]) => child !== null).map(([key, child]) => [key, withoutNulls(child)]));
+  if (Array.isArray(value)) {
+    for (const item of value) withoutNulls(item);
+    return value;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (object[key] === null) delete object[key];
+    else withoutNulls(object[key]);
+  }
+  return object;
 }
