@@ -54,7 +54,7 @@ async function expiredYesterday(user = t.users.serviceProvider, overrides: Recor
 
 interface Entry { operation: string; origin: string; before: { identifier: string } | null; after: unknown }
 const entriesOf = (participant: Participant) => t.db.query<Entry>(
-  'SELECT operation, origin, before, after FROM change_log WHERE identifier = $1 ORDER BY id',
+  'SELECT operation, origin, change_log_state(before) AS before, change_log_state(after) AS after FROM change_log WHERE identifier = $1 ORDER BY id',
   [participant.qualifiedIdentifier],
 );
 

@@ -40,7 +40,8 @@ async function lastSeq(): Promise<number> {
 async function entriesAfter(seq: number): Promise<Entry[]> {
   return t.db.query<Entry>(
     `SELECT seq, resource, identifier, operation, origin, username, role, acting_provider_id AS "actingProviderId",
-            request_id AS "requestId", service_provider_ids::text[] AS "serviceProviderIds", before, after
+            request_id AS "requestId", service_provider_ids::text[] AS "serviceProviderIds",
+            change_log_state(before) AS before, change_log_state(after) AS after
        FROM change_log WHERE seq > $1 ORDER BY seq`,
     [seq],
   );

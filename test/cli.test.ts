@@ -204,7 +204,7 @@ describe('registry export-participants and import-participants', () => {
     expect(stored.map((participant) => participant.organizationIdentifier).sort()).toEqual(['770000000', '770000001']);
     expect(await participantCreations()).toBe(creationsBefore + 2);
     const [logged] = await withDb((db) => db.query<{ after: unknown; identifier: string }>(
-      "SELECT identifier, after FROM change_log WHERE resource = 'participant' AND identifier LIKE '%:770000000'"));
+      "SELECT identifier, change_log_state(after) AS after FROM change_log WHERE resource = 'participant' AND identifier LIKE '%:770000000'"));
     expect(logged?.after).toEqual(JSON.parse(JSON.stringify(await withDb((db) =>
       participantById(db, stored.find((participant) => participant.organizationIdentifier === '770000000').identifier)))));
 

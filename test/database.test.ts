@@ -55,6 +55,6 @@ test('a transaction that fails leaves nothing behind', async () => {
 test('a stream reads every row of a query in batches', async () => {
   await db.query(`INSERT INTO capabilities (title) SELECT 'streamed ' || g FROM generate_series(1, 2345) g`);
   let count = 0;
-  for await (const _row of db.stream(`SELECT id FROM capabilities WHERE title LIKE $1`, ['streamed %'], 1000)) count += 1;
+  for await (const batch of db.stream(`SELECT id FROM capabilities WHERE title LIKE $1`, ['streamed %'], 1000)) count += batch.length;
   expect(count).toBe(2345);
 });

@@ -26,10 +26,10 @@ async function appWithLyingRoutes(db: Database): Promise<App> {
     schema: { querystring: Type.Object(PageQuery), response: { 200: PageSchema(Item, 'ZzItemPage') } },
     config: { ...config, mediaTypes: ['zz-items.find'], streamMediaType: 'zz-items.stream' },
   }, async (request, reply) => {
-    async function* items() {
-      yield { name: 'one', secret: 's1' };
+    async function* batches() {
+      yield [{ name: 'one', secret: 's1' }];
     }
-    if (request.wantsStream) return sendJsonArray(reply, ItemWithSecret, items());
+    if (request.wantsStream) return sendJsonArray(reply, ItemWithSecret, batches());
     // A body serialized by hand bypasses the response schema.
     const page = pageOf([{ name: 'one', secret: 's1' }], 1, pageRequest(request.query, {}, 'name'));
     return reply.type('application/json;charset=UTF-8').send(JSON.stringify(page));

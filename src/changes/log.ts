@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.js';
 
@@ -69,31 +70,69 @@ export async function appendChange(tx: Queryable, actor: Actor, changes: Change 
   }
 }
 
-/**
- * Entries per insert: a participant's state carries its processes as the API shows them (document types included),
- * so a bulk import's batch as one JSON parameter would be hundreds of megabytes.
- */
-const ENTRIES_PER_INSERT = 100;
+/** Entries per insert: with the processes named by hash, a participant's state is well under a kilobyte. */
+const ENTRIES_PER_INSERT = 1000;
 
 async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[]): Promise<void> {
+  const processStates = new ProcessStates();
+  const stateOf = (change: Change, state: unknown) =>
+    change.resource === 'participant' ? processStates.named(state) : withoutSecrets(state ?? null);
   const entries = list.map((change) => ({
     resource: change.resource,
     identifier: change.identifier,
     operation: change.operation,
-    before: withoutSecrets(change.before ?? null),
-    after: withoutSecrets(change.after ?? null),
+    before: stateOf(change, change.before),
+    after: stateOf(change, change.after),
     providers: change.resource === 'participant' ? providersOf(change) : [],
   }));
   await tx.query(
-    `INSERT INTO change_log (resource, identifier, operation, origin, user_id, username, role, acting_provider_id,
+    `WITH states AS (
+       INSERT INTO change_log_process_states (hash, state)
+       SELECT s.hash, s.state FROM jsonb_to_recordset($8::jsonb) AS s(hash text, state jsonb)
+        WHERE NOT EXISTS (SELECT 1 FROM change_log_process_states x WHERE x.hash = s.hash))
+     INSERT INTO change_log (resource, identifier, operation, origin, user_id, username, role, acting_provider_id,
                              request_id, service_provider_ids, before, after)
      SELECT e.resource, e.identifier, e.operation, $2, $3, $4, $5, $6, $7,
             ARRAY(SELECT jsonb_array_elements_text(e.providers))::uuid[], e.before, e.after
        FROM jsonb_to_recordset($1::jsonb)
             AS e(resource text, identifier text, operation text, providers jsonb, before jsonb, after jsonb)`,
     [JSON.stringify(entries), actor.origin, actor.userId ?? null, actor.username ?? null, actor.role ?? null,
-      actor.actingProviderId ?? null, actor.requestId ?? null],
+      actor.actingProviderId ?? null, actor.requestId ?? null, JSON.stringify(processStates.list())],
   );
+}
+
+/**
+ * The process states of participants' states, each kept once (change_log_process_states, migration 014): a participant
+ * names its processes by the hash of their state (`processStates`), and `change_log_state` puts them back where the log
+ * is read. An import's entries share a handful of processes, each some 11 kB with its document types.
+ */
+class ProcessStates {
+  private readonly hashes = new Map<unknown, string>();
+  private readonly states = new Map<string, unknown>();
+
+  /** The participant state without secrets, its processes (when it has them) replaced by `processStates`. */
+  named(state: unknown): unknown {
+    const processes = (state as { processes?: unknown } | null)?.processes;
+    if (!Array.isArray(processes)) return withoutSecrets(state ?? null);
+    const rest: Record<string, unknown> = { ...(state as Record<string, unknown>) };
+    delete rest.processes;
+    return { ...(withoutSecrets(rest) as object), processStates: processes.map((process) => this.hashOf(process)) };
+  }
+
+  list(): Array<{ hash: string; state: unknown }> {
+    return [...this.states].map(([hash, state]) => ({ hash, state }));
+  }
+
+  /** Known by reference first: a batch's participants share the catalogue's process objects. */
+  private hashOf(process: unknown): string {
+    const known = this.hashes.get(process);
+    if (known !== undefined) return known;
+    const state = withoutSecrets(process);
+    const hash = createHash('sha256').update(JSON.stringify(state)).digest('base64url');
+    this.hashes.set(process, hash);
+    this.states.set(hash, state);
+    return hash;
+  }
 }
 
 /** The providers of a participant's states (`provider.identifier`), for the SERVICE_PROVIDER's audit scope. */

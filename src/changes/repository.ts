@@ -10,7 +10,8 @@ const COLUMNS = `c.seq, c.resource, c.identifier, c.operation,
   to_char(c.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "changedAt", c.origin,
   CASE WHEN c.username IS NULL THEN NULL
        ELSE json_build_object('identifier', c.user_id, 'username', c.username, 'role', c.role) END AS "user",
-  c.acting_provider_id AS "actingProvider", c.request_id AS "requestId", c.before, c.after`;
+  c.acting_provider_id AS "actingProvider", c.request_id AS "requestId",
+  change_log_state(c.before) AS before, change_log_state(c.after) AS after`;
 
 export const CHANGE_SORTABLE: Sortable = { seq: 'c.seq', changedAt: 'c.changed_at' };
 /** Newest first unless the caller sorts otherwise. */

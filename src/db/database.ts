@@ -10,8 +10,11 @@ export interface Queryable {
 export interface Database extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Reads the rows of `sql` in batches through a cursor, so memory stays flat whatever the row count. */
-  stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number): AsyncIterable<T>;
+  /**
+   * Reads the rows of `sql` through a cursor, batch by batch, so memory stays flat whatever the row count. Handed
+   * out by batch: one step of async iteration per row cost a stream more than the row's serialization.
+   */
+  stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number): AsyncIterable<T[]>;
   readonly kind: 'postgres' | 'embedded';
   /**
    * Calls `onSignal` for every notification on `channel` (PostgreSQL LISTEN; in-process on the embedded
@@ -37,7 +40,7 @@ export async function* streamThroughCursor<T>(
   sql: string,
   params: readonly unknown[],
   batchSize: number,
-): AsyncGenerator<T> {
+): AsyncGenerator<T[]> {
   const { tx, done } = await open();
   let failed = true;
   try {
@@ -53,7 +56,7 @@ export async function* streamThroughCursor<T>(
       const rows = await pending;
       const more = rows.length === batchSize;
       if (more) pending = fetch();
-      yield* rows;
+      if (rows.length > 0) yield rows;
       if (!more) break;
     }
     failed = false;

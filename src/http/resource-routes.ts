@@ -29,7 +29,7 @@ export interface ManagedResource<Form extends TSchema, Item extends TSchema, Wri
   /** One page of the resources that match the query's filters. */
   find(db: Queryable, page: PageRequest, query: Static<Query>): Promise<{ total: number; rows: Static<Item>[] }>;
   /** The array variant of find: every match, streamed, when the client asks for this media type name. */
-  stream?: { mediaType: string; rows(db: Database, query: Static<Query>, orderBy: string): AsyncIterable<Static<Item>> };
+  stream?: { mediaType: string; rows(db: Database, query: Static<Query>, orderBy: string): AsyncIterable<Static<Item>[]> };
   /** The resource; `NotFoundError.instance` when there is none. */
   get(db: Queryable, id: string): Promise<Static<Item>>;
   /** Reads answered from memory (a cache) when they can be; undefined: `find` or `get` answers. Never in a write. */

@@ -29,11 +29,14 @@ const validLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'bod
 export async function exportParticipants(db: Database, out: Writable, options: { end?: boolean } = {}): Promise<number> {
   let count = 0;
   const rows = streamParticipants(db, { processes: true } as ParticipantFilter, null, 'ORDER BY pa.id');
+  const lineOf = (participant: Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }) => {
+    const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
+    return `${JSON.stringify({ ...participant, processes })}\n`;
+  };
   async function* lines() {
-    for await (const participant of rows as AsyncIterable<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>) {
-      const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
-      yield `${JSON.stringify({ ...participant, processes })}\n`;
-      count += 1;
+    for await (const batch of rows as AsyncIterable<Array<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>>) {
+      yield batch.map(lineOf).join('');
+      count += batch.length;
     }
   }
   await pipeline(lines, out, { end: options.end ?? true });
@@ -58,11 +61,6 @@ export interface ImportResult {
 /** Lines read, registered at once: enough to make each statement count, few enough to keep memory flat. */
 const BATCH_LINES = 2000;
 const PROGRESS_EVERY_MS = 1000;
-
-interface Line {
-  number: number;
-  text: string;
-}
 
 /** What an import has done so far. */
 class Tally {
@@ -104,16 +102,16 @@ export async function importParticipants(db: Database, path: string, options: Im
   const progress = options.progress;
   const timer = progress && setInterval(() => progress.write(`import: ${tally.toString()}\n`), PROGRESS_EVERY_MS);
   try {
-    const batches = batchesOf(path, tally);
+    const batches = batchesOf(path, tally, options.serviceProviderId);
     if (options.allOrNothing) {
       await db.transaction(async (tx) => {
-        for await (const batch of batches) await importBatch(tx, batch, options.serviceProviderId, tally, false);
+        await oneAhead(batches, (batch) => importBatch(tx, batch, tally, false));
         if (tally.refused > 0) {
           throw new ImportError([`Nothing imported: ${tally.refused} of ${tally.read} lines are wrong.`, ...tally.errorReport()].join('\n'));
         }
       });
     } else {
-      for await (const batch of batches) await db.transaction((tx) => importBatch(tx, batch, options.serviceProviderId, tally, true));
+      await oneAhead(batches, (batch) => db.transaction((tx) => importBatch(tx, batch, tally, true)));
       if (tally.refused > 0) {
         throw new ImportError([`Imported ${tally.imported} participants (${tally.present} already present); `
           + `${tally.refused} of ${tally.read} lines are wrong and were not imported.`, ...tally.errorReport()].join('\n'));
@@ -125,52 +123,73 @@ export async function importParticipants(db: Database, path: string, options: Im
   return { imported: tally.imported, present: tally.present };
 }
 
-/** The file's non-blank lines, numbered, in batches; counts every line read. */
-async function* batchesOf(path: string, tally: Tally): AsyncGenerator<Line[]> {
+/**
+ * Stores each batch in turn while the next one is read and checked: the database's work and the reading overlap,
+ * and no more than two batches are in memory.
+ */
+async function oneAhead(batches: AsyncIterable<Batch>, store: (batch: Batch) => Promise<void>): Promise<void> {
+  let storing: Promise<void> = Promise.resolve();
+  for await (const batch of batches) {
+    await storing;
+    storing = store(batch);
+    storing.catch(() => undefined); // awaited before the next batch or below; not unhandled meanwhile
+  }
+  await storing;
+}
+
+/** A batch of lines: the registrations of the good ones, and what is wrong with each of the others. */
+interface Batch {
+  registrations: Array<Registration & { number: number }>;
+  wrong: Array<{ number: number; message: string }>;
+}
+
+/** The file's non-blank lines, numbered and checked as they are read, in batches; counts every line read. */
+async function* batchesOf(path: string, tally: Tally, serviceProviderId: string | undefined): AsyncGenerator<Batch> {
   // Made here, right before it is read: lines a reader emits before anyone iterates it are lost.
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-  let batch: Line[] = [];
+  const empty = (): Batch => ({ registrations: [], wrong: [] });
+  let batch = empty();
+  let size = 0;
   for await (const text of lines) {
     tally.read += 1;
     if (text.trim() === '') continue;
-    batch.push({ number: tally.read, text });
-    if (batch.length < BATCH_LINES) continue;
+    try {
+      batch.registrations.push({ number: tally.read, ...registrationOf(text, serviceProviderId) });
+    } catch (error) {
+      if (!(error instanceof ImportError)) throw error;
+      batch.wrong.push({ number: tally.read, message: error.message });
+    }
+    size += 1;
+    if (size < BATCH_LINES) continue;
     yield batch;
-    batch = [];
+    batch = empty();
+    size = 0;
   }
-  if (batch.length > 0) yield batch;
+  if (size > 0) yield batch;
 }
 
 /**
  * Registers a batch of lines at once; a line the batch cannot settle (see `registerParticipants`) is registered on
  * its own, in a savepoint, for its exact error. `skipPresent`: a participant its provider has already is skipped.
  */
-async function importBatch(tx: Queryable, batch: Line[], serviceProviderId: string | undefined, tally: Tally, skipPresent: boolean): Promise<void> {
-  const parsed: Array<Registration & Line> = [];
-  for (const line of batch) {
-    try {
-      parsed.push({ ...line, ...registrationOf(line.text, serviceProviderId) });
-    } catch (error) {
-      if (!(error instanceof ImportError)) throw error;
-      tally.refuse(line.number, error.message);
-    }
-  }
-  const known = await existingServiceProviders(tx, parsed.map((line) => line.serviceProviderId));
-  const registrations = parsed.filter((line) => {
+async function importBatch(tx: Queryable, batch: Batch, tally: Tally, skipPresent: boolean): Promise<void> {
+  for (const line of batch.wrong) tally.refuse(line.number, line.message);
+  const known = await existingServiceProviders(tx, batch.registrations.map((line) => line.serviceProviderId));
+  const registrations = batch.registrations.filter((line) => {
     if (known.has(line.serviceProviderId.toLowerCase())) return true;
     tally.refuse(line.number, `no service provider with identifier '${line.serviceProviderId}'`);
     return false;
   });
   const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations);
   for (const [index, outcome] of outcomes.entries()) {
-    const line = registrations[index] as Registration & Line;
+    const line = registrations[index] as Registration & { number: number };
     if (typeof outcome === 'object') tally.imported += 1;
     else if (outcome === 'present' && skipPresent) tally.present += 1;
     else await importOneByOne(tx, line, tally);
   }
 }
 
-async function importOneByOne(tx: Queryable, line: Registration & Line, tally: Tally): Promise<void> {
+async function importOneByOne(tx: Queryable, line: Registration & { number: number }, tally: Tally): Promise<void> {
   await tx.query('SAVEPOINT participant_line');
   try {
     await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form);
@@ -202,9 +221,20 @@ function registrationOf(text: string, serviceProviderId: string | undefined): Re
   return { serviceProviderId: providerId, form };
 }
 
-/** As in API requests, a JSON null counts as an absent property (exports write absent values as null). */
+/**
+ * As in API requests, a JSON null counts as an absent property (exports write absent values as null): removed in
+ * place from the freshly parsed line, which nothing else holds, rather than copied.
+ */
 function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, child]) => child !== null).map(([key, child]) => [key, withoutNulls(child)]));
+  if (Array.isArray(value)) {
+    for (const item of value) withoutNulls(item);
+    return value;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (object[key] === null) delete object[key];
+    else withoutNulls(object[key]);
+  }
+  return object;
 }

@@ -149,10 +149,10 @@ const participantOfRow = (row: ParticipantRow): Participant => ({
 const STREAM_BATCH = 1000;
 
 /**
- * Every hit, read through a cursor in batches: memory does not grow with the number of participants.
+ * Every hit, read through a cursor and handed out in batches: memory does not grow with the number of participants.
  * The provider is joined (the planner memoizes its few rows) rather than looked up by a subquery per row.
  */
-export async function* streamParticipants(db: Database, filter: ParticipantFilter, scope: Scope, orderBy: string): AsyncGenerator<Participant> {
+export async function* streamParticipants(db: Database, filter: ParticipantFilter, scope: Scope, orderBy: string): AsyncGenerator<Participant[]> {
   const conditions = filterConditions(filter, scope);
   const rows = db.stream<ParticipantRow>(
     `SELECT pa.id, pa.icd, pa.organization_identifier, pa.organization_part_identifier, pa.source_indicator, pa.name,
@@ -164,7 +164,7 @@ export async function* streamParticipants(db: Database, filter: ParticipantFilte
     conditions.params,
     STREAM_BATCH,
   );
-  for await (const row of rows) yield participantOfRow(row);
+  for await (const batch of rows) yield batch.map(participantOfRow);
 }
 
 /** The live participant a key names within the caller's scope. */
