@@ -1,6 +1,12 @@
 /** What the resources need of a database: PostgreSQL through `pg` and the embedded PGlite both provide it. */
 export type Row = Record<string, unknown>;
 
+/**
+ * Leads a statement whose best plan depends on its values (a filtered search over skewed data: one ICD holding most
+ * participants, say): PostgreSQL then plans it for each execution instead of reusing a prepared, generic plan.
+ */
+export const PLAN_PER_VALUES = '/* planned per values */';
+
 export interface Queryable {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /** Runs a script of several statements without parameters (migrations). */

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../core/errors.js';
 import type { PageRequest } from '../core/paging.js';
-import type { Queryable } from './database.js';
+import { PLAN_PER_VALUES, type Queryable } from './database.js';
 
 /** Collects the conditions of a WHERE clause and their parameters, numbered in order. */
 export class Conditions {
@@ -55,6 +55,7 @@ export interface PageQuery {
 /** The total and one page in a single statement, so both come from one snapshot. */
 export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ total: number; rows: T[] }> {
   const { conditions } = query;
+  const filtered = conditions.params.length > 0;
   const where = conditions.clause;
   const limit = conditions.param(query.limit);
   const offset = conditions.param(query.offset);
@@ -80,7 +81,9 @@ export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ 
                      FROM (SELECT ${query.select} FROM ${query.from} WHERE ${key} IN (SELECT key FROM page_keys)
                            ${query.orderBy}) page) AS content`;
   }
-  const [result] = await db.query<{ total: number; content: T[] }>(sql, conditions.params);
+  // A filter's values decide which index finds the page; an unfiltered page is planned once and reused.
+  const statement = filtered ? `${PLAN_PER_VALUES} ${sql}` : sql;
+  const [result] = await db.query<{ total: number; content: T[] }>(statement, conditions.params);
   return { total: result?.total ?? 0, rows: result?.content ?? [] };
 }
 
