@@ -150,7 +150,10 @@ export async function buildApp(options: AppOptions) {
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, { prefix: '/rest/api' });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
-  await app.register(smp, await smpRoutesOptions(options.db, options.smp ?? {}, app.log));
+  const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, app.log);
+  app.addHook('onReady', async () => smpOptions.publisher.start());
+  app.addHook('onClose', () => smpOptions.publisher.close());
+  await app.register(smp, smpOptions);
   return app;
 }
 
