@@ -26,6 +26,7 @@ import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
 import requestMetrics, { createMetrics } from './operations/metrics.js';
+import { RequestLogController } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
@@ -86,6 +87,7 @@ export interface SmpOptions {
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new RequestLogController(),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: requestIdOf,
     // During shutdown, requests that still reach the service are answered (with Connection: close), not
