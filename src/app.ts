@@ -26,6 +26,7 @@ import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
 import requestMetrics, { createMetrics } from './operations/metrics.js';
+import { RequestLogController } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
@@ -86,6 +87,7 @@ export interface SmpOptions {
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new RequestLogController(),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: requestIdOf,
     // During shutdown, requests that still reach the service are answered (with Connection: close), not
@@ -150,7 +152,10 @@ export async function buildApp(options: AppOptions) {
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, { prefix: '/rest/api' });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
-  await app.register(smp, await smpRoutesOptions(options.db, options.smp ?? {}, app.log));
+  const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, app.log);
+  app.addHook('onReady', async () => smpOptions.publisher.start());
+  app.addHook('onClose', () => smpOptions.publisher.close());
+  await app.register(smp, smpOptions);
   return app;
 }
 

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../src/app.js';
+import type { App } from '../src/app.js';
 import { CatalogueCache } from '../src/catalogue/cache.js';
 import { appendChange, SYSTEM_ACTOR } from '../src/changes/log.js';
-import type { Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
-import { openPostgres } from '../src/db/postgres.js';
 import { asAdmin, expectStatus } from './helpers/administration.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { addProcess, documentTypeForm, processForm } from './helpers/catalogue.js';
-import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
+import { testDatabaseKind } from './helpers/database.js';
 import { addParticipant, byQualified } from './helpers/participants.js';
 import { call, unique } from './helpers/requests.js';
 
@@ -79,19 +76,13 @@ describe('the catalogue cache of one instance', () => {
 });
 
 describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL schema', () => {
-  let otherDb: Database;
+  let instance: Awaited<ReturnType<typeof startOtherInstance>>;
   let other: App;
   beforeAll(async () => {
-    const [current] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
-    otherDb = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${current?.name ?? ''},public`, maxConnections: 4 });
-    await migrate(otherDb);
-    other = await buildApp({ db: otherDb });
-    await other.ready();
+    instance = await startOtherInstance(t);
+    other = instance.app;
   });
-  afterAll(async () => {
-    await other?.close();
-    await otherDb?.close();
-  });
+  afterAll(async () => instance?.close());
 
   it('a process changed through one instance is read fresh from the other, without a restart', async () => {
     const process = await addProcess(t.app, t.users.admin);

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../src/app.js';
+import type { App } from '../src/app.js';
 import type { ChangeNotice } from '../src/changes/log.js';
-import type { Database } from '../src/db/database.js';
-import { listenerName, openPostgres } from '../src/db/postgres.js';
-import { migrate } from '../src/db/migrate.js';
+import { listenerName } from '../src/db/postgres.js';
 import { unique } from './helpers/requests.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { asAdmin, expectStatus } from './helpers/administration.js';
 import { addParticipant } from './helpers/participants.js';
-import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
+import { schemaOf, testDatabaseKind } from './helpers/database.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -43,21 +41,15 @@ describe('the change signal of one instance', () => {
 });
 
 describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL schema', () => {
-  let otherDb: Database;
+  let instance: Awaited<ReturnType<typeof startOtherInstance>>;
   let schema = '';
   let other: App;
   beforeAll(async () => {
-    const [current] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
-    schema = current?.name ?? '';
-    otherDb = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema},public`, maxConnections: 4 });
-    await migrate(otherDb);
-    other = await buildApp({ db: otherDb });
-    await other.ready();
+    schema = await schemaOf(t.db);
+    instance = await startOtherInstance(t);
+    other = instance.app;
   });
-  afterAll(async () => {
-    await other?.close();
-    await otherDb?.close();
-  });
+  afterAll(async () => instance?.close());
 
   const adminGet = (app: App, authorization: string) =>
     app.inject({ method: 'GET', url: '/rest/api/users', headers: { authorization } });

@@ -59,3 +59,15 @@ describe('the signed answer cache', () => {
     expect(cache.get(BOB, INVOICE)).toBeDefined();
   });
 });
+
+describe('an answer built while a change was heard', () => {
+  it('is not kept, since it may have been built from what the change replaced', () => {
+    const cache = new SignedAnswerCache();
+    const builtAt = cache.epoch;
+    cache.onChange(notice('access-point', '00000000-0000-4000-8000-000000000000'));
+    cache.set(ALICE, INVOICE, Buffer.from('built before the change'), Infinity, builtAt);
+    expect(cache.get(ALICE, INVOICE)).toBeUndefined();
+    cache.set(ALICE, INVOICE, Buffer.from('built after it'), Infinity, cache.epoch);
+    expect(cache.get(ALICE, INVOICE)?.toString()).toBe('built after it');
+  });
+});

@@ -1,13 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ChangeNotice } from '../src/changes/log.js';
 import { SignedAnswerCache } from '../src/smp/cache.js';
 import { checkedKey, type SmpKey } from '../src/smp/keys.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
 import { base64Der, testCertificate } from './helpers/certificates.js';
+import { testDatabaseKind } from './helpers/database.js';
 import { addParticipant, participantForm, today } from './helpers/participants.js';
 import { expectValidSignedAnswer, SMP_XSD_DIR, validateAgainstSmpSchema, verifySignature } from './helpers/smp.js';
 
@@ -317,5 +319,50 @@ describe('GET /businesscard/{participantId}', () => {
       + `<BusinessEntity registrationDate="${today()}"><Name>${participantForm().name as string}</Name><CountryCode>NO</CountryCode>`
       + `<Identifier scheme="0192">${value.slice(5)}</Identifier></BusinessEntity></BusinessCard>`);
     expectErrorBody(await http.get(`/businesscard/${encodeURIComponent(`${SCHEME}::0192:nobody${Date.now()}`)}`, null), 404);
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL database, each keeping signed answers', () => {
+  let other: Awaited<ReturnType<typeof startOtherInstance>>;
+  beforeAll(async () => {
+    other = await startOtherInstance(t, { smp: { key: smpKey, publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() } });
+  });
+  afterAll(async () => other?.close());
+
+  const lookUp = (documentType: string) => other.app.inject(metadataPath(organization, documentType));
+  /** Waits until the other instance has heard, from the change log, the change this instance made. */
+  async function heardByOther(change: () => Promise<unknown>, resource: ChangeNotice['resource'], identifier: string) {
+    const heard: ChangeNotice[] = [];
+    const stop = other.app.changes.subscribe((notice) => heard.push(notice));
+    try {
+      await change();
+      await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ resource, identifier })), { timeout: 5000 });
+    } finally {
+      stop();
+    }
+  }
+
+  it("serves an access point's new endpoint URL, changed through the first, at its next lookup", async () => {
+    const kept = await lookUp(order.qualifiedIdentifier);
+    expect(kept.body).toContain('<wsa:Address>https://ap-b.example/as4<');
+    expect((await lookUp(order.qualifiedIdentifier)).body).toBe(kept.body);
+    const current = expectStatus(await http.get(`/rest/api/accessPoints/${apB.accessPoint.identifier}`), 200);
+    const certificate = await testCertificate('ap-b-moved.example');
+    await heardByOther(async () => expectStatus(await http.send('PUT', `/rest/api/accessPoints/${apB.accessPoint.identifier}`, {
+      title: current.title, provider: { identifier: current.provider.identifier },
+      endpoints: [{ url: 'https://ap-b.example/as4-moved', transportProfile: { value: apB.profile }, certificate: certificate.cert }],
+    }, t.users.authority), 200), 'access-point', apB.accessPoint.identifier);
+    const fresh = await lookUp(order.qualifiedIdentifier);
+    expect(fresh.body).toContain('<wsa:Address>https://ap-b.example/as4-moved<');
+    await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
+  });
+
+  it('stops publishing a process made invisible through the first at its next lookup', async () => {
+    const processes = async () => endpointsOf((await lookUp(invoice.qualifiedIdentifier)).body).map((entry) => entry.process).sort();
+    expect(await processes()).toEqual([billing.qualifiedIdentifier, ordering.qualifiedIdentifier].sort());
+    const form = processForm({ qualifiedIdentifier: billing.qualifiedIdentifier, documentTypes: [{ identifier: invoice.identifier }] });
+    await heardByOther(async () => expectStatus(await http.send('PUT', `/rest/api/processes/${billing.identifier}`, { ...form, visible: false },
+      t.users.authority), 200), 'process', billing.identifier);
+    expect(await processes()).toEqual([ordering.qualifiedIdentifier]);
   });
 });

@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 
 type LoggerOptions = Exclude<NonNullable<FastifyServerOptions['logger']>, boolean>;
 
@@ -22,4 +22,28 @@ const REDACTED_PATHS = [
 /** JSON lines (pino's format) with the request id under `reqId`, and the redactions above. */
 export function loggerOptions(level: string, stream?: LoggerOptions['stream']): LoggerOptions {
   return { level, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' }, ...(stream ? { stream } : {}) };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * True for a request: its answer, below 500, writes no request lines ("incoming request", "request completed").
+     * For lookups the network makes all the time, where those lines would cost more than the answer and drown the
+     * log. They are still counted in the metrics; 5xx answers are logged as everywhere.
+     */
+    quietLog?: (request: FastifyRequest) => boolean;
+  }
+}
+
+const isQuiet = (request: FastifyRequest) => request.routeOptions.config.quietLog?.(request) === true;
+
+/** Fastify's request lines, except for the routes marked `quietLog`. */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (!isQuiet(request)) super.incomingRequest(request, reply);
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error || reply.statusCode >= 500 || !isQuiet(request)) super.requestCompleted(error, request, reply);
+  }
 }

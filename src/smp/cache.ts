@@ -13,11 +13,20 @@ interface Entry {
 export class SignedAnswerCache {
   private readonly entries = new Map<string, Entry>();
   private readonly byParticipant = new Map<string, Set<string>>();
+  private drops = 0;
 
   constructor(private readonly maxEntries = 100_000) {}
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /**
+   * Taken before reading what an answer is built from: a change heard between those reads and `set` may have made
+   * the answer stale, so `set` then keeps nothing (the next lookup builds it again).
+   */
+  get epoch(): number {
+    return this.drops;
   }
 
   get(participant: string, documentType: string, now = Date.now()): Buffer | undefined {
@@ -31,7 +40,8 @@ export class SignedAnswerCache {
     return entry.body;
   }
 
-  set(participant: string, documentType: string, body: Buffer, until = Infinity): void {
+  set(participant: string, documentType: string, body: Buffer, until = Infinity, builtAt = this.epoch): void {
+    if (builtAt !== this.drops) return;
     const key = keyOf(participant, documentType);
     this.entries.delete(key);
     this.entries.set(key, { body, until });
@@ -52,11 +62,13 @@ export class SignedAnswerCache {
   }
 
   clear(): void {
+    this.drops += 1;
     this.entries.clear();
     this.byParticipant.clear();
   }
 
   private dropParticipant(participant: string): void {
+    this.drops += 1;
     for (const key of this.byParticipant.get(participant) ?? []) this.entries.delete(key);
     this.byParticipant.delete(participant);
   }

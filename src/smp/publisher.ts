@@ -5,8 +5,8 @@ import type { SignedAnswerCache } from './cache.js';
 import { HOW_TO_CONFIGURE, type SmpKey } from './keys.js';
 import { participantIdentifierOf } from './identifiers.js';
 import { findOrganization, publishedDocumentTypes, publishedProcesses } from './repository.js';
-import { signDocument } from './signing.js';
-import { businessCardXml, serviceGroupXml, serviceMetadataXml, type Identifier } from './xml.js';
+import { SigningPool } from './signing-pool.js';
+import { businessCardXml, serviceGroupXml, type Identifier } from './xml.js';
 
 export interface PublisherOptions {
   db: Database;
@@ -22,37 +22,52 @@ const notFound = (what: string) => new NotFoundError(`No ${what} is published fo
 
 /** What the SMP interface answers, built from the registry's data as it is now. */
 export class SmpPublisher {
-  constructor(private readonly options: PublisherOptions) {}
+  private readonly signing: SigningPool | undefined;
+
+  constructor(private readonly options: PublisherOptions) {
+    this.signing = options.key && new SigningPool(options.key);
+  }
+
+  /** Starts the signing threads (the application's ready). */
+  start(): void {
+    this.signing?.start();
+  }
+
+  /** Ends the signing threads (the application's close). */
+  close(): Promise<void> {
+    return this.signing?.close() ?? Promise.resolve();
+  }
 
   async serviceGroup(organization: Organization, publicBase: string): Promise<string> {
     const { db } = this.options;
-    this.requireKey();
+    this.requireSigning();
     if (!(await findOrganization(db, organization))) throw notFound('service group');
     return serviceGroupXml(participantIdentifierOf(organization), await publishedDocumentTypes(db, organization), publicBase);
   }
 
   async signedServiceMetadata(organization: Organization, documentType: Identifier): Promise<Buffer> {
     const { db, cache } = this.options;
-    const key = this.requireKey();
+    const signing = this.requireSigning();
     const participant = participantIdentifierOf(organization);
     const participantKey = `${participant.scheme}::${participant.value}`;
     const documentKey = `${documentType.scheme}::${documentType.value}`;
     const kept = cache?.get(participantKey, documentKey);
     if (kept) return kept;
+    const builtAt = cache?.epoch;
     const found = await findOrganization(db, organization);
     if (!found) throw notFound('service group');
     const processes = await publishedProcesses(db, organization, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
-    const body = Buffer.from(signDocument(serviceMetadataXml(participant, documentType, processes), key.privateKeyPem, key.certificatePem));
+    const body = Buffer.from(await signing.sign(participant, documentType, processes));
     // A delete date ends the answer at the start of that day (UTC), when the participant stops being live.
-    cache?.set(participantKey, documentKey, body, found.nextDeleteDate ? Date.parse(found.nextDeleteDate) : Infinity);
+    cache?.set(participantKey, documentKey, body, found.nextDeleteDate ? Date.parse(found.nextDeleteDate) : Infinity, builtAt);
     return body;
   }
 
   /** Without a key the publication answers 503 (its service groups would point at answers nobody can verify). */
-  private requireKey(): SmpKey {
-    if (!this.options.key) throw new ServiceUnavailableError(`The SMP has no signing key configured: ${HOW_TO_CONFIGURE}`);
-    return this.options.key;
+  private requireSigning(): SigningPool {
+    if (!this.signing) throw new ServiceUnavailableError(`The SMP has no signing key configured: ${HOW_TO_CONFIGURE}`);
+    return this.signing;
   }
 
   async businessCard(organization: Organization): Promise<string> {

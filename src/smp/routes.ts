@@ -9,14 +9,17 @@ export interface SmpRoutesOptions {
   publicUrl?: string;
 }
 
+type ParticipantParams = { participantId: string };
+type ServiceParams = ParticipantParams & { documentTypeId: string };
+
 const XML = 'text/xml; charset=UTF-8';
 // The SMP interface is the Peppol specification's, not part of the registry's OpenAPI description. Only paths that
 // hold an identifier (`::`, raw or percent-encoded) are the SMP's: any other gets 404, not 405, for other methods.
 const IDENTIFIER = '[^/]*(?:::|%3A%3A)[^/]*';
-const routeOptions = (pattern: string) => ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`, 'i') } });
-
-type ParticipantParams = { participantId: string };
-type ServiceParams = ParticipantParams & { documentTypeId: string };
+// The lookups are the network's hottest requests: no request lines for them (see `quietLog`), but for other paths.
+const isLookup = (request: FastifyRequest) => looksLikeIdentifier((request.params as ParticipantParams).participantId);
+const routeOptions = (pattern: string) =>
+  ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`, 'i'), quietLog: isLookup } });
 
 /**
  * The Peppol SMP 1.x read interface and the Peppol Directory business card, at the root. Static routes (the API,
@@ -31,7 +34,7 @@ export default async function smpRoutes(fastify: FastifyInstance, options: SmpRo
     return found;
   };
   const notOurs = (request: FastifyRequest<{ Params: ParticipantParams }>, reply: FastifyReply) =>
-    !looksLikeIdentifier(request.params.participantId) && (reply.callNotFound(), true);
+    !isLookup(request) && (reply.callNotFound(), true);
 
   fastify.get<{ Params: ParticipantParams }>('/:participantId', routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;

@@ -3,7 +3,7 @@ import { buildApp, type App, type AppOptions } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { Role } from '../../src/http/auth.js';
 import { insertUser } from '../../src/users/repository.js';
-import { openTestDatabase } from './database.js';
+import { openSameSchema, openTestDatabase } from './database.js';
 import { checkResponsesAgainstDescription } from './openapi-responses.js';
 
 export interface TestUser {
@@ -111,5 +111,20 @@ export function useTestApp(options: { listen?: boolean } = {}): TestApp & { read
       return base;
     },
     close: () => current().close(),
+  };
+}
+
+/** A second instance of the service on the PostgreSQL schema of a test app, as two servers share one database. */
+export async function startOtherInstance(t: TestApp, options: Omit<AppOptions, 'db'> = {}) {
+  const db = await openSameSchema(t.db);
+  const app = await buildApp({ db, ...options });
+  await app.ready();
+  return {
+    app,
+    db,
+    async close() {
+      await app.close();
+      await db.close();
+    },
   };
 }

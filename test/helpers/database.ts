@@ -35,6 +35,23 @@ export async function openTestDatabase(): Promise<Database> {
   };
 }
 
+/** The PostgreSQL schema of a test database (the first on its search path). */
+export async function schemaOf(db: Database): Promise<string> {
+  const [current] = await db.query<{ name: string }>('SELECT current_schema() AS name');
+  if (!current) throw new Error('no current schema');
+  return current.name;
+}
+
+/**
+ * Another pool on the schema of a PostgreSQL test database, migrated as a starting instance migrates: what a second
+ * instance of the service sharing the database has.
+ */
+export async function openSameSchema(db: Database, maxConnections = 4): Promise<Database> {
+  const other = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${await schemaOf(db)},public`, maxConnections });
+  await migrate(other);
+  return other;
+}
+
 /** Two files creating the extension at once: one wins, the other sees a duplicate; both then find it. */
 function ignoreConcurrentCreate(error: { code?: string }): void {
   if (error.code !== '23505' && error.code !== '42710') throw error;

@@ -123,4 +123,26 @@ describe('logs', () => {
       headers: { authorization: '[REDACTED]' }, body: { password: '[REDACTED]' }, password: '[REDACTED]',
     });
   });
+
+  it('leave out the request lines of SMP lookups below 500 (the network makes them all the time), not those of other paths', async () => {
+    lines.length = 0;
+    const run = randomUUID();
+    const idOf = (path: string) => `quiet-test-${run}-${path.length}`;
+    const requests = {
+      lookup: '/businesscard/iso6523-actorid-upis::0192:nobody',
+      unsigned: '/iso6523-actorid-upis::0192:nobody',
+      notAnIdentifier: '/not-an-identifier',
+    };
+    const answers = Object.fromEntries(await Promise.all(Object.entries(requests).map(async ([name, url]) =>
+      [name, await app.inject({ url, headers: { 'x-request-id': idOf(url) } })] as const)));
+    expect([answers.lookup?.statusCode, answers.unsigned?.statusCode, answers.notAnIdentifier?.statusCode]).toEqual([404, 503, 404]);
+    const messagesOf = (url: string) => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.reqId === idOf(url)).map((entry) => entry.msg);
+    expect(messagesOf(requests.lookup)).toEqual([]);
+    // This app has no SMP key: the lookup is a 503, logged as every server error is.
+    expect(messagesOf(requests.unsigned)).toEqual(expect.arrayContaining(['request completed']));
+    expect(messagesOf(requests.notAnIdentifier)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    const metrics = await management.server.inject({ url: '/metrics' });
+    expect(metrics.body).toContain('http_requests_total{method="GET",route="/businesscard/:participantId",status="404"} 1');
+  });
 });
