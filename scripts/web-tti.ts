@@ -3,22 +3,32 @@
 //
 //   npm run build && npx tsx scripts/web-tti.ts                      # the built service on a fresh demo registry
 //   npx tsx scripts/web-tti.ts --url http://host:8080 --username u --password p   # any running service
+//   npm run build && npx tsx scripts/web-tti.ts --participants 1000000           # the benchmark's data set
 //
 // With --url the user must be a SERVICE_PROVIDER of that service (the table shown is its participants).
-import { spawn, type ChildProcess } from 'node:child_process';
+// With --participants the benchmark's data set (bench/dataset.ts) is built in a fresh database on the machine's
+// PostgreSQL (--database-url, an admin URL), the built service started on it, and the first of its 50 providers
+// signs in (a fiftieth of the participants are its own; its page is searched among all of them); the database is
+// dropped at the end.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from '../bench/service.js';
+import { buildDataset, dropDatabase } from '../bench/dataset.js';
+import { freePort, startProcess } from '../bench/service.js';
 import { launchChromium } from '../test/helpers/browser.js';
 
 const { values } = parseArgs({ options: {
   url: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, runs: { type: 'string', default: '7' },
+  participants: { type: 'string' },
+  'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
 } });
 
+interface Target { url: string; username: string; password: string; stop(): Promise<void> }
+
 /** The built service on a fresh embedded database: its first start makes the demo set and prints its credentials. */
-async function startDemoService(): Promise<{ url: string; username: string; password: string; child: ChildProcess; dataDir: string }> {
+async function startDemoService(): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'registry-tti-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/server.js'], {
@@ -34,15 +44,46 @@ async function startDemoService(): Promise<{ url: string; username: string; pass
     });
     child.on('exit', (code) => reject(new Error(`the service stopped (${code}) before printing credentials:\n${output}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, ...credentials, child, dataDir };
+  return {
+    url: `http://127.0.0.1:${port}`, ...credentials,
+    async stop() {
+      child.kill('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The built service on the benchmark's data set of `participants`, signed in as its first provider. */
+async function startBenchService(participants: number): Promise<Target> {
+  const adminUrl = values['database-url'] as string;
+  const log = (message: string) => console.error(`[web-tti] ${message}`);
+  const data = await buildDataset({ adminUrl, participants, workers: 2, codeListDir: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7'), log });
+  log(`data set of ${participants} participants built in ${data.buildSeconds.toFixed(0)} s`);
+  const port = await freePort();
+  const service = await startProcess(['dist/server.js'], {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production',
+    REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(await freePort()),
+  }, port, join(tmpdir(), `registry-tti-${process.pid}.log`), '/rest/api/processes');
+  return {
+    url: service.url, username: data.providers[0]?.username as string, password: data.password,
+    async stop() {
+      await service.stop();
+      await dropDatabase(adminUrl, data.databaseName);
+    },
+  };
+}
+
+function startTarget(): Promise<Target> {
+  if (values.url) return Promise.resolve({ url: values.url, username: values.username ?? '', password: values.password ?? '', stop: async () => {} });
+  if (values.participants) return startBenchService(Number(values.participants));
+  return startDemoService();
 }
 
 if (values.url && (!values.username || !values.password)) {
   console.error('--url needs --username and --password of a SERVICE_PROVIDER user of that service');
   process.exit(2);
 }
-const demo = values.url ? undefined : await startDemoService();
-const target = demo ?? { url: values.url as string, username: values.username ?? '', password: values.password ?? '' };
+const target = await startTarget();
 const browser = await launchChromium();
 const samples: Array<{ total: number; afterSignIn: number; rows: number }> = [];
 try {
@@ -67,11 +108,11 @@ try {
   }
 } finally {
   await browser.close();
-  demo?.child.kill('SIGTERM');
-  if (demo) rmSync(demo.dataDir, { recursive: true, force: true });
+  await target.stop();
 }
 const median = (numbers: number[]) => numbers.sort((a, b) => a - b)[Math.floor(numbers.length / 2)] as number;
 // The first run also fills the browser's cache of the assets; the median is of every run.
-console.log(`provider console on ${demo ? 'the demo registry' : target.url}, ${samples.length} runs, ${samples[0]?.rows} rows shown`);
+const registry = values.url ?? (values.participants ? `the benchmark's ${values.participants} participants` : 'the demo registry');
+console.log(`provider console on ${registry}, ${samples.length} runs, ${samples[0]?.rows} rows shown`);
 console.log(`navigation start -> participants table rendered (automated sign-in included): median ${median(samples.map((s) => s.total)).toFixed(0)} ms, first ${samples[0]?.total.toFixed(0)} ms`);
 console.log(`sign-in click -> participants table rendered: median ${median(samples.map((s) => s.afterSignIn)).toFixed(0)} ms`);
