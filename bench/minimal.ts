@@ -19,9 +19,12 @@ const organizationProcesses = (n: string) => `SELECT pp.process_id, pa.service_p
   FROM participant_processes pp JOIN participants pa ON pa.id = pp.participant_id
  WHERE pp.icd = ${sqlKeys.icd(n)} AND pp.organization_identifier = ${sqlKeys.organization(n)} AND ${LIVE};`;
 
-/** A change log entry as the contract requires of every write (numbered at commit by the log's trigger). */
+/** A change log entry as the contract requires of every write (numbered after the commit: `NUMBER_ENTRIES`). */
 const changeEntry = (operation: string, provider: string, from: string) => `INSERT INTO change_log (resource, identifier, operation, origin, service_provider_ids, after)
 SELECT 'participant', '${PARTICIPANT_SCHEME}' || chr(58) || chr(58) || '0192' || chr(58) || organization_identifier, '${operation}', 'api', ARRAY[${provider}], '{}'::jsonb ${from}`;
+
+/** A write's entries get their positions once it has committed (migration 016). */
+const NUMBER_ENTRIES = 'SELECT change_log_sequence();';
 
 /** The pgbench script of the least work for scenario `id`, or undefined when the scenario has none (the stream). */
 export function minimalScript(id: string, data: Dataset): string | undefined {
@@ -59,10 +62,12 @@ pp AS (INSERT INTO participant_processes (participant_id, process_id, icd, organ
 log AS (${changeEntry('create', 'pa.service_provider_id', 'FROM pa')})
 SELECT id AS added_id FROM pa \\gset`,
       'COMMIT;',
+      NUMBER_ENTRIES,
       'BEGIN;',
       `WITH pa AS (DELETE FROM participants WHERE id = :added_id RETURNING organization_identifier, service_provider_id)
 ${changeEntry('delete', 'pa.service_provider_id', 'FROM pa')};`,
-      'COMMIT;'],
+      'COMMIT;',
+      NUMBER_ENTRIES],
     '7': [participantN(count), organizationProcesses(N)],
     // The SMP answers need the organization's processes and their provider; the document types, access points,
     // endpoints and certificates are catalogue data.

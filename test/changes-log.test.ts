@@ -7,7 +7,8 @@ import { addParticipant, participantForm, PARTICIPANTS } from './helpers/partici
 import { testDatabaseKind } from './helpers/database.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { TEST_DATABASE_URL } from './helpers/database.js';
-import { CLI_ACTOR } from '../src/changes/log.js';
+import { appendChange, CLI_ACTOR, SYSTEM_ACTOR } from '../src/changes/log.js';
+import type { Queryable } from '../src/db/database.js';
 import { loadCatalogue } from '../src/catalogue/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 
@@ -201,18 +202,18 @@ describe.runIf(testDatabaseKind === 'postgres')('the position of an entry on Pos
   it('follows the commit order, so a follower reading after a position never skips one committed later', async () => {
     const [schema] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
     const second = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema?.name},public`, maxConnections: 2 });
+    const { promise: firstMayCommit, resolve: releaseFirst } = Promise.withResolvers<void>();
     try {
       const before = await lastSeq();
-      const append = (identifier: string) => `INSERT INTO change_log (resource, identifier, operation, origin) VALUES ('capability', '${identifier}', 'create', 'system')`;
-      let releaseFirst!: () => void;
-      const firstMayCommit = new Promise<void>((resolve) => (releaseFirst = resolve));
+      const append = (tx: Queryable, identifier: string) =>
+        appendChange(tx, SYSTEM_ACTOR, { resource: 'capability', identifier, operation: 'create', before: null, after: null });
       // The first transaction appends first but commits last.
       const first = second.transaction(async (tx) => {
-        await tx.query(append('first'));
+        await append(tx, 'first');
         await firstMayCommit;
       });
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await second.transaction((tx) => tx.query(append('second')));
+      await second.transaction((tx) => append(tx, 'second'));
       const seen = await entriesAfter(before);
       expect(seen.map((entry) => [entry.seq, entry.identifier])).toEqual([[before + 1, 'second']]);
       releaseFirst();
@@ -220,6 +221,7 @@ describe.runIf(testDatabaseKind === 'postgres')('the position of an entry on Pos
       const all = await entriesAfter(before);
       expect(all.map((entry) => [entry.seq, entry.identifier])).toEqual([[before + 1, 'second'], [before + 2, 'first']]);
     } finally {
+      releaseFirst();
       await second.close();
     }
   });

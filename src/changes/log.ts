@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { Queryable } from '../db/database.js';
+import { afterCommit, type Queryable } from '../db/database.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
   | 'service-provider' | 'transport-profile' | 'capability' | 'user';
@@ -59,15 +59,25 @@ export const appendedChanges = (tx: Queryable) => appendedIn.has(tx);
 
 /**
  * Appends changes to the change log inside the writing transaction `tx`: the one call every write makes. Rolled
- * back with the write; numbered (seq) and announced (NOTIFY) as the transaction commits, by the log's trigger.
+ * back with the write; numbered (seq) and announced (NOTIFY) once it has committed (migration 016).
  */
 export async function appendChange(tx: Queryable, actor: Actor, changes: Change | readonly Change[]): Promise<void> {
   const list = Array.isArray(changes) ? changes as readonly Change[] : [changes as Change];
   if (list.length === 0) return;
   appendedIn.add(tx);
+  // A failure leaves the entries to the next numbering (every instance's change signal numbers too).
+  afterCommit(tx, 'number changes', (db) => numberChanges(db).catch(() => undefined));
   for (let start = 0; start < list.length; start += ENTRIES_PER_INSERT) {
     await insertEntries(tx, actor, list.slice(start, start + ENTRIES_PER_INSERT));
   }
+}
+
+/**
+ * Gives every committed entry not yet numbered its position, in insertion order, and announces them (NOTIFY): one
+ * short transaction, serialized with the other instances' (migration 016).
+ */
+export async function numberChanges(db: Queryable): Promise<void> {
+  await db.query('SELECT change_log_sequence()');
 }
 
 /** Entries per insert: with the processes named by hash, a participant's state is well under a kilobyte. */

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { appendedChanges, type ChangeNotice } from './log.js';
+import { appendedChanges, numberChanges, type ChangeNotice } from './log.js';
 
 export type ChangeListener = (notice: ChangeNotice) => void;
 
@@ -61,6 +61,8 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   let poll: NodeJS.Timeout | undefined;
 
   async function readNew(): Promise<void> {
+    // Entries of a writer that died between its commit and their numbering (or of a failed numbering) get theirs.
+    await numberChanges(db);
     for (;;) {
       const rows = await db.query<ChangeNotice>(
         'SELECT seq, resource, identifier, operation FROM change_log WHERE seq > $1 ORDER BY seq LIMIT $2',
@@ -102,6 +104,7 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
     async start() {
       if (started) return;
       // What committed before the start is in no cache yet: the listeners hear what follows.
+      await numberChanges(db);
       const [row] = await db.query<{ seq: number }>('SELECT seq FROM change_log_position');
       position = row?.seq ?? 0;
       started = true;

@@ -13,6 +13,25 @@ export interface Queryable {
   runScript(sql: string): Promise<void>;
 }
 
+type CommitCallback = (db: Queryable) => Promise<void>;
+const commitCallbacks = new WeakMap<Queryable, Map<string, CommitCallback>>();
+
+/**
+ * Runs `callback` on the database once the transaction `tx` has committed (not if it rolls back), before the
+ * `transaction()` that opened it resolves. One callback per `key` and transaction: later registrations are ignored.
+ * On a Queryable that is no transaction nothing runs. The callback handles its own errors.
+ */
+export function afterCommit(tx: Queryable, key: string, callback: CommitCallback): void {
+  let callbacks = commitCallbacks.get(tx);
+  if (!callbacks) commitCallbacks.set(tx, (callbacks = new Map()));
+  if (!callbacks.has(key)) callbacks.set(key, callback);
+}
+
+/** For the drivers: `tx` has committed; runs its `afterCommit` callbacks on `db`. */
+export async function committed(tx: Queryable, db: Queryable): Promise<void> {
+  for (const callback of commitCallbacks.get(tx)?.values() ?? []) await callback(db);
+}
+
 export interface Database extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;

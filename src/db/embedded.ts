@@ -1,6 +1,6 @@
 import { PGlite, types as pgliteTypes, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { streamThroughCursor, type Database, type Queryable } from './database.js';
+import { committed, streamThroughCursor, type Database, type Queryable } from './database.js';
 
 /**
  * What the embedded database promises, said at start-up. PGlite writes its files through Node's fs on every
@@ -56,7 +56,12 @@ export async function openEmbedded(dataDir?: string): Promise<Database> {
     kind: 'embedded',
     query: (sql, params) => tracked(() => topLevel.query(sql, params)),
     runScript: (sql) => tracked(() => topLevel.runScript(sql)),
-    transaction: (work) => tracked(() => db.transaction((tx) => work(queryable(tx)))),
+    transaction: (work) => tracked(async () => {
+      let used: Queryable | undefined;
+      const result = await db.transaction((tx) => work((used = queryable(tx))));
+      if (used) await committed(used, topLevel);
+      return result;
+    }),
     stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1) }),
     stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(begin, sql, params, batchSize),
     listen: async (channel, onSignal) => {

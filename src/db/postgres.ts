@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { PLAN_PER_VALUES, sqlStateOf, streamThroughCursor, type Database, type Queryable } from './database.js';
+import { committed, PLAN_PER_VALUES, sqlStateOf, streamThroughCursor, type Database, type Queryable } from './database.js';
 
 const DATE_OID = 1082;
 const INT8_OID = 20;
@@ -115,6 +115,8 @@ export function openPostgres(options: PostgresOptions): Database {
     runScript: async (sql) => void (await client.query(sql)),
   });
 
+  const top = queryable(pool);
+
   async function begin(readOnly = false) {
     const client = await pool.connect();
     // The pool listens for errors of idle clients only: a connection lost while checked out would otherwise
@@ -150,12 +152,13 @@ export function openPostgres(options: PostgresOptions): Database {
       throw error;
     }
     await done(false);
+    await committed(tx, top);
     return result;
   }
 
   return {
     kind: 'postgres',
-    ...queryable(pool),
+    ...top,
     async transaction(work) {
       for (let attempt = 1; ; attempt += 1) {
         try {
