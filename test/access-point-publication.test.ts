@@ -61,6 +61,33 @@ describe('what an endpoint publishes in the SMP (additions to the specified Acce
     expect(Object.keys(created.endpoints[0]).sort()).toEqual(['transportProfile', 'url']);
   });
 
+  it('stores that an endpoint requires a business-level signature, and takes its response back unchanged', async () => {
+    const created = expectStatus(await http.send('POST', BASE, formWith({ requireBusinessLevelSignature: true }), t.users.authority), 201);
+    expect(created.endpoints[0].requireBusinessLevelSignature).toBe(true);
+    expect(expectStatus(await http.get(`${BASE}/${created.identifier}`), 200)).toEqual(created);
+    const { identifier, ...form } = created;
+    expect(expectStatus(await http.send('PUT', `${BASE}/${identifier}`, form, t.users.authority), 200)).toEqual(created);
+  });
+
+  it('requires no business-level signature unless told: false is served as absent, the specified shape', async () => {
+    const created = expectStatus(await http.send('POST', BASE, formWith({ requireBusinessLevelSignature: true }), t.users.authority), 201);
+    const { identifier, ...form } = created;
+    const switchedOff = expectStatus(await http.send('PUT', `${BASE}/${identifier}`,
+      { ...form, endpoints: [{ ...form.endpoints[0], requireBusinessLevelSignature: false }] }, t.users.authority), 200);
+    expect(Object.keys(switchedOff.endpoints[0]).sort()).toEqual(['transportProfile', 'url']);
+  });
+
+  it.each([['a string', 'true'], ['a number', 1]])(
+    'refuses a business-level signature requirement that is %s with a 400 naming the field, changing nothing', async (_name, value) => {
+      const created = expectStatus(await http.send('POST', BASE, formWith({ requireBusinessLevelSignature: true }), t.users.authority), 201);
+      const { identifier, ...form } = created;
+      const response = await http.send('PUT', `${BASE}/${identifier}`,
+        { ...form, title: 'not saved', endpoints: [{ ...form.endpoints[0], requireBusinessLevelSignature: value }] }, t.users.authority);
+      expectFieldError(expectErrorBody(response, 400), FORM, 'endpoints[0].requireBusinessLevelSignature', 'typeMismatch');
+      expect(expectStatus(await http.get(`${BASE}/${identifier}`), 200)).toEqual(created);
+    },
+  );
+
   it.each([
     ['text', 'not a certificate'],
     ['base64 that is no certificate', Buffer.from('hello world, not DER').toString('base64')],

@@ -111,6 +111,7 @@ describe('GET /{participantId}/services/{documentTypeId}: the signed service met
       { process: ordering.qualifiedIdentifier, certificates: [apB.certificate] },
     ].sort((a, b) => a.process.localeCompare(b.process)));
     expect(response.body).toContain('<smp:ServiceDescription>ap-a &amp; co &lt;AS4&gt;</smp:ServiceDescription>');
+    expect(response.body).toContain('<smp:RequireBusinessLevelSignature>false</smp:RequireBusinessLevelSignature>');
     expect(response.body).toContain(`<ids:DocumentIdentifier scheme="busdox-docid-qns">${invoice.qualifiedIdentifier.slice(18)}</ids:DocumentIdentifier>`);
     expect(response.body.endsWith('</ds:Signature></smp:SignedServiceMetadata>')).toBe(true);
   });
@@ -234,27 +235,34 @@ describe('with the signed-answer cache (wired to the change log)', () => {
   });
   afterAll(async () => cached.close());
 
-  it('serves the kept answer until a change notice drops it, then the answer built from the change', async () => {
-    const write = (payload: Record<string, unknown>) => cached.app.inject({ method: 'POST', url: '/rest/api/accessPoints',
-      headers: { authorization: cached.users.authority.authorization }, payload });
-    // The cached app has a database of its own: its catalogue is set up through its own API.
+  /**
+   * An access point with one published endpoint, serving a new participant. The cached app has a database of its
+   * own: its catalogue is set up through its own API.
+   */
+  async function publishedThroughCache() {
     const own = asAdmin(cached);
-    const provider = expectStatus(await own.send('POST', '/rest/api/access-point-providers', { title: 'Cached AP', contact: { name: 'N' } }), 201);
-    const ownProfile = expectStatus(await own.send('POST', '/rest/api/transport-profiles', { value: 'peppol-transport-as4-v2_0', title: 'AS4' }), 201);
+    const provider = await addAccessPointProvider(cached);
+    const ownProfile = await addTransportProfile(cached);
     const first = await testCertificate('cached-1.example');
-    const accessPoint = expectStatus(await write(accessPointForm(provider.identifier, ownProfile.value, {
-      endpoints: [{ url: 'https://cached.example/as4', transportProfile: { value: ownProfile.value }, certificate: first.cert }] })), 201);
+    const endpoint = { url: 'https://cached.example/as4', transportProfile: { value: ownProfile.value }, certificate: first.cert };
+    const accessPoint = expectStatus(await own.send('POST', '/rest/api/accessPoints',
+      accessPointForm(provider.identifier, ownProfile.value, { endpoints: [endpoint] }), cached.users.authority), 201);
     await useAccessPointOf(cached, cached.fixture.serviceProviderId, accessPoint.identifier);
     const documentType = await addDocumentType(cached.app, cached.users.authority);
     const process = await addProcess(cached.app, cached.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
     const participant = await addParticipant(cached.app, cached.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
-    const path = metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier);
+    /** Replaces the access point's endpoint with `changes` applied to the one it was made with. */
+    const changeEndpoint = async (changes: Record<string, unknown>) => expectStatus(await own.send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`,
+      { title: accessPoint.title, provider: { identifier: provider.identifier }, endpoints: [{ ...endpoint, ...changes }] }, cached.users.authority), 200);
+    return { participant, changeEndpoint, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
+  }
 
+  it('serves the kept answer until a change notice drops it, then the answer built from the change', async () => {
+    const { participant, changeEndpoint, path } = await publishedThroughCache();
     const signed = (await cached.app.inject(path)).body;
     expect(cache.size).toBe(1);
     const second = await testCertificate('cached-2.example');
-    expectStatus(await own.send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`, { title: accessPoint.title, provider: { identifier: provider.identifier },
-      endpoints: [{ url: 'https://cached.example/as4', transportProfile: { value: ownProfile.value }, certificate: second.cert }] }, cached.users.authority), 200);
+    await changeEndpoint({ certificate: second.cert });
     // The change log told the cache before the update was answered: the next answer is built from the change.
     const fresh = await cached.app.inject(path);
     expect(fresh.body).not.toBe(signed);
@@ -264,6 +272,16 @@ describe('with the signed-answer cache (wired to the change log)', () => {
     await cached.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, today()]);
     cache.onChange({ seq: 2, resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'update' });
     expectErrorBody(await cached.app.inject(path), 404);
+  });
+
+  it('publishes a business-level signature requirement switched on for the endpoint at the next lookup', async () => {
+    const { changeEndpoint, path } = await publishedThroughCache();
+    expect((await cached.app.inject(path)).body).toContain('<smp:RequireBusinessLevelSignature>false</smp:RequireBusinessLevelSignature>');
+    expect(cache.size).toBe(1);
+    await changeEndpoint({ requireBusinessLevelSignature: true });
+    const fresh = await cached.app.inject(path);
+    expect(fresh.body).toContain('<smp:RequireBusinessLevelSignature>true</smp:RequireBusinessLevelSignature>');
+    await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
   });
 });
 

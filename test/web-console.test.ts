@@ -272,6 +272,7 @@ describe('the web console in Chromium, against the real service', () => {
     await form.getByLabel('Technical contact URL').fill('mailto:ops@ap.browser.example');
     await form.getByLabel('Serves from').fill('2026-01-01T00:00:00');
     await form.getByLabel('Serves until').fill('2030-12-31T23:00:00');
+    await form.getByLabel('Requires a business-level signature').check();
     // An expired certificate: the API's message shows at the certificate field, and nothing is added.
     await form.getByLabel('Certificate', { exact: true }).fill((await expiredCertificate('old.example')).cert);
     await form.getByRole('button', { name: 'Add' }).click();
@@ -281,19 +282,20 @@ describe('the web console in Chromium, against the real service', () => {
     await form.getByRole('button', { name: 'Add' }).click();
     const row = page.locator('tbody tr', { hasText: 'Browser Access Point' });
     await row.waitFor();
-    expect(await row.innerText()).toMatch(new RegExp(`https://ap\\.browser\\.example/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3.*certificate expires ${until.toISOString().slice(0, 10)}`, 's'));
+    expect(await row.innerText()).toMatch(new RegExp(`https://ap\\.browser\\.example/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3.*certificate expires ${until.toISOString().slice(0, 10)}.*Requires a business-level signature`, 's'));
     const listed = await test.app.inject({ url: '/rest/api/accessPoints?size=2000', headers: { authorization: test.users.admin.authorization } });
     const stored = listed.json().content.find((point: { title: string }) => point.title === 'Browser Access Point');
     expect(stored.endpoints[0]).toMatchObject({
       url: 'https://ap.browser.example/as4', certificate: base64Der(cert), serviceDescription: 'Browser AS4 service',
       technicalContactUrl: 'mailto:ops@ap.browser.example', serviceActivationDate: new Date(2026, 0, 1).toISOString(),
-      serviceExpirationDate: new Date(2030, 11, 31, 23).toISOString(),
+      serviceExpirationDate: new Date(2030, 11, 31, 23).toISOString(), requireBusinessLevelSignature: true,
     });
 
     // Edited in place: the dialog holds the current values; the certificate left empty is kept.
     await row.getByRole('button', { name: 'Edit Browser Access Point' }).click();
     const edit = page.locator('#access-point-edit-form');
     expect(await edit.getByLabel('Service description').inputValue()).toBe('Browser AS4 service');
+    expect(await edit.getByLabel('Requires a business-level signature').isChecked()).toBe(true);
     expect(await edit.getByLabel('Certificate', { exact: true }).getAttribute('aria-describedby')).toBeTruthy();
     expect(await edit.innerText()).toContain(`keep the current certificate (expires ${until.toISOString().slice(0, 10)})`);
     await page.screenshot({ path: join(shots, 'access-point-edit-desktop.png') });

@@ -20,6 +20,7 @@ const COLUMNS = `
             'title', t.title, 'value', t.value, 'certificateTypes', to_json(e.certificate_types)))
           || jsonb_strip_nulls(jsonb_build_object('certificate', e.certificate, 'serviceDescription', e.service_description,
                'technicalContactUrl', e.technical_contact_url,
+               'requireBusinessLevelSignature', nullif(e.require_business_level_signature, false),
                'serviceActivationDate', ${isoTimestamp('e.activation_date')},
                'serviceExpirationDate', ${isoTimestamp('e.expiration_date')})) ORDER BY e.position), '[]')
      FROM endpoints e JOIN transport_profiles t ON t.id = e.transport_profile_id
@@ -41,6 +42,8 @@ export interface EndpointRecord {
   certificate?: string | null;
   serviceDescription?: string | null;
   technicalContactUrl?: string | null;
+  /** Absent or null: false. */
+  requireBusinessLevelSignature?: boolean | null;
   activationDate?: string | null;
   expirationDate?: string | null;
 }
@@ -86,10 +89,12 @@ async function insertEndpoints(tx: Queryable, id: string, endpoints: readonly En
   if (endpoints.length === 0) return;
   await onForeignKeyViolation(tx.query(
     `INSERT INTO endpoints (access_point_id, position, url, transport_profile_id, certificate_types,
-                            certificate, service_description, technical_contact_url, activation_date, expiration_date)
+                            certificate, service_description, technical_contact_url, require_business_level_signature,
+                            activation_date, expiration_date)
      SELECT $1, e.position, e.item->>'url', (e.item->>'transportProfileId')::uuid,
             ARRAY(SELECT jsonb_array_elements_text(e.item->'certificateTypes')),
             e.item->>'certificate', e.item->>'serviceDescription', e.item->>'technicalContactUrl',
+            coalesce((e.item->>'requireBusinessLevelSignature')::boolean, false),
             (e.item->>'activationDate')::timestamptz, (e.item->>'expirationDate')::timestamptz
        FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(item, position)`,
     [id, JSON.stringify(endpoints)],

@@ -80,6 +80,7 @@ function publicationOf(endpoint: EndpointForm) {
     certificate: checked?.ok ? checked.base64Der : null,
     serviceDescription: endpoint.serviceDescription ?? null,
     technicalContactUrl: endpoint.technicalContactUrl ?? null,
+    requireBusinessLevelSignature: endpoint.requireBusinessLevelSignature ?? null,
     activationDate: endpoint.serviceActivationDate ?? null,
     expirationDate: endpoint.serviceExpirationDate ?? null,
   };

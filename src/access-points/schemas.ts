@@ -29,6 +29,10 @@ const EndpointPublication = {
   technicalContactUrl: Type.Optional(Type.String({
     format: 'uri', maxLength: 2048, description: 'addition (SMP publication): where to reach the endpoint\'s technical contact (https: or mailto:)',
   })),
+  requireBusinessLevelSignature: Type.Optional(Type.Boolean({
+    description: 'addition (SMP publication): true if the endpoint requires a business-level signature on the documents it receives; '
+      + 'default (and when absent from a response): false',
+  })),
   serviceActivationDate: Type.Optional(Type.String({
     format: 'date-time', description: 'addition (SMP publication): from when the endpoint serves',
   })),

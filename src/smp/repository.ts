@@ -54,6 +54,7 @@ export async function publishedProcesses(db: Queryable, organization: Organizati
     `SELECT pr.scheme AS "processScheme", pr.value AS "processValue", tp.value AS "transportProfile", e.url,
             e.certificate, coalesce(e.service_description, ap.title) AS "serviceDescription",
             coalesce(e.technical_contact_url, 'mailto:' || app.contact_email, '') AS "technicalContactUrl",
+            e.require_business_level_signature AS "requireBusinessLevelSignature",
             e.activation_date AS "activationDate", e.expiration_date AS "expirationDate"
        FROM ${PUBLISHED}
       WHERE ${OF_ORGANIZATION} AND dt.scheme = $3 AND dt.value = $4

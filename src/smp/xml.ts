@@ -16,6 +16,7 @@ export interface PublishedEndpoint {
   certificate: string;
   serviceDescription: string;
   technicalContactUrl: string;
+  requireBusinessLevelSignature: boolean;
   activationDate: string | null;
   expirationDate: string | null;
 }
@@ -90,7 +91,7 @@ function endpointXml(endpoint: PublishedEndpoint) {
   return {
     '@transportProfile': xmlText(endpoint.transportProfile),
     'wsa:EndpointReference': { 'wsa:Address': xmlText(endpoint.url) },
-    'smp:RequireBusinessLevelSignature': 'false',
+    'smp:RequireBusinessLevelSignature': String(endpoint.requireBusinessLevelSignature),
     ...(endpoint.activationDate ? { 'smp:ServiceActivationDate': endpoint.activationDate } : {}),
     ...(endpoint.expirationDate ? { 'smp:ServiceExpirationDate': endpoint.expirationDate } : {}),
     'smp:Certificate': endpoint.certificate,

@@ -213,6 +213,7 @@ function Endpoints({ endpoints }: { endpoints: Endpoint[] }) {
             {' · '}{expiry
               ? <span class={`expiry${expired ? ' failed' : ''}`}>{t('certificateExpires')} {expiry.slice(0, 10)}{expired ? ` (${t('expired')})` : ''}</span>
               : <span class="hint">{t('noCertificate')}</span>}
+            {endpoint.requireBusinessLevelSignature ? <> · {t('requireBusinessLevelSignature')}</> : null}
           </li>
         );
       })}
@@ -252,6 +253,7 @@ const accessPoints: ResourceKind<AccessPoint, Schemas['AccessPointForm']> = {
       technicalContactUrl: optional(text(form, 'endpoints[0].technicalContactUrl')),
       serviceActivationDate: localToIso(text(form, 'endpoints[0].serviceActivationDate')),
       serviceExpirationDate: localToIso(text(form, 'endpoints[0].serviceExpirationDate')),
+      requireBusinessLevelSignature: new FormData(form).has('endpoints[0].requireBusinessLevelSignature'),
     };
     // The form edits the first endpoint; the others stay as they are.
     return { title: text(form, 'title'), provider: { identifier: text(form, 'provider') }, endpoints: [...(url ? [endpoint] : []), ...others.map(endpointForm)] };
@@ -285,6 +287,7 @@ function AccessPointFields({ current, error }: { current: AccessPoint | undefine
         <Field label={t('technicalContactUrl')} name={field('technicalContactUrl')} type="url" placeholder="https:// mailto:" defaultValue={endpoint?.technicalContactUrl} error={error(field('technicalContactUrl'))} />
         <Field label={t('serviceActivationDate')} name={field('serviceActivationDate')} type="datetime-local" step={1} defaultValue={isoToLocal(endpoint?.serviceActivationDate)} error={error(field('serviceActivationDate'))} />
         <Field label={t('serviceExpirationDate')} name={field('serviceExpirationDate')} type="datetime-local" step={1} defaultValue={isoToLocal(endpoint?.serviceExpirationDate)} error={error(field('serviceExpirationDate'))} />
+        <Check label={t('requireBusinessLevelSignature')} name={field('requireBusinessLevelSignature')} defaultChecked={endpoint?.requireBusinessLevelSignature} />
       </fieldset>
     </>
   );
