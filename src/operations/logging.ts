@@ -1,4 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 
 type LoggerOptions = Exclude<NonNullable<FastifyServerOptions['logger']>, boolean>;
 
@@ -22,6 +23,14 @@ const REDACTED_PATHS = [
 /** JSON lines (pino's format) with the request id under `reqId`, and the redactions above. */
 export function loggerOptions(level: string, stream?: LoggerOptions['stream']): LoggerOptions {
   return { level, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' }, ...(stream ? { stream } : {}) };
+}
+
+/**
+ * Standard output, written in blocks of 4 KiB or more, at the latest every quarter of a second, and all of it when the
+ * process exits. A write per line (pino's default) cost a tenth of the main thread under load.
+ */
+export function bufferedStandardOutput() {
+  return pino.destination({ dest: 1, minLength: 4096, periodicFlush: 250 });
 }
 
 declare module 'fastify' {
