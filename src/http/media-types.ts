@@ -1,6 +1,7 @@
 import accepts from '@fastify/accepts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { synchronousHook } from './synchronous-hook.js';
 import { NotAcceptableError, UnsupportedMediaTypeError } from '../core/errors.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -89,7 +90,7 @@ async function mediaTypes(fastify: FastifyInstance) {
     fastify.getDefaultJsonParser('error', 'error'),
   );
 
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', synchronousHook((request, reply) => {
     const negotiation = negotiationOf(request);
     if (!negotiation) return;
     const responseType = responseTypeOf(request, negotiation);
@@ -105,7 +106,7 @@ async function mediaTypes(fastify: FastifyInstance) {
         throw new UnsupportedMediaTypeError(contentType, [...negotiation.bodyTypes]);
       }
     }
-  });
+  }));
 }
 
 export default fp(mediaTypes, { name: 'media-types' });
