@@ -59,6 +59,7 @@ async function serve(config: Config): Promise<void> {
     smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
     db,
     logger: loggerOptions(config.LOG_LEVEL, logOutput),
+    logReads: config.LOG_REQUESTS,
     bodyLimit: config.BODY_LIMIT,
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
     sml,

@@ -44,15 +44,26 @@ declare module 'fastify' {
   }
 }
 
-const isQuiet = (request: FastifyRequest) => request.routeOptions.config.quietLog?.(request) === true;
+const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
 
-/** Fastify's request lines, except for the routes marked `quietLog`. */
+/**
+ * Fastify's request lines, except for the routes marked `quietLog` and, when the operator turned them off
+ * (`LOG_REQUESTS=false`), for every read: then only writes and 5xx answers write them.
+ */
 export class RequestLogController extends LogController {
+  constructor(private readonly logReads = true) {
+    super();
+  }
+
+  private isQuiet(request: FastifyRequest): boolean {
+    return (!this.logReads && isRead(request)) || request.routeOptions.config.quietLog?.(request) === true;
+  }
+
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
-    if (!isQuiet(request)) super.incomingRequest(request, reply);
+    if (!this.isQuiet(request)) super.incomingRequest(request, reply);
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (error || reply.statusCode >= 500 || !isQuiet(request)) super.requestCompleted(error, request, reply);
+    if (error || reply.statusCode >= 500 || !this.isQuiet(request)) super.requestCompleted(error, request, reply);
   }
 }
