@@ -57,6 +57,8 @@ declare module 'fastify' {
 export interface AppOptions {
   db: Database;
   logger?: FastifyServerOptions['logger'];
+  /** `false`: reads answered below 500 write no request lines (LOG_REQUESTS); default true. */
+  logReads?: boolean;
   bodyLimit?: number;
   loginThrottle?: LoginThrottleOptions;
   /** The browser console; `false` serves none. */
@@ -87,7 +89,7 @@ export interface SmpOptions {
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
-    logController: new RequestLogController(),
+    logController: new RequestLogController(options.logReads),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: requestIdOf,
     // During shutdown, requests that still reach the service are answered (with Connection: close), not

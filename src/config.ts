@@ -12,6 +12,8 @@ const ConfigSchema = Type.Object({
   /** The demo set (providers, a SERVICE_PROVIDER user, participants); default: only on the embedded database. */
   REGISTRY_DEMO: Type.Optional(Type.Boolean()),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  /** `false`: reads (GET, HEAD) answered below 500 write no request lines; writes and 5xx still do. */
+  LOG_REQUESTS: Type.Boolean({ default: true }),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
   /** Processes serving the API on one port (node:cluster); more than 1 only on PostgreSQL. */

@@ -7,7 +7,7 @@ import { baseUrlOf, prepare, welcome } from './setup/first-start.js';
 import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
-import { loggerOptions } from './operations/logging.js';
+import { bufferedStandardOutput, loggerOptions } from './operations/logging.js';
 import { buildManagementServer } from './operations/management.js';
 
 const config = loadConfig();
@@ -53,11 +53,13 @@ async function serve(config: Config): Promise<void> {
   // A worker's primary has already made the first start.
   const setup = cluster.isWorker ? undefined : await prepare(db, config);
   const sml = smlOptionsOf(config);
+  const logOutput = bufferedStandardOutput();
   const app = await buildApp({
     // The signed answers are kept: the change log tells the cache every committed change (app.ts).
     smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
     db,
-    logger: loggerOptions(config.LOG_LEVEL),
+    logger: loggerOptions(config.LOG_LEVEL, logOutput),
+    logReads: config.LOG_REQUESTS,
     bodyLimit: config.BODY_LIMIT,
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
     sml,
@@ -86,5 +88,6 @@ async function serve(config: Config): Promise<void> {
   const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
   app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
   const message = setup && welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));
-  if (message) console.log(message);
+  // Through the log's buffer, so it follows the lines logged before it.
+  if (message) logOutput.write(`${message}\n`);
 }

@@ -1,5 +1,5 @@
 import basicAuth from '@fastify/basic-auth';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, UnauthorizedError } from '../core/errors.js';
 
@@ -62,10 +62,6 @@ async function authentication(fastify: FastifyInstance, options: { credentials: 
       request.caller = caller;
     },
   });
-  const checkCredentials = (request: FastifyRequest, reply: FastifyReply) =>
-    new Promise<void>((resolve, reject) =>
-      fastify.basicAuth(request, reply, (error?: Error) => (error ? reject(error) : resolve())),
-    );
 
   fastify.addHook('onRoute', (route) => {
     if (route.url.startsWith(API_PREFIX) && !route.config?.access) {
@@ -73,16 +69,18 @@ async function authentication(fastify: FastifyInstance, options: { credentials: 
     }
   });
 
-  fastify.addHook('onRequest', async (request, reply) => {
+  // A callback hook: an anonymous read passes without a promise; credentials are checked in basic-auth's callback.
+  fastify.addHook('onRequest', (request, reply, done) => {
     const rule = request.routeOptions.config.access;
-    if (!rule) return;
+    if (!rule) return done();
     const allowed = typeof rule === 'function' ? rule(request) : rule;
     if (request.headers.authorization === undefined) {
-      if (allowed.includes(ANONYMOUS)) return;
-      throw new UnauthorizedError();
+      return done(allowed.includes(ANONYMOUS) ? undefined : new UnauthorizedError());
     }
-    await checkCredentials(request, reply);
-    if (!request.caller || !allowed.includes(request.caller.role)) throw new ForbiddenError();
+    fastify.basicAuth(request, reply, (error?: Error) => {
+      if (error) return done(error);
+      done(request.caller && allowed.includes(request.caller.role) ? undefined : new ForbiddenError());
+    });
   });
 }
 

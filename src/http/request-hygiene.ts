@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { synchronousHook } from './synchronous-hook.js';
 import { fieldError, ValidationError, type FieldError } from '../core/errors.js';
 
 /**
@@ -7,7 +8,7 @@ import { fieldError, ValidationError, type FieldError } from '../core/errors.js'
  * and strings holding NUL characters, which PostgreSQL cannot store, are refused field by field.
  */
 async function requestHygiene(fastify: FastifyInstance) {
-  fastify.addHook('preValidation', async (request) => {
+  fastify.addHook('preValidation', synchronousHook((request) => {
     const violations: FieldError[] = [];
     // Named like the schema's own errors: the body by its object name, then queryParameters, pathVariables.
     // The rejected value is not echoed: it may be a password.
@@ -19,7 +20,7 @@ async function requestHygiene(fastify: FastifyInstance) {
     findNul(request.params, '', collect('pathVariables'));
     const [first] = violations;
     if (first) throw new ValidationError(first.objectName, violations);
-  });
+  }));
 }
 
 type Violation = { code: string; defaultMessage: string };

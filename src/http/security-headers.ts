@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { synchronousHook } from './synchronous-hook.js';
 
 /** The header constants the specification shows on every response, errors included. */
 export const SECURITY_HEADERS = {
@@ -13,9 +14,9 @@ export const SECURITY_HEADERS = {
 } as const;
 
 async function securityHeaders(fastify: FastifyInstance) {
-  fastify.addHook('onRequest', async (_request, reply) => {
+  fastify.addHook('onRequest', synchronousHook((_request, reply) => {
     reply.headers(SECURITY_HEADERS);
-  });
+  }));
 }
 
 export default fp(securityHeaders, { name: 'security-headers' });

@@ -1,4 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 
 type LoggerOptions = Exclude<NonNullable<FastifyServerOptions['logger']>, boolean>;
 
@@ -24,6 +25,14 @@ export function loggerOptions(level: string, stream?: LoggerOptions['stream']): 
   return { level, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' }, ...(stream ? { stream } : {}) };
 }
 
+/**
+ * Standard output, written in blocks of 4 KiB or more, at the latest every quarter of a second, and all of it when the
+ * process exits. A write per line (pino's default) cost a tenth of the main thread under load.
+ */
+export function bufferedStandardOutput() {
+  return pino.destination({ dest: 1, minLength: 4096, periodicFlush: 250 });
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
@@ -35,15 +44,26 @@ declare module 'fastify' {
   }
 }
 
-const isQuiet = (request: FastifyRequest) => request.routeOptions.config.quietLog?.(request) === true;
+const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
 
-/** Fastify's request lines, except for the routes marked `quietLog`. */
+/**
+ * Fastify's request lines, except for the routes marked `quietLog` and, when the operator turned them off
+ * (`LOG_REQUESTS=false`), for every read: then only writes and 5xx answers write them.
+ */
 export class RequestLogController extends LogController {
+  constructor(private readonly logReads = true) {
+    super();
+  }
+
+  private isQuiet(request: FastifyRequest): boolean {
+    return (!this.logReads && isRead(request)) || request.routeOptions.config.quietLog?.(request) === true;
+  }
+
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
-    if (!isQuiet(request)) super.incomingRequest(request, reply);
+    if (!this.isQuiet(request)) super.incomingRequest(request, reply);
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (error || reply.statusCode >= 500 || !isQuiet(request)) super.requestCompleted(error, request, reply);
+    if (error || reply.statusCode >= 500 || !this.isQuiet(request)) super.requestCompleted(error, request, reply);
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { synchronousHook } from '../http/synchronous-hook.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { deliveryStatus, type DeliveryStatus } from '../changes/delivery.js';
 import type { Database } from '../db/database.js';
@@ -64,11 +65,11 @@ export function createMetrics(db: Database, openConnections: () => Promise<numbe
 async function requestMetrics(fastify: FastifyInstance, options: { registry: Registry }) {
   const requests = options.registry.getSingleMetric('http_requests_total') as Counter<'method' | 'route' | 'status'>;
   const durations = options.registry.getSingleMetric('http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'>;
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', synchronousHook((request, reply) => {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
     requests.inc(labels);
     durations.observe(labels, reply.elapsedTime / 1000);
-  });
+  }));
 }
 
 export default fp(requestMetrics, { name: 'request-metrics' });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { synchronousHook } from '../http/synchronous-hook.js';
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -16,9 +17,9 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /** Answers every request, errors included, with the id its log lines carry. */
 async function requestIdHeader(fastify: FastifyInstance) {
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', synchronousHook((request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-  });
+  }));
 }
 
 export default fp(requestIdHeader, { name: 'request-id' });

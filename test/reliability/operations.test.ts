@@ -145,4 +145,25 @@ describe('logs', () => {
     const metrics = await management.server.inject({ url: '/metrics' });
     expect(metrics.body).toContain('http_requests_total{method="GET",route="/businesscard/:participantId",status="404"} 1');
   });
+
+  it('leave out the request lines of reads when the operator turns them off (LOG_REQUESTS=false), not those of writes', async () => {
+    const quietLines: string[] = [];
+    const quiet = await buildApp({ db: t.db, logReads: false, logger: loggerOptions('info', { write: (line: string) => void quietLines.push(line) }) });
+    try {
+      const admin = t.users.admin;
+      const read = await quiet.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'quiet-read' } });
+      expect(read.statusCode).toBe(200);
+      const write = await quiet.inject({
+        method: 'POST', url: '/rest/api/users', headers: { authorization: admin.authorization, 'x-request-id': 'logged-write', 'content-type': 'application/json' },
+        payload: { username: `quiet-${randomUUID().slice(0, 8)}`, password: 'Quiet-Passw0rd-12', role: 'ADMIN' },
+      });
+      expect(write.statusCode, write.body).toBe(201);
+      const messagesOf = (reqId: string) => quietLines.map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry.reqId === reqId).map((entry) => entry.msg);
+      expect(messagesOf('quiet-read')).toEqual([]);
+      expect(messagesOf('logged-write')).toEqual(['incoming request', 'request completed']);
+    } finally {
+      await quiet.close();
+    }
+  });
 });
