@@ -59,19 +59,19 @@ describe('the catalogue cache of one instance', () => {
   it('does not keep a snapshot whose load began before a change it heard', async () => {
     const process = await addProcess(t.app, t.users.admin);
     const cache = new CatalogueCache(t.db);
-    const loading = cache.snapshot();
+    const loading = cache.rows('process');
     await t.db.query(`UPDATE processes SET title = 'Changed during the load' WHERE id = $1`, [process.identifier]);
     cache.onChange({ seq: 0, resource: 'process', identifier: process.identifier, operation: 'update' });
     await loading;
-    expect((await cache.process(process.identifier))?.title).toBe('Changed during the load');
+    expect((await cache.rows('process')).row(process.identifier)?.title).toBe('Changed during the load');
   });
 
   it('ignores changes of participants and users', async () => {
     const cache = new CatalogueCache(t.db);
-    const first = await cache.snapshot();
+    const first = await cache.rows('process');
     cache.onChange({ seq: 0, resource: 'participant', identifier: 'iso6523-actorid-upis::0192:x', operation: 'create' });
     cache.onChange({ seq: 0, resource: 'user', identifier: unique('user'), operation: 'update' });
-    expect(await cache.snapshot()).toBe(first);
+    expect(await cache.rows('process')).toBe(first);
   });
 });
 
