@@ -25,7 +25,7 @@ export const ACCESS_POINT_PROVIDER_TIE_BREAKER = 'app.id';
 
 /** Access point providers as the catalogue cache holds them. */
 export const ACCESS_POINT_PROVIDER_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: 'access_point_providers app', id: 'app.id' },
+  table: { select: COLUMNS, from: 'access_point_providers app', id: ACCESS_POINT_PROVIDER_TIE_BREAKER },
   sortable: ACCESS_POINT_PROVIDER_SORTABLE,
   builtFrom: ['access-point-provider'],
 };

@@ -33,7 +33,7 @@ export const ACCESS_POINT_TIE_BREAKER = 'ap.id';
 
 /** Access points as the catalogue cache holds them: they show their provider and their endpoints' transport profiles. */
 export const ACCESS_POINT_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: FROM, id: 'ap.id' },
+  table: { select: COLUMNS, from: FROM, id: ACCESS_POINT_TIE_BREAKER },
   sortable: ACCESS_POINT_SORTABLE,
   builtFrom: ['access-point', 'access-point-provider', 'transport-profile'],
 };

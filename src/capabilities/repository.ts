@@ -12,7 +12,7 @@ export const CAPABILITY_TIE_BREAKER = 'c.id';
 
 /** Capabilities as the catalogue cache holds them. */
 export const CAPABILITY_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: 'capabilities c', id: 'c.id' },
+  table: { select: COLUMNS, from: 'capabilities c', id: CAPABILITY_TIE_BREAKER },
   sortable: CAPABILITY_SORTABLE,
   builtFrom: ['capability'],
 };

@@ -21,7 +21,7 @@ import type { TransportProfile } from '../transport-profiles/schemas.js';
 
 /** A resource the catalogue cache holds whole, declared next to its SQL. */
 export interface CatalogueTable {
-  /** Where its responses are read from; its rows are held in `table.id` order, the tie-breaker of its pages. */
+  /** Where its responses are read from; its rows are held in `table.id` order: its id is the tie-breaker of its pages. */
   table: ResourceTable;
   sortable: Sortable;
   /** The change-log kinds its responses show: its own and every one they embed. A change of any drops its rows. */

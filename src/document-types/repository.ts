@@ -26,7 +26,7 @@ export const DOCUMENT_TYPE_TIE_BREAKER = 'd.id';
 
 /** Document types as the catalogue cache holds them: they show their processes. */
 export const DOCUMENT_TYPE_ROWS: CatalogueTable = {
-  table: { select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: 'd.id' },
+  table: { select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: DOCUMENT_TYPE_TIE_BREAKER },
   sortable: DOCUMENT_TYPE_SORTABLE,
   builtFrom: ['document-type', 'process'],
 };

@@ -107,7 +107,7 @@ export const processesNamed = async (db: Queryable, ids: readonly string[], name
 
 /** Processes as the catalogue cache holds them: they show their capabilities, document types and dependencies. */
 export const PROCESS_ROWS: CatalogueTable = {
-  table: { select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: 'p.id' },
+  table: { select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: PROCESS_TIE_BREAKER },
   sortable: PROCESS_SORTABLE,
   builtFrom: ['process', 'document-type', 'capability'],
 };

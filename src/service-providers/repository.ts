@@ -22,7 +22,7 @@ export const SERVICE_PROVIDER_TIE_BREAKER = 'sp.id';
 
 /** Service providers as the catalogue cache holds them: they show their access point's title. */
 export const SERVICE_PROVIDER_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: FROM, id: 'sp.id' },
+  table: { select: COLUMNS, from: FROM, id: SERVICE_PROVIDER_TIE_BREAKER },
   sortable: SERVICE_PROVIDER_SORTABLE,
   builtFrom: ['service-provider', 'access-point'],
 };

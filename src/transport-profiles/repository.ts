@@ -19,7 +19,7 @@ export const TRANSPORT_PROFILE_TIE_BREAKER = 't.id';
 
 /** Transport profiles as the catalogue cache holds them. */
 export const TRANSPORT_PROFILE_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: 'transport_profiles t', id: 't.id' },
+  table: { select: COLUMNS, from: 'transport_profiles t', id: TRANSPORT_PROFILE_TIE_BREAKER },
   sortable: TRANSPORT_PROFILE_SORTABLE,
   builtFrom: ['transport-profile'],
 };
