@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../src/app.js';
-import { CatalogueCache } from '../src/catalogue/cache.js';
-import { appendChange, SYSTEM_ACTOR } from '../src/changes/log.js';
-import { asAdmin, expectStatus } from './helpers/administration.js';
+import { ACCESS_POINT_PROVIDER_ROWS } from '../src/access-point-providers/repository.js';
+import { ACCESS_POINT_ROWS } from '../src/access-points/repository.js';
+import { buildApp, type App } from '../src/app.js';
+import { CAPABILITY_ROWS } from '../src/capabilities/repository.js';
+import { CatalogueCache, type CatalogueKind, type CatalogueTable } from '../src/catalogue/cache.js';
+import { appendChange, SYSTEM_ACTOR, type ChangeResource } from '../src/changes/log.js';
+import { pageRequest } from '../src/core/paging.js';
+import type { Database } from '../src/db/database.js';
+import { resourceReads } from '../src/db/sql.js';
+import { DOCUMENT_TYPE_ROWS } from '../src/document-types/repository.js';
+import { PROCESS_ROWS } from '../src/processes/repository.js';
+import { SERVICE_PROVIDER_ROWS } from '../src/service-providers/repository.js';
+import { TRANSPORT_PROFILE_ROWS } from '../src/transport-profiles/repository.js';
+import { asAdmin, contactForm, expectStatus } from './helpers/administration.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
+import { expectErrorBody } from './helpers/assertions.js';
 import { addProcess, documentTypeForm, processForm } from './helpers/catalogue.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { addParticipant, byQualified } from './helpers/participants.js';
@@ -14,6 +25,60 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(() => t?.close());
+
+/** Each kind the cache holds: where the API serves it, its rows for the cache, and the form of a new one titled `title`. */
+interface Kind {
+  kind: CatalogueKind;
+  path: string;
+  rows: CatalogueTable;
+  form(title: string): Record<string, unknown>;
+}
+
+const KINDS: Kind[] = [
+  { kind: 'process', path: '/rest/api/processes', rows: PROCESS_ROWS, form: (title) => processForm({ title }) },
+  { kind: 'document-type', path: '/rest/api/document-types', rows: DOCUMENT_TYPE_ROWS, form: (title) => documentTypeForm({ title }) },
+  { kind: 'capability', path: '/rest/api/capabilities', rows: CAPABILITY_ROWS, form: (title) => ({ title }) },
+  {
+    kind: 'transport-profile', path: '/rest/api/transport-profiles', rows: TRANSPORT_PROFILE_ROWS,
+    form: (title) => ({ value: unique('peppol-transport'), title }),
+  },
+  {
+    kind: 'access-point-provider', path: '/rest/api/access-point-providers', rows: ACCESS_POINT_PROVIDER_ROWS,
+    form: (title) => ({ title, contact: contactForm() }),
+  },
+  {
+    kind: 'access-point', path: '/rest/api/accessPoints', rows: ACCESS_POINT_ROWS,
+    form: (title) => ({ title, provider: { identifier: t.fixture.accessPointProviderId }, endpoints: [] }),
+  },
+  {
+    kind: 'service-provider', path: '/rest/api/service-providers', rows: SERVICE_PROVIDER_ROWS,
+    form: (title) => ({ title, accessPoint: { identifier: t.fixture.accessPointId } }),
+  },
+];
+
+/** A resource added through the API, with the form it was added with (to update it with). */
+interface Added {
+  path: string;
+  identifier: string;
+  form: Record<string, unknown>;
+}
+
+async function added(path: string, form: Record<string, unknown>): Promise<Added> {
+  const { identifier } = expectStatus(await call(t.app, { method: 'POST', url: path, user: t.users.admin, payload: form }), 201);
+  return { path, identifier, form };
+}
+
+const retitled = async (resource: Added, title: string, app: App = t.app) =>
+  expectStatus(await call(app, { method: 'PUT', url: `${resource.path}/${resource.identifier}`, user: t.users.admin,
+    payload: { ...resource.form, title } }), 200);
+
+/** The resource as `app` answers its get, after checking that its find lists the same. */
+async function read(resource: Added, app: App = t.app) {
+  const one = expectStatus(await call(app, { url: `${resource.path}/${resource.identifier}`, user: t.users.admin }), 200);
+  const page = expectStatus(await call(app, { url: `${resource.path}?size=2000`, user: t.users.admin }), 200);
+  expect(page.content.filter((row: { identifier: string }) => row.identifier === resource.identifier)).toEqual([one]);
+  return one;
+}
 
 const getProcess = async (app: App, id: string) => expectStatus(await call(app, { url: `/rest/api/processes/${id}`, user: null }), 200);
 
@@ -59,19 +124,134 @@ describe('the catalogue cache of one instance', () => {
   it('does not keep a snapshot whose load began before a change it heard', async () => {
     const process = await addProcess(t.app, t.users.admin);
     const cache = new CatalogueCache(t.db);
-    const loading = cache.snapshot();
+    const loading = cache.rows('process');
     await t.db.query(`UPDATE processes SET title = 'Changed during the load' WHERE id = $1`, [process.identifier]);
     cache.onChange({ seq: 0, resource: 'process', identifier: process.identifier, operation: 'update' });
     await loading;
-    expect((await cache.process(process.identifier))?.title).toBe('Changed during the load');
+    expect((await cache.rows('process')).row(process.identifier)?.title).toBe('Changed during the load');
   });
 
-  it('ignores changes of participants and users', async () => {
+  const DROPPED_BY: Record<ChangeResource, CatalogueKind[]> = {
+    process: ['process', 'document-type'],
+    'document-type': ['process', 'document-type'],
+    capability: ['process', 'capability'],
+    'transport-profile': ['transport-profile', 'access-point'],
+    'access-point-provider': ['access-point-provider', 'access-point'],
+    'access-point': ['access-point', 'service-provider'],
+    'service-provider': ['service-provider'],
+    participant: [],
+    user: [],
+  };
+
+  it.each(Object.entries(DROPPED_BY))('drops on a change of a %s exactly the kinds that show it: %j', async (resource, dropped) => {
     const cache = new CatalogueCache(t.db);
-    const first = await cache.snapshot();
-    cache.onChange({ seq: 0, resource: 'participant', identifier: 'iso6523-actorid-upis::0192:x', operation: 'create' });
-    cache.onChange({ seq: 0, resource: 'user', identifier: unique('user'), operation: 'update' });
-    expect(await cache.snapshot()).toBe(first);
+    const held = async () => Promise.all(KINDS.map(({ kind }) => cache.rows(kind)));
+    const before = await held();
+    cache.onChange({ seq: 0, resource: resource as ChangeResource, identifier: unique('changed'), operation: 'update' });
+    const after = await held();
+    expect(KINDS.filter((_, index) => after[index] !== before[index]).map(({ kind }) => kind).sort()).toEqual([...dropped].sort());
+  });
+});
+
+describe('every kind the cache holds', () => {
+  it.each(KINDS)('$kind: an add, an update and a delete through the API show in the very next get and page', async ({ path, form }) => {
+    const page = async () => expectStatus(await call(t.app, { url: `${path}?size=2000`, user: t.users.admin }), 200).content;
+    await page();
+    const resource = await added(path, form(unique('Held')));
+    expect(await read(resource)).toMatchObject({ title: resource.form.title });
+    const updated = await retitled(resource, 'Retitled through the API');
+    expect(await read(resource)).toEqual(updated);
+    expectStatus(await call(t.app, { method: 'DELETE', url: `${path}/${resource.identifier}`, user: t.users.admin }), 204);
+    expectErrorBody(await call(t.app, { url: `${path}/${resource.identifier}`, user: t.users.admin }), 404);
+    expect(await page()).not.toContainEqual(updated);
+  });
+
+  /** A resource shown inside another, and the title the other shows of it. */
+  type Answer = Awaited<ReturnType<typeof read>>;
+  const EMBEDDED: Array<{ shown: string; make(): Promise<{ embedded: Added; embedding: Added; title(embedding: Answer): string }> }> = [
+    { shown: 'a capability in its process', async make() {
+      const embedded = await added('/rest/api/capabilities', { title: unique('Capability') });
+      const embedding = await added('/rest/api/processes', processForm({ capabilities: [{ identifier: embedded.identifier }] }));
+      return { embedded, embedding, title: (process) => process.capabilities[0].title };
+    } },
+    { shown: 'a document type in its process', async make() {
+      const embedding = await added('/rest/api/processes', processForm());
+      const embedded = await added('/rest/api/document-types', documentTypeForm({ processes: [{ identifier: embedding.identifier }] }));
+      return { embedded, embedding, title: (process) => process.documentTypes[0].title };
+    } },
+    { shown: 'a process in its document type', async make() {
+      const embedding = await added('/rest/api/document-types', documentTypeForm());
+      const embedded = await added('/rest/api/processes', processForm({ documentTypes: [{ identifier: embedding.identifier }] }));
+      return { embedded, embedding, title: (documentType) => documentType.processes[0].title };
+    } },
+    { shown: 'a transport profile in an access point', async make() {
+      const embedded = await added('/rest/api/transport-profiles', { value: unique('peppol-transport'), title: 'AS4' });
+      const embedding = await added('/rest/api/accessPoints', { title: unique('Access point'), provider: { identifier: t.fixture.accessPointProviderId },
+        endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: embedded.form.value } }] });
+      return { embedded, embedding, title: (accessPoint) => accessPoint.endpoints[0].transportProfile.title };
+    } },
+    { shown: 'an access point provider in its access point', async make() {
+      const embedded = await added('/rest/api/access-point-providers', { title: unique('AP provider'), contact: contactForm() });
+      const embedding = await added('/rest/api/accessPoints', { title: unique('Access point'), provider: { identifier: embedded.identifier }, endpoints: [] });
+      return { embedded, embedding, title: (accessPoint) => accessPoint.provider.title };
+    } },
+    { shown: 'an access point in its service provider', async make() {
+      const embedded = await added('/rest/api/accessPoints', { title: unique('Access point'), provider: { identifier: t.fixture.accessPointProviderId }, endpoints: [] });
+      const embedding = await added('/rest/api/service-providers', { title: unique('Service provider'), accessPoint: { identifier: embedded.identifier } });
+      return { embedded, embedding, title: (serviceProvider) => serviceProvider.accessPoint.title };
+    } },
+  ];
+
+  it.each(EMBEDDED)('shows $shown retitled in the very next get and page', async ({ make }) => {
+    const { embedded, embedding, title } = await make();
+    expect(title(await read(embedding))).toBe(embedded.form.title);
+    await retitled(embedded, 'Retitled where it is shown');
+    expect(title(await read(embedding))).toBe('Retitled where it is shown');
+  });
+
+  it.each(KINDS)('$kind: pages in every sort as the database does, ties, nulls and collation included', async ({ path, form, rows }) => {
+    for (const title of ['beta', 'Beta', 'alpha', 'Ål', '_under', 'Zed', 'beta']) await added(path, form(title));
+    const properties = Object.keys(rows.sortable);
+    const sorts = [...properties.flatMap((property) => [[property], [`${property},desc`]]), [`${properties.at(-1)},desc`, properties[0] as string]];
+    const fromDatabase = resourceReads(rows.table).findAll;
+    for (const sort of sorts) {
+      for (const query of [{ page: 0, size: 2000, sort }, { page: 1, size: 3, sort }]) {
+        const url = `${path}?page=${query.page}&size=${query.size}&${sort.map((term) => `sort=${encodeURIComponent(term)}`).join('&')}`;
+        const served = expectStatus(await call(t.app, { url, user: t.users.admin }), 200);
+        const expected = await fromDatabase(t.db, pageRequest(query, rows.sortable, rows.table.id));
+        expect({ total: served.totalElements, rows: served.content }, url).toEqual(expected);
+      }
+    }
+  });
+});
+
+describe('while the database is unreachable', () => {
+  let cut = false;
+  let app: App;
+  beforeAll(async () => {
+    const unreachable = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    const db: Database = { ...t.db, query: (sql, params) => (cut ? unreachable() : t.db.query(sql, params)) };
+    app = await buildApp({ db, console: false });
+    await app.ready();
+  });
+  afterAll(async () => {
+    cut = false;
+    await app?.close();
+  });
+
+  it('answers the pages and gets it holds from memory, and a read that needs the database with a clean 503', async () => {
+    const resources = await Promise.all(KINDS.map(({ path, form }) => added(path, form(unique('Held')))));
+    const urls = resources.flatMap(({ path, identifier }) => [`${path}?size=5`, `${path}?sort=title,desc&page=1&size=2`, `${path}/${identifier}`]);
+    const before = await Promise.all(urls.map((url) => call(app, { url, user: t.users.admin })));
+    cut = true;
+    for (const [index, url] of urls.entries()) {
+      const during = await call(app, { url, user: t.users.admin });
+      expect(during.statusCode, url).toBe(200);
+      expect(during.body, url).toBe(before[index]?.body);
+    }
+    const participants = await call(app, { url: '/rest/api/participants', user: t.users.admin });
+    expect(participants.statusCode).toBe(503);
+    expect(participants.json()).toMatchObject({ status: 503, error: 'Service Unavailable', exception: 'ServiceUnavailableError' });
   });
 });
 
@@ -90,6 +270,13 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     await retitle(process, 'Retitled on the first instance');
     // NOTIFY carries the signal (the safety poll is 10 s away): the other instance hears it soon.
     await vi.waitFor(async () => expect((await getProcess(other, process.identifier)).title).toBe('Retitled on the first instance'), { timeout: 5000 });
+  });
+
+  it.each(KINDS)('$kind: a change through one instance is served by the other once it has heard it', async ({ path, form }) => {
+    const resource = await added(path, form(unique('Held')));
+    expect(await read(resource, other)).toMatchObject({ title: resource.form.title });
+    const updated = await retitled(resource, 'Retitled on the first instance');
+    await vi.waitFor(async () => expect(await read(resource, other)).toEqual(updated), { timeout: 5000 });
   });
 
   it('a process created on one instance fills a participant read on the other even before the change is heard', async () => {

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';
+import type { CatalogueTable } from '../catalogue/cache.js';
 import type { Sortable } from '../core/paging.js';
 import type { AccessPointProvider, AccessPointProviderForm } from './schemas.js';
 
@@ -22,8 +23,15 @@ const COLUMNS = `app.id AS identifier, app.title, ${contactJson('app')} AS conta
 export const ACCESS_POINT_PROVIDER_SORTABLE: Sortable = { identifier: 'app.id', title: 'app.title', 'contact.name': 'app.contact_name' };
 export const ACCESS_POINT_PROVIDER_TIE_BREAKER = 'app.id';
 
+/** Access point providers as the catalogue cache holds them. */
+export const ACCESS_POINT_PROVIDER_ROWS: CatalogueTable = {
+  table: { select: COLUMNS, from: 'access_point_providers app', id: ACCESS_POINT_PROVIDER_TIE_BREAKER },
+  sortable: ACCESS_POINT_PROVIDER_SORTABLE,
+  builtFrom: ['access-point-provider'],
+};
+
 export const { findAll: findAccessPointProviders, getById: getAccessPointProvider } =
-  resourceReads<AccessPointProvider>({ select: COLUMNS, from: 'access_point_providers app', id: 'app.id' });
+  resourceReads<AccessPointProvider>(ACCESS_POINT_PROVIDER_ROWS.table);
 
 const values = (form: AccessPointProviderForm) =>
   [form.title, form.contact.name, form.contact.email ?? null, form.contact.phoneNumber ?? null];

@@ -1,4 +1,5 @@
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
+import { catalogueReads } from '../catalogue/reads.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
   ACCESS_POINT_PROVIDER_SORTABLE, ACCESS_POINT_PROVIDER_TIE_BREAKER, deleteAccessPointProvider, findAccessPointProviders,
@@ -17,6 +18,7 @@ export default managedResourceRoutes({
   tieBreaker: ACCESS_POINT_PROVIDER_TIE_BREAKER,
   find: findAccessPointProviders,
   get: getAccessPointProvider,
+  cached: catalogueReads('access-point-provider'),
   record: async (_tx, form) => form,
   insert: insertAccessPointProvider,
   update: updateAccessPointProvider,

@@ -3,6 +3,7 @@ import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
+import type { CatalogueTable } from '../catalogue/cache.js';
 import type { Sortable } from '../core/paging.js';
 import type { AccessPoint } from './schemas.js';
 
@@ -31,8 +32,14 @@ export const ACCESS_POINT_SORTABLE: Sortable = {
 };
 export const ACCESS_POINT_TIE_BREAKER = 'ap.id';
 
-export const { findAll: findAccessPoints, getById: getAccessPoint } =
-  resourceReads<AccessPoint>({ select: COLUMNS, from: FROM, id: 'ap.id' });
+/** Access points as the catalogue cache holds them: they show their provider and their endpoints' transport profiles. */
+export const ACCESS_POINT_ROWS: CatalogueTable = {
+  table: { select: COLUMNS, from: FROM, id: ACCESS_POINT_TIE_BREAKER },
+  sortable: ACCESS_POINT_SORTABLE,
+  builtFrom: ['access-point', 'access-point-provider', 'transport-profile'],
+};
+
+export const { findAll: findAccessPoints, getById: getAccessPoint } = resourceReads<AccessPoint>(ACCESS_POINT_ROWS.table);
 
 export interface EndpointRecord {
   url: string;

@@ -1,4 +1,5 @@
 import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repository.js';
+import { catalogueReads } from '../catalogue/reads.js';
 import type { Queryable } from '../db/database.js';
 import { resolveEach, resolveReference } from '../db/references.js';
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
@@ -97,6 +98,7 @@ export default managedResourceRoutes({
   tieBreaker: ACCESS_POINT_TIE_BREAKER,
   find: findAccessPoints,
   get: getAccessPoint,
+  cached: catalogueReads('access-point'),
   record: recordOf,
   insert: insertAccessPoint,
   update: updateAccessPoint,

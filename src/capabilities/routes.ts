@@ -1,4 +1,5 @@
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
+import { catalogueReads } from '../catalogue/reads.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
   CAPABILITY_SORTABLE, CAPABILITY_TIE_BREAKER, deleteCapability, findCapabilities, getCapability, insertCapability, updateCapability,
@@ -16,6 +17,7 @@ export default managedResourceRoutes({
   tieBreaker: CAPABILITY_TIE_BREAKER,
   find: findCapabilities,
   get: getCapability,
+  cached: catalogueReads('capability'),
   record: async (_tx, form) => form,
   insert: insertCapability,
   update: updateCapability,

@@ -1,64 +1,133 @@
+import { ACCESS_POINT_PROVIDER_ROWS } from '../access-point-providers/repository.js';
+import type { AccessPointProvider } from '../access-point-providers/schemas.js';
+import { ACCESS_POINT_ROWS } from '../access-points/repository.js';
+import type { AccessPoint } from '../access-points/schemas.js';
+import { CAPABILITY_ROWS } from '../capabilities/repository.js';
+import type { Capability } from '../capabilities/schemas.js';
 import type { ChangeNotice, ChangeResource } from '../changes/log.js';
+import type { PageRequest, Sortable, SortOrder } from '../core/paging.js';
+import { parseQualifiedIdentifier } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
 import type { ReferenceInput } from '../db/references.js';
-import { parseQualifiedIdentifier } from '../core/schemas.js';
-import { PROCESS_RESPONSE_COLUMNS } from '../processes/repository.js';
+import type { ResourceTable } from '../db/sql.js';
+import { DOCUMENT_TYPE_ROWS } from '../document-types/repository.js';
+import type { DocumentType } from '../document-types/schemas.js';
+import { PROCESS_ROWS } from '../processes/repository.js';
 import type { Process } from '../processes/schemas.js';
+import { SERVICE_PROVIDER_ROWS } from '../service-providers/repository.js';
+import type { ServiceProvider } from '../service-providers/schemas.js';
+import { TRANSPORT_PROFILE_ROWS } from '../transport-profiles/repository.js';
+import type { TransportProfile } from '../transport-profiles/schemas.js';
 
-/** The change-log kinds a snapshot is built from (or may be: a provider's title, an access point). */
-const CATALOGUE_KINDS: ReadonlySet<ChangeResource> = new Set<ChangeResource>([
-  'process', 'document-type', 'capability', 'transport-profile', 'access-point', 'access-point-provider',
-]);
+/** A resource the catalogue cache holds whole, declared next to its SQL. */
+export interface CatalogueTable {
+  /** Where its responses are read from; its rows are held in `table.id` order: its id is the tie-breaker of its pages. */
+  table: ResourceTable;
+  sortable: Sortable;
+  /** The change-log kinds its responses show: its own and every one they embed. A change of any drops its rows. */
+  builtFrom: readonly ChangeResource[];
+}
 
-/** The catalogue as it was committed at one moment, read-only. */
-export class CatalogueSnapshot {
-  private readonly byId: ReadonlyMap<string, Process>;
-  private readonly byQualifiedIdentifier: ReadonlyMap<string, Process>;
-  /** Each process's place in qualified identifier order, as the database collates it. */
-  private readonly rank: ReadonlyMap<string, number>;
+/** The row of each kind the cache holds, as the API shows it. */
+interface CatalogueRows {
+  process: Process;
+  'document-type': DocumentType;
+  capability: Capability;
+  'transport-profile': TransportProfile;
+  'access-point': AccessPoint;
+  'access-point-provider': AccessPointProvider;
+  'service-provider': ServiceProvider;
+}
 
-  /** `processes` in identifier order; `qualifiedOrder` their identifiers in qualified identifier order. */
-  constructor(readonly processes: readonly Process[], qualifiedOrder: readonly string[]) {
-    this.byId = new Map(processes.map((process) => [process.identifier, process]));
-    this.byQualifiedIdentifier = new Map(processes.map((process) => [process.qualifiedIdentifier, process]));
-    this.rank = new Map(qualifiedOrder.map((id, index) => [id, index]));
+export type CatalogueKind = keyof CatalogueRows;
+
+const TABLES: Readonly<Record<CatalogueKind, CatalogueTable>> = {
+  process: PROCESS_ROWS,
+  'document-type': DOCUMENT_TYPE_ROWS,
+  capability: CAPABILITY_ROWS,
+  'transport-profile': TRANSPORT_PROFILE_ROWS,
+  'access-point': ACCESS_POINT_ROWS,
+  'access-point-provider': ACCESS_POINT_PROVIDER_ROWS,
+  'service-provider': SERVICE_PROVIDER_ROWS,
+};
+
+const KINDS = Object.keys(TABLES) as CatalogueKind[];
+
+interface Identified {
+  identifier: string;
+  qualifiedIdentifier?: string;
+}
+
+/** The order a participant's processes are listed in. */
+const BY_QUALIFIED_IDENTIFIER: readonly SortOrder[] = [{ property: 'qualifiedIdentifier', direction: 'ASC' }];
+
+/** One resource's rows as committed at one moment, read-only, with each row's rank under each sortable property. */
+export class HeldRows<T extends Identified> {
+  private readonly indexById: ReadonlyMap<string, number>;
+  private readonly byQualifiedIdentifier: ReadonlyMap<string, T>;
+
+  /**
+   * `rows` in identifier order; `ranks` per sortable property, indexed as `rows`: equal values share a rank, and
+   * the ranks follow the database's order (its collation, nulls last), so a page sorts here as the database sorts it.
+   */
+  constructor(readonly rows: readonly T[], private readonly ranks: ReadonlyMap<string, readonly number[]>) {
+    this.indexById = new Map(rows.map((row, index) => [row.identifier, index]));
+    this.byQualifiedIdentifier = new Map(rows.flatMap((row) => row.qualifiedIdentifier === undefined ? [] : [[row.qualifiedIdentifier, row]]));
   }
 
-  process(id: string): Process | undefined {
-    return this.byId.get(id);
+  row(id: string): T | undefined {
+    const index = this.indexById.get(id);
+    return index === undefined ? undefined : this.rows[index];
   }
 
-  /** The process a reference names, as resolveReferences reads it: by identifier, else by qualified identifier. */
-  processNamed(reference: ReferenceInput): Process | undefined {
-    if (reference.identifier) return this.byId.get(reference.identifier.toLowerCase());
+  /** The row a reference names, as resolveReferences reads it: by identifier, else by qualified identifier (if rows have one). */
+  named(reference: ReferenceInput): T | undefined {
+    if (reference.identifier) return this.row(reference.identifier.toLowerCase());
     const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
     return named && this.byQualifiedIdentifier.get(`${named.scheme}::${named.value}`);
   }
 
-  /** The processes `ids` name, in qualified identifier order; undefined when one is not in this snapshot. */
-  processesIn(ids: readonly string[]): Process[] | undefined {
-    const found = ids.map((id) => this.byId.get(id));
-    if (found.some((process) => process === undefined)) return undefined;
-    const rankOf = (process: Process) => this.rank.get(process.identifier) as number;
-    return (found as Process[]).sort((a, b) => rankOf(a) - rankOf(b));
+  /** One page of all rows, ordered and cut as the database's page of the same request. */
+  page(request: PageRequest): { total: number; rows: T[] } {
+    const ordered = request.orders.length === 0 ? this.rows : this.inOrder(this.rows.map((_, index) => index), request.orders);
+    return { total: this.rows.length, rows: ordered.slice(request.offset, request.offset + request.size) };
+  }
+
+  /** The rows `ids` name in `orders` (then identifier order); undefined when one is not here. */
+  rowsIn(ids: readonly string[], orders: readonly SortOrder[]): T[] | undefined {
+    const indexes = ids.map((id) => this.indexById.get(id));
+    if (indexes.some((index) => index === undefined)) return undefined;
+    return this.inOrder(indexes as number[], orders);
+  }
+
+  private inOrder(indexes: number[], orders: readonly SortOrder[]): T[] {
+    const keys = orders.map(({ property, direction }) =>
+      ({ ranks: this.ranks.get(property) as readonly number[], sign: direction === 'ASC' ? 1 : -1 }));
+    const rankOf = (ranks: readonly number[], index: number) => ranks[index] as number;
+    indexes.sort((a, b) => {
+      for (const { ranks, sign } of keys) {
+        const difference = (rankOf(ranks, a) - rankOf(ranks, b)) * sign;
+        if (difference !== 0) return difference;
+      }
+      return a - b;
+    });
+    return indexes.map((index) => this.rows[index] as T);
   }
 }
 
-async function loadSnapshot(db: Queryable): Promise<CatalogueSnapshot> {
-  const rows = await db.query<Process & { qualifiedRank: number }>(
-    `SELECT ${PROCESS_RESPONSE_COLUMNS},
-            (row_number() OVER (ORDER BY p.scheme || '::' || p.value, p.id))::int AS "qualifiedRank"
-       FROM processes p ORDER BY p.id`,
+/** Every row of `table` as the API shows it, with its ranks, in one query (so from one snapshot of the database). */
+async function loadRows(db: Queryable, { table, sortable }: CatalogueTable): Promise<HeldRows<Identified>> {
+  const properties = Object.keys(sortable);
+  const ranks = properties.map((property) => `dense_rank() OVER (ORDER BY ${sortable[property]})`);
+  const loaded = await db.query<Identified & { _sortRanks: number[] }>(
+    `SELECT ${table.select}, json_build_array(${ranks.join(', ')}) AS "_sortRanks" FROM ${table.from} ORDER BY ${table.id}`,
   );
-  const qualifiedOrder: string[] = [];
-  const processes = rows.map(({ qualifiedRank, ...process }) => {
-    qualifiedOrder[qualifiedRank - 1] = process.identifier;
-    return process;
-  });
-  return new CatalogueSnapshot(processes.map(deepFrozen), qualifiedOrder);
+  const rows = loaded.map(({ _sortRanks, ...row }) => deepFrozen(row));
+  const ranksOf = (position: number) => loaded.map((row) => row._sortRanks[position] as number);
+  return new HeldRows(rows, new Map(properties.map((property, position) => [property, ranksOf(position)])));
 }
 
-/** Answers share the snapshot's objects: one that changed them would change every later answer, so none can. */
+/** Answers share the held objects: one that changed them would change every later answer, so none can. */
 function deepFrozen<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
     for (const inner of Object.values(value)) deepFrozen(inner);
@@ -68,58 +137,20 @@ function deepFrozen<T>(value: T): T {
 }
 
 /**
- * The catalogue held in memory: loaded on first use, dropped on any change of a catalogue kind that the change
- * log reports (`onChange`), loaded again by the next reader. Correct only while `onChange` hears every committed
- * change, as `app.changes` makes it.
+ * A value loaded on first use and kept until dropped; concurrent readers share one load. Each drop counts: a load
+ * that began before one is handed to its readers but never kept, so nothing built while a change was heard stays.
  */
-export class CatalogueCache {
-  private current: CatalogueSnapshot | undefined;
-  /** Counts the changes heard: a load that began before one must not become the current snapshot. */
+class Held<T> {
+  private current: T | undefined;
   private generation = 0;
-  private loading: { generation: number; snapshot: Promise<CatalogueSnapshot> } | undefined;
+  private loading: { generation: number; value: Promise<T> } | undefined;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly load: (db: Queryable) => Promise<T>) {}
 
-  /**
-   * The current snapshot; concurrent readers share one load. A transaction passes itself as `db`: on the embedded
-   * database a load through another connection would wait for it forever. (No transaction that writes catalogue
-   * rows reads the cache, so a load never sees an uncommitted catalogue.)
-   */
-  snapshot(db: Queryable = this.db): Promise<CatalogueSnapshot> {
+  get(db: Queryable): Promise<T> {
     if (this.current) return Promise.resolve(this.current);
-    if (this.loading?.generation !== this.generation) this.loading = this.load(db);
-    return this.loading.snapshot;
-  }
-
-  /**
-   * The processes `ids` name, in qualified identifier order. A process newer than the snapshot (committed by
-   * another instance, its change not heard yet) makes it load again; still missing: left out (deleted meanwhile).
-   */
-  async processesIn(ids: readonly string[], db?: Queryable): Promise<Process[]> {
-    const cached = (await this.snapshot(db)).processesIn(ids);
-    if (cached) return cached;
-    this.drop();
-    const snapshot = await this.snapshot(db);
-    return snapshot.processesIn(ids.filter((id) => snapshot.process(id))) as Process[];
-  }
-
-  /**
-   * The ids of the processes `references` name, each once, when the snapshot knows every one; else undefined,
-   * and resolveReferences (the database) answers, with its errors.
-   */
-  async processIdsOf(references: readonly ReferenceInput[], db?: Queryable): Promise<string[] | undefined> {
-    const snapshot = await this.snapshot(db);
-    const ids = references.map((reference) => snapshot.processNamed(reference)?.identifier);
-    return ids.every((id) => id !== undefined) ? [...new Set(ids as string[])] : undefined;
-  }
-
-  /** The process in the snapshot; undefined when it is not there (unknown, or newer than the snapshot). */
-  async process(id: string): Promise<Process | undefined> {
-    return (await this.snapshot()).process(id);
-  }
-
-  onChange(notice: ChangeNotice): void {
-    if (CATALOGUE_KINDS.has(notice.resource)) this.drop();
+    if (this.loading?.generation !== this.generation) this.loading = this.loadFrom(db);
+    return this.loading.value;
   }
 
   drop(): void {
@@ -127,14 +158,64 @@ export class CatalogueCache {
     this.current = undefined;
   }
 
-  private load(db: Queryable) {
+  private loadFrom(db: Queryable) {
     const generation = this.generation;
-    const snapshot = loadSnapshot(db).then((loaded) => {
+    const value = this.load(db).then((loaded) => {
       if (generation === this.generation) this.current = loaded;
       return loaded;
     }).finally(() => {
       if (this.loading?.generation === generation) this.loading = undefined;
     });
-    return { generation, snapshot };
+    return { generation, value };
+  }
+}
+
+/**
+ * The catalogue held in memory, kind by kind (processes, document types, capabilities, transport profiles, access
+ * points, their providers, service providers): each loaded on first use, dropped on a change the change log reports
+ * (`onChange`) of a kind its rows are built from, loaded again by the next reader. Correct only while `onChange`
+ * hears every committed change, as `app.changes` makes it.
+ */
+export class CatalogueCache {
+  private readonly held = Object.fromEntries(KINDS.map((kind) => [kind, new Held((db) => loadRows(db, TABLES[kind]))])) as
+    Record<CatalogueKind, Held<HeldRows<Identified>>>;
+
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * The rows of `kind`. A transaction passes itself as `db`: on the embedded database a load through another
+   * connection would wait for it forever. (No transaction that writes catalogue rows reads the cache, so a load
+   * never sees an uncommitted catalogue.)
+   */
+  rows<K extends CatalogueKind>(kind: K, db: Queryable = this.db): Promise<HeldRows<CatalogueRows[K]>> {
+    return this.held[kind].get(db) as Promise<HeldRows<CatalogueRows[K]>>;
+  }
+
+  /**
+   * The processes `ids` name, in qualified identifier order. A process newer than the held ones (committed by
+   * another instance, its change not heard yet) makes them load again; still missing: left out (deleted meanwhile).
+   */
+  async processesIn(ids: readonly string[], db?: Queryable): Promise<Process[]> {
+    const cached = (await this.rows('process', db)).rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
+    if (cached) return cached;
+    this.held.process.drop();
+    const processes = await this.rows('process', db);
+    return processes.rowsIn(ids.filter((id) => processes.row(id)), BY_QUALIFIED_IDENTIFIER) as Process[];
+  }
+
+  /**
+   * The ids of the processes `references` name, each once, when the cache knows every one; else undefined,
+   * and resolveReferences (the database) answers, with its errors.
+   */
+  async processIdsOf(references: readonly ReferenceInput[], db?: Queryable): Promise<string[] | undefined> {
+    const processes = await this.rows('process', db);
+    const ids = references.map((reference) => processes.named(reference)?.identifier);
+    return ids.every((id) => id !== undefined) ? [...new Set(ids as string[])] : undefined;
+  }
+
+  onChange(notice: ChangeNotice): void {
+    for (const kind of KINDS) {
+      if (TABLES[kind].builtFrom.includes(notice.resource)) this.held[kind].drop();
+    }
   }
 }

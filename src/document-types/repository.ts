@@ -1,6 +1,7 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { resourceReads } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { CatalogueTable } from '../catalogue/cache.js';
 import type { Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 import { processSummaryJson } from '../processes/repository.js';
@@ -23,8 +24,14 @@ export const DOCUMENT_TYPE_SORTABLE: Sortable = {
 };
 export const DOCUMENT_TYPE_TIE_BREAKER = 'd.id';
 
-export const { findAll: findDocumentTypes, getById: getDocumentType } =
-  resourceReads<DocumentType>({ select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: 'd.id' });
+/** Document types as the catalogue cache holds them: they show their processes. */
+export const DOCUMENT_TYPE_ROWS: CatalogueTable = {
+  table: { select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: DOCUMENT_TYPE_TIE_BREAKER },
+  sortable: DOCUMENT_TYPE_SORTABLE,
+  builtFrom: ['document-type', 'process'],
+};
+
+export const { findAll: findDocumentTypes, getById: getDocumentType } = resourceReads<DocumentType>(DOCUMENT_TYPE_ROWS.table);
 
 export interface DocumentTypeRecord {
   qualifiedIdentifier: QualifiedIdentifier;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { catalogueReads } from '../catalogue/reads.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
@@ -36,6 +37,7 @@ export default managedResourceRoutes({
   tieBreaker: DOCUMENT_TYPE_TIE_BREAKER,
   find: findDocumentTypes,
   get: getDocumentType,
+  cached: catalogueReads('document-type'),
   record: recordOf,
   insert: insertDocumentType,
   update: updateDocumentType,

@@ -1,6 +1,7 @@
 import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
 import { Conditions, escapeLikeWildcards, resourceReads, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { CatalogueTable } from '../catalogue/cache.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 import type { Process, ProcessFilter } from './schemas.js';
@@ -104,8 +105,14 @@ export const processesNamed = async (db: Queryable, ids: readonly string[], name
     [ids, names],
   );
 
-export const { getById: getProcess } =
-  resourceReads<Process>({ select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: 'p.id' });
+/** Processes as the catalogue cache holds them: they show their capabilities, document types and dependencies. */
+export const PROCESS_ROWS: CatalogueTable = {
+  table: { select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: PROCESS_TIE_BREAKER },
+  sortable: PROCESS_SORTABLE,
+  builtFrom: ['process', 'document-type', 'capability'],
+};
+
+export const { getById: getProcess } = resourceReads<Process>(PROCESS_ROWS.table);
 
 export interface ProcessRecord {
   qualifiedIdentifier: QualifiedIdentifier;

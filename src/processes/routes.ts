@@ -1,7 +1,6 @@
 import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
-import type { FastifyInstance } from 'fastify';
+import { catalogueReads } from '../catalogue/reads.js';
 import type { Queryable } from '../db/database.js';
-import type { PageRequest } from '../core/paging.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
@@ -40,13 +39,9 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
   };
 }
 
-/** The first pages of all processes in the default order (by identifier) come from the catalogue cache. */
-async function cachedPage(app: FastifyInstance, page: PageRequest, query: ProcessFilter) {
-  const filtered = Object.keys(ProcessFilter.properties).some((name) => query[name as keyof ProcessFilter] !== undefined);
-  if (filtered || page.orders.length > 0) return undefined;
-  const { processes } = await app.catalogue.snapshot();
-  return { total: processes.length, rows: processes.slice(page.offset, page.offset + page.size) };
-}
+/** The catalogue cache holds every process; a filter (a search, a domain, ...) is the database's. */
+const unfiltered = (query: ProcessFilter) =>
+  Object.keys(ProcessFilter.properties).every((name) => query[name as keyof ProcessFilter] === undefined);
 
 /** The catalogue's processes: read by everyone, anonymous callers included; managed by the authority. */
 export default managedResourceRoutes({
@@ -60,7 +55,7 @@ export default managedResourceRoutes({
   find: (db, page, query) => findProcesses(db, query, page),
   stream: { mediaType: 'processes.stream', rows: (db, query, orderBy) => streamProcesses(db, query, orderBy) },
   get: getProcess,
-  cached: { find: cachedPage, get: (app, id) => app.catalogue.process(id.toLowerCase()) },
+  cached: catalogueReads('process', unfiltered),
   record: (tx, form, id) => recordOf(tx, form, id ?? undefined),
   insert: insertProcess,
   update: updateProcess,

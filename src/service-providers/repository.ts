@@ -2,6 +2,7 @@ import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';
+import type { CatalogueTable } from '../catalogue/cache.js';
 import type { Sortable } from '../core/paging.js';
 import { participantIsLive } from '../participants/repository.js';
 import { expireParticipants } from '../participants/writes.js';
@@ -19,8 +20,14 @@ export const SERVICE_PROVIDER_SORTABLE: Sortable = {
 };
 export const SERVICE_PROVIDER_TIE_BREAKER = 'sp.id';
 
-export const { findAll: findServiceProviders, getById: getServiceProvider } =
-  resourceReads<ServiceProvider>({ select: COLUMNS, from: FROM, id: 'sp.id' });
+/** Service providers as the catalogue cache holds them: they show their access point's title. */
+export const SERVICE_PROVIDER_ROWS: CatalogueTable = {
+  table: { select: COLUMNS, from: FROM, id: SERVICE_PROVIDER_TIE_BREAKER },
+  sortable: SERVICE_PROVIDER_SORTABLE,
+  builtFrom: ['service-provider', 'access-point'],
+};
+
+export const { findAll: findServiceProviders, getById: getServiceProvider } = resourceReads<ServiceProvider>(SERVICE_PROVIDER_ROWS.table);
 
 export interface ServiceProviderRecord {
   title: string;

@@ -1,4 +1,5 @@
 import { ACCESS_POINT_REFERENCE } from '../access-points/repository.js';
+import { catalogueReads } from '../catalogue/reads.js';
 import type { Queryable } from '../db/database.js';
 import { resolveReference } from '../db/references.js';
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
@@ -32,6 +33,7 @@ export default managedResourceRoutes({
   tieBreaker: SERVICE_PROVIDER_TIE_BREAKER,
   find: findServiceProviders,
   get: getServiceProvider,
+  cached: catalogueReads('service-provider'),
   record: recordOf,
   insert: insertServiceProvider,
   update: updateServiceProvider,

@@ -3,6 +3,7 @@ import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';
 import { ConflictError } from '../core/errors.js';
+import type { CatalogueTable } from '../catalogue/cache.js';
 import type { Sortable } from '../core/paging.js';
 import type { TransportProfile, TransportProfileForm } from './schemas.js';
 
@@ -16,8 +17,15 @@ const COLUMNS = 't.id AS identifier, t.value, t.title, t.restricted';
 export const TRANSPORT_PROFILE_SORTABLE: Sortable = { identifier: 't.id', value: 't.value', title: 't.title', restricted: 't.restricted' };
 export const TRANSPORT_PROFILE_TIE_BREAKER = 't.id';
 
+/** Transport profiles as the catalogue cache holds them. */
+export const TRANSPORT_PROFILE_ROWS: CatalogueTable = {
+  table: { select: COLUMNS, from: 'transport_profiles t', id: TRANSPORT_PROFILE_TIE_BREAKER },
+  sortable: TRANSPORT_PROFILE_SORTABLE,
+  builtFrom: ['transport-profile'],
+};
+
 export const { findAll: findTransportProfiles, getById: getTransportProfile } =
-  resourceReads<TransportProfile>({ select: COLUMNS, from: 'transport_profiles t', id: 't.id' });
+  resourceReads<TransportProfile>(TRANSPORT_PROFILE_ROWS.table);
 
 const duplicate = (form: TransportProfileForm) => new ConflictError(`A transport profile with value '${form.value}' already exists`);
 

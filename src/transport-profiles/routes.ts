@@ -1,4 +1,5 @@
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
+import { catalogueReads } from '../catalogue/reads.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
   deleteTransportProfile, findTransportProfiles, getTransportProfile, insertTransportProfile, TRANSPORT_PROFILE_SORTABLE,
@@ -17,6 +18,7 @@ export default managedResourceRoutes({
   tieBreaker: TRANSPORT_PROFILE_TIE_BREAKER,
   find: findTransportProfiles,
   get: getTransportProfile,
+  cached: catalogueReads('transport-profile'),
   record: async (_tx, form) => form,
   insert: insertTransportProfile,
   update: updateTransportProfile,
