@@ -206,16 +206,16 @@ const streamMeasurement = (rows: number, ms: number, errors: number): Measuremen
 
 async function streamCeilings(run: Run, rows: number, bytes: number): Promise<Ceilings> {
   const http = await streamOnce(`${run.ceilingServer.url}/stream/${bytes}`, {});
-  const ceilings = { http: streamMeasurement(rows, http.ms, 0), minimalSql: MINIMAL_STREAM_SQL };
   const { databaseUrl } = run.store;
-  if (!databaseUrl) return ceilings;
+  if (!databaseUrl) return { http: streamMeasurement(rows, http.ms, 0) };
   const pgbenchOnce = (script: string) => pgbench({ databaseUrl, script, clients: 1, duration: 0, transactions: 1, mode: 'extended' });
   const asRows = (measured: Measurement) => streamMeasurement(rows, measured.p50, measured.errors);
   const database = asRows(await pgbenchOnce(pgbenchStreamScript({ sql: MINIMAL_STREAM_SQL, params: [], batchSize: 1000 }, rows)));
-  if (!run.recorder) return { ...ceilings, database };
+  const ceilings = { http: streamMeasurement(rows, http.ms, 0), database, minimalSql: MINIMAL_STREAM_SQL };
+  if (!run.recorder) return ceilings;
   const stream = (await run.recorder.record({ requests: [streamRequest(run.store.data)], bindings: [] })).streams[0];
   if (!stream) throw new Error('the stream request ran no cursor');
-  return { ...ceilings, database, serviceSql: asRows(await pgbenchOnce(pgbenchStreamScript(stream, rows))) };
+  return { ...ceilings, serviceSql: asRows(await pgbenchOnce(pgbenchStreamScript(stream, rows))) };
 }
 
 async function measureStream(run: Run): Promise<Result> {
