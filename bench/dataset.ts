@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database } from '../src/db/database.js';
+import { openEmbedded } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { hashPassword } from '../src/users/password.js';
@@ -13,8 +14,6 @@ const SMP_LOOKUPS = 20_000;
 /** What the scenarios need to know about the data set. */
 
 export interface Dataset {
-  databaseName: string;
-  databaseUrl: string;
   participants: number;
   password: string;
   /** Provider k's id and username; participant n belongs to provider `n % PROVIDER_COUNT`. */
@@ -27,6 +26,14 @@ export interface Dataset {
   smpLookups: SmpLookup[];
   buildSeconds: number;
   steps: Record<string, number>;
+  /** How the service and the command line open it: DATABASE_URL, or REGISTRY_DATA_DIR. */
+  databaseEnv: Record<string, string>;
+}
+
+/** A data set in a database of its own on a PostgreSQL server. */
+export interface PostgresDataset extends Dataset {
+  databaseName: string;
+  databaseUrl: string;
 }
 
 /** The database URL of `name` on the server of `adminUrl`. */
@@ -178,50 +185,71 @@ async function inParallelPlain(db: Database, statements: string[]): Promise<void
   await Promise.all(statements.map((statement) => db.query(statement)));
 }
 
-export interface DatasetOptions {
-  adminUrl: string;
+interface FillOptions {
   participants: number;
+  /** Connections filling the tables at once. */
   workers: number;
   codeListDir: string;
   log: (message: string) => void;
 }
 
+export interface DatasetOptions extends FillOptions {
+  adminUrl: string;
+}
+
+const secondsSince = (started: number) => (performance.now() - started) / 1000;
+
+/** Migrates `db` (named `where` in the log) and fills it: catalogue, providers and users, participants. */
+async function fill(db: Database, options: FillOptions, where: string) {
+  const steps: Record<string, number> = {};
+  await timed(steps, 'migrate', () => migrate(db));
+  const processIds = await timed(steps, 'catalogue', () => loadCatalogue(db, options.codeListDir));
+  const password = `bench-${crypto.randomUUID()}`;
+  const providers = await timed(steps, 'providers and users', () => addProviders(db, password));
+  const popular = await unrestrictedProcesses(db);
+  if (popular.length < 4) throw new Error('the catalogue needs at least 4 unrestricted processes');
+  options.log(`loading ${options.participants} participants into ${where}`);
+  await addParticipants(db, options.participants, providers.map((p) => p.id), popular.map((p) => p.id), options.workers, steps);
+  const smpLookups = await timed(steps, 'smp lookups', () => sampleLookups(db, SMP_LOOKUPS));
+  return {
+    participants: options.participants,
+    password,
+    providers,
+    authority: 'authority',
+    processIds,
+    freeProcessIds: [popular[0]?.id as string, popular[1]?.id as string] as [string, string],
+    smpLookups,
+    steps,
+  };
+}
+
 /** A fresh database named after the time, migrated and filled; the caller drops it. */
-export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
+export async function buildDataset(options: DatasetOptions): Promise<PostgresDataset> {
   const databaseName = `registry_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}`;
   const databaseUrl = databaseUrlOf(options.adminUrl, databaseName);
-  const steps: Record<string, number> = {};
   const started = performance.now();
   await createDatabase(options.adminUrl, databaseName);
   const db = openPostgres({ connectionString: databaseUrl, maxConnections: Math.max(2, options.workers) });
   let built = false;
   try {
-    await timed(steps, 'migrate', () => migrate(db));
-    const processIds = await timed(steps, 'catalogue', () => loadCatalogue(db, options.codeListDir));
-    const password = `bench-${crypto.randomUUID()}`;
-    const providers = await timed(steps, 'providers and users', () => addProviders(db, password));
-    const popular = await unrestrictedProcesses(db);
-    if (popular.length < 4) throw new Error('the catalogue needs at least 4 unrestricted processes');
-    options.log(`loading ${options.participants} participants into ${databaseName}`);
-    await addParticipants(db, options.participants, providers.map((p) => p.id), popular.map((p) => p.id), options.workers, steps);
-    const smpLookups = await timed(steps, 'smp lookups', () => sampleLookups(db, SMP_LOOKUPS));
+    const filled = await fill(db, options, databaseName);
     built = true;
-    return {
-      databaseName,
-      databaseUrl,
-      participants: options.participants,
-      password,
-      providers,
-      authority: 'authority',
-      processIds,
-      freeProcessIds: [popular[0]?.id as string, popular[1]?.id as string],
-      smpLookups,
-      buildSeconds: (performance.now() - started) / 1000,
-      steps,
-    };
+    return { ...filled, databaseName, databaseUrl, databaseEnv: { DATABASE_URL: databaseUrl }, buildSeconds: secondsSince(started) };
   } finally {
     await db.close();
     // A build that failed leaves nothing behind (the caller drops a database it received).
     if (!built) await dropDatabase(options.adminUrl, databaseName);
   }
+}
+
+/**
+ * The same data set in the embedded database (PGlite) in `dataDir`, closed again so that the service can open
+ * it (REGISTRY_DATA_DIR). PGlite runs one statement at a time, so it is filled on one connection; the caller
+ * removes the directory.
+ */
+export async function buildEmbeddedDataset(options: Omit<FillOptions, 'workers'> & { dataDir: string }): Promise<Dataset> {
+  const started = performance.now();
+  const db = await openEmbedded(options.dataDir);
+  const filled = await fill(db, { ...options, workers: 1 }, options.dataDir).finally(() => db.close());
+  return { ...filled, databaseEnv: { REGISTRY_DATA_DIR: options.dataDir }, buildSeconds: secondsSince(started) };
 }

@@ -1,35 +1,41 @@
 /**
- * `npm run bench`: builds a data set in a fresh database, starts the built service as in production and
- * measures each scenario against the machine's two ceilings (a bare node:http server, pgbench). See README.
+ * `npm run bench`: builds a data set per selected database (PostgreSQL, embedded), starts the built service on it
+ * as in production once per `--workers` value and measures each scenario against the machine's two ceilings
+ * (a bare node:http server, pgbench). See README.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { get } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
-import { startCluster, type Cluster } from './cluster.js';
-import { buildDataset, dropDatabase, type Dataset } from './dataset.js';
-import { drive, type Measurement } from './measure.js';
+import type { SmpKey } from '../src/smp/keys.js';
+import type { Dataset } from './dataset.js';
+import { drive, type LoadOptions, type Measurement } from './measure.js';
 import { MINIMAL_STREAM_SQL, minimalScript } from './minimal.js';
 import { timeImport } from './import.js';
 import { pgbench } from './pgbench.js';
 import { pgbenchScript, pgbenchStreamScript, recordingApp } from './record.js';
-import { printTable, writeResults, type Result } from './report.js';
-import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
+import { printTable, writeResults, type ConfigurationReport, type Report, type Result } from './report.js';
+import { scenarios, streamRequest, type BenchRequest, type Scenario } from './scenarios.js';
 import { benchSmpKey } from './smp.js';
 import { crashed, freePort, rssMiB, startProcess, type RunningProcess } from './service.js';
+import { DATABASE_KINDS, embeddedStore, postgresStore, type DatabaseKind, type Store } from './stores.js';
 import { streamOnce, streamRows } from './stream.js';
 
 const { values: args } = parseArgs({
   options: {
     participants: { type: 'string', default: '1000000' },
+    /** The embedded data set's size: PGlite runs one statement at a time, in the service's own process. */
+    'embedded-participants': { type: 'string', default: '100000' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,6s,7,8,smp1,smp2,smp3,smp4,import' },
-    /** Lines of the import scenario; default a tenth of the participants (100,000 at full scale). */
+    /** Lines of the import scenario; default a tenth of the data set's participants (100,000 at full scale). */
     'import-lines': { type: 'string' },
+    /** The databases to measure, each on a data set of its own: postgres, embedded, or both. */
+    database: { type: 'string', default: 'postgres' },
     'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL },
     replay: { type: 'boolean', default: false },
     'code-lists': { type: 'string', default: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7') },
@@ -37,22 +43,62 @@ const { values: args } = parseArgs({
     'node-args': { type: 'string', default: '' },
     out: { type: 'string', default: join(import.meta.dirname, 'results') },
     label: { type: 'string', default: '' },
-    /** REGISTRY_WORKERS of the service: run once with 1 and once with 2 to compare. */
+    /** REGISTRY_WORKERS of the service, one configuration per value: `1,2` compares one and two processes. */
     workers: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
   },
 });
 
+/** `--database postgres,embedded`, checked. */
+function databasesOf(list: string): DatabaseKind[] {
+  const kinds = list.split(',');
+  const unknown = kinds.filter((kind) => !DATABASE_KINDS.includes(kind as DatabaseKind));
+  if (unknown.length > 0) throw new Error(`--database: unknown ${unknown.join(', ')} (${DATABASE_KINDS.join(', ')})`);
+  return kinds as DatabaseKind[];
+}
+
+/** `--workers 1,2`, checked. */
+function workerCountsOf(list: string): number[] {
+  const counts = list.split(',').map(Number);
+  if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--workers: ${list} is not a list of positive integers`);
+  return counts;
+}
+
 const options = {
-  participants: Number(args.participants),
   duration: Number(args.duration),
   connections: Number(args.connections),
   selected: new Set((args.scenarios as string).split(',')),
+  databases: databasesOf(args.database as string),
+  workerCounts: workerCountsOf(args.workers as string),
 };
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-const serviceLog = join(tmpdir(), `registry-bench-${stamp}-service.log`);
+
+type Recorder = Awaited<ReturnType<typeof recordingApp>>;
+
+/** The ceilings of one scenario: measured once per data set, with its first configuration. */
+interface Ceilings {
+  http: Measurement;
+  database?: Measurement;
+  serviceSql?: Measurement;
+  minimalSql?: string;
+  sql?: string;
+}
+
+/** What one configuration's scenarios run against. */
+interface Run {
+  store: Store;
+  /** The selected scenarios, made once per data set: scenario 6 numbers its participants on across configurations. */
+  scenarios: Scenario[];
+  service: RunningProcess;
+  /** The service's REGISTRY_WORKERS. */
+  workers: number;
+  ceilingServer: RunningProcess;
+  /** Per scenario id, for every configuration of the data set. */
+  ceilings: Map<string, Ceilings>;
+  recorder?: Recorder;
+}
 
 /** Average body size and status of each request of a few draws, so the HTTP ceiling answers the same. */
 async function responseShape(url: string, scenario: Scenario) {
@@ -74,174 +120,230 @@ async function responseShape(url: string, scenario: Scenario) {
   }));
 }
 
-/**
- * Verified credentials are cached for a minute; each scenario starts with every user's verified again, so it
- * measures the steady state (and its cache misses within the minute), not 51 scrypt checks at once.
- */
-async function warmCredentials(url: string, data: Dataset): Promise<void> {
-  const users = [...data.providers.map((p) => p.username), data.authority];
-  await Promise.all(users.map((username) => fetch(`${url}/rest/api/processes?size=1`, {
-    headers: { authorization: `Basic ${Buffer.from(`${username}:${data.password}`).toString('base64')}` },
-  }).then((response) => response.arrayBuffer())));
+/** A GET on a connection of its own (node:cluster hands each new connection to the next worker). */
+function getOnNewConnection(url: string, headers: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers, agent: false }, (response) => response.resume().on('end', resolve).on('error', reject)).on('error', reject);
+  });
 }
 
-async function measureScenario(scenario: Scenario, service: RunningProcess, ceiling: RunningProcess, recorder: Awaited<ReturnType<typeof recordingApp>>, data: Dataset): Promise<Result> {
+/**
+ * Verified credentials are cached for a minute, in each worker; each scenario starts with every user's verified
+ * again, so it measures the steady state (and its cache misses within the minute), not 51 scrypt checks at once.
+ * With several workers, each user sends one request per worker on new connections in a row: the primary hands
+ * connections to the workers in turn, so they reach every worker.
+ */
+async function warmCredentials(url: string, data: Dataset, workers: number): Promise<void> {
+  const users = [...data.providers.map((p) => p.username), data.authority];
+  const check = (username: string) => getOnNewConnection(`${url}/rest/api/processes?size=1`, {
+    authorization: `Basic ${Buffer.from(`${username}:${data.password}`).toString('base64')}`,
+  });
+  if (workers === 1) {
+    await Promise.all(users.map(check));
+    return;
+  }
+  for (const username of users) for (let worker = 0; worker < workers; worker += 1) await check(username);
+}
+
+/** The scenario's ceilings from the data set's first configuration, measured now when there are none yet. */
+async function ceilingsOnce(run: Run, id: string, measure: () => Promise<Ceilings>): Promise<Ceilings> {
+  const ceilings = run.ceilings.get(id) ?? await measure();
+  run.ceilings.set(id, ceilings);
+  return ceilings;
+}
+
+async function scenarioCeilings(scenario: Scenario, shape: Awaited<ReturnType<typeof responseShape>>, load: LoadOptions, run: Run): Promise<Ceilings> {
+  const http = await drive(run.ceilingServer.url, () => scenario.draw(), load, (request: BenchRequest, index: number) => ({
+    ...request, path: `/size/${shape[index]?.bytes ?? 0}/${shape[index]?.status ?? 200}`,
+  }));
+  const { databaseUrl, data } = run.store;
+  if (!databaseUrl) return { http };
+  const minimal = minimalScript(scenario.id, data);
+  if (!minimal) throw new Error(`scenario ${scenario.id} has no minimal database script (bench/minimal.ts)`);
+  const pgbenchRun = (script: string) => pgbench({ databaseUrl, script, clients: load.connections, duration: load.duration, mode: 'prepared' });
+  const database = await pgbenchRun(minimal);
+  if (!run.recorder) return { http, database, minimalSql: minimal };
+  const recordedDraw = scenario.draw();
+  const recorded = await run.recorder.record(recordedDraw);
+  // A request answered from the service's memory sends no SQL: there is nothing to replay.
+  if (recorded.statements.length === 0) return { http, database, minimalSql: minimal };
+  const sql = pgbenchScript(scenario.pgbenchVariables, recorded.statements, recordedDraw.bindings);
+  return { http, database, minimalSql: minimal, serviceSql: await pgbenchRun(sql), sql };
+}
+
+async function measureScenario(scenario: Scenario, run: Run): Promise<Result> {
+  const { service, store: { data } } = run;
   log(`scenario ${scenario.id}: ${scenario.title}`);
-  await warmCredentials(service.url, data);
+  await warmCredentials(service.url, data, run.workers);
   const shape = await responseShape(service.url, scenario);
   const connections = scenario.connections ?? options.connections;
   const load = { connections, duration: options.duration };
   const measured = await drive(service.url, () => scenario.draw(), load);
   if (crashed(service)) throw new Error(`the service crashed during scenario ${scenario.id}`);
-  const http = await drive(ceiling.url, () => scenario.draw(), load, (request: BenchRequest, index: number) => ({
-    ...request, path: `/size/${shape[index]?.bytes ?? 0}/${shape[index]?.status ?? 200}`,
-  }));
-  const minimal = minimalScript(scenario.id, data);
-  if (!minimal) throw new Error(`scenario ${scenario.id} has no minimal database script (bench/minimal.ts)`);
-  const pgbenchRun = (script: string) => pgbench({ databaseUrl: data.databaseUrl, script, clients: connections, duration: options.duration, mode: 'prepared' });
-  const database = await pgbenchRun(minimal);
-  let replayed: { serviceSql: Measurement; sql: string } | undefined;
-  if (args.replay) {
-    const recordedDraw = scenario.draw();
-    const recorded = await recorder.record(recordedDraw);
-    // A request answered from the service's memory sends no SQL: there is nothing to replay.
-    if (recorded.statements.length > 0) {
-      const sql = pgbenchScript(scenario.pgbenchVariables, recorded.statements, recordedDraw.bindings);
-      replayed = { serviceSql: await pgbenchRun(sql), sql };
-    }
-  }
-  return resultOf(scenario.id, scenario.title, scenario.unit, measured, http, database, { responseBytes: shape.map((s) => s.bytes), minimalSql: minimal, connections, ...replayed });
+  const ceilings = await ceilingsOnce(run, scenario.id, () => scenarioCeilings(scenario, shape, load, run));
+  return resultOf(scenario.id, scenario.title, scenario.unit, measured, ceilings, { responseBytes: shape.map((s) => s.bytes), connections });
 }
 
-function resultOf(id: string, title: string, unit: string, service: Measurement, http: Measurement, database: Measurement, extra: Record<string, unknown>): Result {
+function resultOf(id: string, title: string, unit: string, service: Measurement, ceilings: Ceilings, extra: Record<string, unknown>): Result {
+  const { http, database } = ceilings;
+  const httpRatio = service.perSecond / http.perSecond;
+  if (!database) return { id, title, unit, service, ...ceilings, httpRatio, ...extra };
   const lower = http.perSecond <= database.perSecond ? 'http' : 'database';
-  const ceiling = Math.min(http.perSecond, database.perSecond);
-  return { id, title, unit, service, http, database, lowerCeiling: lower, ratio: service.perSecond / ceiling, httpRatio: service.perSecond / http.perSecond, ...extra };
+  const ratio = service.perSecond / Math.min(http.perSecond, database.perSecond);
+  return { id, title, unit, service, ...ceilings, lowerCeiling: lower, ratio, httpRatio, ...extra };
 }
 
-async function measureStream(service: RunningProcess, ceiling: RunningProcess, recorder: Awaited<ReturnType<typeof recordingApp>>, data: Dataset, db: Database): Promise<Result> {
+/** The participants the service holds now, by its own count: scenario 6 may have ended between an add and its delete. */
+async function participantTotal(url: string, data: Dataset): Promise<number> {
+  const { headers } = streamRequest(data);
+  const response = await fetch(`${url}/rest/api/participants?size=1`, { headers: { ...headers, accept: 'application/json' } });
+  if (response.status !== 200) throw new Error(`counting the participants answered ${response.status}`);
+  return ((await response.json()) as { totalElements: number }).totalElements;
+}
+
+/** A single stream as a measurement: rows per second, its time as both latencies. */
+const streamMeasurement = (rows: number, ms: number, errors: number): Measurement => ({ perSecond: rows / (ms / 1000), p50: ms, p99: ms, errors, count: 1 });
+
+async function streamCeilings(run: Run, rows: number, bytes: number): Promise<Ceilings> {
+  const http = await streamOnce(`${run.ceilingServer.url}/stream/${bytes}`, {});
+  const { databaseUrl } = run.store;
+  if (!databaseUrl) return { http: streamMeasurement(rows, http.ms, 0) };
+  const pgbenchOnce = (script: string) => pgbench({ databaseUrl, script, clients: 1, duration: 0, transactions: 1, mode: 'extended' });
+  const asRows = (measured: Measurement) => streamMeasurement(rows, measured.p50, measured.errors);
+  const database = asRows(await pgbenchOnce(pgbenchStreamScript({ sql: MINIMAL_STREAM_SQL, params: [], batchSize: 1000 }, rows)));
+  const ceilings = { http: streamMeasurement(rows, http.ms, 0), database, minimalSql: MINIMAL_STREAM_SQL };
+  if (!run.recorder) return ceilings;
+  const stream = (await run.recorder.record({ requests: [streamRequest(run.store.data)], bindings: [] })).streams[0];
+  if (!stream) throw new Error('the stream request ran no cursor');
+  return { ...ceilings, serviceSql: asRows(await pgbenchOnce(pgbenchStreamScript(stream, rows))) };
+}
+
+async function measureStream(run: Run): Promise<Result> {
+  const { service, store: { data } } = run;
   log('scenario 8: stream every participant (AUT)');
-  await warmCredentials(service.url, data);
-  // Scenario 6 may end between an add and its delete; what it left behind goes first.
-  await db.query(`DELETE FROM participants WHERE icd = '0192' AND organization_identifier LIKE '9_________'`);
+  await warmCredentials(service.url, data, run.workers);
+  const expected = await participantTotal(service.url, data);
   const restMiB = rssMiB(service.pid);
-  const rowsPerSecond = (ms: number) => data.participants / (ms / 1000);
-  const as = (ms: number, errors: number): Measurement => ({ perSecond: rowsPerSecond(ms), p50: ms, p99: ms, errors, count: 1 });
-  const run = await streamRows(service, data);
+  const streamed = await streamRows(service, data);
   if (crashed(service)) throw new Error('the service crashed during the stream');
-  if (run.rows !== data.participants) throw new Error(`the stream returned ${run.rows} participants, not ${data.participants}`);
-  const http = await streamOnce(`${ceiling.url}/stream/${run.bytes}`, {});
-  const streamScript = (sql: string, batchSize: number) => pgbenchStreamScript({ sql, params: [], batchSize }, data.participants);
-  const pgbenchOnce = (script: string) => pgbench({ databaseUrl: data.databaseUrl, script, clients: 1, duration: 0, transactions: 1, mode: 'extended' });
-  const database = await pgbenchOnce(streamScript(MINIMAL_STREAM_SQL, 1000));
-  let serviceSql: Measurement | undefined;
-  if (args.replay) {
-    const stream = (await recorder.record(streamDraw(data))).streams[0];
-    if (!stream) throw new Error('the stream request ran no cursor');
-    const replayed = await pgbenchOnce(pgbenchStreamScript(stream, data.participants));
-    serviceSql = as(replayed.p50, replayed.errors);
+  if (streamed.rows !== expected) throw new Error(`the stream returned ${streamed.rows} participants, not ${expected}`);
+  const ceilings = await ceilingsOnce(run, '8', () => streamCeilings(run, expected, streamed.bytes));
+  return resultOf('8', 'stream every participant (AUT), rows/s', 'rows', streamMeasurement(expected, streamed.ms, streamed.errors), ceilings, {
+    responseBytes: [streamed.bytes], memory: { restMiB, peakMiB: streamed.peakMiB, growthMiB: streamed.peakMiB - restMiB },
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function startService(store: Store, workers: number, label: string, smpEnv: Record<string, string>): Promise<RunningProcess> {
+  const port = await freePort();
+  const serviceLog = join(tmpdir(), `registry-bench-${stamp}-${label.replace(/\W+/g, '-')}-service.log`);
+  const service = await startProcess([...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
+    ...process.env, ...store.data.databaseEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production',
+    REGISTRY_WORKERS: String(workers), REGISTRY_DEMO: 'false', REGISTRY_ADMIN_PASSWORD: store.data.password,
+    MANAGEMENT_PORT: String(await freePort()), ...smpEnv,
+  }, port, serviceLog, '/rest/api/processes');
+  log(`${label}: service pid ${service.pid} on ${service.url}, log ${serviceLog}`);
+  return service;
+}
+
+/** Every selected scenario against the service started on the store with REGISTRY_WORKERS=`workers`. */
+async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, workers: number, smpEnv: Record<string, string>): Promise<ConfigurationReport> {
+  const label = `${run.store.kind} ×${workers}`;
+  const service = await startService(run.store, workers, label, smpEnv);
+  try {
+    const withService = { ...run, service, workers };
+    await sleep(2000);
+    const restAtStartMiB = rssMiB(service.pid);
+    const results: Result[] = [];
+    for (const scenario of run.scenarios) {
+      results.push(await measureScenario(scenario, withService));
+    }
+    if (options.selected.has('8')) results.push(await measureStream(withService));
+    await sleep(3000);
+    const memory = { restAtStartMiB, restAtEndMiB: rssMiB(service.pid) };
+    return { label, database: run.store.kind, workers, participants: run.store.data.participants, memory, results };
+  } finally {
+    await service.stop();
   }
-  return resultOf('8', 'stream every participant (AUT), rows/s', 'rows', as(run.ms, run.errors), as(http.ms, 0), as(database.p50, database.errors), {
-    responseBytes: [run.bytes], minimalSql: MINIMAL_STREAM_SQL, ...(serviceSql ? { serviceSql } : {}),
-    memory: { restMiB, peakMiB: run.peakMiB, growthMiB: run.peakMiB - restMiB },
-  });
 }
 
-function streamDraw(data: Dataset) {
-  return { requests: [{ method: 'GET' as const, path: '/rest/api/participants', headers: { accept: 'application/vnd.registry.participants.stream.v1+json', authorization: `Basic ${Buffer.from(`${data.authority}:${data.password}`).toString('base64')}` } }], bindings: [] };
+/** The in-process application that records the service's SQL for `--replay` (PostgreSQL only). */
+async function recorderOf(store: Store, key: SmpKey): Promise<{ recorder?: Recorder; close(): Promise<void> }> {
+  if (!args.replay || !store.databaseUrl) return { close: async () => {} };
+  const db = openPostgres({ connectionString: store.databaseUrl, maxConnections: 2 });
+  const recorder = await recordingApp(db, { key });
+  return { recorder, close: async () => { await recorder.close(); await db.close(); } };
 }
 
-/** The server the data set goes to: `--database-url`'s, else a cluster of the benchmark's own. */
-async function databaseServer(): Promise<{ adminUrl: string; cluster?: Cluster }> {
-  if (args['database-url']) return { adminUrl: args['database-url'] };
-  const cluster = startCluster(options.participants, await freePort());
-  process.once('SIGINT', () => {
-    cluster.stop();
-    process.exit(130);
-  });
-  log(`own PostgreSQL ${cluster.version} cluster: ${JSON.stringify(cluster.settings)}`);
-  return { adminUrl: cluster.adminUrl, cluster };
+async function openStore(kind: DatabaseKind): Promise<Store> {
+  const common = { codeListDir: args['code-lists'] as string, log, keep: args.keep as boolean };
+  if (kind === 'embedded') return embeddedStore({ ...common, participants: Number(args['embedded-participants']) });
+  return postgresStore({ ...common, participants: Number(args.participants), databaseUrl: args['database-url'], loadWorkers: Number(args['load-workers']) });
+}
+
+/** One database: its data set, every worker configuration on it, then the import (which needs no service). */
+async function measureDatabase(kind: DatabaseKind, report: Report, ceilingServer: RunningProcess, smp: Awaited<ReturnType<typeof benchSmpKey>>): Promise<void> {
+  const store = await openStore(kind);
+  const { recorder, close } = await recorderOf(store, smp.key);
+  try {
+    log(`${kind}: data set built in ${store.data.buildSeconds.toFixed(1)} s: ${JSON.stringify(store.data.steps)}`);
+    const selected = scenarios(store.data).filter((s) => options.selected.has(s.id));
+    const run = { store, scenarios: selected, ceilingServer, ceilings: new Map<string, Ceilings>(), recorder };
+    for (const workers of options.workerCounts) {
+      if (kind === 'embedded' && workers > 1) {
+        report.skipped.push(`embedded ×${workers} not measured: REGISTRY_WORKERS>1 needs PostgreSQL (the embedded database belongs to one process; the service refuses it).`);
+        continue;
+      }
+      report.configurations.push(await measureConfiguration(run, workers, smp.env));
+    }
+    // Last, with the service stopped (on the embedded database it owns the data directory).
+    const imported = options.selected.has('import')
+      ? await timeImport({ ...store.data, database: store.data.databaseEnv }, Number(args['import-lines'] ?? Math.ceil(store.data.participants / 10)), log) : undefined;
+    const { participants, buildSeconds, steps } = store.data;
+    report.datasets.push({ database: kind, participants, ...store.server, buildSeconds, steps, imported });
+  } finally {
+    await close();
+    await store.remove();
+  }
+}
+
+function replayNote(): string[] {
+  return args.replay && options.databases.includes('embedded') ? ['No service-SQL replay on the embedded database: pgbench cannot reach it.'] : [];
+}
+
+/** Any error response, socket error, timeout or failed import, said on standard error. */
+function failures(report: Report): boolean {
+  const errors = report.configurations.flatMap((c) => c.results.filter((r) => r.service.errors > 0).map((r) => `${r.id} (${c.label})`));
+  if (errors.length > 0) console.error(`errors (non-2xx, socket errors or timeouts) in scenario(s) ${errors.join(', ')}; see the service logs in ${tmpdir()}`);
+  const failedImports = report.datasets.filter((d) => d.imported && d.imported.exitCode !== 0);
+  if (failedImports.length > 0) console.error(`the import failed on ${failedImports.map((d) => d.database).join(', ')} (its standard error is above)`);
+  return errors.length > 0 || failedImports.length > 0;
 }
 
 async function main() {
   const started = Date.now();
-  const { adminUrl, cluster } = await databaseServer();
+  if (!args['no-build']) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  const smp = await benchSmpKey();
+  const ceilingPort = await freePort();
+  const ceilingServer = await startProcess(['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')], { ...process.env, PORT: String(ceilingPort) }, ceilingPort, join(tmpdir(), `registry-bench-${stamp}-ceiling.log`), '/size/0');
+  const report: Report = {
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    date: new Date().toISOString(),
+    label: args.label,
+    machine: { cpus: cpus().length, node: process.version },
+    duration: options.duration, connections: options.connections,
+    datasets: [], configurations: [], skipped: replayNote(), totalSeconds: 0,
+  };
   try {
-    await measureAll(started, adminUrl, cluster);
+    for (const kind of options.databases) await measureDatabase(kind, report, ceilingServer, smp);
   } finally {
-    cluster?.stop();
+    await ceilingServer.stop();
   }
-}
-
-async function measureAll(started: number, adminUrl: string, cluster: Cluster | undefined) {
-  log(`building ${options.participants} participants`);
-  const data = await buildDataset({
-    adminUrl, participants: options.participants, workers: Number(args['load-workers']),
-    codeListDir: args['code-lists'] as string, log,
-  });
-  log(`data set built in ${data.buildSeconds.toFixed(1)} s: ${JSON.stringify(data.steps)}`);
-  let service: RunningProcess | undefined;
-  let ceiling: RunningProcess | undefined;
-  let db: Database | undefined;
-  let failed = false;
-  try {
-    if (!args['no-build']) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
-    const smp = await benchSmpKey();
-    const port = await freePort();
-    service = await startProcess([...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'info',
-      NODE_ENV: 'production', REGISTRY_WORKERS: args.workers as string, REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(await freePort()), ...smp.env,
-    }, port, serviceLog, '/rest/api/processes');
-    const ceilingPort = await freePort();
-    ceiling = await startProcess(['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')], { ...process.env, PORT: String(ceilingPort) }, ceilingPort, join(tmpdir(), `registry-bench-${stamp}-ceiling.log`), '/size/0');
-    log(`service pid ${service.pid} on ${service.url}, log ${serviceLog}`);
-    db = openPostgres({ connectionString: data.databaseUrl, maxConnections: 2 });
-    const recorder = await recordingApp(db, { key: smp.key });
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const restAtStartMiB = rssMiB(service.pid);
-    const results: Result[] = [];
-    for (const scenario of scenarios(data).filter((s) => options.selected.has(s.id))) {
-      results.push(await measureScenario(scenario, service, ceiling, recorder, data));
-    }
-    if (options.selected.has('8')) results.push(await measureStream(service, ceiling, recorder, data, db));
-    // Last: the stream above counts exactly the data set's participants.
-    const imported = options.selected.has('import')
-      ? await timeImport({ ...data, database: { DATABASE_URL: data.databaseUrl } }, Number(args['import-lines'] ?? Math.ceil(options.participants / 10)), log) : undefined;
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const restAtEndMiB = rssMiB(service.pid);
-    await recorder.close();
-    const report = {
-      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
-      date: new Date().toISOString(),
-      label: args.label,
-      machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
-      participants: options.participants, duration: options.duration, connections: options.connections, workers: Number(args.workers), imported,
-      database: cluster ? { server: `own cluster, PostgreSQL ${cluster.version}`, settings: cluster.settings } : { server: adminUrl.replace(/\/\/[^@]*@/, '//') },
-      dataset: { buildSeconds: data.buildSeconds, steps: data.steps },
-      memory: { restAtStartMiB, restAtEndMiB },
-      results,
-      totalSeconds: (Date.now() - started) / 1000,
-    };
-    printTable(report);
-    const files = writeResults(report, args.out as string, stamp);
-    log(`written ${files.join(', ')}`);
-    const errors = results.filter((r) => r.service.errors > 0);
-    if (errors.length > 0) {
-      failed = true;
-      console.error(`errors (non-2xx, socket errors or timeouts) in scenario(s) ${errors.map((r) => r.id).join(', ')}; see ${serviceLog}`);
-    }
-    if (imported && imported.exitCode !== 0) {
-      failed = true;
-      console.error('the import scenario failed (its standard error is above)');
-    }
-  } finally {
-    await db?.close();
-    await service?.stop();
-    await ceiling?.stop();
-    if (!args.keep || cluster) await dropDatabase(adminUrl, data.databaseName);
-    else log(`kept database ${data.databaseName}`);
-  }
-  if (failed) process.exitCode = 1;
+  report.totalSeconds = (Date.now() - started) / 1000;
+  printTable(report);
+  log(`written ${writeResults(report, args.out as string, stamp).join(', ')}`);
+  if (failures(report)) process.exitCode = 1;
 }
 
 mkdirSync(args.out as string, { recursive: true });

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ImportRun } from './import.js';
 import type { Measurement } from './measure.js';
+import type { DatabaseKind } from './stores.js';
 
 export interface Result {
   id: string;
@@ -10,13 +11,14 @@ export interface Result {
   unit: string;
   service: Measurement;
   http: Measurement;
-  /** The least database work that answers the request (bench/minimal.ts), run by pgbench. */
-  database: Measurement;
+  /** The least database work that answers the request (bench/minimal.ts), run by pgbench; none on the embedded database. */
+  database?: Measurement;
   /** With `--replay`: pgbench replaying the statements the service sends for the request. */
   serviceSql?: Measurement;
-  lowerCeiling: 'http' | 'database';
-  /** Service throughput over the lower ceiling, and over the HTTP ceiling. */
-  ratio: number;
+  /** The lower of the two ceilings and the service's throughput over it; only where both exist. */
+  lowerCeiling?: 'http' | 'database';
+  ratio?: number;
+  /** Service throughput over the HTTP ceiling. */
   httpRatio: number;
   connections?: number;
   minimalSql?: string;
@@ -25,66 +27,113 @@ export interface Result {
   sql?: string;
 }
 
-export interface Report {
-  command: string;
-  date: string;
+/** One data set: built once, measured by every configuration on its database. */
+export interface DatasetReport {
+  database: DatabaseKind;
   participants: number;
-  duration: number;
-  connections: number;
-  /** REGISTRY_WORKERS of the service. */
-  workers: number;
-  /** `registry import-participants` on a generated file (bench/import.ts). */
+  server: string;
+  settings?: Record<string, string>;
+  buildSeconds: number;
+  steps: Record<string, number>;
+  /** `registry import-participants` on a generated file (bench/import.ts), after the data set's configurations. */
   imported?: ImportRun;
-  database: { server: string; settings?: Record<string, string> };
-  dataset: { buildSeconds: number; steps: Record<string, number> };
+}
+
+/** The service on one database with one REGISTRY_WORKERS value. */
+export interface ConfigurationReport {
+  /** `postgres ×2`: database and REGISTRY_WORKERS. */
+  label: string;
+  database: DatabaseKind;
+  workers: number;
+  participants: number;
   memory: { restAtStartMiB: number; restAtEndMiB: number };
   results: Result[];
 }
 
-const number = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '-');
+export interface Report {
+  command: string;
+  date: string;
+  label?: string;
+  machine: { cpus: number; node: string };
+  duration: number;
+  connections: number;
+  datasets: DatasetReport[];
+  configurations: ConfigurationReport[];
+  /** What was not measured, and why. */
+  skipped: string[];
+  totalSeconds: number;
+}
+
+const number = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '-');
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : '-');
+const percent = (ratio: number | undefined) => (ratio === undefined ? '-' : `${(ratio * 100).toFixed(0)} %`);
+const count = (value: number) => value.toLocaleString('en-US');
 
-const HEADER = ['#', 'scenario', 'clients', 'unit/s', 'p50 ms', 'p99 ms', 'errors', 'HTTP ceiling/s', 'DB least work/s', 'service SQL/s', 'lower', 'of lower', 'of HTTP'];
-const percent = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
+const HEADER = ['#', 'scenario', 'configuration', 'clients', 'unit/s', 'p50 ms', 'p99 ms', 'errors', 'HTTP ceiling/s', 'DB least work/s', 'service SQL/s', 'lower', 'of lower', 'of HTTP'];
+/** Left-aligned columns: the scenario's title and the configuration. */
+const TEXT_COLUMNS = new Set([1, 2]);
 
+function row(r: Result, configuration: ConfigurationReport, report: Report, first: boolean): string[] {
+  return [
+    first ? r.id : '', first ? r.title : '', configuration.label, String(r.connections ?? (r.id === '8' ? 1 : report.connections)),
+    number(r.service.perSecond), ms(r.service.p50), ms(r.service.p99), String(r.service.errors), number(r.http.perSecond),
+    number(r.database?.perSecond), number(r.serviceSql?.perSecond), r.lowerCeiling ?? '-', percent(r.ratio), percent(r.httpRatio),
+  ];
+}
+
+/** One row per scenario and configuration, the configurations of a scenario one under the other. */
 function rows(report: Report): string[][] {
-  return report.results.map((r) => [
-    r.id, r.title, String(r.connections ?? (r.id === '8' ? 1 : report.connections)), number(r.service.perSecond), ms(r.service.p50),
-    ms(r.service.p99), String(r.service.errors), number(r.http.perSecond), number(r.database.perSecond),
-    r.serviceSql ? number(r.serviceSql.perSecond) : '-', r.lowerCeiling, percent(r.ratio), percent(r.httpRatio),
-  ]);
+  const ids = [...new Set(report.configurations.flatMap((c) => c.results.map((r) => r.id)))];
+  return ids.flatMap((id) => report.configurations
+    .flatMap((configuration) => configuration.results.filter((r) => r.id === id).map((r) => ({ r, configuration })))
+    .map(({ r, configuration }, index) => row(r, configuration, report, index === 0)));
+}
+
+function datasetNotes(dataset: DatasetReport): string[] {
+  const imported = dataset.imported;
+  return [
+    `${dataset.database}: ${count(dataset.participants)} participants built in ${dataset.buildSeconds.toFixed(1)} s; ${dataset.server}${dataset.settings ? `; ${Object.entries(dataset.settings).map(([name, value]) => `${name}=${value}`).join(', ')}` : ''}.`,
+    ...(imported ? [`${dataset.database}: import (\`registry import-participants\`, ${count(imported.lines)} lines, the service stopped): ${imported.exitCode === 0 ? '' : `FAILED (exit ${imported.exitCode}) after `}${imported.seconds.toFixed(1)} s, ${number(imported.rowsPerSecond)} rows/s, peak resident memory ${imported.peakMiB.toFixed(0)} MiB.`] : []),
+  ];
+}
+
+function configurationNote(configuration: ConfigurationReport): string {
+  const stream = configuration.results.find((r) => r.memory)?.memory;
+  return `${configuration.label}: ${count(configuration.participants)} participants, REGISTRY_WORKERS=${configuration.workers}; service resident memory at rest `
+    + `${configuration.memory.restAtStartMiB.toFixed(0)} MiB after start, ${configuration.memory.restAtEndMiB.toFixed(0)} MiB after the run`
+    + `${stream ? `; stream: ${stream.restMiB.toFixed(0)} MiB before, peak ${stream.peakMiB.toFixed(0)} MiB (growth ${stream.growthMiB.toFixed(0)} MiB)` : ''}`
+    + `${configuration.workers > 1 ? ' (the primary process only)' : ''}.`;
 }
 
 function notes(report: Report): string[] {
-  const stream = report.results.find((r) => r.memory);
   return [
-    `Service processes (REGISTRY_WORKERS): ${report.workers}${report.workers > 1 ? '; resident memory below is the primary\'s only' : ''}.`,
-    `Data set: ${report.participants.toLocaleString('en-US')} participants built in ${report.dataset.buildSeconds.toFixed(1)} s.`,
-    `Database: ${report.database.server}${report.database.settings ? `; ${Object.entries(report.database.settings).map(([name, value]) => `${name}=${value}`).join(', ')}` : ''}.`,
-    `Service resident memory at rest: ${report.memory.restAtStartMiB.toFixed(0)} MiB after start, ${report.memory.restAtEndMiB.toFixed(0)} MiB after the run.`,
-    ...(report.imported ? [`Import (\`registry import-participants\`, ${report.imported.lines.toLocaleString('en-US')} lines): ${report.imported.exitCode === 0 ? '' : `FAILED (exit ${report.imported.exitCode}) after `}${report.imported.seconds.toFixed(1)} s, ${number(report.imported.rowsPerSecond)} rows/s, peak resident memory ${report.imported.peakMiB.toFixed(0)} MiB.`] : []),
-    ...(stream?.memory ? [`Stream: resident memory ${stream.memory.restMiB.toFixed(0)} MiB before, peak ${stream.memory.peakMiB.toFixed(0)} MiB (growth ${stream.memory.growthMiB.toFixed(0)} MiB).`] : []),
+    ...report.datasets.flatMap(datasetNotes),
+    ...report.configurations.map(configurationNote),
+    'Ceilings are measured once per data set, with its first configuration; the rows of its other configurations repeat them.',
+    ...(report.datasets.some((d) => d.database === 'embedded') ? ['The embedded database has no pgbench ceiling (-): its rows compare with the HTTP ceiling only.'] : []),
+    ...report.skipped,
   ];
 }
 
 export function printTable(report: Report): void {
   const table = [HEADER, ...rows(report)];
-  const widths = HEADER.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length)));
+  const widths = HEADER.map((_, column) => Math.max(...table.map((cells) => (cells[column] ?? '').length)));
   console.log();
-  for (const row of table) console.log(row.map((cell, column) => (column === 1 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
+  for (const cells of table) console.log(cells.map((cell, column) => (TEXT_COLUMNS.has(column) ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
   console.log();
   for (const note of notes(report)) console.log(note);
 }
 
 function markdown(report: Report): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const sizes = report.datasets.map((d) => `${d.database} ${count(d.participants)} participants`).join(', ');
   return [
     `# Benchmark ${report.date}`,
     '',
-    `\`${report.command}\` (${report.participants.toLocaleString('en-US')} participants, ${report.duration} s per scenario, ${report.connections} connections)`,
+    `\`${report.command}\` (${sizes}; ${report.duration} s per scenario, ${report.connections} connections)`,
     '',
     line(HEADER),
-    line(HEADER.map((_, column) => (column === 1 ? '---' : '---:'))),
+    line(HEADER.map((_, column) => (TEXT_COLUMNS.has(column) ? '---' : '---:'))),
     ...rows(report).map(line),
     '',
     ...notes(report).map((note) => `- ${note}`),
@@ -92,9 +141,9 @@ function markdown(report: Report): string {
   ].join('\n');
 }
 
-/** `<stamp>-<participants>.json` and `.md` in `dir`. */
+/** `<stamp>-<participants of each data set>.json` and `.md` in `dir`. */
 export function writeResults(report: Report, dir: string, stamp: string): string[] {
-  const base = join(dir, `${stamp}-${report.participants}`);
+  const base = join(dir, `${stamp}-${report.datasets.map((d) => d.participants).join('-')}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(`${base}.md`, markdown(report));
   return [`${base}.json`, `${base}.md`];
