@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
-import type { ChangeNotice } from '../src/changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type ChangeNotice } from '../src/changes/log.js';
+import { changeSignal } from '../src/changes/signal.js';
 import { listenerName } from '../src/db/postgres.js';
 import { unique } from './helpers/requests.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
@@ -37,6 +38,25 @@ describe('the change signal of one instance', () => {
     await t.app.changes.catchUp();
     stop();
     expect(heard).toEqual([]);
+  });
+});
+
+describe('the change signal when a writer dies between its commit and the numbering of its entries', () => {
+  it('numbers them on its poll and tells them', async () => {
+    const signal = changeSignal(t.db, { pollMs: 50 });
+    const heard: ChangeNotice[] = [];
+    signal.subscribe((notice) => heard.push(notice));
+    await signal.start();
+    try {
+      const identifier = unique('orphan');
+      // Outside a transaction no after-commit numbering runs: the entry is committed but has no position.
+      await appendChange(t.db, SYSTEM_ACTOR, { resource: 'capability', identifier, operation: 'create', before: null, after: null });
+      await vi.waitFor(() => expect(heard.map((notice) => notice.identifier)).toContain(identifier), { timeout: 5_000, interval: 20 });
+      const [entry] = await t.db.query<{ seq: number | null }>('SELECT seq FROM change_log WHERE identifier = $1', [identifier]);
+      expect(entry?.seq).toBe(heard.find((notice) => notice.identifier === identifier)?.seq);
+    } finally {
+      await signal.stop();
+    }
   });
 });
 

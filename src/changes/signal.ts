@@ -61,8 +61,6 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   let poll: NodeJS.Timeout | undefined;
 
   async function readNew(): Promise<void> {
-    // Entries of a writer that died between its commit and their numbering (or of a failed numbering) get theirs.
-    await numberChanges(db);
     for (;;) {
       const rows = await db.query<ChangeNotice>(
         'SELECT seq, resource, identifier, operation FROM change_log WHERE seq > $1 ORDER BY seq LIMIT $2',
@@ -91,6 +89,9 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   const catchUp = () => (started ? read.run() : Promise.resolve());
 
   const signalled = () => void catchUp().catch(() => undefined);
+  // Writers number their own entries after commit; the poll numbers those of a writer that died in between (or
+  // whose numbering failed), then reads, in case the listening connection died unnoticed.
+  const polled = () => void numberChanges(db).then(catchUp).catch(() => undefined);
 
   return {
     subscribe(listener) {
@@ -109,7 +110,7 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
       position = row?.seq ?? 0;
       started = true;
       stopListening = await db.listen(CHANGES_CHANNEL, signalled);
-      poll = setInterval(signalled, options.pollMs ?? 10_000);
+      poll = setInterval(polled, options.pollMs ?? 10_000);
       poll.unref();
     },
     async stop() {
