@@ -25,7 +25,8 @@ import requestHygiene from './http/request-hygiene.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
-import requestMetrics, { createMetrics } from './operations/metrics.js';
+import { NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
+import requestMetrics, { createMetrics, requestRecorder } from './operations/metrics.js';
 import { RequestLogController } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import processes from './processes/routes.js';
@@ -39,6 +40,7 @@ import type { SignedAnswerCache } from './smp/cache.js';
 import { readIcdCountries } from './smp/countries.js';
 import { loadSmpKey, type SmpKey, type SmpKeySettings } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
+import { keptServiceMetadata } from './smp/kept-answers.js';
 import smp from './smp/routes.js';
 
 declare module 'fastify' {
@@ -87,7 +89,10 @@ export interface SmpOptions {
 
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
 export async function buildApp(options: AppOptions) {
+  // Set once the SMP publisher exists (it needs the app's logger); cleared on close, when Fastify answers everything.
+  let earlyAnswer = NO_EARLY_ANSWER;
   const app = Fastify({
+    serverFactory: serverAnsweringEarly(() => earlyAnswer),
     logger: options.logger ?? false,
     logController: new RequestLogController(options.logReads),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -158,6 +163,11 @@ export async function buildApp(options: AppOptions) {
   app.addHook('onReady', async () => smpOptions.publisher.start());
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
+  earlyAnswer = keptServiceMetadata(smpOptions.publisher, requestRecorder(app.metrics));
+  app.addHook('preClose', (done) => {
+    earlyAnswer = NO_EARLY_ANSWER;
+    done();
+  });
   return app;
 }
 

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChangeNotice } from '../src/changes/log.js';
+import type { Counter } from 'prom-client';
 import { SignedAnswerCache } from '../src/smp/cache.js';
+import { SmpPublisher } from '../src/smp/publisher.js';
 import { checkedKey, type SmpKey } from '../src/smp/keys.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
@@ -254,7 +256,7 @@ describe('with the signed-answer cache (wired to the change log)', () => {
     /** Replaces the access point's endpoint with `changes` applied to the one it was made with. */
     const changeEndpoint = async (changes: Record<string, unknown>) => expectStatus(await own.send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`,
       { title: accessPoint.title, provider: { identifier: provider.identifier }, endpoints: [{ ...endpoint, ...changes }] }, cached.users.authority), 200);
-    return { participant, changeEndpoint, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
+    return { participant, documentType, changeEndpoint, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
   }
 
   it('serves the kept answer until a change notice drops it, then the answer built from the change', async () => {
@@ -282,6 +284,54 @@ describe('with the signed-answer cache (wired to the change log)', () => {
     const fresh = await cached.app.inject(path);
     expect(fresh.body).toContain('<smp:RequireBusinessLevelSignature>true</smp:RequireBusinessLevelSignature>');
     await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
+  });
+
+  describe('over HTTP, where a kept answer is sent before the router', () => {
+    let origin: string;
+    beforeAll(async () => {
+      origin = await cached.app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    const comparable = (headers: Headers) => [...headers].filter(([name]) => name !== 'x-request-id' && name !== 'date');
+    const metadataAnswers = async () => (await (cached.app.metrics.getSingleMetric('http_requests_total') as Counter).get()).values
+      .find(({ labels }) => labels.route === '/:participantId/services/:documentTypeId' && labels.status === '200')?.value ?? 0;
+
+    it('answers with the same status, headers and signed bytes as the route, counted in the metrics, without the route', async () => {
+      const { path } = await publishedThroughCache();
+      const routed = vi.spyOn(SmpPublisher.prototype, 'signedServiceMetadata');
+      const before = await metadataAnswers();
+      const built = await fetch(`${origin}${path}`, { headers: { 'x-request-id': 'first-lookup' } });
+      const kept = await fetch(`${origin}${path}`, { headers: { 'x-request-id': 'second-lookup' } });
+      expect(routed).toHaveBeenCalledTimes(1);
+      routed.mockRestore();
+      expect([kept.status, kept.headers.get('x-request-id')]).toEqual([200, 'second-lookup']);
+      expect(comparable(kept.headers)).toEqual(comparable(built.headers));
+      const body = Buffer.from(await kept.arrayBuffer());
+      expect(body.equals(Buffer.from(await built.arrayBuffer()))).toBe(true);
+      await expectValidSignedAnswer(body, smpKey.certificatePem);
+      expect(await metadataAnswers()).toBe(before + 2);
+    });
+
+    it('answers the raw, upper-case and query-string spellings of a kept lookup as the route does', async () => {
+      const { participant, documentType, path } = await publishedThroughCache();
+      const signed = await (await fetch(`${origin}${path}`)).text();
+      const [, value] = participant.qualifiedIdentifier.split('::') as [string, string];
+      for (const spelling of [`/${SCHEME}::${value.toUpperCase()}/services/${encodeURIComponent(documentType.qualifiedIdentifier)}`, `${path}?since=yesterday`]) {
+        const answer = await fetch(`${origin}${spelling}`);
+        expect([spelling, answer.status, await answer.text()]).toEqual([spelling, 200, signed]);
+      }
+      const head = await fetch(`${origin}${path}`, { method: 'HEAD' });
+      expect([head.status, head.headers.get('content-length')]).toEqual([200, String(Buffer.byteLength(signed))]);
+      expectErrorBody(await cached.app.inject({ method: 'POST', url: path }), 405);
+    });
+
+    it('stops sending a kept answer once a change drops it', async () => {
+      const { participant, path } = await publishedThroughCache();
+      expect((await fetch(`${origin}${path}`)).status).toBe(200);
+      expect((await fetch(`${origin}${path}`)).status).toBe(200);
+      expect((await asAdmin(cached).remove(`/rest/api/participants/${participant.identifier}`, cached.users.serviceProvider)).statusCode).toBe(204);
+      const gone = await fetch(`${origin}${path}`);
+      expect([gone.status, gone.headers.get('content-type')]).toEqual([404, 'application/json;charset=UTF-8']);
+    });
   });
 });
 

@@ -61,14 +61,24 @@ export function createMetrics(db: Database, openConnections: () => Promise<numbe
   return registry;
 }
 
-/** Counts and times every answered request under its route pattern, so identifiers do not explode the labels. */
-async function requestMetrics(fastify: FastifyInstance, options: { registry: Registry }) {
-  const requests = options.registry.getSingleMetric('http_requests_total') as Counter<'method' | 'route' | 'status'>;
-  const durations = options.registry.getSingleMetric('http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'>;
-  fastify.addHook('onResponse', synchronousHook((request, reply) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+/** Counts and times one answered request; `route` is its pattern, so identifiers do not explode the labels. */
+export type RequestRecorder = (method: string, route: string, status: number, milliseconds: number) => void;
+
+export function requestRecorder(registry: Registry): RequestRecorder {
+  const requests = registry.getSingleMetric('http_requests_total') as Counter<'method' | 'route' | 'status'>;
+  const durations = registry.getSingleMetric('http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'>;
+  return (method, route, status, milliseconds) => {
+    const labels = { method, route, status: String(status) };
     requests.inc(labels);
-    durations.observe(labels, reply.elapsedTime / 1000);
+    durations.observe(labels, milliseconds / 1000);
+  };
+}
+
+/** Every request the framework answers, recorded under its route pattern. */
+async function requestMetrics(fastify: FastifyInstance, options: { registry: Registry }) {
+  const record = requestRecorder(options.registry);
+  fastify.addHook('onResponse', synchronousHook((request, reply) => {
+    record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);
   }));
 }
 

@@ -18,6 +18,12 @@ export interface PublisherOptions {
   cache?: SignedAnswerCache;
 }
 
+/** The participant and document type keys of a signed answer in the cache. */
+function cacheKeysOf(organization: Organization, documentType: Identifier): [string, string] {
+  const participant = participantIdentifierOf(organization);
+  return [`${participant.scheme}::${participant.value}`, `${documentType.scheme}::${documentType.value}`];
+}
+
 const notFound = (what: string) => new NotFoundError(`No ${what} is published for this participant`);
 
 /** What the SMP interface answers, built from the registry's data as it is now. */
@@ -45,22 +51,24 @@ export class SmpPublisher {
     return serviceGroupXml(participantIdentifierOf(organization), await publishedDocumentTypes(db, organization), publicBase);
   }
 
+  /** The signed answer already made for this lookup, if one is kept: no database, no signing. */
+  keptServiceMetadata(organization: Organization, documentType: Identifier): Buffer | undefined {
+    return this.options.cache?.get(...cacheKeysOf(organization, documentType));
+  }
+
   async signedServiceMetadata(organization: Organization, documentType: Identifier): Promise<Buffer> {
     const { db, cache } = this.options;
     const signing = this.requireSigning();
-    const participant = participantIdentifierOf(organization);
-    const participantKey = `${participant.scheme}::${participant.value}`;
-    const documentKey = `${documentType.scheme}::${documentType.value}`;
-    const kept = cache?.get(participantKey, documentKey);
+    const kept = this.keptServiceMetadata(organization, documentType);
     if (kept) return kept;
     const builtAt = cache?.epoch;
     const found = await findOrganization(db, organization);
     if (!found) throw notFound('service group');
     const processes = await publishedProcesses(db, organization, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
-    const body = Buffer.from(await signing.sign(participant, documentType, processes));
+    const body = Buffer.from(await signing.sign(participantIdentifierOf(organization), documentType, processes));
     // A delete date ends the answer at the start of that day (UTC), when the participant stops being live.
-    cache?.set(participantKey, documentKey, body, found.nextDeleteDate ? Date.parse(found.nextDeleteDate) : Infinity, builtAt);
+    cache?.set(...cacheKeysOf(organization, documentType), body, found.nextDeleteDate ? Date.parse(found.nextDeleteDate) : Infinity, builtAt);
     return body;
   }
 

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../core/errors.js';
 import { looksLikeIdentifier, organizationOf, parseIdentifier } from './identifiers.js';
+import type { Organization } from '../participants/identifiers.js';
 import type { SmpPublisher } from './publisher.js';
+import type { Identifier } from './xml.js';
 
 export interface SmpRoutesOptions {
   publisher: SmpPublisher;
@@ -12,7 +14,7 @@ export interface SmpRoutesOptions {
 type ParticipantParams = { participantId: string };
 type ServiceParams = ParticipantParams & { documentTypeId: string };
 
-const XML = 'text/xml; charset=UTF-8';
+export const XML = 'text/xml; charset=UTF-8';
 // The SMP interface is the Peppol specification's, not part of the registry's OpenAPI description. Only paths that
 // hold an identifier (`::`, raw or percent-encoded) are the SMP's: any other gets 404, not 405, for other methods.
 const IDENTIFIER = '[^/]*(?:::|%3A%3A)[^/]*';
@@ -21,6 +23,21 @@ const isLookup = (request: FastifyRequest) => looksLikeIdentifier((request.param
 const routeOptions = (pattern: string) =>
   ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`, 'i'), quietLog: isLookup } });
 
+/** The route of the signed service metadata, as its metrics name it. */
+export const SERVICE_METADATA_ROUTE = '/:participantId/services/:documentTypeId';
+
+/** The organization a participant path segment names: 400 when it does not parse, 404 when none can have it. */
+function organizationNamed(segment: string): Organization {
+  const found = organizationOf(parseIdentifier(segment, 'participant'));
+  if (!found) throw new NotFoundError(`No service group is published for participant '${segment}'`);
+  return found;
+}
+
+/** What a service metadata lookup names, from its two decoded path segments; throws as `organizationNamed`. */
+export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { organization: Organization; documentType: Identifier } {
+  return { organization: organizationNamed(participantSegment), documentType: parseIdentifier(documentTypeSegment, 'document type') };
+}
+
 /**
  * The Peppol SMP 1.x read interface and the Peppol Directory business card, at the root. Static routes (the API,
  * the docs, the web console) win over these parametric ones in the router; a segment that is not `scheme::value`
@@ -28,29 +45,23 @@ const routeOptions = (pattern: string) =>
  */
 export default async function smpRoutes(fastify: FastifyInstance, options: SmpRoutesOptions) {
   const { publisher } = options;
-  const organization = (segment: string) => {
-    const found = organizationOf(parseIdentifier(segment, 'participant'));
-    if (!found) throw new NotFoundError(`No service group is published for participant '${segment}'`);
-    return found;
-  };
   const notOurs = (request: FastifyRequest<{ Params: ParticipantParams }>, reply: FastifyReply) =>
     !isLookup(request) && (reply.callNotFound(), true);
 
   fastify.get<{ Params: ParticipantParams }>('/:participantId', routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
     const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
-    return reply.type(XML).send(await publisher.serviceGroup(organization(request.params.participantId), base));
+    return reply.type(XML).send(await publisher.serviceGroup(organizationNamed(request.params.participantId), base));
   });
 
-  fastify.get<{ Params: ServiceParams }>('/:participantId/services/:documentTypeId', routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
+  fastify.get<{ Params: ServiceParams }>(SERVICE_METADATA_ROUTE, routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
-    const found = organization(request.params.participantId);
-    const documentType = parseIdentifier(request.params.documentTypeId, 'document type');
-    return reply.type(XML).send(await publisher.signedServiceMetadata(found, documentType));
+    const { organization, documentType } = serviceLookupOf(request.params.participantId, request.params.documentTypeId);
+    return reply.type(XML).send(await publisher.signedServiceMetadata(organization, documentType));
   });
 
   fastify.get<{ Params: ParticipantParams }>('/businesscard/:participantId', routeOptions(`/businesscard/${IDENTIFIER}`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
-    return reply.type(XML).send(await publisher.businessCard(organization(request.params.participantId)));
+    return reply.type(XML).send(await publisher.businessCard(organizationNamed(request.params.participantId)));
   });
 }
