@@ -179,8 +179,8 @@ async function smpRoutesOptions(db: Database, options: SmpOptions, log: FastifyB
     return undefined;
   });
   const key = options.key ?? (options.keySettings ? await loadSmpKey(options.keySettings, log) : undefined);
-  const publisher = new SmpPublisher({ db, key, countries, cache: options.cache });
-  return { publisher, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
+  const publisher = new SmpPublisher({ db, key, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
+  return { publisher };
 }
 
 function openConnections(server: Server): Promise<number> {

@@ -256,7 +256,7 @@ describe('with the signed-answer cache (wired to the change log)', () => {
     /** Replaces the access point's endpoint with `changes` applied to the one it was made with. */
     const changeEndpoint = async (changes: Record<string, unknown>) => expectStatus(await own.send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`,
       { title: accessPoint.title, provider: { identifier: provider.identifier }, endpoints: [{ ...endpoint, ...changes }] }, cached.users.authority), 200);
-    return { participant, documentType, changeEndpoint, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
+    return { participant, documentType, process, changeEndpoint, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
   }
 
   it('serves the kept answer until a change notice drops it, then the answer built from the change', async () => {
@@ -284,6 +284,21 @@ describe('with the signed-answer cache (wired to the change log)', () => {
     const fresh = await cached.app.inject(path);
     expect(fresh.body).toContain('<smp:RequireBusinessLevelSignature>true</smp:RequireBusinessLevelSignature>');
     await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
+  });
+
+  it('keeps the service group until a change drops it, then lists what the change left', async () => {
+    const { participant, documentType, process } = await publishedThroughCache();
+    const group = serviceGroupPath(participant.qualifiedIdentifier);
+    const href = `/services/${encodeURIComponent(documentType.qualifiedIdentifier)}"`;
+    const first = (await cached.app.inject(group)).body;
+    expect(first).toContain(href);
+    expect(cache.size).toBe(1);
+    expect((await cached.app.inject(group)).body).toBe(first);
+    const own = asAdmin(cached);
+    const current = expectStatus(await own.get(`/rest/api/document-types/${documentType.identifier}`), 200);
+    expectStatus(await own.send('PUT', `/rest/api/document-types/${documentType.identifier}`,
+      { title: current.title, qualifiedIdentifier: current.qualifiedIdentifier, processes: [{ identifier: process.identifier }], visible: false }, cached.users.authority), 200);
+    expect((await cached.app.inject(group)).body).not.toContain(href);
   });
 
   describe('over HTTP, where a kept answer is sent before the router', () => {

@@ -7,7 +7,8 @@ interface Entry {
 }
 
 /**
- * The signed answers already made, per (participant, document type), so that a repeated lookup does not sign again.
+ * The answers already made: signed service metadata per (participant, document type), so that a repeated lookup does
+ * not sign again, and service groups.
  * Correct only while `onChange` hears every committed change (the change log). Bounded: the oldest answers go first.
  */
 export class SignedAnswerCache {

@@ -14,15 +14,20 @@ export interface PublisherOptions {
   key: SmpKey | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
   countries: ReadonlyMap<string, string> | undefined;
-  /** Kept signed answers; only where every committed change reaches its `onChange`. */
+  /** Kept answers; only where every committed change reaches its `onChange`. */
   cache?: SignedAnswerCache;
+  /** The base URL of the service group's `href`s (REGISTRY_PUBLIC_URL, no trailing slash). */
+  publicUrl?: string;
 }
 
-/** The participant and document type keys of a signed answer in the cache. */
-function cacheKeysOf(organization: Organization, documentType: Identifier): [string, string] {
+/** The keys of an answer in the cache: its participant, and which of that participant's answers it is. */
+function cacheKeys(organization: Organization, answer: string): [string, string] {
   const participant = participantIdentifierOf(organization);
-  return [`${participant.scheme}::${participant.value}`, `${documentType.scheme}::${documentType.value}`];
+  return [`${participant.scheme}::${participant.value}`, answer];
 }
+
+const metadataKeys = (organization: Organization, documentType: Identifier) =>
+  cacheKeys(organization, `service metadata ${documentType.scheme}::${documentType.value}`);
 
 const notFound = (what: string) => new NotFoundError(`No ${what} is published for this participant`);
 
@@ -44,16 +49,27 @@ export class SmpPublisher {
     return this.signing?.close() ?? Promise.resolve();
   }
 
-  async serviceGroup(organization: Organization, publicBase: string): Promise<string> {
-    const { db } = this.options;
+  /**
+   * `requestBase`, the URL the request was made to, is the `href`s' base when no public URL is configured; those
+   * answers are not kept, since the Host header is the caller's to choose.
+   */
+  async serviceGroup(organization: Organization, requestBase: string): Promise<Buffer> {
+    const { db, publicUrl } = this.options;
     this.requireSigning();
-    if (!(await findOrganization(db, organization))) throw notFound('service group');
-    return serviceGroupXml(participantIdentifierOf(organization), await publishedDocumentTypes(db, organization), publicBase);
+    const cache = publicUrl === undefined ? undefined : this.options.cache;
+    const keys = cacheKeys(organization, 'service group');
+    const kept = cache?.get(...keys);
+    if (kept) return kept;
+    const builtAt = cache?.epoch;
+    const found = await findOrganization(db, organization);
+    if (!found) throw notFound('service group');
+    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), await publishedDocumentTypes(db, organization), publicUrl ?? requestBase));
+    return cache ? this.keep(keys, body, found, builtAt) : body;
   }
 
   /** The signed answer already made for this lookup, if one is kept: no database, no signing. */
   keptServiceMetadata(organization: Organization, documentType: Identifier): Buffer | undefined {
-    return this.options.cache?.get(...cacheKeysOf(organization, documentType));
+    return this.options.cache?.get(...metadataKeys(organization, documentType));
   }
 
   async signedServiceMetadata(organization: Organization, documentType: Identifier): Promise<Buffer> {
@@ -67,8 +83,13 @@ export class SmpPublisher {
     const processes = await publishedProcesses(db, organization, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
     const body = Buffer.from(await signing.sign(participantIdentifierOf(organization), documentType, processes));
+    return this.keep(metadataKeys(organization, documentType), body, found, builtAt);
+  }
+
+  /** Keeps an answer built from reads that started at `builtAt` (the cache's epoch then). */
+  private keep(keys: [string, string], body: Buffer, organization: { nextDeleteDate: string | null }, builtAt: number | undefined): Buffer {
     // A delete date ends the answer at the start of that day (UTC), when the participant stops being live.
-    cache?.set(...cacheKeysOf(organization, documentType), body, found.nextDeleteDate ? Date.parse(found.nextDeleteDate) : Infinity, builtAt);
+    this.options.cache?.set(...keys, body, organization.nextDeleteDate ? Date.parse(organization.nextDeleteDate) : Infinity, builtAt);
     return body;
   }
 

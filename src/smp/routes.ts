@@ -7,8 +7,6 @@ import type { Identifier } from './xml.js';
 
 export interface SmpRoutesOptions {
   publisher: SmpPublisher;
-  /** The base URL of the `href`s; without it, the one the request was made to. */
-  publicUrl?: string;
 }
 
 type ParticipantParams = { participantId: string };
@@ -50,8 +48,7 @@ export default async function smpRoutes(fastify: FastifyInstance, options: SmpRo
 
   fastify.get<{ Params: ParticipantParams }>('/:participantId', routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
-    const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
-    return reply.type(XML).send(await publisher.serviceGroup(organizationNamed(request.params.participantId), base));
+    return reply.type(XML).send(await publisher.serviceGroup(organizationNamed(request.params.participantId), `${request.protocol}://${request.host}`));
   });
 
   fastify.get<{ Params: ServiceParams }>(SERVICE_METADATA_ROUTE, routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
