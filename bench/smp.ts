@@ -13,11 +13,17 @@ async function certificate(commonName: string) {
   });
 }
 
-/** A throw-away SMP key and certificate in PEM files, as the service reads them from its configuration. */
+/**
+ * A throw-away SMP key and certificate in PEM files, as the service reads them from its configuration, and the
+ * public URL a production SMP has behind its proxy (with it, service groups are kept as signed answers are).
+ */
 export async function benchSmpKey(): Promise<{ key: SmpKey; env: Record<string, string> }> {
   const pems = await certificate('registry bench SMP');
   const dir = await mkdtemp(join(tmpdir(), 'registry-bench-smp-'));
-  const env = { REGISTRY_SMP_KEY_FILE: join(dir, 'smp-key.pem'), REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'smp-certificate.pem') };
+  const env = {
+    REGISTRY_SMP_KEY_FILE: join(dir, 'smp-key.pem'), REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'smp-certificate.pem'),
+    REGISTRY_PUBLIC_URL: 'https://smp.bench.example',
+  };
   await writeFile(env.REGISTRY_SMP_KEY_FILE, pems.private, { mode: 0o600 });
   await writeFile(env.REGISTRY_SMP_CERTIFICATE_FILE, pems.cert);
   return { key: checkedKey(pems.private, pems.cert, false), env };
