@@ -49,7 +49,7 @@ describe('the signed answer cache', () => {
     expect(cache.get(ALICE, INVOICE, Date.parse('2030-01-01T00:00:00Z'))).toBeUndefined();
   });
 
-  it('holds at most its bound, the oldest going first', () => {
+  it('holds at most its bound in bytes, the oldest going first', () => {
     const cache = new SignedAnswerCache(2);
     cache.set(ALICE, INVOICE, Buffer.from('1'));
     cache.set(ALICE, ORDER, Buffer.from('2'));
@@ -57,6 +57,8 @@ describe('the signed answer cache', () => {
     expect(cache.size).toBe(2);
     expect(cache.get(ALICE, INVOICE)).toBeUndefined();
     expect(cache.get(BOB, INVOICE)).toBeDefined();
+    cache.set(BOB, ORDER, Buffer.from('45'));
+    expect([cache.size, cache.get(BOB, INVOICE), cache.get(BOB, ORDER)?.toString()]).toEqual([1, undefined, '45']);
   });
 });
 

@@ -9,14 +9,17 @@ interface Entry {
 /**
  * The answers already made: signed service metadata per (participant, document type), so that a repeated lookup does
  * not sign again, and service groups.
- * Correct only while `onChange` hears every committed change (the change log). Bounded: the oldest answers go first.
+ * Correct only while `onChange` hears every committed change (the change log). Bounded in bytes: the oldest answers go
+ * first.
  */
 export class SignedAnswerCache {
   private readonly entries = new Map<string, Entry>();
   private readonly byParticipant = new Map<string, Set<string>>();
   private drops = 0;
+  private bytes = 0;
 
-  constructor(private readonly maxEntries = 100_000) {}
+  /** 64 MiB: some 14,000 signed answers of a few processes, the network's busy receivers many times over. */
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
 
   get size(): number {
     return this.entries.size;
@@ -44,12 +47,13 @@ export class SignedAnswerCache {
   set(participant: string, documentType: string, body: Buffer, until = Infinity, builtAt = this.epoch): void {
     if (builtAt !== this.drops) return;
     const key = keyOf(participant, documentType);
-    this.entries.delete(key);
+    this.remove(key);
     this.entries.set(key, { body, until });
+    this.bytes += body.length;
     let keys = this.byParticipant.get(participant);
     if (!keys) this.byParticipant.set(participant, (keys = new Set()));
     keys.add(key);
-    if (this.entries.size > this.maxEntries) this.evictOldest();
+    while (this.bytes > this.maxBytes) this.evictOldest();
   }
 
   /**
@@ -66,21 +70,29 @@ export class SignedAnswerCache {
     this.drops += 1;
     this.entries.clear();
     this.byParticipant.clear();
+    this.bytes = 0;
   }
 
   private dropParticipant(participant: string): void {
     this.drops += 1;
-    for (const key of this.byParticipant.get(participant) ?? []) this.entries.delete(key);
+    for (const key of this.byParticipant.get(participant) ?? []) this.remove(key);
     this.byParticipant.delete(participant);
   }
 
   private evictOldest(): void {
     const oldest = this.entries.keys().next().value as string;
-    this.entries.delete(oldest);
+    this.remove(oldest);
     const participant = oldest.slice(0, oldest.indexOf('\u0000'));
     const keys = this.byParticipant.get(participant);
     keys?.delete(oldest);
     if (keys?.size === 0) this.byParticipant.delete(participant);
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.body.length;
+    this.entries.delete(key);
   }
 }
 
