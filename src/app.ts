@@ -89,7 +89,8 @@ export interface SmpOptions {
 
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
 export async function buildApp(options: AppOptions) {
-  // Set once the SMP publisher exists (it needs the app's logger); cleared on close, when Fastify answers everything.
+  // Set once the SMP publisher exists (it needs the app's logger) if it keeps answers; cleared on close, when Fastify
+  // answers everything.
   let earlyAnswer = NO_EARLY_ANSWER;
   const app = Fastify({
     serverFactory: serverAnsweringEarly(() => earlyAnswer),
@@ -163,7 +164,8 @@ export async function buildApp(options: AppOptions) {
   app.addHook('onReady', async () => smpOptions.publisher.start());
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
-  earlyAnswer = keptServiceMetadata(smpOptions.publisher, requestRecorder(app.metrics));
+  // Without a cache nothing is kept, so there is nothing to answer early.
+  if (options.smp?.cache) earlyAnswer = keptServiceMetadata(smpOptions.publisher, requestRecorder(app.metrics));
   app.addHook('preClose', (done) => {
     earlyAnswer = NO_EARLY_ANSWER;
     done();

@@ -28,6 +28,8 @@ const hasBody = (request: IncomingMessage) =>
 
 /** `/{participant}/services/{document type}`, decoded as the router decodes its parameters. */
 function keptAnswerFor(publisher: SmpPublisher, url: string): Buffer | undefined {
+  // Every other request passes here too: it costs one search of its URL, nothing allocated.
+  if (!url.includes('/services/')) return undefined;
   // A query string or fragment is the router's to strip: a `?` here may also be part of an identifier (`%3F`).
   if (url.includes('?') || url.includes('#')) return undefined;
   const segments = url.split('/');
