@@ -114,7 +114,9 @@ describe('logs', () => {
     expect(lines.length).toBeGreaterThan(4);
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const ofRequest = entries.filter((entry) => entry.reqId === requestId);
-    expect(ofRequest.map((entry) => entry.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    expect(ofRequest.map((entry) => entry.msg)).toEqual(['incoming request', 'request completed']);
+    expect(ofRequest[0]).toMatchObject({ level: 30, req: { method: 'POST', url: '/rest/api/users' } });
+    expect(ofRequest[1]).toMatchObject({ level: 30, res: { statusCode: 201 }, responseTime: expect.any(Number) });
     const everything = lines.join('\n');
     for (const leak of [secret, admin.password, admin.authorization, admin.authorization.slice(6), Buffer.from(`${admin.username}:${secret}`).toString('base64')]) {
       expect(everything).not.toContain(leak);
