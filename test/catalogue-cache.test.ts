@@ -131,6 +131,38 @@ describe('the catalogue cache of one instance', () => {
     expect((await cache.rows('process')).row(process.identifier)?.title).toBe('Changed during the load');
   });
 
+  it('sends kept gets and pages in the media type asked for, with their length, the same bytes each time', async () => {
+    const process = await addProcess(t.app, t.users.admin);
+    t.app.catalogue.onChange({ seq: 0, resource: 'process', identifier: process.identifier, operation: 'update' });
+    for (const [url, accept] of [
+      [`/rest/api/processes/${process.identifier}`, 'application/vnd.registry.processes.get.v1+json'],
+      ['/rest/api/processes?size=7', 'application/vnd.registry.processes.find.v1+json'],
+      [`/rest/api/processes/${process.identifier}`, 'application/json'],
+    ] as const) {
+      const [first, kept] = [await call(t.app, { url, user: null, headers: { accept } }), await call(t.app, { url, user: null, headers: { accept } })];
+      expect([first.statusCode, kept.statusCode], url).toEqual([200, 200]);
+      expect(kept.headers['content-type']).toBe(`${accept};charset=UTF-8`);
+      expect(kept.headers['content-type']).toBe(first.headers['content-type']);
+      expect(kept.rawPayload.equals(first.rawPayload)).toBe(true);
+      expect(kept.headers['content-length']).toBe(String(first.rawPayload.length));
+    }
+  });
+
+  it('keeps a serialized answer with the rows it was built from, and builds the ones beyond its budget on every read', async () => {
+    const cache = new CatalogueCache(t.db);
+    const held = await cache.rows('process');
+    const build = vi.fn(() => 'small answer');
+    expect([held.answer('small', build), held.answer('small', build)].map(String)).toEqual(['small answer', 'small answer']);
+    expect(build).toHaveBeenCalledTimes(1);
+    const large = vi.fn(() => 'x'.repeat(9 * 1024 * 1024));
+    held.answer('large', large);
+    held.answer('large', large);
+    expect(large).toHaveBeenCalledTimes(2);
+    cache.onChange({ seq: 0, resource: 'process', identifier: unique('changed'), operation: 'update' });
+    (await cache.rows('process')).answer('small', build);
+    expect(build).toHaveBeenCalledTimes(2);
+  });
+
   const DROPPED_BY: Record<ChangeResource, CatalogueKind[]> = {
     process: ['process', 'document-type'],
     'document-type': ['process', 'document-type'],

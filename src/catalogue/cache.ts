@@ -61,10 +61,18 @@ interface Identified {
 /** The order a participant's processes are listed in. */
 const BY_QUALIFIED_IDENTIFIER: readonly SortOrder[] = [{ property: 'qualifiedIdentifier', direction: 'ASC' }];
 
+/**
+ * The bytes of serialized answers one resource's rows keep: the default pages and every item fit many times over;
+ * answers built beyond it are sent but not kept, so odd pages cannot make the process grow.
+ */
+const KEPT_ANSWER_BYTES = 8 * 1024 * 1024;
+
 /** One resource's rows as committed at one moment, read-only, with each row's rank under each sortable property. */
 export class HeldRows<T extends Identified> {
   private readonly indexById: ReadonlyMap<string, number>;
   private readonly byQualifiedIdentifier: ReadonlyMap<string, T>;
+  private readonly answers = new Map<string, Buffer>();
+  private answerBytes = 0;
 
   /**
    * `rows` in identifier order; `ranks` per sortable property, indexed as `rows`: equal values share a rank, and
@@ -78,6 +86,22 @@ export class HeldRows<T extends Identified> {
   row(id: string): T | undefined {
     const index = this.indexById.get(id);
     return index === undefined ? undefined : this.rows[index];
+  }
+
+  /**
+   * The answer `key` names, built from these rows by `build` once and kept with them: a change drops the rows and
+   * their answers together, so a kept answer is never older than the rows it was built from. Kept as UTF-8 bytes, which
+   * a socket takes as they are, where a string is encoded again on every send.
+   */
+  answer(key: string, build: () => string): Buffer {
+    const kept = this.answers.get(key);
+    if (kept !== undefined) return kept;
+    const built = Buffer.from(build());
+    if (this.answerBytes + built.length <= KEPT_ANSWER_BYTES) {
+      this.answers.set(key, built);
+      this.answerBytes += built.length;
+    }
+    return built;
   }
 
   /** The row a reference names, as resolveReferences reads it: by identifier, else by qualified identifier (if rows have one). */

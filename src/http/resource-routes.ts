@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { actorOf, appendChange, type ChangeResource } from '../changes/log.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -9,6 +9,12 @@ import { UuidParams } from '../core/schemas.js';
 import { sendJsonArray } from './streaming.js';
 
 export type Operation = 'find' | 'get' | 'add' | 'update' | 'delete';
+
+/** The route's serializer of its 200 answer: the JSON Fastify would send for `body`. */
+export type Serialize = (body: unknown) => string;
+
+/** A route's schema serializer makes strings (Fastify's type also allows the buffers of a custom serializer, unused here). */
+const serializerOf = (reply: FastifyReply): Serialize => (body) => reply.serialize(body) as string;
 
 /**
  * A resource managed by the authority (the catalogue and the administration resources): paged find and get
@@ -32,10 +38,13 @@ export interface ManagedResource<Form extends TSchema, Item extends TSchema, Wri
   stream?: { mediaType: string; rows(db: Database, query: Static<Query>, orderBy: string): AsyncIterable<Static<Item>[]> };
   /** The resource; `NotFoundError.instance` when there is none. */
   get(db: Queryable, id: string): Promise<Static<Item>>;
-  /** Reads answered from memory (a cache) when they can be; undefined: `find` or `get` answers. Never in a write. */
+  /**
+   * Reads answered from memory (a cache) when they can be, as the bytes of the JSON `serialize` makes of their body;
+   * undefined: `find` or `get` answers. Never in a write.
+   */
   cached?: {
-    find(app: FastifyInstance, page: PageRequest, query: Static<Query>): Promise<{ total: number; rows: Static<Item>[] } | undefined>;
-    get(app: FastifyInstance, id: string): Promise<Static<Item> | undefined>;
+    find(app: FastifyInstance, page: PageRequest, query: Static<Query>, serialize: Serialize): Promise<Buffer | undefined>;
+    get(app: FastifyInstance, id: string, serialize: Serialize): Promise<Buffer | undefined>;
   };
   /** What a valid form writes, its references resolved (400 listing every unknown one); `id` is set on update. */
   record(tx: Queryable, form: Static<Form>, id: string | null): Promise<Write>;
@@ -62,16 +71,18 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
       if (resource.stream && request.wantsStream) {
         return sendJsonArray(reply, schemas.item, resource.stream.rows(app.db, query, page.orderBy));
       }
-      const { total, rows } = await resource.cached?.find(app, page, query) ?? await resource.find(app.db, page, query);
+      const kept = await resource.cached?.find(app, page, query, serializerOf(reply));
+      if (kept !== undefined) return kept;
+      const { total, rows } = await resource.find(app.db, page, query);
       return pageOf(rows, total, page);
     });
 
     app.get('/:identifier', {
       schema: { params: UuidParams, response: { 200: schemas.item } },
       config: { access: access.read, mediaTypes: resource.mediaTypes('get') },
-    }, async (request) => {
+    }, async (request, reply) => {
       const { identifier } = request.params;
-      return await resource.cached?.get(app, identifier) ?? resource.get(app.db, identifier);
+      return await resource.cached?.get(app, identifier, serializerOf(reply)) ?? resource.get(app.db, identifier);
     });
 
     app.post('/', {
