@@ -1,22 +1,26 @@
 /**
- * Compares the project's own copies with the team's reference folder (`shared/`, beside the project on the team's
- * machines; a clone on its own has none, so this is a check to run by hand, not a test):
+ * Compares the project's own copies with a reference folder the caller names (the team's `shared/`; the project
+ * assumes no such folder, so this is a check to run by hand, not a test):
  * - `reference-data/` is byte-identical to `shared/data/`, file for file (their READMEs apart);
  * - `test/reliability/role-table.md` is the summary table of `shared/spec/registry-service.md`, as it stands.
  *
- *   npx tsx scripts/compare-reference.ts [--shared ../shared]
+ *   npx tsx scripts/compare-reference.ts --shared DIR
  *
- * Exits 0 when both match, 1 naming each difference, 2 when the reference folder is not there.
+ * Exits 0 when both match, 1 naming each difference, 2 when no folder is named or it is not there.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const ROOT = join(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { shared: { type: 'string', default: join(ROOT, '..', 'shared') } } });
-const shared = resolve(values.shared as string);
+const { values } = parseArgs({ options: { shared: { type: 'string' } } });
+if (values.shared === undefined) {
+  console.error('name the reference folder: --shared DIR (the folder holding data/ and spec/)');
+  process.exit(2);
+}
+const shared = resolve(values.shared);
 if (!existsSync(shared)) {
-  console.error(`no reference folder at ${shared}: name it with --shared DIR`);
+  console.error(`no reference folder at ${shared}`);
   process.exit(2);
 }
 
