@@ -155,10 +155,19 @@ describe('the web console in Chromium, against the real service', () => {
     await page.evaluate(() => { location.hash = '#/catalogue'; });
     await page.getByLabel('Search').fill('reminder');
     await expect.poll(() => page.locator('table').first().locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('Norwegian reminder')]);
-    // Norwegian bokmål texts.
+    // Norwegian bokmål texts, tagged as such from the first moment they are on the page.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      Object.assign(window, { languageAtEachChange: seen });
+      new MutationObserver(() => seen.push(document.documentElement.lang))
+        .observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await page.getByLabel('Language').selectOption('nb');
     await expect.poll(() => page.locator('h1').innerText()).toBe('Katalog');
     expect(await page.locator('html').getAttribute('lang')).toBe('nb');
+    const languageAtEachChange = await page.evaluate(() => (window as unknown as { languageAtEachChange: string[] }).languageAtEachChange);
+    expect(languageAtEachChange.length).toBeGreaterThan(0);
+    expect(new Set(languageAtEachChange)).toEqual(new Set(['nb']));
     await context.close();
   });
 

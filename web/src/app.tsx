@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { I18n, translator, type Language, type TextKey } from './i18n.js';
 import { AccessPoints, AccessPointProviders, CatalogueAdmin, ServiceProviders, TransportProfiles, Users } from './pages/authority.js';
 import { Catalogue } from './pages/catalogue.js';
@@ -47,7 +47,8 @@ export function App() {
   const page = PAGES.find((candidate) => candidate.path === first);
   const main = useRef<HTMLElement>(null);
 
-  useEffect(() => { document.documentElement.lang = language; }, [language]);
+  // Before paint, so that no text is ever shown (or read aloud) under the other language's tag.
+  useLayoutEffect(() => { document.documentElement.lang = language; }, [language]);
   useEffect(() => {
     document.title = `${page ? t(page.label) : t('appName')} · ${t('appName')}`;
     main.current?.focus({ preventScroll: true });
