@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openPostgres } from '../src/db/postgres.js';
 import type { SmpKey } from '../src/smp/keys.js';
+import { SIGNING_THREAD_IDLE_MS } from '../src/smp/signing-pool.js';
 import type { Dataset } from './dataset.js';
 import { drive, type LoadOptions, type Measurement } from './measure.js';
 import { MINIMAL_STREAM_SQL, minimalScript } from './minimal.js';
@@ -261,7 +262,10 @@ async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, worke
     }
     if (options.selected.has('8')) results.push(await measureStream(withService));
     await sleep(3000);
-    const memory = { restAtStartMiB, restAtEndMiB: rssMiB(service.pid) };
+    const restAtEndMiB = rssMiB(service.pid);
+    // What the process keeps for good: the signing threads end once idle for their time.
+    await sleep(SIGNING_THREAD_IDLE_MS);
+    const memory = { restAtStartMiB, restAtEndMiB, restAfterIdleMiB: rssMiB(service.pid) };
     return { label, database: run.store.kind, workers, participants: run.store.data.participants, memory, results };
   } finally {
     await service.stop();

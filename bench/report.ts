@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SIGNING_THREAD_IDLE_MS } from '../src/smp/signing-pool.js';
 import type { ImportRun } from './import.js';
 import type { Measurement } from './measure.js';
 import type { DatabaseKind } from './stores.js';
@@ -46,7 +47,7 @@ export interface ConfigurationReport {
   database: DatabaseKind;
   workers: number;
   participants: number;
-  memory: { restAtStartMiB: number; restAtEndMiB: number };
+  memory: { restAtStartMiB: number; restAtEndMiB: number; restAfterIdleMiB: number };
   results: Result[];
 }
 
@@ -100,7 +101,8 @@ function datasetNotes(dataset: DatasetReport): string[] {
 function configurationNote(configuration: ConfigurationReport): string {
   const stream = configuration.results.find((r) => r.memory)?.memory;
   return `${configuration.label}: ${count(configuration.participants)} participants, REGISTRY_WORKERS=${configuration.workers}; service resident memory at rest `
-    + `${configuration.memory.restAtStartMiB.toFixed(0)} MiB after start, ${configuration.memory.restAtEndMiB.toFixed(0)} MiB after the run`
+    + `${configuration.memory.restAtStartMiB.toFixed(0)} MiB after start, ${configuration.memory.restAtEndMiB.toFixed(0)} MiB after the run, `
+    + `${configuration.memory.restAfterIdleMiB.toFixed(0)} MiB once idle (the signing threads end after ${SIGNING_THREAD_IDLE_MS / 1000} s without work)`
     + `${stream ? `; stream: ${stream.restMiB.toFixed(0)} MiB before, peak ${stream.peakMiB.toFixed(0)} MiB (growth ${stream.growthMiB.toFixed(0)} MiB)` : ''}`
     + `${configuration.workers > 1 ? ' (the primary process only)' : ''}.`;
 }

@@ -161,7 +161,6 @@ export async function buildApp(options: AppOptions) {
   await app.register(changeRoutes, { prefix: '/rest/api' });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, app.log);
-  app.addHook('onReady', async () => smpOptions.publisher.start());
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
   // Without a cache nothing is kept, so there is nothing to answer early.

@@ -39,11 +39,6 @@ export class SmpPublisher {
     this.signing = options.key && new SigningPool(options.key);
   }
 
-  /** Starts the signing threads (the application's ready). */
-  start(): void {
-    this.signing?.start();
-  }
-
   /** Ends the signing threads (the application's close). */
   close(): Promise<void> {
     return this.signing?.close() ?? Promise.resolve();

@@ -51,42 +51,59 @@ class SigningThread {
   }
 }
 
+/** How long a signing thread with nothing to do is kept before it ends and gives its memory back. */
+export const SIGNING_THREAD_IDLE_MS = 60_000;
+
 /**
- * Worker threads (one per available core) that build and sign the SignedServiceMetadata, so that the RSA signature and
- * the canonicalization of a cold lookup do not hold up the event loop, which keeps answering the other requests.
- * The threads start with `start` (else with the first signatures) and end with `close`; a thread that dies is
- * replaced at the next signature.
+ * Worker threads (up to one per available core) that build and sign the SignedServiceMetadata, so that the RSA
+ * signature and the canonicalization of a cold lookup do not hold up the event loop, which keeps answering the other
+ * requests. A thread starts with the signature that needs it (loading the signing code takes a few tens of
+ * milliseconds, once) and ends after `idleMs` without work: each holds tens of megabytes of heap, which a registry
+ * whose lookups are answered from the cache should not keep. A thread that dies is replaced at the next signature;
+ * `close` ends them all.
  */
 export class SigningPool {
   private readonly threads: SigningThread[] = [];
+  private readonly idleTimers = new Map<SigningThread, NodeJS.Timeout>();
   private nextId = 0;
   private closed = false;
 
-  constructor(private readonly key: SigningKeyPems, private readonly size = Math.max(1, availableParallelism())) {}
+  constructor(
+    private readonly key: SigningKeyPems,
+    private readonly size = Math.max(1, availableParallelism()),
+    private readonly idleMs = SIGNING_THREAD_IDLE_MS,
+  ) {}
+
+  /** The threads running now. */
+  get threadCount(): number {
+    return this.threads.length;
+  }
 
   sign(participant: Identifier, documentType: Identifier, processes: PublishedProcess[]): Promise<string> {
     if (this.closed) return Promise.reject(new Error('the signing pool is closed'));
     const thread = this.leastBusy();
+    clearTimeout(this.idleTimers.get(thread));
+    this.idleTimers.delete(thread);
     const id = (this.nextId += 1);
-    return new Promise((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
       thread.worker.postMessage({ id, participant, documentType, processes } satisfies SigningTask);
-    });
-  }
-
-  /** Starts every thread now, so that the first lookups do not wait for a thread to load the signing code. */
-  start(): void {
-    while (!this.closed && this.threads.length < this.size) this.addThread();
+    }).finally(() => this.endWhenIdle(thread));
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
     await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()));
   }
 
+  /** An idle thread if there is one, else a new thread while there are fewer than `size`, else the least busy. */
   private leastBusy(): SigningThread {
-    if (this.threads.length < this.size) return this.addThread();
-    return this.threads.reduce((best, thread) => (thread.pending.size < best.pending.size ? thread : best));
+    const best = this.threads.reduce<SigningThread | undefined>(
+      (found, thread) => (found === undefined || thread.pending.size < found.pending.size ? thread : found), undefined);
+    if (best && (best.pending.size === 0 || this.threads.length >= this.size)) return best;
+    return this.addThread();
   }
 
   private addThread(): SigningThread {
@@ -95,7 +112,21 @@ export class SigningPool {
     return thread;
   }
 
+  /** A thread left with nothing pending ends after `idleMs`, unless a signature comes to it first. */
+  private endWhenIdle(thread: SigningThread): void {
+    if (thread.pending.size > 0 || this.closed || !this.threads.includes(thread)) return;
+    const timer = setTimeout(() => {
+      // Out of the pool first: no signature may be given to a thread that is ending.
+      this.forget(thread);
+      void thread.worker.terminate();
+    }, this.idleMs);
+    timer.unref();
+    this.idleTimers.set(thread, timer);
+  }
+
   private forget(thread: SigningThread): void {
+    clearTimeout(this.idleTimers.get(thread));
+    this.idleTimers.delete(thread);
     const at = this.threads.indexOf(thread);
     if (at >= 0) this.threads.splice(at, 1);
   }
