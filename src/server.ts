@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/cache.js';
+import { exitOnSmpKeyError } from './smp/keys.js';
 import { baseUrlOf, prepare, welcome } from './setup/first-start.js';
 import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
@@ -64,6 +65,9 @@ async function serve(config: Config): Promise<void> {
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
     sml,
     directory: directoryOptionsOf(config),
+  }).catch(async (error: unknown) => {
+    await db.close();
+    return exitOnSmpKeyError(error);
   });
   // Warnings only: probes and scrapes every few seconds would drown the API's request log.
   const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });

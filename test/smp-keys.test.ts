@@ -6,6 +6,8 @@ import { loadSmpKey, SmpKeyError } from '../src/smp/keys.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectErrorBody } from './helpers/assertions.js';
 import { testCertificate } from './helpers/certificates.js';
+import { testDatabaseKind } from './helpers/database.js';
+import { runServerToEnd } from './helpers/entry-point.js';
 
 const silent = () => {
   const lines: string[] = [];
@@ -45,6 +47,21 @@ describe('the SMP signing key', () => {
     expect(key?.development).toBe(false);
     await expect(loadSmpKey({ ...settings, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'other.pem') }, silent())).rejects.toThrow(SmpKeyError);
     await expect(loadSmpKey(settings, silent())).rejects.toThrow(/both/);
+  });
+});
+
+// The check runs before the database matters: once, on the embedded database.
+describe.runIf(testDatabaseKind === 'embedded')('a server whose SMP key file cannot be read', () => {
+  it('stops at start with one line that names the setting and the file, and no stack trace', async () => {
+    const missing = join(dir, 'no-such-key.pem');
+    await writeFile(join(dir, 'present-cert.pem'), (await testCertificate('present.example')).cert);
+    const finished = await runServerToEnd({
+      REGISTRY_DATA_DIR: join(dir, 'server-data'),
+      REGISTRY_SMP_KEY_FILE: missing,
+      REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'present-cert.pem'),
+    });
+    expect(finished.code).toBe(1);
+    expect(finished.stderr.trim()).toBe(`SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`);
   });
 });
 

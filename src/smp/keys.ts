@@ -40,7 +40,7 @@ export async function loadSmpKey(settings: SmpKeySettings, log: Log): Promise<Sm
   const { REGISTRY_SMP_KEY_FILE: keyFile, REGISTRY_SMP_CERTIFICATE_FILE: certificateFile } = settings;
   if (keyFile !== undefined || certificateFile !== undefined) {
     if (keyFile === undefined || certificateFile === undefined) throw new SmpKeyError(`SMP key: ${HOW_TO_CONFIGURE} (both, not one)`);
-    return checkedKey(await readFile(keyFile, 'utf8'), await readFile(certificateFile, 'utf8'), false);
+    return checkedKey(await readConfigured('REGISTRY_SMP_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_CERTIFICATE_FILE', certificateFile), false);
   }
   if (settings.DATABASE_URL !== undefined) {
     log.warn(`SMP publication disabled (answers 503) until a signing key is configured: ${HOW_TO_CONFIGURE}`);
@@ -50,6 +50,23 @@ export async function loadSmpKey(settings: SmpKeySettings, log: Log): Promise<Sm
   log.warn(`SMP signing with a development key and self-signed certificate from ${settings.REGISTRY_DATA_DIR}: `
     + `NOT a Peppol SMP certificate, no network client will trust it; for production ${HOW_TO_CONFIGURE}`);
   return key;
+}
+
+/** A file the operator named, or an error that says which setting named it and why it cannot be read. */
+async function readConfigured(setting: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new SmpKeyError(`SMP key: ${setting} names ${path}, which cannot be read (${reason})`);
+  }
+}
+
+/** Ends the process with the message alone: a configuration error, not a fault of the program. */
+export function exitOnSmpKeyError(error: unknown): never {
+  if (!(error instanceof SmpKeyError)) throw error;
+  console.error(error.message);
+  process.exit(1);
 }
 
 async function developmentKey(dataDir: string): Promise<SmpKey> {
