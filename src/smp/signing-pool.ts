@@ -29,6 +29,8 @@ interface Pending {
 class SigningThread {
   readonly pending = new Map<number, Pending>();
   readonly worker: Worker;
+  /** Armed while the thread has nothing to do: its end, unless a signature comes first. */
+  idleTimer: NodeJS.Timeout | undefined;
 
   constructor(key: SigningKeyPems, onExit: (thread: SigningThread) => void) {
     this.worker = new Worker(WORKER_URL, { workerData: key, execArgv: WORKER_EXEC_ARGV });
@@ -64,7 +66,6 @@ export const SIGNING_THREAD_IDLE_MS = 60_000;
  */
 export class SigningPool {
   private readonly threads: SigningThread[] = [];
-  private readonly idleTimers = new Map<SigningThread, NodeJS.Timeout>();
   private nextId = 0;
   private closed = false;
 
@@ -82,8 +83,7 @@ export class SigningPool {
   sign(participant: Identifier, documentType: Identifier, processes: PublishedProcess[]): Promise<string> {
     if (this.closed) return Promise.reject(new Error('the signing pool is closed'));
     const thread = this.leastBusy();
-    clearTimeout(this.idleTimers.get(thread));
-    this.idleTimers.delete(thread);
+    clearTimeout(thread.idleTimer);
     const id = (this.nextId += 1);
     return new Promise<string>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
@@ -93,17 +93,18 @@ export class SigningPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const timer of this.idleTimers.values()) clearTimeout(timer);
-    this.idleTimers.clear();
-    await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()));
+    await Promise.all(this.threads.splice(0).map((thread) => {
+      clearTimeout(thread.idleTimer);
+      return thread.worker.terminate();
+    }));
   }
 
   /** An idle thread if there is one, else a new thread while there are fewer than `size`, else the least busy. */
   private leastBusy(): SigningThread {
-    const best = this.threads.reduce<SigningThread | undefined>(
-      (found, thread) => (found === undefined || thread.pending.size < found.pending.size ? thread : found), undefined);
-    if (best && (best.pending.size === 0 || this.threads.length >= this.size)) return best;
-    return this.addThread();
+    const idle = this.threads.find((thread) => thread.pending.size === 0);
+    if (idle) return idle;
+    if (this.threads.length < this.size) return this.addThread();
+    return this.threads.reduce((best, thread) => (thread.pending.size < best.pending.size ? thread : best));
   }
 
   private addThread(): SigningThread {
@@ -114,19 +115,17 @@ export class SigningPool {
 
   /** A thread left with nothing pending ends after `idleMs`, unless a signature comes to it first. */
   private endWhenIdle(thread: SigningThread): void {
-    if (thread.pending.size > 0 || this.closed || !this.threads.includes(thread)) return;
-    const timer = setTimeout(() => {
+    // A thread out of the pool (closed, or dead) has no end to wait for.
+    if (thread.pending.size > 0 || !this.threads.includes(thread)) return;
+    thread.idleTimer = setTimeout(() => {
       // Out of the pool first: no signature may be given to a thread that is ending.
       this.forget(thread);
       void thread.worker.terminate();
-    }, this.idleMs);
-    timer.unref();
-    this.idleTimers.set(thread, timer);
+    }, this.idleMs).unref();
   }
 
   private forget(thread: SigningThread): void {
-    clearTimeout(this.idleTimers.get(thread));
-    this.idleTimers.delete(thread);
+    clearTimeout(thread.idleTimer);
     const at = this.threads.indexOf(thread);
     if (at >= 0) this.threads.splice(at, 1);
   }
