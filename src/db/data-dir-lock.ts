@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { exitOn } from '../core/errors.js';
 import type { Database } from './database.js';
 import { openDatabase, type DatabaseSettings } from './open.js';
 
@@ -91,8 +92,4 @@ export async function openDatabaseExclusively(settings: DatabaseSettings, holder
 }
 
 /** Ends the process with the lock's message, without a stack trace, when the data directory is taken. */
-export function exitIfInUse(error: unknown): never {
-  if (!(error instanceof DataDirectoryInUseError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+export const exitIfInUse = exitOn(DataDirectoryInUseError);

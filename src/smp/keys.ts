@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
+import { exitOn } from '../core/errors.js';
 
 /** The key the SMP signs with and the certificate it publishes in every signature. */
 export interface SmpKey {
@@ -62,12 +63,8 @@ async function readConfigured(setting: string, path: string): Promise<string> {
   }
 }
 
-/** Ends the process with the message alone: a configuration error, not a fault of the program. */
-export function exitOnSmpKeyError(error: unknown): never {
-  if (!(error instanceof SmpKeyError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+/** Ends the process with the message alone when the configured key or certificate cannot be used. */
+export const exitOnSmpKeyError = exitOn(SmpKeyError);
 
 async function developmentKey(dataDir: string): Promise<SmpKey> {
   const keyPath = join(dataDir, DEV_KEY);
