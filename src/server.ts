@@ -73,6 +73,8 @@ async function serve(config: Config): Promise<void> {
     logReads: config.LOG_REQUESTS,
     bodyLimit: config.BODY_LIMIT,
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
+    hashing: { concurrency: config.LOGIN_CHECKS_AT_ONCE, perAddress: config.LOGIN_CHECKS_PER_ADDRESS },
+    trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
     sml,
     directory: directoryOptionsOf(config),
   }).catch(async (error: unknown) => {
