@@ -18,6 +18,7 @@ import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import { clientErrors } from './http/client-errors.js';
 import errorHandler, { routerErrors } from './http/error-handler.js';
+import untrustedForwarding, { proxyTrust } from './http/forwarded.js';
 import mediaTypes from './http/media-types.js';
 import organizations from './organizations/routes.js';
 import participants from './participants/routes.js';
@@ -33,6 +34,7 @@ import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
 import transportProfiles from './transport-profiles/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
+import type { HashingQueueOptions } from './users/hashing-queue.js';
 import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
@@ -63,6 +65,10 @@ export interface AppOptions {
   logReads?: boolean;
   bodyLimit?: number;
   loginThrottle?: LoginThrottleOptions;
+  /** The turns of the password checks: at once, and per client address (see hashing-queue.ts). */
+  hashing?: HashingQueueOptions;
+  /** REGISTRY_TRUSTED_PROXIES: addresses and CIDRs whose X-Forwarded-For gives `request.ip`; none by default. */
+  trustedProxies?: string;
   /** The browser console; `false` serves none. */
   console?: ConsoleOptions | false;
   smp?: SmpOptions;
@@ -92,7 +98,9 @@ export async function buildApp(options: AppOptions) {
   // Set once the SMP publisher exists (it needs the app's logger) if it keeps answers; cleared on close, when Fastify
   // answers everything.
   let earlyAnswer = NO_EARLY_ANSWER;
+  const trust = proxyTrust(options.trustedProxies);
   const app = Fastify({
+    trustProxy: trust,
     serverFactory: serverAnsweringEarly(() => earlyAnswer),
     logger: options.logger ?? false,
     logController: new RequestLogController(options.logReads),
@@ -112,7 +120,7 @@ export async function buildApp(options: AppOptions) {
   const changes = changeSignal(options.db, { onListenerError: (error) => app.log.error({ err: error }, 'a change listener failed') });
   app.decorate('changes', changes);
   app.decorate('db', catchingUpAfterWrites(options.db, changes));
-  app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle }));
+  app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle, hashing: options.hashing }));
   changes.subscribe((notice) => app.credentials.onChange(notice));
   app.decorate('catalogue', new CatalogueCache(options.db));
   changes.subscribe((notice) => app.catalogue.onChange(notice));
@@ -140,6 +148,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(requestId);
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
+  await app.register(untrustedForwarding, { trust });
   await app.register(errorHandler);
   await app.register(authentication, { credentials: app.credentials });
   await app.register(mediaTypes);

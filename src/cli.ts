@@ -12,6 +12,8 @@ import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
 import { hashPassword } from './users/password.js';
+import { passwordProblem } from './users/password-rules.js';
+import { usernameProblem } from './users/username.js';
 import { findCredentials, getUser, insertUser, updateUser } from './users/repository.js';
 
 const USAGE = `Usage: registry <command> [arguments]
@@ -88,11 +90,13 @@ function configuration() {
   }
 }
 
-/** The password of REGISTRY_PASSWORD, or a generated one that is printed. */
-function chosenPassword(): { password: string; generated: boolean } {
+/** The password of REGISTRY_PASSWORD for this user, or a generated one that is printed. */
+function chosenPassword(username: string): { password: string; generated: boolean } {
   const given = process.env.REGISTRY_PASSWORD;
   if (given === undefined || given === '') return { password: randomBytes(18).toString('base64url'), generated: true };
   if (given.length < 12) throw new UsageError('REGISTRY_PASSWORD must have at least 12 characters.');
+  const problem = passwordProblem(given, username);
+  if (problem) throw new UsageError(`REGISTRY_PASSWORD ${problem}.`);
   return { password: given, generated: false };
 }
 
@@ -101,13 +105,15 @@ function tellPassword(username: string, choice: { password: string; generated: b
 }
 
 async function createAdmin(db: Database, [username]: string[]): Promise<void> {
-  const choice = chosenPassword();
+  const badName = usernameProblem(username as string);
+  if (badName) throw new UsageError(`The username ${badName}.`);
+  const choice = chosenPassword(username as string);
   await db.transaction((tx) => insertUser(tx, { username: username as string, password: choice.password, role: Role.admin }, CLI_ACTOR));
   console.log(`ADMIN created: ${tellPassword(username as string, choice)}`);
 }
 
 async function resetPassword(db: Database, [username]: string[]): Promise<void> {
-  const choice = chosenPassword();
+  const choice = chosenPassword(username as string);
   await db.transaction(async (tx) => {
     const user = await findCredentials(tx, username as string);
     if (!user) throw new UsageError(`No user named '${username}'.`);

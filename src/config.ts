@@ -37,6 +37,13 @@ const ConfigSchema = Type.Object({
   SML_CLIENT_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** The Peppol Directory participants are pushed to; unset: nothing is sent. Same client certificate. */
   DIRECTORY_URL: Type.Optional(Type.String({ minLength: 1 })),
+  // Sign-in on the open internet
+  /** Proxies (addresses, CIDRs, comma-separated) whose X-Forwarded-For is believed; unset: none, the peer is the client. */
+  REGISTRY_TRUSTED_PROXIES: Type.Optional(Type.String()),
+  /** Password checks (scrypt) running at once over all clients; the rest wait their turn. */
+  LOGIN_CHECKS_AT_ONCE: Type.Integer({ default: 1, minimum: 1 }),
+  /** Password checks of one client address running or waiting; beyond them that address gets 429 at once. */
+  LOGIN_CHECKS_PER_ADDRESS: Type.Integer({ default: 4, minimum: 1 }),
 });
 
 export function directoryOptionsOf(config: Config) {

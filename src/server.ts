@@ -9,6 +9,8 @@ import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './con
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
 import { bufferedStandardOutput, loggerOptions } from './operations/logging.js';
+import type { Database } from './db/database.js';
+import { exitOnFirstAdminError } from './users/bootstrap.js';
 import { buildManagementServer } from './operations/management.js';
 
 const config = loadConfig();
@@ -26,7 +28,7 @@ async function superviseWorkers(config: Config): Promise<void> {
     process.exit(1);
   }
   const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
-  const setup = await prepare(db, config);
+  const setup = await prepareOrExit(db, config);
   await db.close();
   let stopping = false;
   let exitCode = 0;
@@ -49,10 +51,18 @@ async function superviseWorkers(config: Config): Promise<void> {
   if (message) console.log(message);
 }
 
+/** The first start; settings it refuses end the process with their message alone. */
+function prepareOrExit(db: Database, config: Config) {
+  return prepare(db, config).catch(async (error: unknown) => {
+    await db.close();
+    return exitOnFirstAdminError(error);
+  });
+}
+
 async function serve(config: Config): Promise<void> {
   const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
   // A worker's primary has already made the first start.
-  const setup = cluster.isWorker ? undefined : await prepare(db, config);
+  const setup = cluster.isWorker ? undefined : await prepareOrExit(db, config);
   const sml = smlOptionsOf(config);
   const logOutput = bufferedStandardOutput();
   const app = await buildApp({
@@ -63,6 +73,8 @@ async function serve(config: Config): Promise<void> {
     logReads: config.LOG_REQUESTS,
     bodyLimit: config.BODY_LIMIT,
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
+    hashing: { concurrency: config.LOGIN_CHECKS_AT_ONCE, perAddress: config.LOGIN_CHECKS_PER_ADDRESS },
+    trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
     sml,
     directory: directoryOptionsOf(config),
   }).catch(async (error: unknown) => {

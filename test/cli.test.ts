@@ -72,6 +72,8 @@ describe('registry create-admin and reset-password', () => {
 
     expectRefusal(await runCli(['create-admin', 'OPERATOR'], { ...env, REGISTRY_PASSWORD: 'operator-password-2' }), /already exists/);
     expectRefusal(await runCli(['create-admin', 'short'], { ...env, REGISTRY_PASSWORD: 'too-short' }), /at least 12 characters/);
+    expectRefusal(await runCli(['create-admin', 'common'], { ...env, REGISTRY_PASSWORD: 'password1234' }), 'REGISTRY_PASSWORD is one of the commonest passwords; choose another.');
+    expectRefusal(await runCli(['create-admin', 'opérateur'], { ...env, REGISTRY_PASSWORD: 'operator-password-3' }), 'The username may have only ASCII letters, digits and . _ @ -.');
   }, SLOW);
 
   it('resets a password to a generated one that it prints once', async () => {

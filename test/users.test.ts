@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/database.js';
+import { ensureAdmin, FirstAdminError } from '../src/users/bootstrap.js';
 import { credentialVerifier } from '../src/users/credentials.js';
 import { basic, type TestUser } from './helpers/app.js';
 import {
@@ -7,6 +8,7 @@ import {
 } from './helpers/administration.js';
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
+import { openTestDatabase } from './helpers/database.js';
 
 const { t, http, BASE, FORM } = useAdministrationApp({ path: '/rest/api/users', form: 'userFormDTO' });
 
@@ -28,6 +30,8 @@ async function addUser(form: Record<string, unknown> = {}): Promise<Account> {
 const serviceProviderUser = () => addUser({ role: 'SERVICE_PROVIDER', serviceProvider: { identifier: t.fixture.serviceProviderId } });
 /** A request that any registered role may make. */
 const probe = (user: TestUser) => http.get('/rest/api/accessPoints', user);
+const signsIn = async (username: string, password: string) =>
+  (await probe({ username, password, authorization: basic(username, password) })).statusCode === 200;
 
 describe('add and get', () => {
   it('adds a service provider user who can then sign in; the password is never returned', async () => {
@@ -90,6 +94,38 @@ describe('validation', () => {
   it('refuses a colon in a user name, which HTTP Basic cannot carry', async () => {
     const body = expectErrorBody(await http.send('POST', BASE, { username: 'a:b', password: PASSWORD, role: 'ADMIN' }), 400);
     expectFieldError(body, FORM, 'username', 'Pattern');
+  });
+
+  it('refuses user names with characters that can pass for others, and does not sign them in as the name they imitate', async () => {
+    for (const username of ['admİn', 'аdmin', 'ａｄｍｉｎ', 'jürgen']) {
+      const body = expectErrorBody(await http.send('POST', BASE, { username, password: PASSWORD, role: 'ADMIN' }), 400);
+      expectFieldError(body, FORM, 'username', 'Pattern');
+    }
+    // U+0130 (dotted capital I): PostgreSQL's lower() made it 'admin'.
+    const lookalike = await t.app.inject({ url: '/rest/api/participants', headers: { authorization: basic('admİn', t.users.admin.password) } });
+    expectErrorBody(lookalike, 401, 'Bad credentials');
+    expectStatus(await probe({ ...t.users.admin, authorization: basic('ADMIN', t.users.admin.password) }), 200);
+  });
+
+  it('refuses the username as password, one character repeated and the commonest passwords, on add and on update', async () => {
+    const refusals = [
+      { username: 'long-username-1', password: 'LONG-USERNAME-1', message: 'must not be the username' },
+      { username: unique('u'), password: 'zzzzzzzzzzzzzz', message: 'must not be one character repeated' },
+      { username: unique('u'), password: 'password1234', message: 'is one of the commonest passwords; choose another' },
+    ];
+    for (const { username, password, message } of refusals) {
+      const body = expectErrorBody(await http.send('POST', BASE, { username, password, role: 'ADMIN' }), 400);
+      expectFieldError(body, FORM, 'password', 'WeakPassword', message);
+      expect(JSON.stringify(body)).not.toContain(password);
+      expect(await signsIn(username, password)).toBe(false);
+    }
+    const user = await addUser();
+    const body = expectErrorBody(await http.send('PUT', `${BASE}/${user.identifier}`, {
+      username: user.username, password: 'qwertyuiop123', role: 'REGISTRY_AUTHORITY', serviceProvider: { identifier: t.fixture.serviceProviderId },
+    }), 400, `Validation failed for object='${FORM}'. Error count: 2`);
+    expectFieldError(body, FORM, 'password', 'WeakPassword');
+    expectFieldError(body, FORM, 'serviceProvider', 'Null');
+    expectStatus(await probe(user), 200);
   });
 
   it('requires the provider of the role, and refuses one given for another role', async () => {
@@ -239,5 +275,23 @@ describe('not found, roles, find and media types', () => {
 
   it('speaks its versioned media types', async () => {
     await expectMediaTypes(t, BASE, 'users', { username: unique('media'), password: PASSWORD, role: 'REGISTRY_AUTHORITY' });
+  });
+});
+
+describe('the first ADMIN', () => {
+  it('is not made from settings no user may have, and the start says which', async () => {
+    const db = await openTestDatabase();
+    try {
+      await expect(ensureAdmin(db, 'first-admin', 'password1234')).rejects.toThrow(
+        new FirstAdminError('REGISTRY_ADMIN_PASSWORD is one of the commonest passwords; choose another: set another, or unset it to have one generated.'),
+      );
+      await expect(ensureAdmin(db, 'first-admİn', 'a-fine-long-password')).rejects.toThrow(
+        new FirstAdminError('REGISTRY_ADMIN_USERNAME may have only ASCII letters, digits and . _ @ -.'),
+      );
+      expect(await db.query('SELECT 1 FROM users')).toEqual([]);
+      expect((await ensureAdmin(db, 'first-admin', 'a-fine-long-password')).created).toBe(true);
+    } finally {
+      await db.close();
+    }
   });
 });

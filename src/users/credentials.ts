@@ -2,6 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import type { Caller, CredentialVerifier } from '../http/auth.js';
 import type { ChangeNotice } from '../changes/log.js';
 import type { Queryable } from '../db/database.js';
+import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
 import { loginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
@@ -11,6 +12,8 @@ export interface CredentialCacheOptions {
   maxEntries?: number;
   /** Slowing down and refusing repeated failures (see login-throttle.ts). */
   throttle?: LoginThrottleOptions;
+  /** The turns of the password checks themselves (see hashing-queue.ts). */
+  hashing?: HashingQueueOptions;
 }
 
 export interface Credentials extends CredentialVerifier {
@@ -34,6 +37,10 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
   // Bumped by forgetAll: a check that read the users table before a change must not cache what it read.
   let generation = 0;
   const throttle = loginThrottle(options.throttle);
+  const hashing = hashingQueue(options.hashing);
+  // The same credentials sent again while they are being checked wait for that check instead of making another:
+  // a client's first burst costs one check, and a guesser repeating a password gains nothing.
+  const checking = new Map<string, Promise<Caller | null>>();
 
   function forgetAll() {
     generation += 1;
@@ -41,6 +48,28 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
   }
 
   const cacheKey = (username: string, password: string) => hash('sha256', `${key}${username}\u0000${password}`, 'base64');
+
+  async function check(username: string, password: string, address: string, entryKey: string): Promise<Caller | null> {
+    throttle.begin(username, address);
+    const readAt = generation;
+    const user = await hashing.run(address, async () => {
+      const found = await findCredentials(db, username);
+      return (await verifyPassword(password, found?.passwordHash ?? UNKNOWN_USER_HASH)) ? found : undefined;
+    }).catch((error: unknown) => {
+      throttle.abandoned(username, address);
+      throw error;
+    });
+    if (!user) {
+      await throttle.failed(username, address);
+      return null;
+    }
+    throttle.succeeded(username, address);
+    const { passwordHash: _, ...caller } = user;
+    if (readAt !== generation) return caller;
+    if (verified.size >= maxEntries) verified.delete(verified.keys().next().value as string);
+    verified.set(entryKey, { caller, expires: Date.now() + ttlMs });
+    return caller;
+  }
 
   return {
     async verify(username, password, request) {
@@ -51,20 +80,11 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
       const cached = verified.get(entryKey);
       if (cached && cached.expires > Date.now()) return cached.caller;
       verified.delete(entryKey);
-
-      const readAt = generation;
-      const user = await findCredentials(db, username);
-      const matches = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
-      if (!user || !matches) {
-        await throttle.failed(username, address);
-        return null;
-      }
-      throttle.succeeded(username, address);
-      const { passwordHash: _, ...caller } = user;
-      if (readAt !== generation) return caller;
-      if (verified.size >= maxEntries) verified.delete(verified.keys().next().value as string);
-      verified.set(entryKey, { caller, expires: Date.now() + ttlMs });
-      return caller;
+      const running = checking.get(entryKey);
+      if (running) return running;
+      const checked = check(username, password, address, entryKey).finally(() => checking.delete(entryKey));
+      checking.set(entryKey, checked);
+      return checked;
     },
     forgetAll,
     onChange(notice) {

@@ -7,13 +7,14 @@ import { ConflictError } from '../core/errors.js';
 import type { Sortable } from '../core/paging.js';
 import { hashPassword } from './password.js';
 import type { User } from './schemas.js';
+import { usernameKey } from './username.js';
 
 export async function findCredentials(db: Queryable, username: string): Promise<(Caller & { passwordHash: string }) | undefined> {
   const [user] = await db.query<Caller & { passwordHash: string }>(
     `SELECT id AS "userId", username, role, password_hash AS "passwordHash",
             service_provider_id AS "serviceProviderId", access_point_provider_id AS "accessPointProviderId"
-       FROM users WHERE lower(username) = lower($1)`,
-    [username],
+       FROM users WHERE lower(username COLLATE "C") = $1`,
+    [usernameKey(username)],
   );
   return user;
 }
@@ -50,7 +51,7 @@ export async function insertUser(db: Queryable, user: NewUser, actor: Actor = SY
 export async function insertUserRecord(db: Queryable, user: UserRecord, passwordHash: string): Promise<string> {
   const [row] = await onForeignKeyViolation(db.query<{ id: string }>(
     `INSERT INTO users (username, password_hash, role, service_provider_id, access_point_provider_id)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT ((lower(username))) DO NOTHING RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT ((lower(username COLLATE "C"))) DO NOTHING RETURNING id`,
     [user.username, passwordHash, user.role, user.serviceProviderId, user.accessPointProviderId],
   ), providerDeleted(user));
   if (!row) throw duplicate(user.username);
@@ -70,7 +71,7 @@ export const { findAll: findUsers, getById: getUser } =
 
 /** Changes a user; the password hash only when one is given. */
 export async function updateUser(tx: Queryable, id: string, user: UserRecord, passwordHash: string | undefined): Promise<void> {
-  const [clash] = await tx.query('SELECT 1 FROM users WHERE lower(username) = lower($1) AND id <> $2', [user.username, id]);
+  const [clash] = await tx.query('SELECT 1 FROM users WHERE lower(username COLLATE "C") = $1 AND id <> $2', [usernameKey(user.username), id]);
   if (clash) throw duplicate(user.username);
   await onForeignKeyViolation(onUniqueViolation(tx.query(
     `UPDATE users SET username = $2, role = $3, service_provider_id = $4, access_point_provider_id = $5,

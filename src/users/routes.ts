@@ -10,6 +10,7 @@ import { pageOf, pageRequest } from '../core/paging.js';
 import { UuidParams } from '../core/schemas.js';
 import { SERVICE_PROVIDER_REFERENCE } from '../service-providers/repository.js';
 import { hashPassword } from './password.js';
+import { passwordProblem } from './password-rules.js';
 import {
   deleteUser, findUsers, getUser, insertUserRecord, keepLastAdmin, updateUser, USER_SORTABLE, USER_TIE_BREAKER, type UserRecord,
 } from './repository.js';
@@ -34,12 +35,24 @@ async function actingFor(tx: Queryable, form: UserForm, role: Role, field: 'serv
   return resolveReference(tx, target, reference, field);
 }
 
-async function recordOf(tx: Queryable, form: UserForm): Promise<UserRecord> {
+/** The form's password when passwordProblem refuses it, as a validation entry; none when it is absent. */
+function passwordErrors(form: UserForm): Resolved['errors'] {
+  const problem = form.password === undefined ? undefined : passwordProblem(form.password, form.username);
+  return problem ? [{ field: 'password', code: 'WeakPassword', defaultMessage: problem }] : [];
+}
+
+/** The hash of an acceptable password (slow by design: outside any transaction); none for an absent or refused one. */
+async function hashOf(form: UserForm, refused: Resolved['errors']): Promise<string | undefined> {
+  return form.password === undefined || refused.length > 0 ? undefined : hashPassword(form.password);
+}
+
+/** The record of a valid form; every violation at once otherwise, the password's (`refused`) among them. */
+async function recordOf(tx: Queryable, form: UserForm, refused: Resolved['errors']): Promise<UserRecord> {
   const [serviceProvider, accessPointProvider] = await Promise.all([
     actingFor(tx, form, Role.serviceProvider, 'serviceProvider', SERVICE_PROVIDER_REFERENCE),
     actingFor(tx, form, Role.accessPointProvider, 'accessPointProvider', ACCESS_POINT_PROVIDER_REFERENCE),
   ]);
-  const errors = [...serviceProvider.errors, ...accessPointProvider.errors];
+  const errors = [...refused, ...serviceProvider.errors, ...accessPointProvider.errors];
   if (errors.length > 0) throw ValidationError.of(FORM, errors);
   return { username: form.username, role: form.role, serviceProviderId: serviceProvider.id, accessPointProviderId: accessPointProvider.id };
 }
@@ -68,9 +81,11 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     schema: { body: AddUserForm, response: { 201: User } },
     config: { access: ADMINS, mediaTypes: ['users.add'], objectName: FORM },
   }, async (request, reply) => {
-    const passwordHash = await hashPassword(request.body.password);
+    const refused = passwordErrors(request.body);
+    const passwordHash = await hashOf(request.body, refused);
     const user = await app.db.transaction(async (tx) => {
-      const after = await getUser(tx, await insertUserRecord(tx, await recordOf(tx, request.body), passwordHash));
+      const record = await recordOf(tx, request.body, refused);
+      const after = await getUser(tx, await insertUserRecord(tx, record, passwordHash as string));
       await appendChange(tx, actorOf(request), { resource: 'user', identifier: after.identifier, operation: 'create', before: null, after });
       return after;
     });
@@ -82,11 +97,12 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: ADMINS, mediaTypes: ['users.update'], objectName: FORM },
   }, async (request) => {
     const { identifier } = request.params;
-    const passwordHash = request.body.password === undefined ? undefined : await hashPassword(request.body.password);
+    const refused = passwordErrors(request.body);
+    const passwordHash = await hashOf(request.body, refused);
     return app.db.transaction(async (tx) => {
       await lockRow(tx, 'users', identifier);
       const before = await getUser(tx, identifier);
-      const record = await recordOf(tx, request.body);
+      const record = await recordOf(tx, request.body, refused);
       if (record.role !== Role.admin) await keepLastAdmin(tx, identifier, 'demoted');
       await updateUser(tx, identifier, record, passwordHash);
       const after = await getUser(tx, identifier);

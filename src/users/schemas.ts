@@ -4,19 +4,26 @@ import { ROLES, type Role } from '../http/auth.js';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import { Nullable, Uuid } from '../core/schemas.js';
 import { ServiceProviderIdentifiable } from '../service-providers/schemas.js';
+import { USERNAME_PATTERN } from './username.js';
 
 export const MIN_PASSWORD_LENGTH = 12;
 
 const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], title: 'Role' });
 
 const userFields = {
-  // A colon cannot be sent in HTTP Basic credentials, white space is too easily mistyped.
-  username: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^:\\s]*$', 'x-constraint': 'NotEmpty', description: 'unique, case-insensitively' }),
+  // No look-alikes (see username.ts); a colon could not be sent in HTTP Basic credentials anyway.
+  username: Type.String({
+    minLength: 1, maxLength: 100, pattern: USERNAME_PATTERN, 'x-constraint': 'NotEmpty',
+    description: 'ASCII letters, digits and . _ @ -; unique, case-insensitively',
+  }),
   role: RoleSchema,
   serviceProvider: Type.Optional(ServiceProviderIdentifiable),
   accessPointProvider: Type.Optional(AccessPointProviderIdentifiable),
 };
-const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, writeOnly: true, description: `at least ${MIN_PASSWORD_LENGTH} characters; never returned` });
+const Password = Type.String({
+  minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, writeOnly: true,
+  description: `at least ${MIN_PASSWORD_LENGTH} characters, not the username, not one character repeated, not a common password; never returned`,
+});
 
 /** A new user: `serviceProvider` for the role SERVICE_PROVIDER, `accessPointProvider` for ACCESS_POINT_PROVIDER. */
 export const AddUserForm = Type.Object({ ...userFields, password: Password }, { title: 'AddUserForm' });

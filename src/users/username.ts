@@ -1,0 +1,16 @@
+/**
+ * The one identity of a username, the same in JavaScript and in SQL: ASCII letters folded to lower case and
+ * nothing else changed. PostgreSQL's `lower()` follows the database's locale (it folds `İ` to `i` under C.UTF-8,
+ * `I` to `ı` under a Turkish one); `lower(... COLLATE "C")` folds exactly A-Z, as this does, on every database.
+ */
+export function usernameKey(username: string): string {
+  return username.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/** Letters, digits and `._@-` of ASCII: no character of a new username can pass for another. */
+export const USERNAME_PATTERN = '^[A-Za-z0-9._@-]*$';
+
+/** Why a new username is refused (a setting, the command line: the API's schema says the same), or undefined. */
+export function usernameProblem(username: string): string | undefined {
+  return username !== '' && new RegExp(USERNAME_PATTERN).test(username) ? undefined : 'may have only ASCII letters, digits and . _ @ -';
+}
