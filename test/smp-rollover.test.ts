@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startLocalDirectory, type LocalDirectory } from '../src/changes/local-directory.js';
 import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
 import { SignedAnswerCache } from '../src/smp/cache.js';
 import { loadSmpKeys, SmpKeyError, type SmpKeySettings } from '../src/smp/keys.js';
@@ -23,6 +24,7 @@ const silent = { info: () => {}, warn: () => {} };
 
 let dir: string;
 let sml: LocalSml;
+let directory: LocalDirectory;
 const file = (name: string) => join(dir, name);
 const pem = (name: string) => readFileSync(file(`${name}.pem`), 'utf8');
 const fingerprint = (name: string) => new X509Certificate(pem(name)).fingerprint256;
@@ -41,10 +43,13 @@ beforeAll(async () => {
   // The SMP's current and next certificates are its SML client certificates too. Self-signed, each is its own trust
   // anchor: xmlsec1 trusting one must refuse a signature by the other.
   for (const name of ['current', 'next']) testSelfSigned(dir, name, `/CN=SMP ${name}`);
-  sml = await startLocalSml(0, { cert: pem('server'), key: readFileSync(file('server.key'), 'utf8'), ca: pem('current') + pem('next') });
+  const tls = { cert: pem('server'), key: readFileSync(file('server.key'), 'utf8'), ca: pem('current') + pem('next') };
+  sml = await startLocalSml(0, tls);
+  directory = await startLocalDirectory(0, tls);
 });
 afterAll(async () => {
   await sml?.close();
+  await directory?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -62,6 +67,7 @@ describe('an SMP certificate rollover', () => {
     t = await startTestApp({
       smp: { keys, publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() },
       sml: { url: sml.url, smpId: SMP_ID, caFile: file('ca.pem'), timeoutMs: 5000 },
+      directory: { url: directory.url, caFile: file('ca.pem'), timeoutMs: 5000 },
       delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
     });
     // Over a socket: a kept answer is sent before the framework, by the server's early answer.
@@ -81,25 +87,30 @@ describe('an SMP certificate rollover', () => {
     await expectValidSignedAnswer(xml, pem(expected));
     expect((await verifySignature(xml, pem(other))).ok).toBe(false);
   };
-  /** Registers a new participant and waits until the SML holds it; the certificate the SML saw on that call. */
+  /** Registers a new participant and waits until the SML and the Directory hold it: the certificates they saw then. */
   const registeredWith = async () => {
+    const [smlCalls, directoryCalls] = [sml.clientCertificates.length, directory.clientCertificates.length];
     const participant = await addParticipant(t.app, t.users.serviceProvider);
-    const calls = sml.clientCertificates.length;
-    await vi.waitFor(() => expect(sml.registrations.get(SMP_ID)?.has(participant.qualifiedIdentifier)).toBe(true), { timeout: 10_000, interval: 50 });
-    return sml.clientCertificates.slice(calls).at(-1);
+    await vi.waitFor(() => {
+      expect(sml.registrations.get(SMP_ID)?.has(participant.qualifiedIdentifier)).toBe(true);
+      expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(true);
+    }, { timeout: 10_000, interval: 50 });
+    return { sml: new Set(sml.clientCertificates.slice(smlCalls)), directory: new Set(directory.clientCertificates.slice(directoryCalls)) };
   };
 
-  it('before the instant: the current key signs (the answer is kept), and the SML sees the current certificate', async () => {
+  it('before the instant: the current key signs (the answer is kept), and the SML and the Directory see the current certificate', async () => {
     await expectSignedBy(await signedAnswer(), 'current', 'next');
     // The kept answer, sent before the framework.
     await expectSignedBy(await signedAnswer(), 'current', 'next');
-    expect(await registeredWith()).toBe(fingerprint('current'));
+    const current = new Set([fingerprint('current')]);
+    expect(await registeredWith()).toEqual({ sml: current, directory: current });
   });
 
-  it('at the instant: the kept answer is dropped, the next key signs, and the SML sees the next certificate', async () => {
+  it('at the instant: the kept answer is dropped, the next key signs, and the SML and the Directory see the next certificate', async () => {
     offset = from - Date.now();
     await expectSignedBy(await signedAnswer(), 'next', 'current');
-    expect(await registeredWith()).toBe(fingerprint('next'));
+    const next = new Set([fingerprint('next')]);
+    expect(await registeredWith()).toEqual({ sml: next, directory: next });
   });
 
   it('after the instant: an instance started then signs with the next key', async () => {

@@ -1,9 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
-import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
+import { clientCertificateOf, startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
 import { IDS_NS, LOCATOR_NS } from './sml-client.js';
 
 export interface LocalSml extends LocalServer {
@@ -13,8 +11,6 @@ export interface LocalSml extends LocalServer {
   calls: { create: number; delete: number; faults: number };
   /** When each participant was last created (Date.now()), for measuring delivery lag. */
   createdAt: Map<string, number>;
-  /** The SHA-256 fingerprint of the client certificate each call came with, in order (undefined: none, over HTTP). */
-  clientCertificates: Array<string | undefined>;
   /**
    * The certificate changes announced with PrepareChangeCertificate, by the fingerprint of the certificate that
    * announced it: the next certificate's fingerprint and the day it takes effect. A new announcement replaces one.
@@ -39,14 +35,11 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
   const registrations = new Map<string, Set<string>>();
   const calls = { create: 0, delete: 0, faults: 0 };
   const createdAt = new Map<string, number>();
-  const clientCertificates: Array<string | undefined> = [];
   const certificateChanges = new Map<string, { certificate: string; migrationDate: string }>();
   const server = await startLocalServer(port, (request, text, response) => {
     const send = (status: number, xml: string) => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
-    const caller = clientCertificateOf(request);
-    clientCertificates.push(caller);
     if (request.url?.endsWith('/bdmslservice')) {
-      const answer = prepareChangeCertificate(caller, parser.parse(text) as SoapRequest, certificateChanges);
+      const answer = prepareChangeCertificate(clientCertificateOf(request), parser.parse(text) as SoapRequest, certificateChanges);
       return send(answer.status, answer.xml);
     }
     if (!request.url?.endsWith('/manageparticipantidentifier')) return send(404, fault('NotFound', 'no such service'));
@@ -75,16 +68,10 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
     calls.faults += 1;
     response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalError', 'the SML is failing (local SML failure mode)'));
   }, tls);
-  return { ...server, registrations, calls, createdAt, clientCertificates, certificateChanges };
+  return { ...server, registrations, calls, createdAt, certificateChanges };
 }
 
 type SoapRequest = { Envelope?: { Body?: Record<string, Record<string, unknown>> } };
-
-function clientCertificateOf(request: IncomingMessage): string | undefined {
-  const socket = request.socket as Partial<TLSSocket>;
-  const raw = socket.getPeerCertificate?.().raw;
-  return raw ? new X509Certificate(raw).fingerprint256 : undefined;
-}
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
