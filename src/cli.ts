@@ -160,9 +160,12 @@ async function smlPrepareCertificate(): Promise<void> {
   const config = configuration();
   const options = smlOptionsOf(config);
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
+  const noNext = 'No next SMP certificate: set REGISTRY_SMP_NEXT_KEY_FILE, REGISTRY_SMP_NEXT_CERTIFICATE_FILE and REGISTRY_SMP_NEXT_CERTIFICATE_FROM.';
+  // Checked first: without a next pair, loading the keys could make a development key in the data directory.
+  if (config.REGISTRY_SMP_NEXT_CERTIFICATE_FROM === undefined) throw new UsageError(noNext);
   const keys = await loadSmpKeys(config, { info: () => {}, warn: (line) => console.error(line) });
   const next = keys?.next;
-  if (!next) throw new UsageError('No next SMP certificate: set REGISTRY_SMP_NEXT_KEY_FILE, REGISTRY_SMP_NEXT_CERTIFICATE_FILE and REGISTRY_SMP_NEXT_CERTIFICATE_FROM.');
+  if (!next) throw new UsageError(noNext);
   const instant = new Date(next.from).toISOString();
   if (Date.now() >= next.from) throw new UsageError(`The rollover at ${instant} has come: the SML takes an announcement before it, made with the current certificate.`);
   // Made with the current pair, which the SML knows this SMP by.

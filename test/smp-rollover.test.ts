@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +134,12 @@ describe('a next pair the start refuses', () => {
 
   it('an instant past the next certificate\'s expiry', async () => {
     await expect(loadSmpKeys(settings(Date.now() + 2 * DAY), silent)).rejects.toThrow(/^next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM/);
+  });
+
+  it('a next pair without a configured current pair, and no development key is made for it', async () => {
+    const { DATABASE_URL: _, REGISTRY_SMP_KEY_FILE: __, ...embedded } = settings(Date.now() + HOUR);
+    await expect(loadSmpKeys({ ...embedded, REGISTRY_DATA_DIR: file('no-key') }, silent)).rejects.toThrow(/replaces a configured one/);
+    expect(existsSync(file('no-key'))).toBe(false);
   });
 
   it('a next pair beside a fixed SML client certificate, which would not roll over', async () => {

@@ -100,12 +100,13 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{
  * is not valid at the instant; and a fixed SML client certificate beside it (the SML expects the new one then).
  */
 export async function loadSmpKeys(settings: SmpKeySettings, log: Log, clock: () => number = Date.now): Promise<SmpKeys | undefined> {
-  const current = await loadSmpKey(settings, log);
   const next = await loadNextSmpKey(settings);
-  if (!next) return current && new SmpKeys(current, undefined, clock);
-  if (!current || current.development) {
+  // Before loadSmpKey, which would make a development key where none is configured.
+  if (next && (settings.REGISTRY_SMP_KEY_FILE === undefined || settings.REGISTRY_SMP_CERTIFICATE_FILE === undefined)) {
     throw new SmpKeyError('SMP key: a next pair (REGISTRY_SMP_NEXT_...) replaces a configured one: set REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE too');
   }
+  const current = await loadSmpKey(settings, log);
+  if (!current || !next) return current && new SmpKeys(current, undefined, clock);
   if (settings.SML_CLIENT_CERT_FILE !== undefined) {
     throw new SmpKeyError('SMP key: SML_CLIENT_CERT_FILE would stay the SML client certificate after REGISTRY_SMP_NEXT_CERTIFICATE_FROM, when the SML '
       + 'expects the next one: unset SML_CLIENT_CERT_FILE and SML_CLIENT_KEY_FILE (the SML and Directory clients then use the SMP\'s pair)');
