@@ -12,7 +12,7 @@ const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 /** The official SML's SOAPAction values carry nine blanks before the colon; clients send them so. */
 const soapAction = (operation: string) => `"${MANAGE_NS}         :${operation}"`;
 /** BDMSL's own service (peppol-commons `BDMSLClient`, its WSDL BDMSLService-1.0): the certificate rollover. */
-export const BDMSL_DATA_NS = 'ec:services:wsdl:BDMSL:data:1.0';
+const BDMSL_DATA_NS = 'ec:services:wsdl:BDMSL:data:1.0';
 const PREPARE_CHANGE_CERTIFICATE_ACTION = '"ec:services:wsdl:BDMSL:1.0:prepareChangeCertificateIn"';
 
 /** The SMP's client certificate (mutual TLS; needed for an https SML) and the SML's CA. */
