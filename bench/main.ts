@@ -10,7 +10,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openPostgres } from '../src/db/postgres.js';
-import type { SmpKey } from '../src/smp/keys.js';
+import { SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { SIGNING_THREAD_IDLE_MS } from '../src/smp/signing-pool.js';
 import type { Dataset } from './dataset.js';
 import { drive, type LoadOptions, type Measurement } from './measure.js';
@@ -279,7 +279,7 @@ async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, worke
 async function recorderOf(store: Store, key: SmpKey): Promise<{ recorder?: Recorder; close(): Promise<void> }> {
   if (!args.replay || !store.databaseUrl) return { close: async () => {} };
   const db = openPostgres({ connectionString: store.databaseUrl, maxConnections: 2 });
-  const recorder = await recordingApp(db, { key });
+  const recorder = await recordingApp(db, { keys: new SmpKeys(key) });
   return { recorder, close: async () => { await recorder.close(); await db.close(); } };
 }
 

@@ -40,7 +40,7 @@ import users from './users/routes.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
 import type { SignedAnswerCache } from './smp/cache.js';
 import { readIcdCountries } from './smp/countries.js';
-import { loadSmpKey, type SmpKey, type SmpKeySettings } from './smp/keys.js';
+import { loadSmpKeys, type SmpKeys, type SmpKeySettings } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
 import { keptServiceMetadata } from './smp/kept-answers.js';
 import smp from './smp/routes.js';
@@ -83,9 +83,9 @@ export interface AppOptions {
 }
 
 export interface SmpOptions {
-  /** Without a key the signed SMP answers are 503. */
-  key?: SmpKey;
-  /** Where the key comes from when `key` is not given (the configuration): see loadSmpKey. */
+  /** The SMP's pair (and the next from its instant); without one the signed SMP answers are 503. */
+  keys?: SmpKeys;
+  /** Where the pairs come from when `keys` is not given (the configuration): see loadSmpKeys. */
   keySettings?: SmpKeySettings;
   /** REGISTRY_PUBLIC_URL, without a trailing slash. */
   publicUrl?: string;
@@ -133,9 +133,12 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onReady', () => expiry.start());
     app.addHook('onClose', () => expiry.stop());
   }
+  const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
+  // In Peppol the SMP certificate is the SML and Directory client certificate: unless files name another, the pair in use.
+  const clientCertificate = smpKeys && !smpKeys.current.development ? { clientCertificate: () => smpKeys.clientCertificate() } : {};
   const targets: DeliveryTarget[] = [
-    ...(options.sml ? [smlTarget(smlClient(options.sml))] : []),
-    ...(options.directory ? [directoryTarget(directoryClient(options.directory), options.sml ? 'sml' : undefined)] : []),
+    ...(options.sml ? [smlTarget(smlClient({ ...clientCertificate, ...options.sml }))] : []),
+    ...(options.directory ? [directoryTarget(directoryClient({ ...clientCertificate, ...options.directory }), options.sml ? 'sml' : undefined)] : []),
   ];
   for (const target of targets) {
     const onError = (error: unknown) => app.log.warn({ err: error, target: target.name }, 'delivery failed; it will be retried');
@@ -169,7 +172,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, { prefix: '/rest/api' });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
-  const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, app.log);
+  const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
   // Without a cache nothing is kept, so there is nothing to answer early.
@@ -183,13 +186,12 @@ export async function buildApp(options: AppOptions) {
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
-async function smpRoutesOptions(db: Database, options: SmpOptions, log: FastifyBaseLogger) {
+async function smpRoutesOptions(db: Database, options: SmpOptions, keys: SmpKeys | undefined, log: FastifyBaseLogger) {
   const countries = await readIcdCountries().catch((error: Error) => {
     log.warn(`business cards answer 503: ${error.message}`);
     return undefined;
   });
-  const key = options.key ?? (options.keySettings ? await loadSmpKey(options.keySettings, log) : undefined);
-  const publisher = new SmpPublisher({ db, key, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
+  const publisher = new SmpPublisher({ db, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
   return { publisher };
 }
 

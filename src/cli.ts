@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { readCodeLists, CodeListError } from './catalogue/codelists.js';
 import { appendChange, CLI_ACTOR } from './changes/log.js';
@@ -9,6 +9,7 @@ import { reconcileSml } from './changes/reconcile.js';
 import { smlClient, SmlError } from './changes/sml-client.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
+import { loadSmpKeys, SmpKeyError } from './smp/keys.js';
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
 import { hashPassword } from './users/password.js';
@@ -35,14 +36,19 @@ Commands:
   export-participants [file]      write every participant as JSON lines (standard output without a file)
   sml-reconcile [--dry-run]       list what the SML should hold against what it holds (SML_URL, SML_SMP_ID)
                                   and, without --dry-run, register what is missing and delete what is extra
+  sml-prepare-certificate         announce the next SMP certificate (REGISTRY_SMP_NEXT_...) to the SML with
+                                  the current one (BDMSL's PrepareChangeCertificate); running it again
+                                  announces the same; needs no database
   help                            show this text`;
 
 /** A mistake of the operator: its message is all there is to say. */
 class UsageError extends Error {}
 
-const OPERATOR_ERRORS = [SmlError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
+const OPERATOR_ERRORS = [SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
 
 type Command = (db: Database, args: string[]) => Promise<void>;
+/** A command that works without the database, so beside a running server on the embedded one too. */
+type CommandAlone = (args: string[]) => Promise<void>;
 
 const ALLOW_OLDER = '--allow-older';
 const SERVICE_PROVIDER = '--service-provider';
@@ -50,7 +56,7 @@ const DRY_RUN = '--dry-run';
 const ALL_OR_NOTHING = '--all-or-nothing';
 
 /** Each command with the arguments it takes, checked before the database is opened. */
-const COMMANDS: Record<string, { run: Command; takes: (args: string[]) => boolean }> = {
+const COMMANDS: Record<string, ({ run: Command } | { runAlone: CommandAlone }) & { takes: (args: string[]) => boolean }> = {
   'create-admin': { run: createAdmin, takes: (args) => args.length === 1 },
   'reset-password': { run: resetPassword, takes: (args) => args.length === 1 },
   'load-catalogue': { run: loadCatalogueFiles, takes: (args) => args.some((arg) => arg !== ALLOW_OLDER) },
@@ -63,6 +69,7 @@ const COMMANDS: Record<string, { run: Command; takes: (args: string[]) => boolea
   },
   'export-participants': { run: exportFile, takes: (args) => args.length <= 1 },
   'sml-reconcile': { run: smlReconcile, takes: (args) => args.length === 0 || (args.length === 1 && args[0] === DRY_RUN) },
+  'sml-prepare-certificate': { runAlone: smlPrepareCertificate, takes: (args) => args.length === 0 },
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -74,6 +81,7 @@ async function main(argv: string[]): Promise<void> {
   const command = COMMANDS[name];
   if (!command) throw new UsageError(`Unknown command '${name}'.\n\n${USAGE}`);
   if (!command.takes(args)) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
+  if ('runAlone' in command) return command.runAlone(args);
   const db = await openDatabaseExclusively(configuration(), 'the registry command line');
   try {
     await command.run(db, args);
@@ -152,6 +160,25 @@ async function smlReconcile(db: Database, args: string[]): Promise<void> {
   for (const participant of result.missing) console.log(`  missing: ${participant}${result.repaired ? ' (registered)' : ''}`);
   for (const participant of result.extra) console.log(`  extra:   ${participant}${result.repaired ? ' (deleted)' : ''}`);
   if (result.missing.length + result.extra.length === 0) console.log('  in step');
+}
+
+async function smlPrepareCertificate(): Promise<void> {
+  const config = configuration();
+  const options = smlOptionsOf(config);
+  if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
+  const noNext = 'No next SMP certificate: set REGISTRY_SMP_NEXT_KEY_FILE, REGISTRY_SMP_NEXT_CERTIFICATE_FILE and REGISTRY_SMP_NEXT_CERTIFICATE_FROM.';
+  // Checked first: without a next pair, loading the keys could make a development key in the data directory.
+  if (config.REGISTRY_SMP_NEXT_CERTIFICATE_FROM === undefined) throw new UsageError(noNext);
+  const keys = await loadSmpKeys(config, { info: () => {}, warn: (line) => console.error(line) });
+  const next = keys?.next;
+  if (!next) throw new UsageError(noNext);
+  const instant = new Date(next.from).toISOString();
+  if (Date.now() >= next.from) throw new UsageError(`The rollover at ${instant} has come: the SML takes an announcement before it, made with the current certificate.`);
+  // Made with the current pair, which the SML knows this SMP by.
+  await smlClient({ ...options, clientCertificate: () => keys.clientCertificate() }).prepareChangeCertificate(next.key.certificatePem, new Date(next.from));
+  const certificate = new X509Certificate(next.key.certificatePem);
+  console.log(`SML ${options.url}, SMP ${options.smpId}: announced the certificate ${certificate.subject.replace(/\n/g, ', ')} `
+    + `(serial ${certificate.serialNumber}) from ${instant.slice(0, 10)}; this registry switches to it at ${instant}`);
 }
 
 async function importFile(db: Database, args: string[]): Promise<void> {

@@ -44,6 +44,14 @@ const ConfigSchema = Type.Object({
   LOGIN_CHECKS_AT_ONCE: Type.Integer({ default: 1, minimum: 1 }),
   /** Password checks of one client address running or waiting; beyond them that address gets 429 at once. */
   LOGIN_CHECKS_PER_ADDRESS: Type.Integer({ default: 4, minimum: 1 }),
+  // SMP certificate rollover and the SML's CA (issue 24).
+  /** The next SMP signing key and its certificate (PEM files): they replace the current pair at the instant below. */
+  REGISTRY_SMP_NEXT_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTRY_SMP_NEXT_CERTIFICATE_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  /** The instant of the rollover (ISO 8601 with its offset, e.g. 2026-03-19T00:00:00Z), as announced to the SML. */
+  REGISTRY_SMP_NEXT_CERTIFICATE_FROM: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  /** PEM file of the CA certificates the SML's server certificate must chain to; unset: Node's public roots. */
+  SML_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 export function directoryOptionsOf(config: Config) {
@@ -58,6 +66,7 @@ export function smlOptionsOf(config: Config) {
   return {
     url: config.SML_URL, smpId: config.SML_SMP_ID,
     clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
+    caFile: config.SML_CA_FILE,
   };
 }
 

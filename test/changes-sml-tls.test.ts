@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
 import { smlClient, SmlError } from '../src/changes/sml-client.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
+import { testPki } from './helpers/certificates.js';
 import { addParticipant } from './helpers/participants.js';
 
 const SMP_ID = 'tls-smp';
@@ -17,22 +17,9 @@ let t: TestApp;
 let sml: LocalSml;
 const file = (name: string) => join(dir, name);
 
-/** A test CA, the SML's server certificate for 127.0.0.1 and the SMP's client certificate, by the openssl CLI. */
-function makeCertificates(): void {
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=Test CA',
-    '-keyout', file('ca.key'), '-out', file('ca.pem'));
-  writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  for (const [name, subject, extensions] of [['server', '/CN=127.0.0.1', ['-extfile', file('server.ext')]], ['client', '/CN=SMP tls-smp', []]] as const) {
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', subject, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`));
-    openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial',
-      '-days', '1', '-out', file(`${name}.pem`), ...extensions);
-  }
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sml-tls-'));
-  makeCertificates();
+  testPki(dir, ['client']);
   const ca = readFileSync(file('ca.pem'), 'utf8');
   sml = await startLocalSml(0, { cert: readFileSync(file('server.pem'), 'utf8'), key: readFileSync(file('server.key'), 'utf8'), ca });
   // The client trusts the test CA as it trusts a public one for the real SML (the default agent's options apply to every request).

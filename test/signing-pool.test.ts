@@ -30,28 +30,28 @@ describe('the signing threads', () => {
 
   it('start with the first signature, not before, and one thread serves lookups that come one at a time', async () => {
     // Idle for longer than a thread takes to start, so that none ends during this test.
-    pool = new SigningPool(key, 2, 60_000);
+    pool = new SigningPool(2, 60_000);
     expect(pool.threadCount).toBe(0);
     for (let i = 0; i < 3; i += 1) {
-      await expectValidSignedAnswer(await pool.sign(participant, documentType, processes), key.certificatePem);
+      await expectValidSignedAnswer(await pool.sign(key, participant, documentType, processes), key.certificatePem);
     }
     expect(pool.threadCount).toBe(1);
-    await Promise.all([1, 2, 3, 4].map(() => pool.sign(participant, documentType, processes)));
+    await Promise.all([1, 2, 3, 4].map(() => pool.sign(key, participant, documentType, processes)));
     expect(pool.threadCount).toBe(2);
   });
 
   it('end when they have had nothing to do for a while, and the next signature starts one again', async () => {
-    pool = new SigningPool(key, 2, IDLE_MS);
-    await Promise.all([1, 2].map(() => pool.sign(participant, documentType, processes)));
+    pool = new SigningPool(2, IDLE_MS);
+    await Promise.all([1, 2].map(() => pool.sign(key, participant, documentType, processes)));
     await until(() => pool.threadCount === 0);
-    await expectValidSignedAnswer(await pool.sign(participant, documentType, processes), key.certificatePem);
+    await expectValidSignedAnswer(await pool.sign(key, participant, documentType, processes), key.certificatePem);
     expect(pool.threadCount).toBe(1);
   });
 
   it('stay while signatures keep coming more often than the idle time, and sign every one', async () => {
-    pool = new SigningPool(key, 1, IDLE_MS);
+    pool = new SigningPool(1, IDLE_MS);
     for (let i = 0; i < 5; i += 1) {
-      await pool.sign(participant, documentType, processes);
+      await pool.sign(key, participant, documentType, processes);
       // Past the idle time of the signature before this one: its end must have been called off.
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 0.7));
       expect(pool.threadCount).toBe(1);

@@ -5,7 +5,7 @@ import type { ChangeNotice } from '../src/changes/log.js';
 import type { Counter } from 'prom-client';
 import { SignedAnswerCache } from '../src/smp/cache.js';
 import { SmpPublisher } from '../src/smp/publisher.js';
-import { checkedKey, type SmpKey } from '../src/smp/keys.js';
+import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
@@ -13,7 +13,9 @@ import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js
 import { base64Der, testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { addParticipant, participantForm, today } from './helpers/participants.js';
-import { expectValidSignedAnswer, SMP_XSD_DIR, validateAgainstSmpSchema, verifySignature } from './helpers/smp.js';
+import {
+  expectValidSignedAnswer, metadataPath, publishedParticipant, SMP_XSD_DIR, useAccessPointOf, validateAgainstSmpSchema, verifySignature,
+} from './helpers/smp.js';
 
 const PUBLIC_URL = 'https://smp.example/registry';
 const SCHEME = 'iso6523-actorid-upis';
@@ -35,17 +37,9 @@ async function providerWithAccessPoint(name: string) {
   return { accessPoint, certificate: base64Der(certificate.cert), profile: profile.value };
 }
 
-async function useAccessPointOf(app: TestApp, serviceProviderId: string, accessPointId: string) {
-  const own = asAdmin(app);
-  const current = expectStatus(await own.get(`/rest/api/service-providers/${serviceProviderId}`), 200);
-  expectStatus(await own.send('PUT', `/rest/api/service-providers/${serviceProviderId}`,
-    { title: current.title, accessPoint: { identifier: accessPointId } }, app.users.authority), 200);
-}
 const useAccessPoint = (serviceProviderId: string, accessPointId: string) => useAccessPointOf(t, serviceProviderId, accessPointId);
 
 const serviceGroupPath = (participant: string) => `/${encodeURIComponent(participant)}`;
-const metadataPath = (participant: string, documentType: string) =>
-  `/${encodeURIComponent(participant)}/services/${encodeURIComponent(documentType)}`;
 
 let apA: Awaited<ReturnType<typeof providerWithAccessPoint>>;
 let apB: Awaited<ReturnType<typeof providerWithAccessPoint>>;
@@ -59,7 +53,7 @@ let participantAtA: { identifier: string };
 beforeAll(async () => {
   const pems = await testCertificate('smp.test');
   smpKey = checkedKey(pems.key, pems.cert, true);
-  t = await startTestApp({ smp: { key: smpKey, publicUrl: PUBLIC_URL } });
+  t = await startTestApp({ smp: { keys: new SmpKeys(smpKey), publicUrl: PUBLIC_URL } });
   http = asAdmin(t);
   [apA, apB] = [await providerWithAccessPoint('ap-a'), await providerWithAccessPoint('ap-b')];
   await useAccessPoint(t.fixture.serviceProviderId, apA.accessPoint.identifier);
@@ -233,7 +227,7 @@ describe('with the signed-answer cache (wired to the change log)', () => {
   let cached: TestApp;
   const cache = new SignedAnswerCache();
   beforeAll(async () => {
-    cached = await startTestApp({ smp: { key: smpKey, publicUrl: PUBLIC_URL, cache } });
+    cached = await startTestApp({ smp: { keys: new SmpKeys(smpKey), publicUrl: PUBLIC_URL, cache } });
   });
   afterAll(async () => cached.close());
 
@@ -242,21 +236,12 @@ describe('with the signed-answer cache (wired to the change log)', () => {
    * own: its catalogue is set up through its own API.
    */
   async function publishedThroughCache() {
-    const own = asAdmin(cached);
-    const provider = await addAccessPointProvider(cached);
-    const ownProfile = await addTransportProfile(cached);
-    const first = await testCertificate('cached-1.example');
-    const endpoint = { url: 'https://cached.example/as4', transportProfile: { value: ownProfile.value }, certificate: first.cert };
-    const accessPoint = expectStatus(await own.send('POST', '/rest/api/accessPoints',
-      accessPointForm(provider.identifier, ownProfile.value, { endpoints: [endpoint] }), cached.users.authority), 201);
-    await useAccessPointOf(cached, cached.fixture.serviceProviderId, accessPoint.identifier);
-    const documentType = await addDocumentType(cached.app, cached.users.authority);
-    const process = await addProcess(cached.app, cached.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
-    const participant = await addParticipant(cached.app, cached.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
+    const published = await publishedParticipant(cached);
+    const { provider, accessPoint, endpoint } = published;
     /** Replaces the access point's endpoint with `changes` applied to the one it was made with. */
-    const changeEndpoint = async (changes: Record<string, unknown>) => expectStatus(await own.send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`,
+    const changeEndpoint = async (changes: Record<string, unknown>) => expectStatus(await asAdmin(cached).send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`,
       { title: accessPoint.title, provider: { identifier: provider.identifier }, endpoints: [{ ...endpoint, ...changes }] }, cached.users.authority), 200);
-    return { participant, documentType, process, changeEndpoint, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
+    return { ...published, changeEndpoint };
   }
 
   it('serves the kept answer until a change notice drops it, then the answer built from the change', async () => {
@@ -408,7 +393,7 @@ describe('GET /businesscard/{participantId}', () => {
 describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL database, each keeping signed answers', () => {
   let other: Awaited<ReturnType<typeof startOtherInstance>>;
   beforeAll(async () => {
-    other = await startOtherInstance(t, { smp: { key: smpKey, publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() } });
+    other = await startOtherInstance(t, { smp: { keys: new SmpKeys(smpKey), publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() } });
   });
   afterAll(async () => other?.close());
 

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { clientTls, type ClientTlsOptions } from './client-tls.js';
 
-export interface DirectoryOptions {
+export interface DirectoryOptions extends ClientTlsOptions {
   /** The Peppol Directory's base URL; `{url}/indexer/1.0/` is its indexer. */
   url: string;
-  clientCertificateFile?: string;
-  clientKeyFile?: string;
   timeoutMs?: number;
 }
 
@@ -21,14 +19,12 @@ export interface DirectoryClient {
 
 export function directoryClient(options: DirectoryOptions): DirectoryClient {
   const base = `${options.url.replace(/\/$/, '')}/indexer/1.0/`;
-  const tls = options.clientCertificateFile && options.clientKeyFile
-    ? { cert: readFileSync(options.clientCertificateFile), key: readFileSync(options.clientKeyFile) }
-    : {};
+  const tls = clientTls(options);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const send = (method: string, url: string, body?: string) => new Promise<number>((resolve, reject) => {
     const target = new URL(url);
     const request = (target.protocol === 'https:' ? https : http).request(target, {
-      method, headers: body === undefined ? {} : { 'content-type': 'text/plain; charset=utf-8' }, ...tls,
+      method, headers: body === undefined ? {} : { 'content-type': 'text/plain; charset=utf-8' }, ...tls(),
     }, (response) => {
       response.resume();
       response.on('end', () => resolve(response.statusCode ?? 0));

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { startLocalServer, type LocalServer } from './local-server.js';
+import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
 
 export interface LocalDirectory extends LocalServer {
   /** The participants it has indexed, and how often each was pushed. */
@@ -11,10 +11,10 @@ const INDEXER = '/indexer/1.0/';
 
 /**
  * A small Peppol Directory indexer for development and tests: `PUT /indexer/1.0/` (participant id as the body,
- * 204) and `DELETE /indexer/1.0/{id}` (204, 404 when unknown), in memory, with switchable failures. Run it
- * alone with `tsx src/changes/local-directory.ts [port]`.
+ * 204) and `DELETE /indexer/1.0/{id}` (204, 404 when unknown), in memory, with switchable failures; over HTTPS
+ * requiring a client certificate with `tls`. Run it alone with `tsx src/changes/local-directory.ts [port]`.
  */
-export async function startLocalDirectory(port = 0): Promise<LocalDirectory> {
+export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<LocalDirectory> {
   const indexed = new Map<string, number>();
   const calls = { put: 0, delete: 0, failed: 0 };
   const server = await startLocalServer(port, (request, body, response) => {
@@ -36,7 +36,7 @@ export async function startLocalDirectory(port = 0): Promise<LocalDirectory> {
   }, (response) => {
     calls.failed += 1;
     response.writeHead(500).end('indexer failing (local Directory failure mode)');
-  });
+  }, tls);
   return { ...server, indexed, calls };
 }
 

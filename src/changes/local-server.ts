@@ -1,12 +1,16 @@
+import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 /** How a local stand-in for a network service misbehaves, for tests of delivery under failure. */
 export type Failure = 'none' | 'fault' | 'timeout' | 'refuse';
 
 export interface LocalServer {
   url: string;
+  /** The SHA-256 fingerprint of the client certificate each request came with, in order (undefined: none). */
+  clientCertificates: Array<string | undefined>;
   /** From now on: answer normally, answer with the service's fault, never answer, or cut every connection. */
   fail(failure: Failure): void;
   close(): Promise<void>;
@@ -32,7 +36,9 @@ export async function startLocalServer(
 ): Promise<LocalServer> {
   let failure: Failure = 'none';
   const hung = new Set<http.ServerResponse>();
+  const clientCertificates: Array<string | undefined> = [];
   const listener: http.RequestListener = (request, response) => {
+    clientCertificates.push(clientCertificateOf(request));
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -52,6 +58,7 @@ export async function startLocalServer(
   };
   return {
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    clientCertificates,
     fail(next) {
       failure = next;
       if (next !== 'timeout') releaseHung();
@@ -62,4 +69,10 @@ export async function startLocalServer(
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The SHA-256 fingerprint of the client certificate the request came with; undefined over plain HTTP. */
+export function clientCertificateOf(request: http.IncomingMessage): string | undefined {
+  const raw = (request.socket as Partial<TLSSocket>).getPeerCertificate?.().raw;
+  return raw ? new X509Certificate(raw).fingerprint256 : undefined;
 }

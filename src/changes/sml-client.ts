@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { XMLParser } from 'fast-xml-parser';
+import { clientTls, type ClientTlsOptions } from './client-tls.js';
 
 /** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
 export const MANAGE_NS = 'http://busdox.org/serviceMetadata/ManageBusinessIdentifierService/1.0/';
@@ -10,15 +11,16 @@ export const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
 const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 /** The official SML's SOAPAction values carry nine blanks before the colon; clients send them so. */
 const soapAction = (operation: string) => `"${MANAGE_NS}         :${operation}"`;
+/** BDMSL's own service (peppol-commons `BDMSLClient`, its WSDL BDMSLService-1.0): the certificate rollover. */
+const BDMSL_DATA_NS = 'ec:services:wsdl:BDMSL:data:1.0';
+const PREPARE_CHANGE_CERTIFICATE_ACTION = '"ec:services:wsdl:BDMSL:1.0:prepareChangeCertificateIn"';
 
-export interface SmlOptions {
-  /** The SML's base URL; `{url}/manageparticipantidentifier` is the service. */
+/** The SMP's client certificate (mutual TLS; needed for an https SML) and the SML's CA. */
+export interface SmlOptions extends ClientTlsOptions {
+  /** The SML's base URL; `{url}/manageparticipantidentifier` and `{url}/bdmslservice` are its services. */
   url: string;
   /** This SMP's identifier at the SML. */
   smpId: string;
-  /** PEM files of the SMP's client certificate and key (mutual TLS); needed for an https SML. */
-  clientCertificateFile?: string;
-  clientKeyFile?: string;
   timeoutMs?: number;
 }
 
@@ -48,17 +50,24 @@ export interface SmlClient {
   delete(participant: string): Promise<void>;
   /** Every participant identifier the SML holds for this SMP (its List operation, page by page). */
   list(): Promise<string[]>;
+  /**
+   * BDMSL's PrepareChangeCertificate: from `migrationDate` (its UTC day) the SML expects `certificatePem` as this
+   * SMP's client certificate. Made with the current one; a second announcement replaces the first.
+   */
+  prepareChangeCertificate(certificatePem: string, migrationDate: Date): Promise<void>;
 }
 
 export function smlClient(options: SmlOptions): SmlClient {
-  const target = new URL(`${options.url.replace(/\/$/, '')}/manageparticipantidentifier`);
-  const tls = options.clientCertificateFile && options.clientKeyFile
-    ? { cert: readFileSync(options.clientCertificateFile), key: readFileSync(options.clientKeyFile) }
-    : {};
+  const base = options.url.replace(/\/$/, '');
+  const target = new URL(`${base}/manageparticipantidentifier`);
+  const bdmslTarget = new URL(`${base}/bdmslservice`);
+  const tls = clientTls(options);
   const smp = `<ServiceMetadataPublisherID>${escapeXml(options.smpId)}</ServiceMetadataPublisherID>`;
 
-  async function call(operation: string, body: string): Promise<Record<string, unknown>> {
-    const text = await post(target, envelope(body), soapAction(operation), tls, options.timeoutMs ?? 10_000);
+  const call = (operation: string, body: string) => callAt(target, soapAction(operation), body);
+
+  async function callAt(url: URL, action: string, body: string): Promise<Record<string, unknown>> {
+    const text = await post(url, envelope(body), action, tls(), options.timeoutMs ?? 10_000);
     const parsed = parser.parse(text.body) as { Envelope?: { Body?: Record<string, unknown> | '' } };
     // An empty Body (Create, Delete) parses to an empty string.
     const content = parsed.Envelope?.Body;
@@ -87,6 +96,12 @@ export function smlClient(options: SmlOptions): SmlClient {
         next = page?.NextPageIdentifier === undefined ? '' : String(page.NextPageIdentifier);
       } while (next);
       return found;
+    },
+    async prepareChangeCertificate(certificatePem, migrationDate) {
+      const certificate = new X509Certificate(certificatePem).raw.toString('base64');
+      const day = migrationDate.toISOString().slice(0, 10);
+      await callAt(bdmslTarget, PREPARE_CHANGE_CERTIFICATE_ACTION, `<PrepareChangeCertificate xmlns="${BDMSL_DATA_NS}">`
+        + `<newCertificatePublicKey>${certificate}</newCertificatePublicKey><migrationDate>${day}</migrationDate></PrepareChangeCertificate>`);
     },
   };
 }

@@ -18,6 +18,43 @@ export interface SmpKeySettings {
   REGISTRY_DATA_DIR: string;
   REGISTRY_SMP_KEY_FILE?: string;
   REGISTRY_SMP_CERTIFICATE_FILE?: string;
+  REGISTRY_SMP_NEXT_KEY_FILE?: string;
+  REGISTRY_SMP_NEXT_CERTIFICATE_FILE?: string;
+  REGISTRY_SMP_NEXT_CERTIFICATE_FROM?: string;
+  /** A fixed SML client certificate, which a rollover could not switch. */
+  SML_CLIENT_CERT_FILE?: string;
+}
+
+/** The next pair and the instant (ms since the epoch) from which it replaces the current one. */
+export interface NextSmpKey {
+  key: SmpKey;
+  from: number;
+}
+
+/**
+ * The SMP's pair, and the next one from its instant (a certificate rollover): what signs the SMP answers and what the
+ * SML and the Directory see as the client certificate. Every instance reads the same settings, so each switches at the
+ * same instant by its own clock.
+ */
+export class SmpKeys {
+  constructor(
+    readonly current: SmpKey,
+    readonly next?: NextSmpKey,
+    /** The time now; a test moves it to cross the instant. */
+    readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The pair in use now, and the instant it stops being used (Infinity when none follows). */
+  inUse(): { key: SmpKey; until: number } {
+    if (!this.next) return { key: this.current, until: Infinity };
+    return this.clock() < this.next.from ? { key: this.current, until: this.next.from } : { key: this.next.key, until: Infinity };
+  }
+
+  /** The pair in use as a TLS client certificate. */
+  clientCertificate(): { cert: string; key: string } {
+    const { key } = this.inUse();
+    return { cert: key.certificatePem, key: key.privateKeyPem };
+  }
 }
 
 interface Log {
@@ -51,6 +88,56 @@ export async function loadSmpKey(settings: SmpKeySettings, log: Log): Promise<Sm
   log.warn(`SMP signing with a development key and self-signed certificate from ${settings.REGISTRY_DATA_DIR}: `
     + `NOT a Peppol SMP certificate, no network client will trust it; for production ${HOW_TO_CONFIGURE}`);
   return key;
+}
+
+const NEXT_SETTINGS = ['REGISTRY_SMP_NEXT_KEY_FILE', 'REGISTRY_SMP_NEXT_CERTIFICATE_FILE', 'REGISTRY_SMP_NEXT_CERTIFICATE_FROM'] as const;
+/** An ISO 8601 instant with its offset: every instance must read the same instant, whatever its time zone. */
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The key as loadSmpKey finds it, with the next pair when one is configured. The start refuses a next pair that is
+ * incomplete, without a configured current pair, whose key does not belong to its certificate, or whose certificate
+ * is not valid at the instant; and a fixed SML client certificate beside it (the SML expects the new one then).
+ */
+export async function loadSmpKeys(settings: SmpKeySettings, log: Log, clock: () => number = Date.now): Promise<SmpKeys | undefined> {
+  const next = await loadNextSmpKey(settings);
+  // Before loadSmpKey, which would make a development key where none is configured.
+  if (next && (settings.REGISTRY_SMP_KEY_FILE === undefined || settings.REGISTRY_SMP_CERTIFICATE_FILE === undefined)) {
+    throw new SmpKeyError('SMP key: a next pair (REGISTRY_SMP_NEXT_...) replaces a configured one: set REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE too');
+  }
+  const current = await loadSmpKey(settings, log);
+  if (!current || !next) return current && new SmpKeys(current, undefined, clock);
+  if (settings.SML_CLIENT_CERT_FILE !== undefined) {
+    throw new SmpKeyError('SMP key: SML_CLIENT_CERT_FILE would stay the SML client certificate after REGISTRY_SMP_NEXT_CERTIFICATE_FROM, when the SML '
+      + 'expects the next one: unset SML_CLIENT_CERT_FILE and SML_CLIENT_KEY_FILE (the SML and Directory clients then use the SMP\'s pair)');
+  }
+  const remaining = next.from - clock();
+  log.info(remaining > 0
+    ? `SMP certificate rollover at ${new Date(next.from).toISOString()}: the next pair signs and is the SML client certificate from then`
+    : `SMP certificate rollover at ${new Date(next.from).toISOString()} has taken place: the next pair is in use`);
+  return new SmpKeys(current, next, clock);
+}
+
+async function loadNextSmpKey(settings: SmpKeySettings): Promise<NextSmpKey | undefined> {
+  const given = NEXT_SETTINGS.filter((name) => settings[name] !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length < NEXT_SETTINGS.length) throw new SmpKeyError(`SMP key: the next pair needs ${NEXT_SETTINGS.join(', ')} (all three, not ${given.join(', ')} alone)`);
+  const { REGISTRY_SMP_NEXT_KEY_FILE: keyFile, REGISTRY_SMP_NEXT_CERTIFICATE_FILE: certificateFile, REGISTRY_SMP_NEXT_CERTIFICATE_FROM: instant } = settings as Required<SmpKeySettings>;
+  const from = Date.parse(instant);
+  if (!INSTANT.test(instant) || Number.isNaN(from)) {
+    throw new SmpKeyError(`SMP key: REGISTRY_SMP_NEXT_CERTIFICATE_FROM must be an ISO 8601 instant with its offset (2026-03-19T00:00:00Z), not '${instant}'`);
+  }
+  let key: SmpKey;
+  try {
+    key = checkedKey(await readConfigured('REGISTRY_SMP_NEXT_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_NEXT_CERTIFICATE_FILE', certificateFile), false);
+  } catch (error) {
+    throw error instanceof SmpKeyError ? new SmpKeyError(`next ${error.message}`) : error;
+  }
+  const certificate = new X509Certificate(key.certificatePem);
+  if (from < Date.parse(certificate.validFrom) || from >= Date.parse(certificate.validTo)) {
+    throw new SmpKeyError(`next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM ${instant} (valid from ${certificate.validFrom} to ${certificate.validTo})`);
+  }
+  return { key, from };
 }
 
 /** A file the operator named, or an error that says which setting named it and why it cannot be read. */

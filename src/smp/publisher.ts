@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import type { Organization } from '../participants/identifiers.js';
 import type { SignedAnswerCache } from './cache.js';
-import { HOW_TO_CONFIGURE, type SmpKey } from './keys.js';
+import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './identifiers.js';
 import { findOrganization, publishedDocumentTypes, publishedProcesses } from './repository.js';
 import { SigningPool } from './signing-pool.js';
@@ -10,8 +10,8 @@ import { businessCardXml, serviceGroupXml, type Identifier } from './xml.js';
 
 export interface PublisherOptions {
   db: Database;
-  /** Without one the signed answers are 503 (a PostgreSQL server without a configured key). */
-  key: SmpKey | undefined;
+  /** Without a pair the signed answers are 503 (a PostgreSQL server without a configured key). */
+  keys: SmpKeys | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
   countries: ReadonlyMap<string, string> | undefined;
   /** Kept answers; only where every committed change reaches its `onChange`. */
@@ -33,15 +33,15 @@ const notFound = (what: string) => new NotFoundError(`No ${what} is published fo
 
 /** What the SMP interface answers, built from the registry's data as it is now. */
 export class SmpPublisher {
-  private readonly signing: SigningPool | undefined;
+  private readonly signing: { pool: SigningPool; keys: SmpKeys } | undefined;
 
   constructor(private readonly options: PublisherOptions) {
-    this.signing = options.key && new SigningPool(options.key);
+    this.signing = options.keys && { pool: new SigningPool(), keys: options.keys };
   }
 
   /** Ends the signing threads (the application's close). */
   close(): Promise<void> {
-    return this.signing?.close() ?? Promise.resolve();
+    return this.signing?.pool.close() ?? Promise.resolve();
   }
 
   /**
@@ -53,7 +53,7 @@ export class SmpPublisher {
     this.requireSigning();
     const cache = publicUrl === undefined ? undefined : this.options.cache;
     const keys = cacheKeys(organization, 'service group');
-    const kept = cache?.get(...keys);
+    const kept = cache?.get(...keys, this.now());
     if (kept) return kept;
     const builtAt = cache?.epoch;
     const found = await findOrganization(db, organization);
@@ -64,12 +64,12 @@ export class SmpPublisher {
 
   /** The signed answer already made for this lookup, if one is kept: no database, no signing. */
   keptServiceMetadata(organization: Organization, documentType: Identifier): Buffer | undefined {
-    return this.options.cache?.get(...metadataKeys(organization, documentType));
+    return this.options.cache?.get(...metadataKeys(organization, documentType), this.now());
   }
 
   async signedServiceMetadata(organization: Organization, documentType: Identifier): Promise<Buffer> {
     const { db, cache } = this.options;
-    const signing = this.requireSigning();
+    const { pool, keys } = this.requireSigning();
     const kept = this.keptServiceMetadata(organization, documentType);
     if (kept) return kept;
     const builtAt = cache?.epoch;
@@ -77,19 +77,27 @@ export class SmpPublisher {
     if (!found) throw notFound('service group');
     const processes = await publishedProcesses(db, organization, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
-    const body = Buffer.from(await signing.sign(participantIdentifierOf(organization), documentType, processes));
-    return this.keep(metadataKeys(organization, documentType), body, found, builtAt);
+    // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.
+    const { key, until } = keys.inUse();
+    const body = Buffer.from(await pool.sign(key, participantIdentifierOf(organization), documentType, processes));
+    return this.keep(metadataKeys(organization, documentType), body, found, builtAt, until);
   }
 
-  /** Keeps an answer built from reads that started at `builtAt` (the cache's epoch then). */
-  private keep(keys: [string, string], body: Buffer, organization: { nextDeleteDate: string | null }, builtAt: number | undefined): Buffer {
+  /** Keeps an answer built from reads that started at `builtAt` (the cache's epoch then), until `until` at the latest. */
+  private keep(keys: [string, string], body: Buffer, organization: { nextDeleteDate: string | null }, builtAt: number | undefined, until = Infinity): Buffer {
     // A delete date ends the answer at the start of that day (UTC), when the participant stops being live.
-    this.options.cache?.set(...keys, body, organization.nextDeleteDate ? Date.parse(organization.nextDeleteDate) : Infinity, builtAt);
+    const deleted = organization.nextDeleteDate ? Date.parse(organization.nextDeleteDate) : Infinity;
+    this.options.cache?.set(...keys, body, Math.min(deleted, until), builtAt);
     return body;
   }
 
+  /** The time by the pair's clock, which the kept answers' ends are measured by. */
+  private now(): number {
+    return this.options.keys?.clock() ?? Date.now();
+  }
+
   /** Without a key the publication answers 503 (its service groups would point at answers nobody can verify). */
-  private requireSigning(): SigningPool {
+  private requireSigning(): { pool: SigningPool; keys: SmpKeys } {
     if (!this.signing) throw new ServiceUnavailableError(`The SMP has no signing key configured: ${HOW_TO_CONFIGURE}`);
     return this.signing;
   }

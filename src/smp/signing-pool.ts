@@ -10,6 +10,8 @@ export interface SigningKeyPems {
 /** What the main thread sends a signing worker, and what it answers. */
 export interface SigningTask {
   id: number;
+  /** The pair in use when the signature was asked for: it changes at a certificate rollover. */
+  key: SigningKeyPems;
   participant: Identifier;
   documentType: Identifier;
   processes: PublishedProcess[];
@@ -32,8 +34,8 @@ class SigningThread {
   /** Armed while the thread has nothing to do: its end, unless a signature comes first. */
   idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(key: SigningKeyPems, onExit: (thread: SigningThread) => void) {
-    this.worker = new Worker(WORKER_URL, { workerData: key, execArgv: WORKER_EXEC_ARGV });
+  constructor(onExit: (thread: SigningThread) => void) {
+    this.worker = new Worker(WORKER_URL, { execArgv: WORKER_EXEC_ARGV });
     this.worker.on('message', (reply: SigningReply) => {
       const task = this.pending.get(reply.id);
       this.pending.delete(reply.id);
@@ -70,7 +72,6 @@ export class SigningPool {
   private closed = false;
 
   constructor(
-    private readonly key: SigningKeyPems,
     private readonly size = Math.max(1, availableParallelism()),
     private readonly idleMs = SIGNING_THREAD_IDLE_MS,
   ) {}
@@ -80,14 +81,14 @@ export class SigningPool {
     return this.threads.length;
   }
 
-  sign(participant: Identifier, documentType: Identifier, processes: PublishedProcess[]): Promise<string> {
+  sign(key: SigningKeyPems, participant: Identifier, documentType: Identifier, processes: PublishedProcess[]): Promise<string> {
     if (this.closed) return Promise.reject(new Error('the signing pool is closed'));
     const thread = this.leastBusy();
     clearTimeout(thread.idleTimer);
     const id = (this.nextId += 1);
     return new Promise<string>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, participant, documentType, processes } satisfies SigningTask);
+      thread.worker.postMessage({ id, key, participant, documentType, processes } satisfies SigningTask);
     }).finally(() => this.endWhenIdle(thread));
   }
 
@@ -108,7 +109,7 @@ export class SigningPool {
   }
 
   private addThread(): SigningThread {
-    const thread = new SigningThread(this.key, (gone) => this.forget(gone));
+    const thread = new SigningThread((gone) => this.forget(gone));
     this.threads.push(thread);
     return thread;
   }

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import type { TestApp } from './app.js';
+import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './administration.js';
+import { addDocumentType, addProcess } from './catalogue.js';
+import { testCertificate } from './certificates.js';
 import { REFERENCE_DATA } from './code-lists.js';
+import { addParticipant } from './participants.js';
 
 const run = promisify(execFile);
 export const SMP_XSD_DIR = join(REFERENCE_DATA, 'peppol-smp-xsd');
@@ -53,4 +58,33 @@ export async function expectValidSignedAnswer(xml: string | Buffer, trustedCerti
   expect(valid.ok, valid.output).toBe(true);
   const verified = await verifySignature(xml, trustedCertificatePem);
   expect(verified.ok, verified.output).toBe(true);
+}
+
+/** The path of the signed service metadata of a participant for a document type, percent-encoded. */
+export const metadataPath = (participant: string, documentType: string) =>
+  `/${encodeURIComponent(participant)}/services/${encodeURIComponent(documentType)}`;
+
+/** Makes `accessPointId` the access point of the service provider. */
+export async function useAccessPointOf(app: TestApp, serviceProviderId: string, accessPointId: string) {
+  const own = asAdmin(app);
+  const current = expectStatus(await own.get(`/rest/api/service-providers/${serviceProviderId}`), 200);
+  expectStatus(await own.send('PUT', `/rest/api/service-providers/${serviceProviderId}`,
+    { title: current.title, accessPoint: { identifier: accessPointId } }, app.users.authority), 200);
+}
+
+/**
+ * An access point with one published endpoint, used by the fixture's service provider, and a new participant of
+ * that provider receiving a new document type: its signed service metadata is at `path`.
+ */
+export async function publishedParticipant(t: TestApp) {
+  const provider = await addAccessPointProvider(t);
+  const profile = await addTransportProfile(t);
+  const endpoint = { url: 'https://published.example/as4', transportProfile: { value: profile.value }, certificate: (await testCertificate('published.example')).cert };
+  const accessPoint = expectStatus(await asAdmin(t).send('POST', '/rest/api/accessPoints',
+    accessPointForm(provider.identifier, profile.value, { endpoints: [endpoint] }), t.users.authority), 201);
+  await useAccessPointOf(t, t.fixture.serviceProviderId, accessPoint.identifier);
+  const documentType = await addDocumentType(t.app, t.users.authority);
+  const process = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
+  const participant = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
+  return { provider, endpoint, accessPoint, documentType, process, participant, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
 }
