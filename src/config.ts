@@ -37,6 +37,13 @@ const ConfigSchema = Type.Object({
   SML_CLIENT_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** The Peppol Directory participants are pushed to; unset: nothing is sent. Same client certificate. */
   DIRECTORY_URL: Type.Optional(Type.String({ minLength: 1 })),
+  // Connections and long polls (issue 23).
+  /** A request must arrive whole, headers and body, within this many seconds; else 408 and the connection closes. */
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({ default: 30, minimum: 1 }),
+  /** Requests one client address may have in flight at once (per process); beyond it 429 at once. */
+  MAX_REQUESTS_PER_ADDRESS: Type.Integer({ default: 64, minimum: 1 }),
+  /** The change feed's `wait` polls one user may hold at once (per process); beyond it 429 at once. */
+  MAX_FEED_POLLS_PER_USER: Type.Integer({ default: 10, minimum: 1 }),
 });
 
 export function directoryOptionsOf(config: Config) {

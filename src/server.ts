@@ -65,6 +65,9 @@ async function serve(config: Config): Promise<void> {
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
     sml,
     directory: directoryOptionsOf(config),
+    requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
+    maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
   }).catch(async (error: unknown) => {
     await db.close();
     return exitOnSmpKeyError(error);

@@ -121,8 +121,8 @@ export class UnsupportedMediaTypeError extends ApiError {
 }
 
 export class TooManyRequestsError extends ApiError {
-  constructor(retryAfterSeconds: number) {
-    super(429, 'Too many failed attempts; try again later', { 'retry-after': String(retryAfterSeconds) });
+  constructor(retryAfterSeconds: number, message = 'Too many failed attempts; try again later') {
+    super(429, message, { 'retry-after': String(retryAfterSeconds) });
   }
 }
 
