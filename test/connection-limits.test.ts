@@ -48,6 +48,23 @@ describe('requests that do not arrive in time', () => {
   });
 });
 
+describe('answers given before the body has arrived', () => {
+  it('close the connection at once, so a refused body cannot be trickled to hold it; without a body it is kept', async () => {
+    const started = Date.now();
+    const head = [`POST ${PROCESSES} HTTP/1.1`, 'Host: x', 'Content-Type: application/json', `Content-Length: ${100 * 1024}`, '', '{'].join('\r\n');
+    const refused = await sendRaw(address, head, { localAddress: '127.0.0.6', trickleMs: 200 });
+    expectErrorBody(refused, 401);
+    expect(refused.headers.connection).toBe('close');
+    expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS);
+
+    const request = (path: string) => [`GET ${path} HTTP/1.1`, 'Host: x', '', ''].join('\r\n');
+    const lastRequest = request('/nowhere').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n');
+    const kept = await sendRaw(address, `${request('/rest/api/participants')}${lastRequest}`, { localAddress: '127.0.0.6', keepWriting: true });
+    expect(kept.statusCode).toBe(401);
+    expect(kept.body).toMatch(/HTTP\/1\.1 404/);
+  });
+});
+
 describe('requests in flight per client address', () => {
   it('beyond the cap an address is answered 429 at once, while other addresses are served; its slots come back', async () => {
     const held = Array.from({ length: MAX_REQUESTS_PER_ADDRESS }, () => slowBody('127.0.0.2'));

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { IncomingMessage } from 'node:http';
 import { TooManyRequestsError } from '../core/errors.js';
 import { Slots } from '../core/slots.js';
 import { synchronousHook } from './synchronous-hook.js';
@@ -15,19 +16,32 @@ const RETRY_AFTER_SECONDS = 1;
 /**
  * Caps the requests in flight per client address (`request.ip`: the proxy's client address where one is trusted), so
  * that one client holding many slow requests leaves the service to the others. Counted from the moment the headers
- * have arrived (before the body is read) until the response ends or the connection closes. The refusal closes its
- * connection: a body that follows it is not read.
+ * have arrived (before the body is read) until the response ends or the connection closes.
  */
 async function inFlightLimit(fastify: FastifyInstance, options: InFlightLimitOptions) {
   const inFlight = new Slots(options.maxPerAddress);
   fastify.addHook('onRequest', synchronousHook((request, reply) => {
     const address = request.ip;
     if (!inFlight.take(address)) {
-      reply.header('connection', 'close');
       throw new TooManyRequestsError(RETRY_AFTER_SECONDS, 'Too many requests in flight from this address; try again later');
     }
     reply.raw.once('close', () => inFlight.release(address));
   }));
+  // An answer given before the body has arrived (401, 403, 413, 415, 429, ...) closes the connection: otherwise Node would
+  // read the rest to keep the connection, and a client could hold it by trickling a large body it never finishes.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (bodyStillComing(request.raw)) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
+
+/**
+ * A request with a body that has not all arrived. (A request without one may not be marked complete yet while it is
+ * answered at once, in the call that parsed its headers.)
+ */
+function bodyStillComing(request: IncomingMessage): boolean {
+  const declared = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  return declared && request.complete === false;
 }
 
 export default fp(inFlightLimit, { name: 'in-flight-limit' });
