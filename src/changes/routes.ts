@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { TooManyRequestsError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
-import { sharedRuns, Slots } from '../core/slots.js';
+import { sharedRuns, Slots } from '../core/concurrency.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
 import { AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
 import type { ChangeSignal } from './signal.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { IncomingMessage } from 'node:http';
 import { TooManyRequestsError } from '../core/errors.js';
-import { Slots } from '../core/slots.js';
+import { Slots } from '../core/concurrency.js';
 import { synchronousHook } from './synchronous-hook.js';
 
 export interface InFlightLimitOptions {
