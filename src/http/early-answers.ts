@@ -6,6 +6,10 @@ export type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerR
 
 export const NO_EARLY_ANSWER: EarlyAnswer = () => false;
 
+/** A request that declares a body (which may not have arrived yet). */
+export const declaresBody = (request: http.IncomingMessage) =>
+  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+
 /** How often Node looks for requests over their time limit; its default (30 s) would let one run to twice the limit. */
 const TIME_LIMIT_CHECK_MS = 1000;
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { IncomingMessage } from 'node:http';
 import { TooManyRequestsError } from '../core/errors.js';
 import { Slots } from '../core/concurrency.js';
+import { declaresBody } from './early-answers.js';
 import { synchronousHook } from './synchronous-hook.js';
 
 export interface InFlightLimitOptions {
@@ -28,20 +28,12 @@ async function inFlightLimit(fastify: FastifyInstance, options: InFlightLimitOpt
     reply.raw.once('close', () => inFlight.release(address));
   }));
   // An answer given before the body has arrived (401, 403, 413, 415, 429, ...) closes the connection: otherwise Node would
-  // read the rest to keep the connection, and a client could hold it by trickling a large body it never finishes.
+  // read the rest to keep the connection, and a client could hold it by trickling a large body it never finishes. (A
+  // request without a body may not be marked complete yet while it is answered at once, in the call that parsed it.)
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (bodyStillComing(request.raw)) reply.header('connection', 'close');
+    if (declaresBody(request.raw) && request.raw.complete === false) reply.header('connection', 'close');
     done(null, payload);
   });
-}
-
-/**
- * A request with a body that has not all arrived. (A request without one may not be marked complete yet while it is
- * answered at once, in the call that parsed its headers.)
- */
-function bodyStillComing(request: IncomingMessage): boolean {
-  const declared = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-  return declared && request.complete === false;
 }
 
 export default fp(inFlightLimit, { name: 'in-flight-limit' });
