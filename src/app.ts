@@ -23,6 +23,7 @@ import mediaTypes from './http/media-types.js';
 import organizations from './organizations/routes.js';
 import participants from './participants/routes.js';
 import requestHygiene from './http/request-hygiene.js';
+import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
@@ -80,6 +81,12 @@ export interface AppOptions {
   directory?: DirectoryOptions;
   /** Lease, retry and polling of both deliveries. */
   delivery?: DeliveryOptions;
+  /** A request must arrive whole (headers and body) within this many milliseconds, else 408; default 30 s. */
+  requestTimeoutMs?: number;
+  /** Requests one client address may have in flight; beyond it 429 at once. Default 64. */
+  maxRequestsPerAddress?: number;
+  /** The change feed's `wait` polls one user may hold; beyond it 429 at once. Default 10. */
+  maxFeedPollsPerUser?: number;
 }
 
 export interface SmpOptions {
@@ -105,6 +112,7 @@ export async function buildApp(options: AppOptions) {
     logger: options.logger ?? false,
     logController: new RequestLogController(options.logReads),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
     genReqId: requestIdOf,
     // During shutdown, requests that still reach the service are answered (with Connection: close), not
     // refused with the framework's own 503 body.
@@ -152,6 +160,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
   await app.register(untrustedForwarding, { trust });
+  await app.register(inFlightLimit, { maxPerAddress: options.maxRequestsPerAddress ?? 64 });
   await app.register(errorHandler);
   await app.register(authentication, { credentials: app.credentials });
   await app.register(mediaTypes);
@@ -170,7 +179,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
-  await app.register(changeRoutes, { prefix: '/rest/api' });
+  await app.register(changeRoutes, { prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10 });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());

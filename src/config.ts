@@ -52,6 +52,13 @@ const ConfigSchema = Type.Object({
   REGISTRY_SMP_NEXT_CERTIFICATE_FROM: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   /** PEM file of the CA certificates the SML's server certificate must chain to; unset: Node's public roots. */
   SML_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  // Connections and long polls (issue 23).
+  /** A request must arrive whole, headers and body, within this many seconds; else 408 and the connection closes. */
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({ default: 30, minimum: 1 }),
+  /** Requests one client address may have in flight at once (per process); beyond it 429 at once. */
+  MAX_REQUESTS_PER_ADDRESS: Type.Integer({ default: 64, minimum: 1 }),
+  /** The change feed's `wait` polls one user may hold at once (per process); beyond it 429 at once. */
+  MAX_FEED_POLLS_PER_USER: Type.Integer({ default: 10, minimum: 1 }),
 });
 
 export function directoryOptionsOf(config: Config) {

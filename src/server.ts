@@ -77,6 +77,9 @@ async function serve(config: Config): Promise<void> {
     trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
     sml,
     directory: directoryOptionsOf(config),
+    requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
+    maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
   }).catch(async (error: unknown) => {
     await db.close();
     return exitOnSmpKeyError(error);

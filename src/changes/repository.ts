@@ -38,7 +38,7 @@ function conditionsOf(filters: ChangeFilters, scope: ChangeScope): Conditions {
 export function findChanges(db: Queryable, filters: ChangeFilters, scope: ChangeScope, page: PageRequest) {
   return selectPage<ChangeEntry>(db, {
     select: COLUMNS, from: 'change_log c', conditions: conditionsOf(filters, scope).where('c.seq IS NOT NULL'),
-    orderBy: page.orderBy, limit: page.size, offset: page.offset,
+    page,
   });
 }
 

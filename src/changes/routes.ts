@@ -1,14 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, Role, type Access } from '../http/auth.js';
+import { TooManyRequestsError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
+import { sharedRuns, Slots } from '../core/concurrency.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
-import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
+import { AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
 import { DeliveryStatusList } from './schemas.js';
 
 const READERS: readonly Access[] = [Role.admin, Role.registryAuthority, Role.serviceProvider];
+
+export interface ChangeRoutesOptions {
+  /** The feed's `wait` polls one user may hold at once; beyond it 429 at once. */
+  maxPollsPerUser: number;
+}
+
+/** A held poll ends within a minute at most, and usually as soon as a change comes. */
+const POLL_RETRY_AFTER_SECONDS = 5;
 
 /** ADMIN and REGISTRY_AUTHORITY see every change; a SERVICE_PROVIDER the history of its own participants. */
 function scopeOf(request: FastifyRequest): ChangeScope {
@@ -16,21 +26,31 @@ function scopeOf(request: FastifyRequest): ChangeScope {
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
 }
 
-/** Resolves on the next change this instance hears, or after `ms`, whichever comes first. */
-function nextChange(changes: ChangeSignal, ms: number): Promise<void> {
+/** Resolves on the next change this instance hears, after `ms`, or when the client goes, whichever comes first. */
+function nextChange(changes: ChangeSignal, ms: number, reply: FastifyReply): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
       stop();
+      reply.raw.off('close', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     const stop = changes.subscribe(done);
+    reply.raw.once('close', done);
   });
 }
 
+/** What a feed read asks, as a key: the polls asking the same at the same time share one read. */
+const questionOf = (after: number, limit: number, filters: ChangeFilters, scope: ChangeScope) =>
+  JSON.stringify([after, limit, scope, Object.entries(filters).sort()]);
+
 /** The audit trail (paged, newest first) and the change feed (after a cursor, with a long-poll variant). */
-const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app, options) => {
+  const polls = new Slots(options.maxPollsPerUser);
+  // Every waiting poll wakes on each change: those asking the same share one read of it.
+  const sharedRead = sharedRuns<Awaited<ReturnType<typeof changesAfter>>>();
+
   app.get('/audit', {
     schema: {
       summary: 'Find changes: who changed what and when, with the state before and after (newest first)',
@@ -57,19 +77,29 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: FeedQuery, response: { 200: FeedPage },
     },
     config: { access: READERS, mediaTypes: ['changes.feed'], objectName: 'feedFilter' },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { after, limit, wait, ...filters } = request.query;
     const scope = scopeOf(request);
-    const deadline = Date.now() + wait * 1000;
-    let cursor = after;
-    for (;;) {
-      const page = await changesAfter(app.db, cursor, limit, filters, scope);
-      const remaining = deadline - Date.now();
-      if (page.entries.length > 0 || remaining <= 0 || request.raw.destroyed) return page;
-      // Nothing in view yet: wait from the position read, so entries outside the view are not read again.
-      cursor = page.next;
-      // A change this instance heard since the read is read at once; otherwise the next one wakes the request.
-      if (app.changes.position <= cursor) await nextChange(app.changes, remaining);
+    if (wait === 0) return changesAfter(app.db, after, limit, filters, scope);
+    const user = callerOf(request).userId;
+    if (!polls.take(user)) {
+      throw new TooManyRequestsError(POLL_RETRY_AFTER_SECONDS, `At most ${options.maxPollsPerUser} waiting polls of the change feed per user`);
+    }
+    try {
+      const deadline = Date.now() + wait * 1000;
+      // The poll's own first read; the reads after a change are shared.
+      let page = await changesAfter(app.db, after, limit, filters, scope);
+      for (;;) {
+        const remaining = deadline - Date.now();
+        if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed) return page;
+        // Nothing in view yet: wait from the position read, so entries outside the view are not read again. A change
+        // this instance heard since the read is read at once; otherwise the next one wakes the request.
+        if (app.changes.position <= page.next) await nextChange(app.changes, remaining, reply);
+        const { next } = page;
+        page = await sharedRead(questionOf(next, limit, filters, scope), () => changesAfter(app.db, next, limit, filters, scope));
+      }
+    } finally {
+      polls.release(user);
     }
   });
 };

@@ -2,6 +2,8 @@ import { Type, type TSchema } from 'typebox';
 import { ValidationError } from './errors.js';
 
 const MAX_PAGE_SIZE = 2000;
+/** More would sort by columns that rarely decide anything, and each order is a statement PostgreSQL plans. */
+const MAX_SORT_TERMS = 8;
 
 /** `page`, `size` and `sort` of every paged operation. */
 export const PageQuery = {
@@ -10,7 +12,8 @@ export const PageQuery = {
   size: Type.Integer({ minimum: 1, default: 30, description: `page size; above ${MAX_PAGE_SIZE} served as ${MAX_PAGE_SIZE}` }),
   sort: Type.Optional(
     Type.Array(Type.String(), {
-      description: '`property` or `property,property(,ASC|DESC)`; repeat for different directions; nested properties dotted',
+      description: `\`property\` or \`property,property(,ASC|DESC)\`; repeat for different directions; nested properties dotted; `
+        + `at most ${MAX_SORT_TERMS} properties, each once`,
     }),
   ),
 };
@@ -38,30 +41,42 @@ export interface PageRequest {
   orderBy: string;
 }
 
-/** Parses `sort` as Spring does: `a,b,desc` sorts a and b descending; each parameter has its own direction. */
+/**
+ * Parses `sort` as Spring does: `a,b,desc` sorts a and b descending; each parameter has its own direction. At most
+ * `MAX_SORT_TERMS` properties, each once (a second direction for one would be meaningless).
+ */
 function parseSort(sort: readonly string[] | undefined, sortable: Sortable, objectName: string): SortOrder[] {
   const orders: SortOrder[] = [];
-  const unknown: string[] = [];
+  const violations: SortViolation[] = [];
   for (const parameter of sort ?? []) {
     const parts = parameter.split(',').map((part) => part.trim()).filter((part) => part !== '');
     const last = parts.at(-1)?.toUpperCase();
     const direction = last === 'ASC' || last === 'DESC' ? last : 'ASC';
     const properties = last === direction ? parts.slice(0, -1) : parts;
     for (const property of properties) {
-      if (Object.hasOwn(sortable, property)) orders.push({ property, direction });
-      else unknown.push(property);
+      if (!Object.hasOwn(sortable, property)) violations.push(unknownProperty(property, sortable));
+      else if (orders.some((order) => order.property === property)) violations.push(duplicateProperty(property));
+      else orders.push({ property, direction });
     }
   }
-  if (unknown.length > 0) {
-    throw ValidationError.of(objectName, unknown.map((property) => ({
-      field: 'sort',
-      code: 'InvalidSortProperty',
-      rejectedValue: property,
-      defaultMessage: `unknown sort property '${property}'; sortable: ${Object.keys(sortable).join(', ')}`,
-    })));
-  }
+  if (orders.length > MAX_SORT_TERMS) violations.push(TOO_MANY_TERMS);
+  if (violations.length > 0) throw ValidationError.of(objectName, violations.map((violation) => ({ field: 'sort', ...violation })));
   return orders;
 }
+
+type SortViolation = { code: string; rejectedValue?: string; defaultMessage: string };
+
+const unknownProperty = (property: string, sortable: Sortable): SortViolation => ({
+  code: 'InvalidSortProperty',
+  rejectedValue: property,
+  defaultMessage: `unknown sort property '${property}'; sortable: ${Object.keys(sortable).join(', ')}`,
+});
+
+const duplicateProperty = (property: string): SortViolation => ({
+  code: 'DuplicateSortProperty', rejectedValue: property, defaultMessage: `sort property '${property}' is given more than once`,
+});
+
+const TOO_MANY_TERMS: SortViolation = { code: 'MaxSortTerms', defaultMessage: `at most ${MAX_SORT_TERMS} sort properties` };
 
 function orderByClause(orders: readonly SortOrder[], sortable: Sortable, tieBreaker: string): string {
   const terms = orders.map((order) => `${sortable[order.property]} ${order.direction}`);

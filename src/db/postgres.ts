@@ -20,16 +20,24 @@ const types = {
  * The server's default plan_cache_mode chooses a generic plan when its *estimate* is no worse, which misjudges
  * skewed values: for an ICD holding 85 % of the participants a generic plan read 42,000 rows to sort them by
  * name where the custom plan walks the name index for 50 (900 ms against 15 ms). Statements led by
- * `PLAN_PER_VALUES` therefore run unnamed, planned for their values each time.
+ * `PLAN_PER_VALUES` therefore run unnamed, planned for their values each time, and so do the pages in orders a
+ * client chose (src/db/sql.ts).
  */
 const PREPARABLE = /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i;
+
+/**
+ * A connection keeps each statement it prepared until it closes, and a plan of the nested JSON can take a megabyte of
+ * the backend's memory: the statements named are bounded, well above the few hundred the code writes; any further
+ * one runs unnamed.
+ */
+const MAX_NAMED_STATEMENTS = 1000;
 
 const statementNames = new Map<string, string>();
 
 function statementName(sql: string, params: readonly unknown[] | undefined): string | undefined {
   if (!params?.length || sql.startsWith(PLAN_PER_VALUES)) return undefined;
   let name = statementNames.get(sql);
-  if (name === undefined && PREPARABLE.test(sql) && statementNames.size < 10_000) {
+  if (name === undefined && PREPARABLE.test(sql) && statementNames.size < MAX_NAMED_STATEMENTS) {
     name = `registry_${createHash('sha1').update(sql).digest('base64url')}`;
     statementNames.set(sql, name);
   }

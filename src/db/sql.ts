@@ -34,9 +34,8 @@ export interface PageQuery {
   /** FROM and joins, naming each table by the alias that `select`, the conditions and `orderBy` use. */
   from: string;
   conditions: Conditions;
-  orderBy: string;
-  limit: number;
-  offset: number;
+  /** The page asked for: its order (`orderBy` names the tables by the aliases of `from`), size and offset. */
+  page: PageRequest;
   /**
    * A unique column of `from` (its primary key): when given, the page's keys are found first and only the page's
    * rows are read, so an index holding the filtered and sorted columns finds the page without reading the rows
@@ -54,13 +53,13 @@ export interface PageQuery {
 
 /** The total and one page in a single statement, so both come from one snapshot. */
 export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ total: number; rows: T[] }> {
-  const { conditions } = query;
+  const { conditions, page: { orderBy } } = query;
   const filtered = conditions.params.length > 0;
   const where = conditions.clause;
-  const limit = conditions.param(query.limit);
-  const offset = conditions.param(query.offset);
+  const limit = conditions.param(query.page.size);
+  const offset = conditions.param(query.page.offset);
   const count = `SELECT count(*)::int FROM ${query.from} ${where}`;
-  const page = `${query.orderBy} LIMIT ${limit} OFFSET ${offset}`;
+  const page = `${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   let sql: string;
   if (query.key === undefined) {
     sql = `SELECT (${count}) AS total,
@@ -79,10 +78,12 @@ export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ 
            SELECT ${total}::int AS total,
                   (SELECT coalesce(json_agg(page), '[]'::json)
                      FROM (SELECT ${query.select} FROM ${query.from} WHERE ${key} IN (SELECT key FROM page_keys)
-                           ${query.orderBy}) page) AS content`;
+                           ${orderBy}) page) AS content`;
   }
-  // A filter's values decide which index finds the page; an unfiltered page is planned once and reused.
-  const statement = filtered ? `${PLAN_PER_VALUES} ${sql}` : sql;
+  // A filter's values decide which index finds the page; an unfiltered page in the default order is planned once and
+  // reused. The orders clients choose are too many to keep a statement of each on every connection.
+  const planOnce = !filtered && query.page.orders.length === 0;
+  const statement = planOnce ? sql : `${PLAN_PER_VALUES} ${sql}`;
   const [result] = await db.query<{ total: number; content: T[] }>(statement, conditions.params);
   return { total: result?.total ?? 0, rows: result?.content ?? [] };
 }
@@ -97,7 +98,7 @@ export interface ResourceTable {
 /** One page of all the resource's rows, in the page's order. */
 function selectAllPage<T>(db: Queryable, table: ResourceTable, page: PageRequest) {
   const { select, from } = table;
-  return selectPage<T>(db, { select, from, conditions: new Conditions(), orderBy: page.orderBy, limit: page.size, offset: page.offset });
+  return selectPage<T>(db, { select, from, conditions: new Conditions(), page });
 }
 
 /** The resource with UUID `id`; the 404 of an unknown identifier when there is none. */

@@ -1,5 +1,5 @@
 import type { ConnectionError, FastifyInstance } from 'fastify';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody } from '../core/errors.js';
 import { ERROR_MEDIA_TYPE } from './error-handler.js';
@@ -35,8 +35,8 @@ const PATH_ECHO_LIMIT = 2048;
  */
 export function clientErrors(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
   // A reset connection cannot be answered; a response already under way must not be cut by another one.
-  const responding = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-  if (error.code === 'ECONNRESET' || !socket.writable || responding) {
+  const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
     socket.destroy();
     return;
   }
@@ -44,7 +44,8 @@ export function clientErrors(this: FastifyInstance, error: ConnectionError, sock
   const packet = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '';
   const refusal = refusalOf(error, packet);
   this.log.debug({ err: error, status: refusal.status }, 'request refused by the HTTP parser');
-  socket.end(rawResponse(refusal, requestPath(packet)));
+  // A request whose body did not arrive in time has its path; otherwise it is in the read the parser stopped in.
+  socket.end(rawResponse(refusal, response?.req.url === undefined ? requestPath(packet) : pathOf(response.req.url)));
 }
 
 function refusalOf(error: ConnectionError, packet: string): ParserRefusal {
@@ -56,7 +57,10 @@ function refusalOf(error: ConnectionError, packet: string): ParserRefusal {
 }
 
 function requestPath(packet: string): string {
-  const target = REQUEST_LINE.exec(packet)?.[1] ?? '';
+  return pathOf(REQUEST_LINE.exec(packet)?.[1] ?? '');
+}
+
+function pathOf(target: string): string {
   const path = target.split('?')[0] ?? '';
   return path.length <= PATH_ECHO_LIMIT ? path : '';
 }

@@ -6,6 +6,13 @@ export type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerR
 
 export const NO_EARLY_ANSWER: EarlyAnswer = () => false;
 
+/** A request that declares a body (which may not have arrived yet). */
+export const declaresBody = (request: http.IncomingMessage) =>
+  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+
+/** How often Node looks for requests over their time limit; its default (30 s) would let one run to twice the limit. */
+const TIME_LIMIT_CHECK_MS = 1000;
+
 /**
  * Fastify's HTTP/1 server with one step in front of the framework: `early()` may answer a request from memory (the
  * network's hottest reads skip routing, hooks and the reply pipeline, about a fifth of their cost); every other
@@ -14,11 +21,12 @@ export const NO_EARLY_ANSWER: EarlyAnswer = () => false;
 export function serverAnsweringEarly(early: () => EarlyAnswer): FastifyServerFactory {
   return (handler, options) => {
     const settings = options as unknown as ServerSettings;
-    const server = http.createServer(settings.http ?? {}, (request, response) => {
+    // The time limit is Node's, so it holds for every request, those answered early too.
+    const limits = { requestTimeout: settings.requestTimeout, connectionsCheckingInterval: TIME_LIMIT_CHECK_MS };
+    const server = http.createServer({ ...settings.http, ...limits }, (request, response) => {
       if (!early()(request, response)) handler(request, response);
     });
     server.keepAliveTimeout = settings.keepAliveTimeout;
-    server.requestTimeout = settings.requestTimeout;
     server.setTimeout(settings.connectionTimeout);
     if (settings.maxRequestsPerSocket) server.maxRequestsPerSocket = settings.maxRequestsPerSocket;
     return server;

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
 
 /**
@@ -11,7 +12,28 @@ function validator(options: Options): Ajv {
   ajvFormats.default(ajv);
   ajv.addKeyword('x-constraint');
   ajv.addFormat('https-url', isHttpsUrl);
+  ajv.addFormat('date', isStorableDate);
+  ajv.addFormat('date-time', isStorableInstant);
   return ajv;
+}
+
+/**
+ * Dates and instants in the years 0001 to 9999 (UTC) only: PostgreSQL refuses year 0, and a later instant would be
+ * written with a fifth digit of year that the `date-time` format does not allow.
+ */
+const inStorableYears = (year: number) => year >= 1 && year <= 9999;
+
+/** ajv-formats' own check of a format, which these narrow (its table types some formats as bare patterns). */
+const standard = (format: 'date' | 'date-time') => (fullFormats[format] as { validate: (value: string) => boolean }).validate;
+
+function isStorableDate(value: string): boolean {
+  return standard('date')(value) && inStorableYears(Number(value.slice(0, 4)));
+}
+
+function isStorableInstant(value: string): boolean {
+  if (!standard('date-time')(value)) return false;
+  // JavaScript's dates know no leap second: it counts as the second before it.
+  return inStorableYears(new Date(value.replace(/(\d\d:\d\d):60/, '$1:59')).getUTCFullYear());
 }
 
 /** An absolute https URL with a host and without user information (an endpoint address others will call). */

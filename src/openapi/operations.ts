@@ -14,10 +14,12 @@ const ERROR_STATUSES: Record<number, string> = {
   403: 'Forbidden: the credentials are valid, but their role may not call this operation',
   404: 'Not Found: no resource with this identifier (or not one the caller may see)',
   406: 'Not Acceptable: `Accept` names none of the media types of this operation',
+  408: 'Request Timeout: the request did not arrive whole within the time limit; the connection is closed',
   409: 'Conflict: the change would duplicate a resource or break a reference that is still in use',
   413: 'Payload Too Large: the body is larger than the service accepts',
   415: 'Unsupported Media Type: the `Content-Type` of the body is not one this operation takes',
-  429: 'Too Many Requests: too many failed authentication attempts; see `Retry-After`',
+  429: 'Too Many Requests: too many failed authentication attempts, too many requests in flight from the client address, '
+    + 'or (the change feed) too many waiting polls of the user; see `Retry-After`',
   500: 'Internal Server Error: the request could not be completed',
   503: 'Service Unavailable: the database cannot be reached; try again later',
 };
@@ -65,11 +67,12 @@ export function rolesOf(rule: AccessRule, url: string): RolesOf {
 /** The error statuses an operation can answer, from what it declares: access, parameters, body, media types. */
 function errorStatusesOf(route: Pick<RouteOptions, 'url' | 'config'> & { method: string; schema?: FastifySchema }, roles: readonly Access[]): number[] {
   const schema = route.schema ?? {};
-  const statuses = new Set<number>([500]);
+  // Every request must arrive in time, and every client address has a cap of requests in flight.
+  const statuses = new Set<number>([408, 429, 500]);
   const api = route.url.startsWith(API_PREFIX);
   if (schema.params || schema.querystring || schema.body || schema.headers || api) statuses.add(400);
   if (route.config?.access) {
-    statuses.add(401).add(429);
+    statuses.add(401);
     if (!ROLES.every((role) => roles.includes(role))) statuses.add(403);
   }
   if (pathParameterNames(route.url).length > 0) statuses.add(404);

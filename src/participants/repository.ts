@@ -101,9 +101,7 @@ export function findParticipants(db: Queryable, filter: ParticipantFilter, scope
     key: 'pa.id',
     countInPageScan: (searchTextOf(filter)?.length ?? 0) >= TRIGRAM,
     conditions: filterConditions(filter, scope),
-    orderBy: page.orderBy,
-    limit: page.size,
-    offset: page.offset,
+    page,
   });
 }
 

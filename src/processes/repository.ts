@@ -71,9 +71,7 @@ export async function findProcesses(db: Queryable, filter: ProcessFilter, page: 
     select: PROCESS_RESPONSE_COLUMNS,
     from: 'processes p',
     conditions: filterConditions(filter),
-    orderBy: page.orderBy,
-    limit: page.size,
-    offset: page.offset,
+    page,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EarlyAnswer } from '../http/early-answers.js';
+import { declaresBody, type EarlyAnswer } from '../http/early-answers.js';
 import { SECURITY_HEADERS } from '../http/security-headers.js';
 import type { RequestRecorder } from '../operations/metrics.js';
 import { requestIdOf } from '../operations/request-id.js';
@@ -14,7 +14,7 @@ import { SERVICE_METADATA_ROUTE, serviceLookupOf, XML } from './routes.js';
 export function keptServiceMetadata(publisher: SmpPublisher, record: RequestRecorder): EarlyAnswer {
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
-    const body = request.method === 'GET' && !hasBody(request) ? keptAnswerFor(publisher, request.url ?? '') : undefined;
+    const body = request.method === 'GET' && !declaresBody(request) ? keptAnswerFor(publisher, request.url ?? '') : undefined;
     if (!body) return false;
     response.writeHead(200, { 'x-request-id': requestIdOf(request), ...SECURITY_HEADERS, 'content-type': XML, 'content-length': body.length });
     response.end(body);
@@ -22,9 +22,6 @@ export function keptServiceMetadata(publisher: SmpPublisher, record: RequestReco
     return true;
   };
 }
-
-const hasBody = (request: IncomingMessage) =>
-  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
 
 /** `/{participant}/services/{document type}`, decoded as the router decodes its parameters. */
 function keptAnswerFor(publisher: SmpPublisher, url: string): Buffer | undefined {

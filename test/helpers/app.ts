@@ -89,11 +89,11 @@ export async function startTestApp(options: Omit<AppOptions, 'db'> = {}): Promis
  * usable at once; its properties are read from the started app at the time they are used. With `listen`, the
  * app also listens on a free loopback port, whose address is `base` (for browsers and raw sockets).
  */
-export function useTestApp(options: { listen?: boolean } = {}): TestApp & { readonly base: string } {
+export function useTestApp(options: { listen?: boolean; app?: Omit<AppOptions, 'db'> } = {}): TestApp & { readonly base: string } {
   let started: TestApp | undefined;
   let base: string | undefined;
   beforeAll(async () => {
-    started = await startTestApp();
+    started = await startTestApp(options.app);
     if (options.listen) base = await started.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => started?.close());

@@ -8,18 +8,32 @@ export interface RawResponse {
   json<T = Record<string, unknown>>(): T;
 }
 
-/**
- * Sends bytes as they are (no HTTP client would send them) and reads the answer until the server closes.
- * `keepWriting` leaves the sending side open, as a client still sending its body does.
- */
-export function sendRaw(address: { host: string; port: number }, request: string, options: { keepWriting?: boolean } = {}): Promise<RawResponse> {
+export interface RawOptions {
+  /** Leaves the sending side open, as a client still sending its body does. */
+  keepWriting?: boolean;
+  /** The loopback address the request comes from (127.0.0.2, ...): another client to the server. */
+  localAddress?: string;
+  /** After `request`, one byte of body every so many milliseconds, until the server closes. */
+  trickleMs?: number;
+}
+
+/** Sends bytes as they are (no HTTP client would send them) and reads the answer until the server closes. */
+export function sendRaw(address: { host: string; port: number }, request: string, options: RawOptions = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const socket = connect(address, () => (options.keepWriting ? socket.write(request) : socket.end(request)));
+    let trickle: NodeJS.Timeout | undefined;
+    const socket = connect({ ...address, localAddress: options.localAddress }, () => {
+      if (options.trickleMs !== undefined) {
+        socket.write(request);
+        trickle = setInterval(() => socket.write('x'), options.trickleMs);
+      } else if (options.keepWriting) socket.write(request);
+      else socket.end(request);
+    });
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The server may close while the request is still being written; what it answered is still there.
     socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
     socket.on('close', () => {
+      clearInterval(trickle);
       const text = Buffer.concat(chunks).toString('utf8');
       if (text === '') reject(new Error('the server closed the connection without an answer'));
       else resolve(parseResponse(text));
