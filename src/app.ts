@@ -74,6 +74,8 @@ export interface AppOptions {
   directory?: DirectoryOptions;
   /** Lease, retry and polling of both deliveries. */
   delivery?: DeliveryOptions;
+  /** The most JSON one page of the audit or the change feed carries; default 4 MiB. */
+  changePageMaxBytes?: number;
 }
 
 export interface SmpOptions {
@@ -158,7 +160,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
-  await app.register(changeRoutes, { prefix: '/rest/api' });
+  await app.register(changeRoutes, { prefix: '/rest/api', pageMaxBytes: options.changePageMaxBytes ?? 4 * 1024 * 1024 });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());

@@ -37,6 +37,9 @@ const ConfigSchema = Type.Object({
   SML_CLIENT_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   /** The Peppol Directory participants are pushed to; unset: nothing is sent. Same client certificate. */
   DIRECTORY_URL: Type.Optional(Type.String({ minLength: 1 })),
+  // Bounded text, private files, quiet logs (issue 23)
+  /** The most JSON one page of the audit or the change feed carries, in bytes; a page stops before passing it. */
+  CHANGE_PAGE_MAX_BYTES: Type.Integer({ default: 4 * 1024 * 1024, minimum: 1 }),
 });
 
 export function directoryOptionsOf(config: Config) {

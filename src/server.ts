@@ -62,6 +62,7 @@ async function serve(config: Config): Promise<void> {
     logger: loggerOptions(config.LOG_LEVEL, logOutput),
     logReads: config.LOG_REQUESTS,
     bodyLimit: config.BODY_LIMIT,
+    changePageMaxBytes: config.CHANGE_PAGE_MAX_BYTES,
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
     sml,
     directory: directoryOptionsOf(config),

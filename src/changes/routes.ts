@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { callerOf, Role, type Access } from '../http/auth.js';
-import { pageOf, pageRequest } from '../core/paging.js';
+import { narrowedPage, pageOf, pageRequest } from '../core/paging.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
 import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
@@ -29,8 +29,13 @@ function nextChange(changes: ChangeSignal, ms: number): Promise<void> {
   });
 }
 
+export interface ChangeRoutesOptions {
+  /** The most JSON one page of the audit or the feed carries (CHANGE_PAGE_MAX_BYTES); at least one entry always. */
+  pageMaxBytes: number;
+}
+
 /** The audit trail (paged, newest first) and the change feed (after a cursor, with a long-poll variant). */
-const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app, { pageMaxBytes }) => {
   app.get('/audit', {
     schema: {
       summary: 'Find changes: who changed what and when, with the state before and after (newest first)',
@@ -38,9 +43,10 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter' },
   }, async (request) => {
-    const page = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
-    const { total, rows } = await findChanges(app.db, request.query, scopeOf(request), page);
-    return pageOf(rows, total, page);
+    const asked = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
+    const { total, read, rows } = await findChanges(app.db, request.query, scopeOf(request), asked, pageMaxBytes);
+    const page = rows.length < read ? narrowedPage(asked, rows.length) : asked;
+    return pageOf(rows.slice(0, page.size), total, page);
   });
 
   app.get('/deliveries', {
@@ -63,7 +69,7 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const deadline = Date.now() + wait * 1000;
     let cursor = after;
     for (;;) {
-      const page = await changesAfter(app.db, cursor, limit, filters, scope);
+      const page = await changesAfter(app.db, cursor, limit, filters, scope, pageMaxBytes);
       const remaining = deadline - Date.now();
       if (page.entries.length > 0 || remaining <= 0 || request.raw.destroyed) return page;
       // Nothing in view yet: wait from the position read, so entries outside the view are not read again.
