@@ -30,7 +30,7 @@ describe.runIf(testDatabaseKind === 'embedded')('the embedded data directory', (
     const dataDir = join(parent, 'fresh');
     const server = await startServer({ REGISTRY_DATA_DIR: dataDir });
     try {
-      await server.waitFor(/Registry ready|first-start/);
+      await server.waitFor(/first start: /);
       expect(await widerThanOwner(dataDir)).toEqual([]);
     } finally {
       expect(await server.stop()).toBe(0);
