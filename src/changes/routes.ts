@@ -39,6 +39,9 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   app.get('/audit', {
     schema: {
       summary: 'Find changes: who changed what and when, with the state before and after (newest first)',
+      description: 'A page whose JSON would pass the service\'s byte budget (4 MiB by default) is served at a smaller size that '
+        + 'divides the size asked, from the same first entry: its `size` and `number` say which page it is, so the next one is '
+        + '`page=number+1` at that `size`.',
       querystring: AuditQuery, response: { 200: AuditPage },
     },
     config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter' },

@@ -45,7 +45,11 @@ export const MAX_FEED_WAIT_SECONDS = 60;
 
 export const FeedQuery = Type.Object({
   after: Type.Integer({ minimum: 0, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  limit: Type.Integer({
+    minimum: 1, maximum: 1000, default: 100,
+    description: 'the most entries answered; a page also stops before its JSON would pass the service\'s byte budget (4 MiB by default), '
+      + 'one entry at least, and `next` is then its last entry',
+  }),
   wait: Type.Integer({
     minimum: 0, maximum: MAX_FEED_WAIT_SECONDS, default: 0,
     description: 'long poll: with no entry after the cursor, wait up to this many seconds for one',

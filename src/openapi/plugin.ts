@@ -14,11 +14,8 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const NOT_ALLOWED_TAG = 'methods not allowed';
 const DOCS_PATH = '/rest/resources/docs';
 
-/**
- * The docs page's policy: Swagger UI's own files only (its icons are data: URLs), no inline script, no framing; its
- * components set style attributes, hence inline styles. "Try it out" calls this origin.
- */
-export const DOCS_CSP = {
+/** The docs page's policy: Swagger UI's own files only (its icons are data: URLs), nothing inline, no framing. */
+const DOCS_CSP = {
   'default-src': "'self'", 'script-src': "'self'", 'style-src': "'self'", 'img-src': "'self' data:",
   'font-src': "'self'", 'connect-src': "'self'", 'object-src': "'none'", 'base-uri': "'none'", 'form-action': "'self'",
   'frame-ancestors': "'none'",
