@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import { PLAN_PER_VALUES, type Queryable } from '../db/database.js';
 import { Conditions } from '../db/sql.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { ChangeEntry, ChangeFilters } from './schemas.js';
@@ -59,10 +59,12 @@ interface EntriesWithin {
  */
 export async function findChanges(db: Queryable, filters: ChangeFilters, scope: ChangeScope, page: PageRequest, maxBytes: number) {
   const conditions = conditionsOf(filters, scope).where('c.seq IS NOT NULL');
+  // A filter's values decide which index finds the page: planned per values, as every filtered page (selectPage).
+  const planning = conditions.params.length > 0 ? `${PLAN_PER_VALUES} ` : '';
   const pageSql = `SELECT ${COLUMNS} FROM change_log c ${conditions.clause} ${page.orderBy}
                     LIMIT ${conditions.param(page.size)} OFFSET ${conditions.param(page.offset)}`;
   const [row] = await db.query<EntriesWithin & { total: number }>(
-    `SELECT (SELECT count(*)::int FROM change_log c ${conditions.clause}) AS total, within.*
+    `${planning}SELECT (SELECT count(*)::int FROM change_log c ${conditions.clause}) AS total, within.*
        FROM (${entriesWithin(pageSql, conditions.param(maxBytes))}) within`,
     conditions.params,
   );
