@@ -10,6 +10,7 @@ import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import catalogueRoutes from './catalogue/routes.js';
 import changeRoutes from './changes/routes.js';
+import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './changes/expiry.js';
 import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
 import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
@@ -74,7 +75,7 @@ export interface AppOptions {
   directory?: DirectoryOptions;
   /** Lease, retry and polling of both deliveries. */
   delivery?: DeliveryOptions;
-  /** The most JSON one page of the audit or the change feed carries; default 4 MiB. */
+  /** The most JSON one page of the audit or the change feed carries; default DEFAULT_PAGE_MAX_BYTES. */
   changePageMaxBytes?: number;
 }
 
@@ -160,7 +161,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
-  await app.register(changeRoutes, { prefix: '/rest/api', pageMaxBytes: options.changePageMaxBytes ?? 4 * 1024 * 1024 });
+  await app.register(changeRoutes, { prefix: '/rest/api', pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());

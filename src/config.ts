@@ -1,5 +1,6 @@
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
+import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -39,7 +40,7 @@ const ConfigSchema = Type.Object({
   DIRECTORY_URL: Type.Optional(Type.String({ minLength: 1 })),
   // Bounded text, private files, quiet logs (issue 23)
   /** The most JSON one page of the audit or the change feed carries, in bytes; a page stops before passing it. */
-  CHANGE_PAGE_MAX_BYTES: Type.Integer({ default: 4 * 1024 * 1024, minimum: 1 }),
+  CHANGE_PAGE_MAX_BYTES: Type.Integer({ default: DEFAULT_PAGE_MAX_BYTES, minimum: 1 }),
 });
 
 export function directoryOptionsOf(config: Config) {

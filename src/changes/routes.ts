@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { narrowedPage, pageOf, pageRequest } from '../core/paging.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
-import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
+import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
 import { DeliveryStatusList } from './schemas.js';
@@ -39,9 +39,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   app.get('/audit', {
     schema: {
       summary: 'Find changes: who changed what and when, with the state before and after (newest first)',
-      description: 'A page whose JSON would pass the service\'s byte budget (4 MiB by default) is served at a smaller size that '
-        + 'divides the size asked, from the same first entry: its `size` and `number` say which page it is, so the next one is '
-        + '`page=number+1` at that `size`.',
+      description: AUDIT_PAGE_RULE,
       querystring: AuditQuery, response: { 200: AuditPage },
     },
     config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter' },
