@@ -46,7 +46,7 @@ async function superviseWorkers(config: Config): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(0));
   for (let i = 0; i < config.REGISTRY_WORKERS; i += 1) cluster.fork();
   const message = setup && welcome(setup, baseUrlOf(config.HOST, config.PORT));
-  if (message) deliverWelcome(message, delivery(config, console.log, (path) => console.log(welcomeFileNotice(path))));
+  if (message) deliverWelcome(setup, message, delivery(config, console.log, (path) => console.log(welcomeFileNotice(path))));
 }
 
 function delivery(config: Config, print: WelcomeDelivery['print'], announce: WelcomeDelivery['announce']): WelcomeDelivery {
@@ -100,6 +100,6 @@ async function serve(config: Config): Promise<void> {
   const message = setup && welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));
   // Through the log's buffer, so it follows the lines logged before it.
   if (message) {
-    deliverWelcome(message, delivery(config, (text) => logOutput.write(`${text}\n`), (file) => app.log.warn({ file }, welcomeFileNotice(file))));
+    deliverWelcome(setup, message, delivery(config, (text) => logOutput.write(`${text}\n`), (file) => app.log.warn({ file }, welcomeFileNotice(file))));
   }
 }

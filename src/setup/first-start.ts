@@ -28,6 +28,9 @@ export async function prepare(db: Database, config: Config): Promise<Setup> {
   return { admin, starter, demo };
 }
 
+/** The first start's message holds a password it made (the ADMIN's or the demo provider's). */
+const showsPasswords = ({ admin, demo }: Setup) => Boolean(admin.generatedPassword || demo);
+
 /**
  * What a newcomer needs to try every operation: addresses and credentials. Only when this start made
  * something, so passwords are printed once.
@@ -54,7 +57,7 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
       '             official Peppol code lists with: npx registry load-catalogue reference-data/peppol-codelists-v9.7',
       '             (the release the project ships) or the folder of a newer release');
   }
-  if (admin.generatedPassword || demo) lines.push('  These passwords are shown only this once.');
+  if (showsPasswords(setup)) lines.push('  These passwords are shown only this once.');
   if (demo) {
     lines.push('', '  Try it:', `    curl -u '${demo.username}:${demo.password}' '${baseUrl}/rest/api/participants'`,
       `    (the demo participants have the Peppol billing process ${BILLING_PROCESS})`);
@@ -78,12 +81,12 @@ export interface WelcomeDelivery {
 }
 
 /**
- * Hands the first start's message, passwords included, to the operator once and never to a collected stream: on a
- * terminal it is printed; otherwise it goes into a file of the data directory that only its owner can read, and
+ * Hands the first start's message to the operator once, and a password it holds never to a collected stream: on a
+ * terminal, or without a password, it is printed; otherwise it goes into a file that only its owner can read, and
  * only the file's path is announced.
  */
-export function deliverWelcome(message: string, { terminal, directory, print, announce }: WelcomeDelivery): void {
-  if (terminal) {
+export function deliverWelcome(setup: Setup, message: string, { terminal, directory, print, announce }: WelcomeDelivery): void {
+  if (terminal || !showsPasswords(setup)) {
     print(message);
     return;
   }
