@@ -11,7 +11,7 @@
 // signs in (a fiftieth of the participants are its own; its page is searched among all of them); the database is
 // dropped at the end.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,7 +39,9 @@ async function startDemoService(): Promise<Target> {
   const credentials = await new Promise<{ username: string; password: string }>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /SERVICE_PROVIDER: username: (\S+)\s+password: (\S+)/.exec(output);
+      // Standard output is a pipe: the first start puts its message into a file and logs where.
+      const file = /the generated passwords are in (\S+) \(/.exec(output)?.[1];
+      const match = file && /SERVICE_PROVIDER: username: (\S+)\s+password: (\S+)/.exec(readFileSync(file, 'utf8'));
       if (match) resolve({ username: match[1] as string, password: match[2] as string });
     });
     child.on('exit', (code) => reject(new Error(`the service stopped (${code}) before printing credentials:\n${output}`)));

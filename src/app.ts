@@ -10,6 +10,7 @@ import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import catalogueRoutes from './catalogue/routes.js';
 import changeRoutes from './changes/routes.js';
+import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './changes/expiry.js';
 import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
 import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
@@ -87,6 +88,8 @@ export interface AppOptions {
   maxRequestsPerAddress?: number;
   /** The change feed's `wait` polls one user may hold; beyond it 429 at once. Default 10. */
   maxFeedPollsPerUser?: number;
+  /** The most JSON one page of the audit or the change feed carries; default DEFAULT_PAGE_MAX_BYTES. */
+  changePageMaxBytes?: number;
 }
 
 export interface SmpOptions {
@@ -179,7 +182,9 @@ export async function buildApp(options: AppOptions) {
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
-  await app.register(changeRoutes, { prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10 });
+  await app.register(changeRoutes, {
+    prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,
+  });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());

@@ -1,5 +1,6 @@
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
+import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -59,6 +60,9 @@ const ConfigSchema = Type.Object({
   MAX_REQUESTS_PER_ADDRESS: Type.Integer({ default: 64, minimum: 1 }),
   /** The change feed's `wait` polls one user may hold at once (per process); beyond it 429 at once. */
   MAX_FEED_POLLS_PER_USER: Type.Integer({ default: 10, minimum: 1 }),
+  // Bounded text, private files, quiet logs (issue 23)
+  /** The most JSON one page of the audit or the change feed carries, in bytes; a page stops before passing it. */
+  CHANGE_PAGE_MAX_BYTES: Type.Integer({ default: DEFAULT_PAGE_MAX_BYTES, minimum: 1 }),
 });
 
 export function directoryOptionsOf(config: Config) {

@@ -4,7 +4,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/cache.js';
 import { exitOnSmpKeyError } from './smp/keys.js';
-import { baseUrlOf, prepare, welcome } from './setup/first-start.js';
+import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
@@ -48,7 +48,12 @@ async function superviseWorkers(config: Config): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(0));
   for (let i = 0; i < config.REGISTRY_WORKERS; i += 1) cluster.fork();
   const message = setup && welcome(setup, baseUrlOf(config.HOST, config.PORT));
-  if (message) console.log(message);
+  if (message) deliverWelcome(setup, message, delivery(config, console.log, (path) => console.log(welcomeFileNotice(path))));
+}
+
+function delivery(config: Config, print: WelcomeDelivery['print'], announce: WelcomeDelivery['announce']): WelcomeDelivery {
+  const directory = config.DATABASE_URL === undefined ? config.REGISTRY_DATA_DIR : undefined;
+  return { terminal: process.stdout.isTTY === true, directory, print, announce };
 }
 
 /** The first start; settings it refuses end the process with their message alone. */
@@ -72,6 +77,7 @@ async function serve(config: Config): Promise<void> {
     logger: loggerOptions(config.LOG_LEVEL, logOutput),
     logReads: config.LOG_REQUESTS,
     bodyLimit: config.BODY_LIMIT,
+    changePageMaxBytes: config.CHANGE_PAGE_MAX_BYTES,
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
     hashing: { concurrency: config.LOGIN_CHECKS_AT_ONCE, perAddress: config.LOGIN_CHECKS_PER_ADDRESS },
     trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
@@ -108,5 +114,7 @@ async function serve(config: Config): Promise<void> {
   app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
   const message = setup && welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));
   // Through the log's buffer, so it follows the lines logged before it.
-  if (message) logOutput.write(`${message}\n`);
+  if (message) {
+    deliverWelcome(setup, message, delivery(config, (text) => logOutput.write(`${text}\n`), (file) => app.log.warn({ file }, welcomeFileNotice(file))));
+  }
 }

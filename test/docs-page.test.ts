@@ -17,7 +17,7 @@ describe('the docs page at /rest/resources/docs', () => {
     await browser?.close();
   });
 
-  it('renders the description from assets the service serves itself, with no failed request and no console error', async () => {
+  it('renders the description from assets the service serves itself under its own content security policy, with no failed request and no console error', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
     const problems: string[] = [];
     const requested: string[] = [];
@@ -36,7 +36,9 @@ describe('the docs page at /rest/resources/docs', () => {
       return url.startsWith(test.base) || url.startsWith('data:') ? route.continue() : route.abort();
     });
 
-    await page.goto(`${test.base}/rest/resources/docs`);
+    const loaded = await page.goto(`${test.base}/rest/resources/docs`);
+    // Its own policy: no inline script, no other origin, no framing (a violation would be a console error below).
+    expect(loaded?.headers()['content-security-policy']).toMatch(/default-src 'self';.*script-src 'self';.*frame-ancestors 'none'/);
     await page.locator('.swagger-ui .info .title').waitFor();
     await page.locator('.opblock').first().waitFor();
 

@@ -135,12 +135,12 @@ describe('add participant', () => {
     expect(participant.organizationIdentifier).toBe(organizationIdentifier);
   });
 
-  it('refuses a name longer than 500 characters with a Size entry, and keeps one of 500 of any script', async () => {
-    const response = await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: participantForm({ name: 'é'.repeat(501) }) });
+  it('refuses a name longer than 255 characters with a Size entry, and keeps one of 255 of any script', async () => {
+    const response = await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: participantForm({ name: 'é'.repeat(256) }) });
     const body = expectErrorBody(response, 400, "Validation failed for object='addParticipantFormDTO'. Error count: 1");
-    expectFieldError(body, 'addParticipantFormDTO', 'name', 'Size', 'size must be between 0 and 500');
-    const longest = await addParticipant(t.app, t.users.serviceProvider, { name: '漢'.repeat(500) });
-    expect(longest.name).toBe('漢'.repeat(500));
+    expectFieldError(body, 'addParticipantFormDTO', 'name', 'Size', 'size must be between 0 and 255');
+    const longest = await addParticipant(t.app, t.users.serviceProvider, { name: '漢'.repeat(255) });
+    expect(longest.name).toBe('漢'.repeat(255));
   });
 
   it('lists every violation at once', async () => {

@@ -95,6 +95,10 @@ describe('the web console in Chromium, against the real service', () => {
       if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console error: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // The API's 4xx are expected; a file of the page that is missing (such as its icon) is not.
+    page.on('response', (response) => {
+      if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/rest/')) problems.push(`404 for ${response.url()}`);
+    });
     await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(base).host) ? route.continue() : route.abort()));
     await page.goto(`${base}/`);
     if (options.user) {
@@ -119,6 +123,11 @@ describe('the web console in Chromium, against the real service', () => {
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
     expect(assets.length).toBeGreaterThan(0);
     for (const asset of assets) expect(asset).toMatch(/^\/assets\//);
+    // Its icon, so no browser asks for a /favicon.ico that is not there.
+    const icon = html.match(/<link rel="icon" type="image\/svg\+xml" href="([^"]+)"/)?.[1];
+    expect(icon).toMatch(/^\/assets\/favicon-.+\.svg$/);
+    const iconFile = await fetch(`${base}${icon}`);
+    expect([iconFile.status, iconFile.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg\+xml/)]);
     expect(html).not.toMatch(/<script>(?!<\/script>)|<style>| on\w+="/);
     const api = await fetch(`${base}/rest/api/processes`);
     expect(api.headers.get('content-security-policy')).toBeNull();

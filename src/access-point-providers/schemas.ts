@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { Contact, ContactForm, IdentifiableByUuid, Nullable, Uuid } from '../core/schemas.js';
+import { Contact, ContactForm, IdentifiableByUuid, Nullable, RequiredName, Uuid } from '../core/schemas.js';
 
 export const AccessPointProviderForm = Type.Object(
-  { title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }), contact: ContactForm },
+  { title: RequiredName(), contact: ContactForm },
   { title: 'AccessPointProviderForm' },
 );
 export type AccessPointProviderForm = Static<typeof AccessPointProviderForm>;

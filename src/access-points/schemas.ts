@@ -1,15 +1,16 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointProvider, AccessPointProviderIdentifiable } from '../access-point-providers/schemas.js';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { IdentifiableByUuid, Uuid } from '../core/schemas.js';
+import { IdentifiableByUuid, OptionalName, RequiredName, TextBound, Uuid } from '../core/schemas.js';
+import { TRANSPORT_PROFILE_VALUE_LENGTH } from '../transport-profiles/schemas.js';
 
 /** An endpoint's transport profile in a form: a known profile, by identifier or by value, and the endpoint's certificate types. */
 export const EndpointTransportProfileForm = Type.Object(
   {
     identifier: Type.Optional(Uuid({ description: 'the identifier of a known transport profile' })),
-    value: Type.Optional(Type.String({ description: 'the value of a known transport profile, when identifier is absent' })),
-    title: Type.Optional(Type.String({ description: 'ignored: the known profile’s title is served' })),
-    certificateTypes: Type.Optional(Type.Array(Type.String({ minLength: 1 }), {
+    value: Type.Optional(Type.String({ maxLength: TRANSPORT_PROFILE_VALUE_LENGTH, description: 'the value of a known transport profile, when identifier is absent' })),
+    title: OptionalName({ description: 'ignored: the known profile’s title is served' }),
+    certificateTypes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: TextBound.name }), {
       uniqueItems: true, default: [], description: 'certificate types used by the endpoint',
     })),
   },
@@ -52,7 +53,7 @@ export const EndpointForm = Type.Object(
 
 export const AccessPointForm = Type.Object(
   {
-    title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
+    title: RequiredName(),
     provider: AccessPointProviderIdentifiable,
     endpoints: Type.Array(EndpointForm, { uniqueItems: true }),
   },

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { Uuid } from '../core/schemas.js';
+import { RequiredName, Uuid } from '../core/schemas.js';
 
 export const CapabilityForm = Type.Object(
-  { title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }) },
+  { title: RequiredName() },
   { title: 'CapabilityForm' },
 );
 export type CapabilityForm = Static<typeof CapabilityForm>;

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { TooManyRequestsError } from '../core/errors.js';
-import { pageOf, pageRequest } from '../core/paging.js';
+import { narrowedPage, pageOf, pageRequest } from '../core/paging.js';
 import { sharedRuns, Slots } from '../core/concurrency.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
-import { AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
+import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
 import { DeliveryStatusList } from './schemas.js';
@@ -15,6 +15,8 @@ const READERS: readonly Access[] = [Role.admin, Role.registryAuthority, Role.ser
 export interface ChangeRoutesOptions {
   /** The feed's `wait` polls one user may hold at once; beyond it 429 at once. */
   maxPollsPerUser: number;
+  /** The most JSON one page of the audit or the feed carries (CHANGE_PAGE_MAX_BYTES); at least one entry always. */
+  pageMaxBytes: number;
 }
 
 /** A held poll ends within a minute at most, and usually as soon as a change comes. */
@@ -54,13 +56,15 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   app.get('/audit', {
     schema: {
       summary: 'Find changes: who changed what and when, with the state before and after (newest first)',
+      description: AUDIT_PAGE_RULE,
       querystring: AuditQuery, response: { 200: AuditPage },
     },
     config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter' },
   }, async (request) => {
-    const page = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
-    const { total, rows } = await findChanges(app.db, request.query, scopeOf(request), page);
-    return pageOf(rows, total, page);
+    const asked = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
+    const { total, read, rows } = await findChanges(app.db, request.query, scopeOf(request), asked, options.pageMaxBytes);
+    const page = rows.length < read ? narrowedPage(asked, rows.length) : asked;
+    return pageOf(rows.slice(0, page.size), total, page);
   });
 
   app.get('/deliveries', {
@@ -80,7 +84,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   }, async (request, reply) => {
     const { after, limit, wait, ...filters } = request.query;
     const scope = scopeOf(request);
-    if (wait === 0) return changesAfter(app.db, after, limit, filters, scope);
+    if (wait === 0) return changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
     const user = callerOf(request).userId;
     if (!polls.take(user)) {
       throw new TooManyRequestsError(POLL_RETRY_AFTER_SECONDS, `At most ${options.maxPollsPerUser} waiting polls of the change feed per user`);
@@ -88,7 +92,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     try {
       const deadline = Date.now() + wait * 1000;
       // The poll's own first read; the reads after a change are shared.
-      let page = await changesAfter(app.db, after, limit, filters, scope);
+      let page = await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
       for (;;) {
         const remaining = deadline - Date.now();
         if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed) return page;
@@ -96,7 +100,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
         // this instance heard since the read is read at once; otherwise the next one wakes the request.
         if (app.changes.position <= page.next) await nextChange(app.changes, remaining, reply);
         const { next } = page;
-        page = await sharedRead(questionOf(next, limit, filters, scope), () => changesAfter(app.db, next, limit, filters, scope));
+        page = await sharedRead(questionOf(next, limit, filters, scope), () => changesAfter(app.db, next, limit, filters, scope, options.pageMaxBytes));
       }
     } finally {
       polls.release(user);

@@ -6,6 +6,10 @@ const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'a
   'transport-profile', 'capability', 'user'] as const;
 const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire'] as const;
 
+/** The most JSON one page of the audit or the feed carries unless CHANGE_PAGE_MAX_BYTES says otherwise: 4 MiB. */
+export const DEFAULT_PAGE_MAX_BYTES = 4 * 1024 * 1024;
+const BUDGET = `the service's byte budget (${DEFAULT_PAGE_MAX_BYTES / 1024 / 1024} MiB by default)`;
+
 const ResourceKind = Type.Union(RESOURCES.map((resource) => Type.Literal(resource)), { title: 'ChangeResource' });
 const OperationKind = Type.Union(OPERATIONS.map((operation) => Type.Literal(operation)), { title: 'ChangeOperation' });
 
@@ -38,6 +42,8 @@ const Filters = {
 export type ChangeFilters = { [K in keyof typeof Filters]?: string };
 
 export const AuditQuery = Type.Object({ ...PageQuery, ...Filters });
+export const AUDIT_PAGE_RULE = `A page whose JSON would pass ${BUDGET} is served at a smaller size that divides the size asked, `
+  + 'from the same first entry: its `size` and `number` say which page it is, so the next one is `page=number+1` at that `size`.';
 export type AuditQuery = Static<typeof AuditQuery>;
 export const AuditPage = PageSchema(ChangeEntry, 'ChangeEntryPage');
 
@@ -45,7 +51,11 @@ export const MAX_FEED_WAIT_SECONDS = 60;
 
 export const FeedQuery = Type.Object({
   after: Type.Integer({ minimum: 0, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  limit: Type.Integer({
+    minimum: 1, maximum: 1000, default: 100,
+    description: `the most entries answered; a page also stops before its JSON would pass ${BUDGET}, one entry at least, `
+      + 'and `next` is then its last entry',
+  }),
   wait: Type.Integer({
     minimum: 0, maximum: MAX_FEED_WAIT_SECONDS, default: 0,
     description: 'long poll: with no entry after the cursor, wait up to this many seconds for one',

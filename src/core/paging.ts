@@ -89,6 +89,18 @@ export function pageRequest(query: PageParameters, sortable: Sortable, tieBreake
   return { page: query.page, size, offset: query.page * size, orders, orderBy: orderByClause(orders, sortable, tieBreaker) };
 }
 
+/**
+ * The page `request` asked for, cut to its first `fitting` rows when only those fit an answer's byte budget: served
+ * at the largest size that divides the size asked and is no more than them, so it starts where the asked page did
+ * and its envelope (`size`, `number`) names the pages that follow it exactly.
+ */
+export function narrowedPage(request: PageRequest, fitting: number): PageRequest {
+  if (fitting >= request.size) return request;
+  let size = Math.max(fitting, 1);
+  while (request.size % size !== 0) size -= 1;
+  return { ...request, size, page: request.offset / size };
+}
+
 function sortState(orders: readonly SortOrder[]) {
   const sorted = orders.length > 0;
   return { sorted, unsorted: !sorted, empty: !sorted };

@@ -19,6 +19,20 @@ export const IcdSchema = Type.Unsafe<Icd>({
   'x-constraint': 'Icd',
 });
 
+/**
+ * Bounds of free text, in characters: a stored value is answered again in every read, in the audit and in the
+ * change feed, so its size is the service's to decide (docs/decisions.md, "Bounded text").
+ */
+export const TextBound = { name: 255, email: 254, phoneNumber: 50 } as const;
+
+/** A name or title: required, 1 to 255 characters. */
+export const RequiredName = (options: Record<string, unknown> = {}) =>
+  Type.String({ minLength: 1, maxLength: TextBound.name, 'x-constraint': 'NotEmpty', ...options });
+
+/** Optional text up to 255 characters. */
+export const OptionalName = (options: Record<string, unknown> = {}) =>
+  Type.Optional(Type.String({ maxLength: TextBound.name, ...options }));
+
 export const Uuid = (options: Record<string, unknown> = {}) => Type.String({ format: 'uuid', ...options });
 
 /** A response property that may be null (`type: [T, "null"]`, which the serializer and OpenAPI 3.1 both read). */
@@ -61,8 +75,8 @@ export function parseQualifiedIdentifier(input: QualifiedIdentifierInput): Quali
 
 const referenceFields = {
   identifier: Type.Optional(Uuid()),
-  title: Type.Optional(Type.String()),
-  reference: Type.Optional(Type.String()),
+  title: OptionalName({ description: 'ignored' }),
+  reference: OptionalName({ description: 'ignored' }),
   id: Type.Optional(Type.Integer()),
 };
 
@@ -79,7 +93,7 @@ export const CapabilityIdentifiable = Type.Object(referenceFields, { title: 'Cap
 
 /** How one resource names another by its UUID alone (a given `title` is ignored), titled `title` in the description. */
 export const IdentifiableByUuid = (title: string) =>
-  Type.Object({ identifier: Uuid(), title: Type.Optional(Type.String({ description: 'ignored' })) }, { title });
+  Type.Object({ identifier: Uuid(), title: OptionalName({ description: 'ignored' }) }, { title });
 
 /** The free-text filter of a find operation, `query`, and its alias `search`. */
 export const TextSearch = (description: string) => ({
@@ -90,9 +104,9 @@ export type Reference = Static<typeof ProcessIdentifiable>;
 
 export const ContactForm = Type.Object(
   {
-    name: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
-    email: Type.Optional(Type.String({ format: 'email' })),
-    phoneNumber: Type.Optional(Type.String()),
+    name: RequiredName(),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: TextBound.email })),
+    phoneNumber: Type.Optional(Type.String({ maxLength: TextBound.phoneNumber })),
   },
   { title: 'ContactForm' },
 );

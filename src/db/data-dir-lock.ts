@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { exitOn } from '../core/errors.js';
 import type { Database } from './database.js';
 import { openDatabase, type DatabaseSettings } from './open.js';
+import { keepOwnerOnly } from './private-directory.js';
 
 /** The embedded database is one process's only: a second one would corrupt it. */
 export class DataDirectoryInUseError extends Error {}
@@ -21,7 +22,7 @@ const LOCK_FILE = 'registry.lock';
  * ("the registry server", "the registry command line") in the message another process gets.
  */
 function lockDataDirectory(dir: string, holder: string): () => void {
-  mkdirSync(dir, { recursive: true });
+  keepOwnerOnly(dir);
   const path = join(dir, LOCK_FILE);
   const content: LockContent = { pid: process.pid, holder, since: new Date().toISOString() };
   for (let attempt = 0; ; attempt += 1) {
@@ -66,8 +67,8 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * The configured database, migrated; for the embedded one, only after taking its data directory, which
- * closing the database gives back.
+ * The configured database, migrated; for the embedded one, only after taking its data directory (made its owner's
+ * only), which closing the database gives back.
  */
 export async function openDatabaseExclusively(settings: DatabaseSettings, holder: string): Promise<Database> {
   if (settings.DATABASE_URL) return openDatabase(settings);
@@ -79,11 +80,14 @@ export async function openDatabaseExclusively(settings: DatabaseSettings, holder
     release();
     throw error;
   }
+  // PGlite sets the modes of the files it copies and rewrites itself (0666, 0644), whatever the umask.
+  keepOwnerOnly(settings.REGISTRY_DATA_DIR);
   return {
     ...db,
     async close() {
       try {
         await db.close();
+        keepOwnerOnly(settings.REGISTRY_DATA_DIR);
       } finally {
         release();
       }

@@ -115,8 +115,15 @@ export function openPostgres(options: PostgresOptions): Database {
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', ignoreError);
 
-  const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
-    (await client.query({ text: sql, values: params as unknown[], name: statementName(sql, params) })).rows as T[];
+  const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => {
+    try {
+      return (await client.query({ text: sql, values: params as unknown[], name: statementName(sql, params) })).rows as T[];
+    } catch (error) {
+      // The statement's text, as PGlite's errors carry it: the log line of a failure names it (never its values).
+      if (error instanceof pg.DatabaseError) Object.assign(error, { query: sql });
+      throw error;
+    }
+  };
 
   const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
     query: (sql, params) => query(client, sql, params),

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { ProcessIdentifiable, QualifiedIdentifierInput, QualifiedIdentifierString, Uuid } from '../core/schemas.js';
+import { ProcessIdentifiable, QualifiedIdentifierInput, QualifiedIdentifierString, RequiredName, Uuid } from '../core/schemas.js';
 import { ProcessSummary } from '../processes/schemas.js';
 
 export const DocumentTypeForm = Type.Object(
   {
-    title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
+    title: RequiredName(),
     qualifiedIdentifier: QualifiedIdentifierInput,
     visible: Type.Boolean({ description: 'true if visible in the network metadata lookup' }),
     processes: Type.Array(ProcessIdentifiable, { uniqueItems: true, description: 'the processes that carry this document type' }),

@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
+import { escapeLineSeparators } from '../core/json.js';
 
 const CHUNK_SIZE = 16 * 1024;
 
 /**
  * Sends every item of `batches` as one JSON array, serialized item by item with the item's response schema,
- * so the array is never held in memory. Back-pressure comes from the stream: no batch is read before the
+ * so the array is never held in memory, with U+2028 and U+2029 escaped. Back-pressure comes from the stream: no batch is read before the
  * client has taken the previous one.
  */
 export function sendJsonArray(reply: FastifyReply, itemSchema: TSchema, batches: AsyncIterable<readonly unknown[]>) {
@@ -20,11 +21,11 @@ export function sendJsonArray(reply: FastifyReply, itemSchema: TSchema, batches:
         chunk += first ? serialize(item) : `,${serialize(item)}`;
         first = false;
         if (chunk.length < CHUNK_SIZE) continue;
-        yield chunk;
+        yield escapeLineSeparators(chunk);
         chunk = '';
       }
     }
-    yield `${chunk}]`;
+    yield `${escapeLineSeparators(chunk)}]`;
   }
   return reply.send(Readable.from(chunks()));
 }

@@ -14,6 +14,13 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const NOT_ALLOWED_TAG = 'methods not allowed';
 const DOCS_PATH = '/rest/resources/docs';
 
+/** The docs page's policy: Swagger UI's own files only (its icons are data: URLs), nothing inline, no framing. */
+const DOCS_CSP = {
+  'default-src': "'self'", 'script-src': "'self'", 'style-src': "'self'", 'img-src': "'self' data:",
+  'font-src': "'self'", 'connect-src': "'self'", 'object-src': "'none'", 'base-uri': "'none'", 'form-action': "'self'",
+  'frame-ancestors': "'none'",
+};
+
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -124,6 +131,7 @@ async function openapi(fastify: FastifyInstance) {
 
   await fastify.register(swaggerUi, {
     routePrefix: DOCS_PATH,
+    staticCSP: DOCS_CSP,
     uiConfig: { layout: 'BaseLayout', docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayRequestDuration: true },
   });
 }

@@ -20,9 +20,41 @@ const REDACTED_PATHS = [
   '*.*.*.password',
 ];
 
-/** JSON lines (pino's format) with the request id under `reqId`, and the redactions above. */
+/** A failing statement's error, as both drivers throw it: a SQLSTATE, and PGlite's (and, see postgres.ts, our) `query`. */
+interface StatementError extends Error {
+  code: string;
+  severity: string;
+  routine?: string;
+  constraint?: string;
+  table?: string;
+  column?: string;
+  query?: string;
+}
+
+const isStatementError = (error: unknown): error is StatementError =>
+  error instanceof Error && 'severity' in error && typeof (error as { code?: unknown }).code === 'string';
+
+/**
+ * An error as it is logged. A failing statement keeps what says what failed and where (SQLSTATE, the SQL text,
+ * the server's routine, constraint, table, column, the stack's frames) and loses what holds the values it was given
+ * (personal data): its message (replaced by one naming the SQLSTATE) and the stack's first line (`invalid input syntax ...: "<value>"`), `detail`
+ * (`Failing row contains (...)`), `where`, and PGlite's `params`.
+ */
+function serializeError(error: Error): { type: string; message: string; stack: string; [key: string]: unknown } {
+  if (!isStatementError(error)) return pino.stdSerializers.err(error);
+  const { code, severity, routine, constraint, table, column, query, stack = '' } = error;
+  return {
+    type: error.constructor.name, message: `statement failed with SQLSTATE ${code}`,
+    sqlState: code, severity, routine, constraint, table, column, sql: query,
+    stack: stack.split('\n').filter((line) => line.trimStart().startsWith('at ')).join('\n'),
+  };
+}
+
+/** JSON lines (pino's format) with the request id under `reqId`, the redactions above, and errors without values. */
 export function loggerOptions(level: string, stream?: LoggerOptions['stream']): LoggerOptions {
-  return { level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, ...(stream ? { stream } : {}) };
+  return {
+    level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, serializers: { err: serializeError }, ...(stream ? { stream } : {}),
+  };
 }
 
 /** What the log writes to, and how a caller writes a line of its own after the lines logged before it. */

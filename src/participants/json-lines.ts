@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Database, Queryable } from '../db/database.js';
 import { ApiError, ValidationError } from '../core/errors.js';
+import { escapeLineSeparators } from '../core/json.js';
 import { validatorCompiler } from '../http/validators.js';
 import { isUuid } from './identifiers.js';
 import { registerParticipant, registerParticipants, type Registration } from './writes.js';
@@ -22,7 +23,8 @@ const validLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'bod
 
 /**
  * Writes every live participant as one JSON line: the participant as the API shows it, its processes named by
- * qualified identifier (and title), so the file can be imported into another registry with the same catalogue.
+ * qualified identifier (and title), so the file can be imported into another registry with the same catalogue
+ * (and read line by line: U+2028 and U+2029 are escaped).
  * A failing `out` (such as a reader that closed the pipe) rejects with its error and stops the reading;
  * `end: false` leaves `out` open (standard output).
  */
@@ -31,7 +33,7 @@ export async function exportParticipants(db: Database, out: Writable, options: {
   const rows = streamParticipants(db, { processes: true } as ParticipantFilter, null, 'ORDER BY pa.id');
   const lineOf = (participant: Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }) => {
     const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
-    return `${JSON.stringify({ ...participant, processes })}\n`;
+    return `${escapeLineSeparators(JSON.stringify({ ...participant, processes }))}\n`;
   };
   async function* lines() {
     for await (const batch of rows as AsyncIterable<Array<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>>) {

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
-  Contact, ContactForm, IcdSchema, Nullable, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
+  Contact, ContactForm, IcdSchema, Nullable, OptionalName, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
 } from '../core/schemas.js';
 import { Process } from '../processes/schemas.js';
 
@@ -16,7 +16,7 @@ export const AddParticipantForm = Type.Object(
     organizationIdentifier: Type.String({ minLength: 1, maxLength: 35, description: 'case-insensitive, stored in lower case' }),
     organizationPartIdentifier: Type.Optional(Type.String({ maxLength: 35 })),
     sourceIndicator: Type.Optional(Type.String({ minLength: 1, maxLength: 1, pattern: '^[0-9]$' })),
-    name: Type.Optional(Type.String({ maxLength: 500, description: 'organization name' })),
+    name: OptionalName({ description: 'organization name' }),
     processes: Type.Array(ProcessIdentifiable),
     contact: ContactForm,
     deleteDate: DeleteDate,

@@ -2,14 +2,14 @@ import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
   CapabilityIdentifiable, DocumentTypeIdentifiable, IcdSchema, Nullable, ProcessIdentifiable,
-  QualifiedIdentifierInput, QualifiedIdentifierString, TextSearch, Uuid,
+  OptionalName, QualifiedIdentifierInput, QualifiedIdentifierString, RequiredName, TextBound, TextSearch, Uuid,
 } from '../core/schemas.js';
 
 export const ProcessForm = Type.Object(
   {
-    domain: Type.String({ description: 'the domain the process belongs to' }),
-    title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty' }),
-    alias: Type.Optional(Type.String()),
+    domain: Type.String({ maxLength: TextBound.name, description: 'the domain the process belongs to' }),
+    title: RequiredName(),
+    alias: OptionalName(),
     qualifiedIdentifier: QualifiedIdentifierInput,
     restricted: Type.Boolean({ description: 'true if the process is deprecated' }),
     visible: Type.Boolean({ description: 'true if visible in the network metadata lookup' }),

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointIdentifiable } from '../access-points/schemas.js';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { IdentifiableByUuid, Nullable, Uuid } from '../core/schemas.js';
+import { IdentifiableByUuid, Nullable, RequiredName, Uuid } from '../core/schemas.js';
 
 export const ServiceProviderForm = Type.Object(
   {
-    title: Type.String({ minLength: 1, 'x-constraint': 'NotEmpty', description: 'name of the service provider' }),
+    title: RequiredName({ description: 'name of the service provider' }),
     accessPoint: AccessPointIdentifiable,
   },
   { title: 'ServiceProviderForm' },

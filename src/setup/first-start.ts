@@ -1,3 +1,6 @@
+import { closeSync, fchmodSync, mkdirSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { ensureAdmin, type FirstAdmin } from '../users/bootstrap.js';
@@ -25,6 +28,9 @@ export async function prepare(db: Database, config: Config): Promise<Setup> {
   return { admin, starter, demo };
 }
 
+/** The first start's message holds a password it made (the ADMIN's or the demo provider's). */
+const showsPasswords = ({ admin, demo }: Setup) => Boolean(admin.generatedPassword || demo);
+
 /**
  * What a newcomer needs to try every operation: addresses and credentials. Only when this start made
  * something, so passwords are printed once.
@@ -51,7 +57,7 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
       '             official Peppol code lists with: npx registry load-catalogue reference-data/peppol-codelists-v9.7',
       '             (the release the project ships) or the folder of a newer release');
   }
-  if (admin.generatedPassword || demo) lines.push('  These passwords are shown only this once.');
+  if (showsPasswords(setup)) lines.push('  These passwords are shown only this once.');
   if (demo) {
     lines.push('', '  Try it:', `    curl -u '${demo.username}:${demo.password}' '${baseUrl}/rest/api/participants'`,
       `    (the demo participants have the Peppol billing process ${BILLING_PROCESS})`);
@@ -59,6 +65,46 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
   lines.push('');
   return lines.join('\n');
 }
+
+/** The file the first start's message goes into when standard output is not a terminal. */
+export const WELCOME_FILE = 'first-start.txt';
+
+export interface WelcomeDelivery {
+  /** Standard output is a terminal: a person reads it, no log shipper collects it. */
+  terminal: boolean;
+  /** Where the file goes: the embedded database's data directory; none: a new private directory of the OS's temporary one. */
+  directory: string | undefined;
+  /** Writes the message where the log's lines go. */
+  print: (message: string) => void;
+  /** Says where the message was put (never what it holds). */
+  announce: (path: string) => void;
+}
+
+/**
+ * Hands the first start's message to the operator once, and a password it holds never to a collected stream: on a
+ * terminal, or without a password, it is printed; otherwise it goes into a file that only its owner can read, and
+ * only the file's path is announced.
+ */
+export function deliverWelcome(setup: Setup, message: string, { terminal, directory, print, announce }: WelcomeDelivery): void {
+  if (terminal || !showsPasswords(setup)) {
+    print(message);
+    return;
+  }
+  if (directory) mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const path = resolve(directory ?? mkdtempSync(join(tmpdir(), 'registry-')), WELCOME_FILE);
+  const file = openSync(path, 'w', 0o600);
+  try {
+    fchmodSync(file, 0o600); // a file left by an earlier start keeps its mode otherwise
+    writeFileSync(file, `${message}\n`);
+  } finally {
+    closeSync(file);
+  }
+  announce(path);
+}
+
+/** The sentence that says where the first start's message is. */
+export const welcomeFileNotice = (path: string) =>
+  `first start: the addresses and the generated passwords are in ${path} (readable by its owner only); read it, then delete it`;
 
 /** The address a person on this machine uses, also when the server listens on every interface. */
 export function baseUrlOf(host: string, port: number): string {

@@ -126,6 +126,29 @@ describe('logs', () => {
     });
   });
 
+  it('name the failing statement of a 5xx and its SQLSTATE, never the values it was given', async () => {
+    lines.length = 0;
+    const personal = `Kari Hemmelig ${randomUUID().slice(0, 8)}`;
+    await t.db.query(`ALTER TABLE participants ADD CONSTRAINT refuses_one_name CHECK (contact_name <> '${personal}')`);
+    try {
+      const failed = await app.inject({
+        method: 'POST', url: '/rest/api/participants',
+        headers: { authorization: t.users.serviceProvider.authorization, 'content-type': 'application/json' },
+        payload: {
+          icd: '0192', organizationIdentifier: `log${randomUUID().slice(0, 8)}`, name: personal, processes: [],
+          contact: { name: personal, email: 'kari@hemmelig.example', phoneNumber: '+47 99 99 99 99' },
+        },
+      });
+      expectErrorBody(failed, 500);
+    } finally {
+      await t.db.query('ALTER TABLE participants DROP CONSTRAINT refuses_one_name');
+    }
+    const failure = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request failed');
+    expect(failure?.err).toMatchObject({ sqlState: '23514', constraint: 'refuses_one_name', sql: expect.stringMatching(/INSERT INTO participants/) });
+    const everything = lines.join('\n');
+    for (const leak of [personal, 'kari@hemmelig.example', '+47 99 99 99 99']) expect(everything).not.toContain(leak);
+  });
+
   it('leave out the request lines of SMP lookups below 500 (the network makes them all the time), not those of other paths', async () => {
     lines.length = 0;
     const run = randomUUID();

@@ -101,6 +101,15 @@ describe('the JSON lines import and export', () => {
       icd: '0192', organizationIdentifier: '9', name: 'N', contact: { name: 'C', email: 'c@x.example' }, processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1' }],
     } }]);
   });
+
+  it('an exported line stays one line for readers that end lines at U+2028 and U+2029', () => {
+    const name = 'Nord\u2028Syd\u2029AS';
+    const participant = { identifier: 'u', qualifiedIdentifier: 'iso6523-actorid-upis::0192:9', icd: '0192', organizationIdentifier: '9', name,
+      contact: { name, email: null, phoneNumber: null }, provider: { identifier: 'p', title: 'P' }, processes: [] } as unknown as Schemas['Participant'];
+    const line = exportLine(participant);
+    expect(line).not.toMatch(/[\u2028\u2029]/);
+    expect(JSON.parse(line).name).toBe(name);
+  });
 });
 
 describe('the audit trail as a reader sees it', () => {

@@ -47,8 +47,12 @@ export function parseParticipantLines(text: string): ParsedLine[] {
   return lines;
 }
 
-/** A participant as one export line: the API's participant, processes named by qualified identifier and title. */
+/**
+ * A participant as one export line: the API's participant, processes named by qualified identifier and title. U+2028
+ * and U+2029 are escaped, as the service's export does: readers that end a line at them would break it in two.
+ */
 export function exportLine(participant: Schemas['Participant']): string {
   const processes = (participant.processes ?? []).map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
-  return `${JSON.stringify({ ...participant, processes })}\n`;
+  const json = JSON.stringify({ ...participant, processes });
+  return `${json.replace(/[\u2028\u2029]/g, (separator) => `\\u${separator.charCodeAt(0).toString(16)}`)}\n`;
 }

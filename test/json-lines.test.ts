@@ -1,0 +1,64 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportParticipants } from '../src/participants/json-lines.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { expectStatus, vendor } from './helpers/administration.js';
+import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
+import { call } from './helpers/requests.js';
+
+/** A name with both Unicode line terminators that JSON may carry raw. */
+const NAME = 'Nord\u2028Syd\u2029AS';
+const RAW_SEPARATOR = /[\u2028\u2029]/;
+
+let t: TestApp;
+let organizationIdentifier: string;
+let dir: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  dir = await mkdtemp(join(tmpdir(), 'registry-json-lines-'));
+  ({ organizationIdentifier } = await addParticipant(t.app, t.users.serviceProvider, { name: NAME, contact: { name: NAME } }));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await t?.close();
+});
+
+/** Each line of `path` as Node's readline, which the import uses, reads it. */
+async function readLines(path: string): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) lines.push(line);
+  return lines;
+}
+
+describe('U+2028 and U+2029 in JSON that is read line by line', () => {
+  it('are escaped in the stream of participants', async () => {
+    const response = await call(t.app, {
+      url: `${PARTICIPANTS}?query=${organizationIdentifier}`, user: t.users.serviceProvider, headers: { accept: vendor('participants.stream') },
+    });
+    const body = expectStatus(response, 200);
+    expect(response.body).not.toMatch(RAW_SEPARATOR);
+    expect(body.map((participant: { name: string }) => participant.name)).toEqual([NAME]);
+  });
+
+  it('are escaped in the export, so each participant stays one line for the import', async () => {
+    let text = '';
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString();
+        done();
+      },
+    });
+    await exportParticipants(t.db, out);
+    const path = join(dir, 'export.jsonl');
+    await writeFile(path, text);
+    const lines = await readLines(path);
+    expect(lines.map((line) => JSON.parse(line).organizationIdentifier)).toContain(organizationIdentifier);
+    const exported = lines.map((line) => JSON.parse(line)).find((participant) => participant.organizationIdentifier === organizationIdentifier);
+    expect([exported.name, exported.contact.name]).toEqual([NAME, NAME]);
+  });
+});
