@@ -21,7 +21,7 @@ async function position(): Promise<number> {
 function countFeedReads() {
   const query = vi.spyOn(t.app.db, 'query');
   return {
-    count: () => query.mock.calls.filter(([sql]) => sql.includes('json_agg(e ORDER BY e.seq)')).length,
+    count: () => query.mock.calls.filter(([sql]) => sql.includes('AS position, within.*')).length,
     restore: () => query.mockRestore(),
   };
 }
