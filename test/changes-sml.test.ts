@@ -9,7 +9,8 @@ import { openPostgres } from '../src/db/postgres.js';
 import { call } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
-import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
+import { addParticipant, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
+import { checkResponsesAgainstDescription } from './helpers/openapi-responses.js';
 import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
 
 const SMP_ID = 'test-smp';
@@ -29,6 +30,7 @@ beforeAll(async () => {
   directory = await startLocalDirectory();
   t = await startTestApp();
   app = await buildApp({ db: t.db, ...deliveryOptions() });
+  checkResponsesAgainstDescription(app);
   await app.ready();
 });
 afterAll(async () => {
@@ -102,9 +104,97 @@ describe('delivery to the SML', () => {
   it('lists what the SML holds for this SMP: what the registry believes it registered', async () => {
     await delivered();
     const listed = await smlClient({ url: sml.url, smpId: SMP_ID }).list();
-    const [{ count }] = await t.db.query<{ count: number }>('SELECT count(*)::int AS count FROM sml_registrations') as [{ count: number }];
+    const [{ count }] = await t.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM sml_participants WHERE state = 'registered'`) as [{ count: number }];
     expect(new Set(listed)).toEqual(held());
     expect(listed).toHaveLength(count);
+  });
+});
+
+interface NetworkState {
+  sml: { state: string | null; since: string | null; lastError: { fault: string | null; code: string | null; message: string } | null };
+  directory: { state: string | null; since: string | null };
+}
+const networkOf = async (participant: { identifier: string }, user = t.users.serviceProvider): Promise<NetworkState> =>
+  expectStatus(await call(app, { url: `${PARTICIPANTS}/${participant.identifier}/network`, user }), 200);
+const stuck = async (): Promise<Array<{ participant: string; state: string }>> =>
+  expectStatus(await call(app, { url: '/rest/api/deliveries/participants', user: t.users.authority }), 200);
+const OTHER_SMP = 'other-smp';
+
+describe('refusals of the SML that no retry can cure', () => {
+  it('records an organization another SMP holds, and delivers its neighbours in the cursor (SML and Directory)', async () => {
+    await delivered();
+    const taken = `iso6523-actorid-upis::0192:${uniqueOrganization()}`;
+    sml.registrations.set(OTHER_SMP, new Set([taken]));
+    const before = await addParticipant(app, t.users.serviceProvider);
+    const held = await addParticipant(app, t.users.serviceProvider, { organizationIdentifier: taken.split(':').at(-1) });
+    const after = await addParticipant(app, t.users.serviceProvider);
+    await delivered();
+    for (const neighbour of [before, after]) {
+      expect(sml.registrations.get(SMP_ID)?.has(neighbour.qualifiedIdentifier)).toBe(true);
+      expect(directory.indexed.has(neighbour.qualifiedIdentifier)).toBe(true);
+      expect(await networkOf(neighbour)).toMatchObject({ sml: { state: 'registered', lastError: null }, directory: { state: 'pushed' } });
+    }
+    expect((await status()).attempts).toBe(0);
+    // Neither registered nor pushed: the Directory would index another SMP's organization as ours.
+    expect(sml.registrations.get(SMP_ID)?.has(taken)).toBe(false);
+    expect(directory.indexed.has(taken)).toBe(false);
+    const network = await networkOf(held);
+    expect(network).toMatchObject({
+      sml: { state: 'held_elsewhere', lastError: { fault: 'BadRequestFault', code: 'ERR-106' } },
+      directory: { state: 'waiting_for_sml' },
+    });
+    expect(network.sml.lastError?.message).toMatch(/already exist/);
+    expect(await networkOf(held, t.users.authority)).toEqual(network);
+    expectStatus(await call(app, { url: `${PARTICIPANTS}/${held.identifier}/network`, user: t.users.otherServiceProvider }), 404);
+    expect(await stuck()).toContainEqual(expect.objectContaining({ participant: taken, state: 'held_elsewhere' }));
+
+    // The other SMP lets it go; the participant's next change registers it and pushes it.
+    sml.registrations.get(OTHER_SMP)?.delete(taken);
+    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${held.identifier}`, user: t.users.serviceProvider, payload: { processes: [], contact: { name: 'Taken Back' } } }), 200);
+    await delivered();
+    expect(sml.registrations.get(SMP_ID)?.has(taken)).toBe(true);
+    expect(directory.indexed.has(taken)).toBe(true);
+    expect(await networkOf(held)).toMatchObject({ sml: { state: 'registered', lastError: null }, directory: { state: 'pushed' } });
+    expect(await stuck()).not.toContainEqual(expect.objectContaining({ participant: taken }));
+  });
+
+  it('takes a refused Create of an identifier the SML lists under this SMP as done (our own answer was lost)', async () => {
+    await delivered();
+    const calls = { ...sml.calls };
+    const organizationIdentifier = uniqueOrganization();
+    held().add(`iso6523-actorid-upis::0192:${organizationIdentifier}`);
+    const participant = await addParticipant(app, t.users.serviceProvider, { organizationIdentifier });
+    await delivered();
+    expect(sml.calls.refused - calls.refused).toBe(1);
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'registered', lastError: null }, directory: { state: 'pushed' } });
+  });
+
+  it('takes a Delete the SML answers with its NotFoundFault (ERR-100) as done, and goes on', async () => {
+    const gone = await addParticipant(app, t.users.serviceProvider);
+    await delivered();
+    const calls = { ...sml.calls };
+    // The SML lost it (or an earlier Delete whose answer was lost removed it).
+    held().delete(gone.qualifiedIdentifier);
+    expectStatus(await call(app, { method: 'DELETE', url: `${PARTICIPANTS}/${gone.identifier}`, user: t.users.serviceProvider }), 204);
+    const next = await addParticipant(app, t.users.serviceProvider);
+    await delivered();
+    expect(sml.calls.refused - calls.refused).toBe(1);
+    expect((await status()).attempts).toBe(0);
+    expect(held().has(next.qualifiedIdentifier)).toBe(true);
+  });
+
+  it('shows a participant pending, since its change, with the error of the failing SML, until it is delivered', async () => {
+    await delivered();
+    sml.fail('fault');
+    const participant = await addParticipant(app, t.users.serviceProvider);
+    await vi.waitFor(async () => expect((await status()).attempts).toBeGreaterThan(0), { timeout: 10_000 });
+    const network = await networkOf(participant);
+    expect(network).toMatchObject({ sml: { state: 'pending', lastError: { fault: null, message: expect.stringMatching(/InternalErrorFault.*ERR-105/) } }, directory: { state: 'pending' } });
+    expect(Date.parse(network.sml.since ?? '')).toBeLessThanOrEqual(Date.now());
+    expect(await stuck()).toContainEqual(expect.objectContaining({ participant: participant.qualifiedIdentifier, state: 'pending' }));
+    sml.fail('none');
+    await delivered();
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'registered' }, directory: { state: 'pushed' } });
   });
 });
 
@@ -180,5 +270,41 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances delivering from o
     await delivered();
     expect(sml.calls.create - calls.create).toBe(20);
     for (const participant of added) expect(held().has(participant.qualifiedIdentifier)).toBe(true);
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('two instances and an SML slower than the lease', () => {
+  const LEASE_MS = 300;
+  let slow: LocalSml;
+  let own: TestApp;
+  const instances: Array<{ app: App; db?: Database }> = [];
+  beforeAll(async () => {
+    slow = await startLocalSml();
+    own = await startTestApp();
+    const [schema] = await own.db.query<{ name: string }>('SELECT current_schema() AS name');
+    const options = {
+      sml: { url: slow.url, smpId: SMP_ID, timeoutMs: 10 * LEASE_MS },
+      delivery: { intervalMs: 20, retryMs: { first: 50, max: 200 }, leaseMs: LEASE_MS },
+    };
+    const otherDb = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema?.name},public`, maxConnections: 4 });
+    instances.push({ app: await buildApp({ db: own.db, ...options }) }, { app: await buildApp({ db: otherDb, ...options }), db: otherDb });
+    for (const instance of instances) await instance.app.ready();
+  });
+  afterAll(async () => {
+    for (const instance of instances) {
+      await instance.app.close();
+      await instance.db?.close();
+    }
+    await own?.close();
+    await slow?.close();
+  });
+
+  it('send each Create once: the lease outlives a delivery that takes longer than it', async () => {
+    slow.delay(4 * LEASE_MS);
+    const participant = await addParticipant(instances[0]?.app as App, own.users.serviceProvider);
+    await vi.waitFor(() => expect(slow.registrations.get(SMP_ID)?.has(participant.qualifiedIdentifier)).toBe(true), { timeout: 10_000, interval: 50 });
+    // Long enough for the other instance to have sent it again had it taken the lease.
+    await new Promise((resolve) => setTimeout(resolve, 8 * LEASE_MS));
+    expect(slow.calls).toMatchObject({ create: 1, refused: 0 });
   });
 });

@@ -1,13 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
-import { IDS_NS, LOCATOR_NS } from './sml-client.js';
+import { escapeXml, IDS_NS, LOCATOR_NS, splitParticipant, type SmlFault } from './sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
   registrations: Map<string, Set<string>>;
-  /** Counts of the Create and Delete calls it accepted. */
-  calls: { create: number; delete: number; faults: number };
+  /** Counts of the Create and Delete calls it accepted, of those it refused, and of failure-mode faults. */
+  calls: { create: number; delete: number; refused: number; faults: number };
   /** When each participant was last created (Date.now()), for measuring delivery lag. */
   createdAt: Map<string, number>;
 }
@@ -17,45 +18,61 @@ const PAGE = 100;
 
 const soap = (body: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>${body}</S:Body></S:Envelope>`;
-const fault = (code: string, text: string) =>
-  soap(`<S:Fault><faultcode>S:Server</faultcode><faultstring>${code}: ${text}</faultstring></S:Fault>`);
+/** A fault as BDMSL answers it: `[ERR-nnn] message [correlation id]`, and the WSDL's fault element as `detail`. */
+function fault(kind: SmlFault, code: string, text: string): string {
+  const message = escapeXml(`[${code}] ${text} [${randomBytes(16).toString('hex')}]`);
+  return soap(`<S:Fault><faultcode>S:Server</faultcode><faultstring>${message}</faultstring>`
+    + `<detail><${kind} xmlns="${LOCATOR_NS}"><FaultMessage>${message}</FaultMessage></${kind}></detail></S:Fault>`);
+}
+
+const alreadyExists = (participant: string) => {
+  const { scheme, value } = splitParticipant(participant);
+  return fault('BadRequestFault', 'ERR-106', `The participant identifier [${value}] with scheme: [${scheme}] already exist with naptr service [Meta:SMP] on subdomain: [local]`);
+};
 
 /**
  * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List) in
- * memory over plain HTTP (or HTTPS requiring a client certificate: `tls`), with its SOAP faults (NotFound on deleting what it does not hold, BadRequest), and
- * switchable failures. Run it alone with `tsx src/changes/local-sml.ts [port]`.
+ * memory over plain HTTP (or HTTPS requiring a client certificate: `tls`), with BDMSL's SOAP faults (a Create of
+ * an identifier any SMP holds: BadRequestFault ERR-106; a Delete of one this SMP does not hold: NotFoundFault
+ * ERR-100), and switchable failures. Run it alone with `tsx src/changes/local-sml.ts [port]`.
  */
 export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
-  const calls = { create: 0, delete: 0, faults: 0 };
+  const calls = { create: 0, delete: 0, refused: 0, faults: 0 };
+  const heldByAnyone = (participant: string) => [...registrations.values()].some((ids) => ids.has(participant));
   const createdAt = new Map<string, number>();
   const server = await startLocalServer(port, (request, text, response) => {
     const send = (status: number, xml: string) => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
-    if (!request.url?.endsWith('/manageparticipantidentifier')) return send(404, fault('NotFound', 'no such service'));
+    const refuse = (xml: string) => {
+      calls.refused += 1;
+      send(500, xml);
+    };
+    if (!request.url?.endsWith('/manageparticipantidentifier')) return void response.writeHead(404).end();
     const body = (parser.parse(text) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
     const [operation, content] = Object.entries(body)[0] ?? [];
     const smp = String(content?.ServiceMetadataPublisherID ?? '');
-    if (!operation || !smp) return send(500, fault('BadRequest', 'no operation or no ServiceMetadataPublisherID'));
+    if (!operation || !smp) return refuse(fault('BadRequestFault', 'ERR-106', 'no operation or no ServiceMetadataPublisherID'));
     const held = registrations.get(smp) ?? new Set<string>();
     registrations.set(smp, held);
     const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
     const participant = id ? `${id['@scheme']}::${String(id['#text'])}`.toLowerCase() : '';
     if (operation === 'CreateParticipantIdentifier' && participant) {
+      if (heldByAnyone(participant)) return refuse(alreadyExists(participant));
       calls.create += 1;
       held.add(participant);
       createdAt.set(participant, Date.now());
       return send(200, soap(''));
     }
     if (operation === 'DeleteParticipantIdentifier' && participant) {
-      if (!held.delete(participant)) return send(500, fault('NotFound', `${participant} is not registered`));
+      if (!held.delete(participant)) return refuse(fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`));
       calls.delete += 1;
       return send(200, soap(''));
     }
     if (operation === 'PageRequest') return send(200, page([...held].sort(), Number(content?.NextPageIdentifier ?? 0) || 0));
-    return send(500, fault('BadRequest', `unknown operation ${operation}`));
+    return refuse(fault('BadRequestFault', 'ERR-106', `unknown operation ${operation}`));
   }, (response) => {
     calls.faults += 1;
-    response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalError', 'the SML is failing (local SML failure mode)'));
+    response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
   }, tls);
   return { ...server, registrations, calls, createdAt };
 }
@@ -64,7 +81,7 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
 function page(all: string[], start: number): string {
   const ids = all.slice(start, start + PAGE).map((entry) => {
     const at = entry.indexOf('::');
-    return `<ids:ParticipantIdentifier scheme="${entry.slice(0, at)}">${entry.slice(at + 2)}</ids:ParticipantIdentifier>`;
+    return `<ids:ParticipantIdentifier scheme="${escapeXml(entry.slice(0, at))}">${escapeXml(entry.slice(at + 2))}</ids:ParticipantIdentifier>`;
   }).join('');
   const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
   return soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${ids}${next}</ParticipantIdentifierPage>`);

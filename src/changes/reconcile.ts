@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/database.js';
 import { PARTICIPANT_SCHEME } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
+import { registerInSml } from './delivery.js';
+import { recordRegistered } from './network.js';
 import type { SmlClient } from './sml-client.js';
 
 export interface Reconciliation {
@@ -14,8 +16,9 @@ export interface Reconciliation {
 }
 
 /**
- * Compares what the SML should hold with what it holds and, unless `dryRun`, registers what is missing and
- * deletes what is extra; `sml_registrations` is set to what the SML then holds.
+ * Compares what the SML should hold with what it holds and, unless `dryRun`, registers what is missing (as the
+ * delivery does: a refusal, such as an organization another SMP holds, is recorded for that participant) and
+ * deletes what is extra; `sml_participants` then says what the SML holds for this SMP.
  */
 export async function reconcileSml(db: Queryable, sml: SmlClient, options: { dryRun?: boolean } = {}): Promise<Reconciliation> {
   const rows = await db.query<{ participant: string }>(
@@ -27,10 +30,9 @@ export async function reconcileSml(db: Queryable, sml: SmlClient, options: { dry
   const missing = [...expected].filter((participant) => !held.has(participant)).sort();
   const extra = [...held].filter((participant) => !expected.has(participant)).sort();
   if (!options.dryRun) {
-    for (const participant of missing) await sml.create(participant);
+    await recordRegistered(db, [...expected].filter((participant) => held.has(participant)));
+    for (const participant of missing) await registerInSml(db, sml, participant);
     for (const participant of extra) await sml.delete(participant);
-    await db.query('DELETE FROM sml_registrations');
-    await db.query('INSERT INTO sml_registrations (participant) SELECT unnest($1::text[])', [[...expected]]);
   }
   return { expected: expected.size, held: held.size, missing, extra, repaired: !options.dryRun };
 }

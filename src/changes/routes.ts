@@ -6,7 +6,11 @@ import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type Ch
 import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
-import { DeliveryStatusList } from './schemas.js';
+import { networkStateOf, stuckParticipants } from './network.js';
+import { DeliveryStatusList, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
+import { participantKeyOrNotFound, participantNotFound } from '../participants/identifiers.js';
+import { getParticipant } from '../participants/repository.js';
+import { ParticipantParams } from '../participants/schemas.js';
 
 const READERS: readonly Access[] = [Role.admin, Role.registryAuthority, Role.serviceProvider];
 
@@ -50,6 +54,27 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['deliveries.find'] },
   }, async () => deliveryStatus(app.db));
+
+  app.get('/deliveries/participants', {
+    schema: {
+      summary: 'Participants whose registration in the SML is stuck: held by another SMP, refused, pending (oldest first)',
+      querystring: StuckQuery, response: { 200: StuckParticipantList },
+    },
+    config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['deliveries.participants'] },
+  }, async (request) => stuckParticipants(app.db, request.query.limit));
+
+  app.get('/participants/:identifier/network', {
+    schema: {
+      summary: 'The participant\'s place in the network: registered in the SML, pending, held by another SMP; pushed to the Directory',
+      params: ParticipantParams, response: { 200: NetworkState },
+    },
+    config: { access: READERS, mediaTypes: ['participants.network'] },
+  }, async (request) => {
+    const { identifier } = request.params;
+    const participant = await getParticipant(app.db, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
+    if (participant === undefined) throw participantNotFound(identifier);
+    return networkStateOf(app.db, participant.qualifiedIdentifier);
+  });
 
   app.get('/changes', {
     schema: {

@@ -68,3 +68,47 @@ export const DeliveryStatusList = Type.Array(Type.Object({
   lastError: Nullable(Type.String()),
   lastErrorAt: Nullable(Type.String({ format: 'date-time' })),
 }, { title: 'DeliveryStatus' }), { title: 'DeliveryStatusList' });
+
+const pending = Type.Literal('pending');
+const heldElsewhere = Type.Literal('held_elsewhere');
+const refused = Type.Literal('refused');
+
+const SmlRefusal = Nullable(Type.Object({
+  fault: Nullable(Type.String({ description: 'the SML\'s fault element: BadRequestFault, NotFoundFault, UnauthorizedFault' })),
+  code: Nullable(Type.String({ description: 'BDMSL\'s error code, e.g. `ERR-106`' })),
+  message: Type.String(),
+}, { title: 'NetworkError' }));
+
+const Since = Nullable(Type.String({ format: 'date-time', description: 'when the participant came to this state' }));
+
+export const NetworkState = Type.Object({
+  participant: Type.String({ description: '`iso6523-actorid-upis::{icd}:{organizationIdentifier}`' }),
+  sml: Type.Object({
+    state: Type.Union([Type.Literal('registered'), pending, heldElsewhere, refused, Type.Null()], {
+      description: 'registered: the SML holds it for this SMP; pending: a change waits for delivery (the last error is the '
+        + 'delivery\'s, retried); held_elsewhere: another SMP holds the organization (tried again on its next change, a '
+        + 'migration, or `registry sml-reconcile`); refused: the SML refused it for good; null: no SML configured',
+    }),
+    since: Since,
+    lastError: SmlRefusal,
+  }, { title: 'SmlState' }),
+  directory: Type.Object({
+    state: Type.Union([Type.Literal('pushed'), pending, Type.Literal('waiting_for_sml'), Type.Null()], {
+      description: 'pushed: the Peppol Directory has its current state; pending: a change waits for delivery; '
+        + 'waiting_for_sml: pushed once the SML holds it for this SMP; null: no Directory configured',
+    }),
+    since: Since,
+    lastError: SmlRefusal,
+  }, { title: 'DirectoryState' }),
+}, { title: 'NetworkState' });
+
+export const StuckQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'at most this many participants per state' }),
+});
+
+export const StuckParticipantList = Type.Array(Type.Object({
+  participant: Type.String(),
+  state: Type.Union([heldElsewhere, refused, pending]),
+  since: Type.String({ format: 'date-time' }),
+  lastError: SmlRefusal,
+}, { title: 'StuckParticipant' }), { title: 'StuckParticipantList' });

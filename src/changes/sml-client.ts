@@ -22,10 +22,26 @@ export interface SmlOptions {
   timeoutMs?: number;
 }
 
-/** An answer of the SML that is not success: a SOAP fault, a timeout, a refused connection. */
-export class SmlError extends Error {}
+/** The fault elements of the SML's WSDL, the `detail` of its SOAP faults: what kind of refusal it is. */
+export const SML_FAULTS = ['BadRequestFault', 'NotFoundFault', 'UnauthorizedFault', 'InternalErrorFault'] as const;
+export type SmlFault = (typeof SML_FAULTS)[number];
 
-const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * An answer of the SML that is not success: a SOAP fault (`fault` the WSDL's element, `code` BDMSL's `ERR-nnn`),
+ * a timeout, a refused connection, an HTTP error without a fault.
+ */
+export class SmlError extends Error {
+  constructor(message: string, readonly fault?: SmlFault, readonly code?: string) {
+    super(message);
+  }
+
+  /** A refusal no retry can cure: a fault the WSDL names, but for the SML's internal error. */
+  get final(): boolean {
+    return this.fault !== undefined && this.fault !== 'InternalErrorFault';
+  }
+}
+
+export const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** `iso6523-actorid-upis::0192:123` as the SML's scheme and value. */
 export function splitParticipant(participant: string): { scheme: string; value: string } {
@@ -63,8 +79,8 @@ export function smlClient(options: SmlOptions): SmlClient {
     // An empty Body (Create, Delete) parses to an empty string.
     const content = parsed.Envelope?.Body;
     const answer = typeof content === 'object' ? content : {};
-    const fault = answer.Fault as { faultstring?: unknown; faultcode?: unknown } | undefined;
-    if (fault) throw new SmlError(`SML fault ${String(fault.faultcode ?? '')}: ${String(fault.faultstring ?? '')}`);
+    const fault = answer.Fault as { faultstring?: unknown; faultcode?: unknown; detail?: unknown } | undefined;
+    if (fault) throw faultError(fault);
     if (text.status >= 300 || content === undefined) throw new SmlError(`SML answered HTTP ${text.status}`);
     return answer;
   }
@@ -89,6 +105,16 @@ export function smlClient(options: SmlOptions): SmlClient {
       return found;
     },
   };
+}
+
+const textOf = (value: unknown) => String(typeof value === 'object' && value !== null ? (value as { '#text'?: unknown })['#text'] ?? '' : value ?? '');
+
+/** A SOAP fault as BDMSL sends it: the kind in the `detail` element's name, the code in the `faultstring`'s `[ERR-nnn]`. */
+function faultError(fault: { faultstring?: unknown; faultcode?: unknown; detail?: unknown }): SmlError {
+  const detail = typeof fault.detail === 'object' && fault.detail !== null ? Object.keys(fault.detail) : [];
+  const kind = SML_FAULTS.find((name) => detail.includes(name));
+  const text = textOf(fault.faultstring);
+  return new SmlError(`SML fault ${kind ?? textOf(fault.faultcode)}: ${text}`, kind, /^\s*\[(ERR-\d+)\]/.exec(text)?.[1]);
 }
 
 function post(url: URL, body: string, action: string, tls: object, timeoutMs: number): Promise<{ status: number; body: string }> {
