@@ -398,6 +398,23 @@ describe('the web console in Chromium, against the real service', () => {
     await provider.context.close();
   }, 90_000);
 
+  it('a participant\'s place in the network: pending with the SML\'s failure on its page, and among the held-up on the deliveries page', async () => {
+    const participant = await addParticipant(test.app, test.users.serviceProvider, { name: 'Nettverk Venter AS' });
+    const { context, page } = await open(`#/participants/edit/${participant.identifier}`, { user: test.users.serviceProvider });
+    const place = page.getByRole('region', { name: 'Place in the network' });
+    await expect.poll(() => place.innerText(), { timeout: 15_000 }).toMatch(/SML\s+Pending · Since .*(ECONNREFUSED|connect)/s);
+    expect(await place.innerText()).toMatch(/Peppol Directory\s+Not configured/);
+    await page.screenshot({ path: join(shots, 'participant-network-desktop.png'), fullPage: true });
+    expect(await axeViolations(page, 'participant edit page with its place in the network')).toEqual([]);
+    await context.close();
+
+    const authority = await open('#/deliveries', { user: test.users.authority });
+    const row = authority.page.locator('tbody tr', { hasText: participant.qualifiedIdentifier });
+    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/Pending/);
+    await authority.page.screenshot({ path: join(shots, 'deliveries-held-up-desktop.png'), fullPage: true });
+    await authority.context.close();
+  }, 90_000);
+
   it('role boundaries: a provider sees no authority page and no other provider\'s participant; the authority sees no users page', async () => {
     const theirs = await addParticipant(test.app, test.users.otherServiceProvider, { name: 'Not Yours AS' });
     const { context, page } = await open('#/participants', { user: test.users.serviceProvider });

@@ -53,6 +53,12 @@ const en = {
   catalogueAdmin: 'Edit catalogue', addProcess: 'Add a process', addDocumentType: 'Add a document type', domain: 'Domain', alias: 'Alias', visible: 'Visible',
   newPassword: 'New password', passwordKept: 'Leave empty to keep the current password.',
   codeListNone: 'No code list has been loaded yet: the operator loads one with `registry load-catalogue`.',
+  network: 'Place in the network', networkIntro: 'Whether the SML holds this organization for your SMP, and whether the Peppol Directory has it.',
+  sml: 'SML', directory: 'Peppol Directory', stateSince: 'Since', stateNone: 'Not configured', stateRegistered: 'Registered',
+  statePending: 'Pending', stateHeldElsewhere: 'Held by another SMP', stateRefused: 'Refused by the SML', statePushed: 'Pushed',
+  stateWaitingForSml: 'Waits for the SML', stuckParticipants: 'Participants held up',
+  stuckIntro: 'Organizations another SMP holds, that the SML refused, or whose change waits behind the SML delivery; oldest first.',
+  noStuck: 'None: every participant is where it should be.', participant: 'Participant', state: 'State',
 } as const;
 
 export type TextKey = keyof typeof en;
@@ -109,6 +115,12 @@ const nb: Record<TextKey, string> = {
   catalogueAdmin: 'Rediger katalog', addProcess: 'Legg til en prosess', addDocumentType: 'Legg til en dokumenttype', domain: 'Domene', alias: 'Alias', visible: 'Synlig',
   newPassword: 'Nytt passord', passwordKept: 'La stå tomt for å beholde passordet.',
   codeListNone: 'Ingen kodeliste er lastet ennå: driftsansvarlig laster en med `registry load-catalogue`.',
+  network: 'Plass i nettverket', networkIntro: 'Om SML har denne organisasjonen for din SMP, og om Peppol Directory har den.',
+  sml: 'SML', directory: 'Peppol Directory', stateSince: 'Siden', stateNone: 'Ikke satt opp', stateRegistered: 'Registrert',
+  statePending: 'Venter', stateHeldElsewhere: 'Holdes av en annen SMP', stateRefused: 'Avvist av SML', statePushed: 'Sendt',
+  stateWaitingForSml: 'Venter på SML', stuckParticipants: 'Deltakere som står fast',
+  stuckIntro: 'Organisasjoner en annen SMP holder, som SML avviste, eller der en endring venter bak SML-leveransen; eldste først.',
+  noStuck: 'Ingen: alle deltakere er der de skal være.', participant: 'Deltaker', state: 'Tilstand',
 };
 
 export type Language = 'nb' | 'en';
