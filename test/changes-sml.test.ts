@@ -198,6 +198,55 @@ describe('refusals of the SML that no retry can cure', () => {
   });
 });
 
+describe('migration in: taking an organization over from another SMP', () => {
+  const KEY = 'aB3$cD4%eF5^gH6!';
+  const giveKey = (participant: { identifier: string }, migrationKey: string) =>
+    call(app, { method: 'PUT', url: `${PARTICIPANTS}/${participant.identifier}/migration-key`, user: t.users.serviceProvider, payload: { migrationKey } });
+  const heldByOther = async () => {
+    const taken = `iso6523-actorid-upis::0192:${uniqueOrganization()}`;
+    sml.registrations.set(OTHER_SMP, new Set([...(sml.registrations.get(OTHER_SMP) ?? []), taken]));
+    await smlClient({ url: sml.url, smpId: OTHER_SMP }).prepareToMigrate(taken, KEY);
+    const participant = await addParticipant(app, t.users.serviceProvider, { organizationIdentifier: taken.split(':').at(-1) });
+    await delivered();
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'held_elsewhere' } });
+    return { taken, participant };
+  };
+
+  it('with the right key: Migrate, not Create; registered, pushed, and logged as a migration without the key', async () => {
+    const { taken, participant } = await heldByOther();
+    const calls = { ...sml.calls };
+    expect((await giveKey(participant, KEY)).statusCode).toBe(200);
+    await delivered();
+    expect(sml.calls.migrate - calls.migrate).toBe(1);
+    expect(sml.calls.create - calls.create).toBe(0);
+    expect(held().has(taken)).toBe(true);
+    expect(sml.registrations.get(OTHER_SMP)?.has(taken)).toBe(false);
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'registered', lastError: null }, directory: { state: 'pushed' } });
+    const audit = await call(app, { url: `/rest/api/audit?identifier=${encodeURIComponent(taken)}&operation=migrate`, user: t.users.authority });
+    expect(expectStatus(audit, 200).content).toHaveLength(1);
+    expect(audit.body).not.toContain(KEY);
+    // Registered now: a key has nothing left to do.
+    expectStatus(await giveKey(participant, KEY), 409);
+  });
+
+  it('with a wrong key: the participant shows the SML\'s refusal and nothing else waits; a malformed key is a 400', async () => {
+    const { taken, participant } = await heldByOther();
+    expect((await giveKey(participant, 'zY9#xW8@vU7!')).statusCode).toBe(200);
+    const neighbour = await addParticipant(app, t.users.serviceProvider);
+    await delivered();
+    expect(held().has(neighbour.qualifiedIdentifier)).toBe(true);
+    expect(sml.registrations.get(OTHER_SMP)?.has(taken)).toBe(true);
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'refused', lastError: { fault: 'NotFoundFault', code: 'ERR-100' } }, directory: { state: 'waiting_for_sml' } });
+    expect((await status()).attempts).toBe(0);
+    expectStatus(await giveKey(participant, 'too-simple'), 400);
+    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${participant.identifier}/migration-key`, user: t.users.otherServiceProvider, payload: { migrationKey: KEY } }), 404);
+    // The right key afterwards takes it over.
+    expect((await giveKey(participant, KEY)).statusCode).toBe(200);
+    await delivered();
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'registered' } });
+  });
+});
+
 describe('delivery to the Peppol Directory', () => {
   it('pushes every change of an organization, and deletes it with its last participant, also after failures', async () => {
     directory.fail('fault');

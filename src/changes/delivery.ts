@@ -3,7 +3,9 @@ import type { Database, Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
 import { coalesced, type ChangeSignal } from './signal.js';
 import type { DirectoryClient } from './directory-client.js';
-import { forgetPushed, forgetSml, recordPushed, recordSml, smlStateOf, wasPushed } from './network.js';
+import {
+  forgetMigrationKey, forgetPushed, forgetSml, migrationKeyOf, recordPushed, recordSml, smlStateOf, wasPushed,
+} from './network.js';
 import { SmlError, type SmlClient } from './sml-client.js';
 
 /**
@@ -94,17 +96,21 @@ async function deliverToSml(db: Queryable, sml: SmlClient, participant: string):
 }
 
 /**
- * Creates the organization in the SML. A Create refused with BadRequestFault is one of ours whose answer was lost
- * when the SML's List shows it under this SMP's ID; else one another SMP holds when it "already exist[s]" (ERR-106),
- * else refused, as is any other refusal no retry can cure. A refusal is recorded and the cursor goes on.
+ * Registers the organization in the SML: Migrate with the key its provider gave (taking it over from another
+ * SMP), else Create. A refusal of Create with BadRequestFault, or of Migrate, is of an answer that was lost when
+ * the SML's List shows the organization under this SMP's ID; else a Create of one that "already exist[s]"
+ * (ERR-106) is of one another SMP holds; any other refusal no retry can cure is recorded as refused (a wrong
+ * migration key among them: it is not tried again). Each refusal is recorded, and the cursor goes on.
  */
 export async function registerInSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
-  const refusal = await sml.create(participant).then(() => undefined, refusalOf);
+  const key = await migrationKeyOf(db, participant);
+  const refusal = await (key === undefined ? sml.create(participant) : sml.migrate(participant, key)).then(() => undefined, refusalOf);
+  if (key !== undefined) await forgetMigrationKey(db, participant);
   if (refusal === undefined) return recordSml(db, participant, 'registered');
-  if (refusal.fault === 'BadRequestFault') {
+  if (key !== undefined || refusal.fault === 'BadRequestFault') {
     const ours = (await sml.list()).some((held) => held.toLowerCase() === participant);
     if (ours) return recordSml(db, participant, 'registered');
-    if (/already exist/i.test(refusal.message)) return recordSml(db, participant, 'held_elsewhere', refusal);
+    if (key === undefined && /already exist/i.test(refusal.message)) return recordSml(db, participant, 'held_elsewhere', refusal);
   }
   return recordSml(db, participant, 'refused', refusal);
 }

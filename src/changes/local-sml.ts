@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
-import { escapeXml, IDS_NS, LOCATOR_NS, splitParticipant, type SmlFault } from './sml-client.js';
+import { escapeXml, IDS_NS, LOCATOR_NS, MIGRATION_KEY_PATTERN, splitParticipant, type SmlFault } from './sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
   registrations: Map<string, Set<string>>;
-  /** Counts of the Create and Delete calls it accepted, of those it refused, and of failure-mode faults. */
-  calls: { create: number; delete: number; refused: number; faults: number };
+  /** Counts of the Create, Delete and Migrate calls it accepted, of those it refused, and of failure-mode faults. */
+  calls: { create: number; delete: number; migrate: number; refused: number; faults: number };
+  /** The migrations prepared (PrepareToMigrate): by participant, the SMP that holds it and the key. */
+  migrations: Map<string, { smp: string; key: string }>;
   /** When each participant was last created (Date.now()), for measuring delivery lag. */
   createdAt: Map<string, number>;
 }
@@ -31,14 +33,16 @@ const alreadyExists = (participant: string) => {
 };
 
 /**
- * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List) in
+ * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List, PrepareToMigrate, Migrate) in
  * memory over plain HTTP (or HTTPS requiring a client certificate: `tls`), with BDMSL's SOAP faults (a Create of
  * an identifier any SMP holds: BadRequestFault ERR-106; a Delete of one this SMP does not hold: NotFoundFault
- * ERR-100), and switchable failures. Run it alone with `tsx src/changes/local-sml.ts [port]`.
+ * ERR-100; a migration key against BDMSL's rule: BadRequestFault ERR-106; a Migrate with a key no PrepareToMigrate
+ * gave: NotFoundFault ERR-100), and switchable failures. Run it alone with `tsx src/changes/local-sml.ts [port]`.
  */
 export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
-  const calls = { create: 0, delete: 0, refused: 0, faults: 0 };
+  const calls = { create: 0, delete: 0, migrate: 0, refused: 0, faults: 0 };
+  const migrations = new Map<string, { smp: string; key: string }>();
   const heldByAnyone = (participant: string) => [...registrations.values()].some((ids) => ids.has(participant));
   const createdAt = new Map<string, number>();
   const server = await startLocalServer(port, (request, text, response) => {
@@ -68,13 +72,33 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
       calls.delete += 1;
       return send(200, soap(''));
     }
+    const key = String(content?.MigrationKey ?? '');
+    if ((operation === 'PrepareMigrationRecord' || operation === 'CompleteMigrationRecord') && !MIGRATION_KEY_PATTERN.test(key)) {
+      return refuse(fault('BadRequestFault', 'ERR-106', `The migration key '${key}' is not valid.`));
+    }
+    if (operation === 'PrepareMigrationRecord' && participant) {
+      if (!held.has(participant)) return refuse(fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`));
+      migrations.set(participant, { smp, key });
+      return send(200, soap(''));
+    }
+    if (operation === 'CompleteMigrationRecord' && participant) {
+      const prepared = migrations.get(participant);
+      if (prepared?.key !== key || !registrations.get(prepared.smp)?.has(participant)) {
+        return refuse(fault('NotFoundFault', 'ERR-100', `The migration key for the participant identifier '${participant}' doesn't exist.`));
+      }
+      registrations.get(prepared.smp)?.delete(participant);
+      migrations.delete(participant);
+      held.add(participant);
+      calls.migrate += 1;
+      return send(200, soap(''));
+    }
     if (operation === 'PageRequest') return send(200, page([...held].sort(), Number(content?.NextPageIdentifier ?? 0) || 0));
     return refuse(fault('BadRequestFault', 'ERR-106', `unknown operation ${operation}`));
   }, (response) => {
     calls.faults += 1;
     response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
   }, tls);
-  return { ...server, registrations, calls, createdAt };
+  return { ...server, registrations, calls, createdAt, migrations };
 }
 
 /** One page of the List operation's answer, from `start`. */

@@ -40,6 +40,24 @@ export async function recordRegistered(db: Queryable, participants: readonly str
   );
 }
 
+/** Keeps the key a provider gave to take the organization over from another SMP, for the delivery's Migrate. */
+export async function keepMigrationKey(db: Queryable, participant: string, key: string): Promise<void> {
+  await db.query(
+    `INSERT INTO sml_migration_keys (participant, migration_key) VALUES ($1, $2)
+     ON CONFLICT (participant) DO UPDATE SET migration_key = excluded.migration_key, given_at = now()`,
+    [participant, key],
+  );
+}
+
+export async function migrationKeyOf(db: Queryable, participant: string): Promise<string | undefined> {
+  const [row] = await db.query<{ key: string }>('SELECT migration_key AS key FROM sml_migration_keys WHERE participant = $1', [participant]);
+  return row?.key;
+}
+
+export async function forgetMigrationKey(db: Queryable, participant: string): Promise<void> {
+  await db.query('DELETE FROM sml_migration_keys WHERE participant = $1', [participant]);
+}
+
 export async function wasPushed(db: Queryable, participant: string): Promise<boolean> {
   return (await db.query('SELECT 1 FROM directory_participants WHERE participant = $1', [participant])).length > 0;
 }

@@ -6,8 +6,10 @@ import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type Ch
 import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
-import { networkStateOf, stuckParticipants } from './network.js';
-import { DeliveryStatusList, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
+import { keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
+import { actorOf, appendChange } from './log.js';
+import { ConflictError } from '../core/errors.js';
+import { DeliveryStatusList, MigrationKeyForm, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
 import { participantKeyOrNotFound, participantNotFound } from '../participants/identifiers.js';
 import { getParticipant } from '../participants/repository.js';
 import { ParticipantParams } from '../participants/schemas.js';
@@ -74,6 +76,26 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const participant = await getParticipant(app.db, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
     if (participant === undefined) throw participantNotFound(identifier);
     return networkStateOf(app.db, participant.qualifiedIdentifier);
+  });
+
+  app.put('/participants/:identifier/migration-key', {
+    schema: {
+      summary: 'Take the participant\'s organization over from the SMP that holds it, with the migration key its previous provider gave',
+      params: ParticipantParams, body: MigrationKeyForm,
+    },
+    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-key'], objectName: 'migrationKeyForm' },
+  }, async (request, reply) => {
+    const { identifier } = request.params;
+    await app.db.transaction(async (tx) => {
+      const participant = await getParticipant(tx, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
+      if (participant === undefined) throw participantNotFound(identifier);
+      const organization = participant.qualifiedIdentifier;
+      if (await smlStateOf(tx, organization) === 'registered') throw new ConflictError(`The SML holds ${organization} for this SMP already`);
+      await keepMigrationKey(tx, organization, request.body.migrationKey);
+      // The change makes the SML delivery try again, now with Migrate; the key stays out of the log.
+      await appendChange(tx, actorOf(request), { resource: 'participant', identifier: organization, operation: 'migrate', before: participant, after: participant });
+    });
+    return reply.status(200).send();
   });
 
   app.get('/changes', {

@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import { Nullable, Uuid } from '../core/schemas.js';
+import { MIGRATION_KEY_PATTERN } from './sml-client.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
   'transport-profile', 'capability', 'user'] as const;
-const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire'] as const;
+const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire', 'migrate'] as const;
 
 const ResourceKind = Type.Union(RESOURCES.map((resource) => Type.Literal(resource)), { title: 'ChangeResource' });
 const OperationKind = Type.Union(OPERATIONS.map((operation) => Type.Literal(operation)), { title: 'ChangeOperation' });
@@ -112,3 +113,11 @@ export const StuckParticipantList = Type.Array(Type.Object({
   since: Type.String({ format: 'date-time' }),
   lastError: SmlRefusal,
 }, { title: 'StuckParticipant' }), { title: 'StuckParticipantList' });
+
+export const MigrationKeyForm = Type.Object({
+  migrationKey: Type.String({
+    minLength: 8, maxLength: 24, pattern: MIGRATION_KEY_PATTERN.source,
+    description: 'the key the organization\'s previous provider got from the SML (PrepareToMigrate): 8 to 24 characters, '
+      + 'at least two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`; never shown again',
+  }),
+}, { title: 'MigrationKeyForm' });

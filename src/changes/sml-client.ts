@@ -64,7 +64,14 @@ export interface SmlClient {
   delete(participant: string): Promise<void>;
   /** Every participant identifier the SML holds for this SMP (its List operation, page by page). */
   list(): Promise<string[]>;
+  /** Takes over a participant another SMP prepared to migrate with `key` (Migrate). */
+  migrate(participant: string, key: string): Promise<void>;
+  /** Lets another SMP take over a participant this SMP holds, with `key` (PrepareToMigrate). */
+  prepareToMigrate(participant: string, key: string): Promise<void>;
 }
+
+/** BDMSL's rule for a migration key (as phax/peppol-commons states it): 8 to 24 characters without blanks, at least two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`. */
+export const MIGRATION_KEY_PATTERN = /^(?=.{8,24}$)(?=(.*[@#$%()[\]{}*^_\-!~|+=]){2,})(?=(.*[A-Z]){2})(?=(.*[a-z]){2})(?=(.*[0-9]){2})(?=\S+$).*$/;
 
 export function smlClient(options: SmlOptions): SmlClient {
   const target = new URL(`${options.url.replace(/\/$/, '')}/manageparticipantidentifier`);
@@ -90,9 +97,15 @@ export function smlClient(options: SmlOptions): SmlClient {
     await call(`${operation}In`, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${smp}${participantXml(participant)}</${element}>`);
   };
 
+  const migration = (element: 'PrepareMigrationRecord' | 'CompleteMigrationRecord', action: string) => async (participant: string, key: string) => {
+    await call(action, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${smp}${participantXml(participant)}<MigrationKey>${escapeXml(key)}</MigrationKey></${element}>`);
+  };
+
   return {
     create: manage('create'),
     delete: manage('delete'),
+    migrate: migration('CompleteMigrationRecord', 'migrateIn'),
+    prepareToMigrate: migration('PrepareMigrationRecord', 'prepareMigrateIn'),
     async list() {
       const found: string[] = [];
       let next = '';

@@ -14,7 +14,7 @@ const RESOURCES: Record<Resource, TextKey> = {
   'access-point': 'accessPoint', 'access-point-provider': 'resourceAccessPointProvider', 'service-provider': 'resourceServiceProvider',
   'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser',
 };
-const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire' };
+const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire', migrate: 'operationMigrate' };
 
 interface Filters {
   resource?: Resource;
