@@ -13,7 +13,7 @@ import changeRoutes from './changes/routes.js';
 import { expirySweeper } from './changes/expiry.js';
 import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
 import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
-import { smlClient, type SmlOptions } from './changes/sml-client.js';
+import { smlClient, type SmlClient, type SmlOptions } from './changes/sml-client.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import { clientErrors } from './http/client-errors.js';
@@ -53,6 +53,8 @@ declare module 'fastify' {
     catalogue: CatalogueCache;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
+    /** The SML (BDMSL) client; undefined without `SML_URL`. */
+    sml: SmlClient | undefined;
   }
 }
 
@@ -125,8 +127,10 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onReady', () => expiry.start());
     app.addHook('onClose', () => expiry.stop());
   }
+  const sml = options.sml ? smlClient(options.sml) : undefined;
+  app.decorate('sml', sml);
   const targets: DeliveryTarget[] = [
-    ...(options.sml ? [smlTarget(smlClient(options.sml))] : []),
+    ...(sml ? [smlTarget(sml)] : []),
     ...(options.directory ? [directoryTarget(directoryClient(options.directory), options.sml ? 'sml' : undefined)] : []),
   ];
   for (const target of targets) {

@@ -32,7 +32,8 @@ Commands:
                                   with --all-or-nothing, nothing is stored unless every line is right
   export-participants [file]      write every participant as JSON lines (standard output without a file)
   sml-reconcile [--dry-run]       list what the SML should hold against what it holds (SML_URL, SML_SMP_ID)
-                                  and, without --dry-run, register what is missing and delete what is extra
+                                  and, without --dry-run, register what is missing and delete what is extra;
+                                  end the organizations migrating out that another SMP has migrated
   help                            show this text`;
 
 /** A mistake of the operator: its message is all there is to say. */
@@ -145,7 +146,8 @@ async function smlReconcile(db: Database, args: string[]): Promise<void> {
   console.log(`SML ${options.url}, SMP ${options.smpId}: should hold ${result.expected}, holds ${result.held}`);
   for (const participant of result.missing) console.log(`  missing: ${participant}${result.repaired ? ' (registered)' : ''}`);
   for (const participant of result.extra) console.log(`  extra:   ${participant}${result.repaired ? ' (deleted)' : ''}`);
-  if (result.missing.length + result.extra.length === 0) console.log('  in step');
+  for (const participant of result.migrated) console.log(`  migrated to another SMP: ${participant}${result.repaired ? ' (ended)' : ''}`);
+  if (result.missing.length + result.extra.length + result.migrated.length === 0) console.log('  in step');
 }
 
 async function importFile(db: Database, args: string[]): Promise<void> {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { buildApp, type App } from '../src/app.js';
 import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
 import { startLocalDirectory, type LocalDirectory } from '../src/changes/local-directory.js';
-import { smlClient } from '../src/changes/sml-client.js';
+import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { reconcileSml } from '../src/changes/reconcile.js';
 import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
@@ -244,6 +244,56 @@ describe('migration in: taking an organization over from another SMP', () => {
     expect((await giveKey(participant, KEY)).statusCode).toBe(200);
     await delivered();
     expect(await networkOf(participant)).toMatchObject({ sml: { state: 'registered' } });
+  });
+});
+
+describe('migration out: another SMP takes an organization over', () => {
+  const migrationOut = (participant: { identifier: string }, method: 'POST' | 'DELETE' = 'POST') =>
+    call(app, { method, url: `${PARTICIPANTS}/${participant.identifier}/migration-out`, user: t.users.serviceProvider });
+  const otherSmp = () => smlClient({ url: sml.url, smpId: OTHER_SMP });
+  const registered = async () => {
+    const participant = await addParticipant(app, t.users.serviceProvider);
+    await delivered();
+    return participant;
+  };
+
+  it('gives a key the SML accepts, serves the organization until the other SMP migrates it, then ends it as a migration', async () => {
+    const participant = await registered();
+    const organization = participant.qualifiedIdentifier;
+    const { migrationKey } = expectStatus(await migrationOut(participant), 201) as { migrationKey: string };
+    expect(migrationKey).toMatch(MIGRATION_KEY_PATTERN);
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'migrating_out' }, directory: { state: 'pushed' } });
+    // Served as usual meanwhile: a change is delivered and leaves the migration as it is.
+    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${participant.identifier}`, user: t.users.serviceProvider, payload: { processes: [], contact: { name: 'Still Here' } } }), 200);
+    await delivered();
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'migrating_out' } });
+    expect((await reconcileSml(t.db, smlClient({ url: sml.url, smpId: SMP_ID }))).migrated).toEqual([]);
+
+    await otherSmp().migrate(organization, migrationKey);
+    const calls = { ...sml.calls };
+    expect((await reconcileSml(t.db, smlClient({ url: sml.url, smpId: SMP_ID }))).migrated).toEqual([organization]);
+    await delivered();
+    expectStatus(await call(app, { url: `${PARTICIPANTS}/${participant.identifier}`, user: t.users.serviceProvider }), 404);
+    const audit = expectStatus(await call(app, { url: `/rest/api/audit?identifier=${encodeURIComponent(organization)}&operation=migrate`, user: t.users.authority }), 200);
+    expect(audit.content).toEqual([expect.objectContaining({ operation: 'migrate', after: null })]);
+    expect(JSON.stringify(audit)).not.toContain(migrationKey);
+    expect(directory.indexed.has(organization)).toBe(false);
+    // The SML's registration is the other SMP's now: left alone.
+    expect(sml.calls.delete - calls.delete).toBe(0);
+    expect(sml.registrations.get(OTHER_SMP)?.has(organization)).toBe(true);
+  });
+
+  it('withdraws a key before it is used: the other SMP cannot migrate with it, and the organization stays registered', async () => {
+    const participant = await registered();
+    const first = (expectStatus(await migrationOut(participant), 201) as { migrationKey: string }).migrationKey;
+    const second = (expectStatus(await migrationOut(participant), 201) as { migrationKey: string }).migrationKey;
+    await expect(otherSmp().migrate(participant.qualifiedIdentifier, first)).rejects.toMatchObject({ fault: 'NotFoundFault' });
+    expect(await migrationOut(participant, 'DELETE')).toMatchObject({ statusCode: 204 });
+    await expect(otherSmp().migrate(participant.qualifiedIdentifier, second)).rejects.toMatchObject({ fault: 'NotFoundFault' });
+    expect(held().has(participant.qualifiedIdentifier)).toBe(true);
+    expect(await networkOf(participant)).toMatchObject({ sml: { state: 'registered' } });
+    expectStatus(await migrationOut(participant, 'DELETE'), 409);
+    expectStatus(await call(app, { method: 'POST', url: `${PARTICIPANTS}/${participant.identifier}/migration-out`, user: t.users.otherServiceProvider }), 404);
   });
 });
 

@@ -71,7 +71,7 @@ export const directoryTarget = (directory: DirectoryClient, after?: string): Del
   ...(after === undefined ? {} : { after }),
   async deliver(db, participant) {
     if (await organizationIsLive(db, participant)) {
-      if (after !== undefined && await smlStateOf(db, participant) !== 'registered') return;
+      if (after !== undefined && !['registered', 'migrating_out'].includes(await smlStateOf(db, participant) ?? '')) return;
       await directory.put(participant);
       await recordPushed(db, participant);
     } else if (await wasPushed(db, participant)) {
@@ -90,8 +90,10 @@ function refusalOf(error: unknown): SmlError {
 async function deliverToSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
   const state = await smlStateOf(db, participant);
   const live = await organizationIsLive(db, participant);
-  if (live && state !== 'registered') await registerInSml(db, sml, participant);
-  else if (!live && state === 'registered') await deleteFromSml(db, sml, participant);
+  // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
+  const ours = state === 'registered' || state === 'migrating_out';
+  if (live && !ours) await registerInSml(db, sml, participant);
+  else if (!live && ours) await deleteFromSml(db, sml, participant);
   else if (!live && state !== undefined) await forgetSml(db, participant);
 }
 

@@ -5,7 +5,7 @@ import type { SmlError } from './sml-client.js';
  * Each participant's place in the network: what the SML said to it (`sml_participants`) and what the Directory
  * was pushed (`directory_participants`), written by the deliveries and read by the API (migration 017).
  */
-export type SmlState = 'registered' | 'held_elsewhere' | 'refused';
+export type SmlState = 'registered' | 'held_elsewhere' | 'refused' | 'migrating_out';
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
@@ -25,17 +25,23 @@ export async function recordSml(db: Queryable, participant: string, state: SmlSt
   );
 }
 
+export async function participantsMigratingOut(db: Queryable): Promise<string[]> {
+  const rows = await db.query<{ participant: string }>(`SELECT participant FROM sml_participants WHERE state = 'migrating_out'`);
+  return rows.map((row) => row.participant);
+}
+
 export async function forgetSml(db: Queryable, participant: string): Promise<void> {
   await db.query('DELETE FROM sml_participants WHERE participant = $1', [participant]);
 }
 
-/** Replaces what the registry believes the SML holds for this SMP as registered (sml-reconcile). */
+/** Replaces what the registry believes the SML holds for this SMP as registered (sml-reconcile); one migrating out stays so. */
 export async function recordRegistered(db: Queryable, participants: readonly string[]): Promise<void> {
   await db.query(`DELETE FROM sml_participants WHERE state = 'registered' AND NOT (participant = ANY($1::text[]))`, [participants]);
   await db.query(
     `INSERT INTO sml_participants (participant, state) SELECT unnest($1::text[]), 'registered'
      ON CONFLICT (participant) DO UPDATE SET state = 'registered', error_fault = NULL, error_code = NULL, error_message = NULL,
-            checked_at = now(), since = CASE WHEN sml_participants.state = 'registered' THEN sml_participants.since ELSE now() END`,
+            checked_at = now(), since = CASE WHEN sml_participants.state = 'registered' THEN sml_participants.since ELSE now() END
+      WHERE sml_participants.state <> 'migrating_out'`,
     [participants],
   );
 }
@@ -148,7 +154,7 @@ function directoryView(row: NetworkRow): NetworkState['directory'] {
 
 export interface StuckParticipant {
   participant: string;
-  state: Exclude<SmlState, 'registered'> | 'pending';
+  state: Exclude<SmlState, 'registered' | 'migrating_out'> | 'pending';
   since: string;
   lastError: SmlRefusal | null;
 }
@@ -158,7 +164,7 @@ export interface StuckParticipant {
  * another SMP, refused, and pending behind the SML cursor.
  */
 export async function stuckParticipants(db: Queryable, limit: number): Promise<StuckParticipant[]> {
-  const recorded = (state: Exclude<SmlState, 'registered'>) => db.query<StuckParticipant>(
+  const recorded = (state: StuckParticipant['state']) => db.query<StuckParticipant>(
     `SELECT participant, state, ${TIMESTAMP('since')} AS since,
             json_build_object('fault', error_fault, 'code', error_code, 'message', error_message) AS "lastError"
        FROM sml_participants WHERE state = $1 ORDER BY since, participant LIMIT $2`,

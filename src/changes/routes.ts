@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
@@ -8,8 +9,10 @@ import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
 import { keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
 import { actorOf, appendChange } from './log.js';
-import { ConflictError } from '../core/errors.js';
-import { DeliveryStatusList, MigrationKeyForm, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
+import { ConflictError, ServiceUnavailableError } from '../core/errors.js';
+import { DeliveryStatusList, MigrationKeyForm, MigrationOut, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
+import { prepareMigrationOut, withdrawMigrationOut } from './migration-out.js';
+import { SmlError, type SmlClient } from './sml-client.js';
 import { participantKeyOrNotFound, participantNotFound } from '../participants/identifiers.js';
 import { getParticipant } from '../participants/repository.js';
 import { ParticipantParams } from '../participants/schemas.js';
@@ -33,6 +36,24 @@ function nextChange(changes: ChangeSignal, ms: number): Promise<void> {
     const timer = setTimeout(done, ms);
     const stop = changes.subscribe(done);
   });
+}
+
+/** The participant the request's path names, within the caller's scope; the participant 404 if none. */
+async function participantOf(db: Queryable, app: FastifyInstance, request: FastifyRequest, identifier: string) {
+  const participant = await getParticipant(db, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
+  if (participant === undefined) throw participantNotFound(identifier);
+  return participant;
+}
+
+/** The SML for an operation the provider waits for: its refusal a 409, its failure (or its absence) a 503. */
+async function withSml<T>(sml: SmlClient | undefined, operation: (sml: SmlClient) => Promise<T>): Promise<T> {
+  if (sml === undefined) throw new ServiceUnavailableError('No SML is configured (SML_URL)');
+  try {
+    return await operation(sml);
+  } catch (error) {
+    if (!(error instanceof SmlError)) throw error;
+    throw error.final ? new ConflictError(`The SML refused: ${error.message}`) : new ServiceUnavailableError(`The SML did not answer; try again: ${error.message}`);
+  }
 }
 
 /** The audit trail (paged, newest first) and the change feed (after a cursor, with a long-poll variant). */
@@ -71,12 +92,7 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: ParticipantParams, response: { 200: NetworkState },
     },
     config: { access: READERS, mediaTypes: ['participants.network'] },
-  }, async (request) => {
-    const { identifier } = request.params;
-    const participant = await getParticipant(app.db, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
-    if (participant === undefined) throw participantNotFound(identifier);
-    return networkStateOf(app.db, participant.qualifiedIdentifier);
-  });
+  }, async (request) => networkStateOf(app.db, (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier));
 
   app.put('/participants/:identifier/migration-key', {
     schema: {
@@ -85,10 +101,8 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-key'], objectName: 'migrationKeyForm' },
   }, async (request, reply) => {
-    const { identifier } = request.params;
     await app.db.transaction(async (tx) => {
-      const participant = await getParticipant(tx, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
-      if (participant === undefined) throw participantNotFound(identifier);
+      const participant = await participantOf(tx, app, request, request.params.identifier);
       const organization = participant.qualifiedIdentifier;
       if (await smlStateOf(tx, organization) === 'registered') throw new ConflictError(`The SML holds ${organization} for this SMP already`);
       await keepMigrationKey(tx, organization, request.body.migrationKey);
@@ -96,6 +110,27 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await appendChange(tx, actorOf(request), { resource: 'participant', identifier: organization, operation: 'migrate', before: participant, after: participant });
     });
     return reply.status(200).send();
+  });
+
+  app.post('/participants/:identifier/migration-out', {
+    schema: {
+      summary: 'Let another SMP take the participant\'s organization over: a migration key, registered with the SML, shown this once',
+      params: ParticipantParams, response: { 201: MigrationOut },
+    },
+    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
+  }, async (request, reply) => {
+    const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    const migrationKey = await withSml(app.sml, (sml) => prepareMigrationOut(app.db, sml, participant));
+    return reply.status(201).send({ participant, migrationKey });
+  });
+
+  app.delete('/participants/:identifier/migration-out', {
+    schema: { summary: 'Withdraw the migration key given out: the SML gets another one, shown to no one', params: ParticipantParams },
+    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
+  }, async (request, reply) => {
+    const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    await withSml(app.sml, (sml) => withdrawMigrationOut(app.db, sml, participant));
+    return reply.status(204).send();
   });
 
   app.get('/changes', {

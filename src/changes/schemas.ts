@@ -85,10 +85,11 @@ const Since = Nullable(Type.String({ format: 'date-time', description: 'when the
 export const NetworkState = Type.Object({
   participant: Type.String({ description: '`iso6523-actorid-upis::{icd}:{organizationIdentifier}`' }),
   sml: Type.Object({
-    state: Type.Union([Type.Literal('registered'), pending, heldElsewhere, refused, Type.Null()], {
+    state: Type.Union([Type.Literal('registered'), pending, heldElsewhere, refused, Type.Literal('migrating_out'), Type.Null()], {
       description: 'registered: the SML holds it for this SMP; pending: a change waits for delivery (the last error is the '
         + 'delivery\'s, retried); held_elsewhere: another SMP holds the organization (tried again on its next change, a '
-        + 'migration, or `registry sml-reconcile`); refused: the SML refused it for good; null: no SML configured',
+        + 'migration, or `registry sml-reconcile`); refused: the SML refused it for good; migrating_out: a migration key was '
+        + 'given out, and the organization is served until another SMP migrates it; null: no SML configured',
     }),
     since: Since,
     lastError: SmlRefusal,
@@ -121,3 +122,8 @@ export const MigrationKeyForm = Type.Object({
       + 'at least two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`; never shown again',
   }),
 }, { title: 'MigrationKeyForm' });
+
+export const MigrationOut = Type.Object({
+  participant: Type.String(),
+  migrationKey: Type.String({ description: 'for the organization\'s new provider, whose SMP calls the SML\'s Migrate with it; shown this once only' }),
+}, { title: 'MigrationOut' });

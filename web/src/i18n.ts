@@ -59,6 +59,11 @@ const en = {
   stateWaitingForSml: 'Waits for the SML', stuckParticipants: 'Participants held up',
   stuckIntro: 'Organizations another SMP holds, that the SML refused, or whose change waits behind the SML delivery; oldest first.',
   noStuck: 'None: every participant is where it should be.', participant: 'Participant', state: 'State',
+  stateMigratingOut: 'Migrating to another SMP', migrationKey: 'Migration key',
+  migrationKeyHint: 'From the organization\'s previous provider: the SML moves the organization to your SMP with it.',
+  takeOver: 'Take over', giveMigrationKey: 'Give a migration key', withdrawMigrationKey: 'Withdraw the key',
+  migrationKeyGiven: 'Give this key to the organization\'s new provider. It is shown this once only:',
+  migrationKeySent: 'The key is on its way to the SML.', migrationKeyWithdrawn: 'The key is withdrawn; the organization stays with you.',
 } as const;
 
 export type TextKey = keyof typeof en;
@@ -121,6 +126,11 @@ const nb: Record<TextKey, string> = {
   stateWaitingForSml: 'Venter på SML', stuckParticipants: 'Deltakere som står fast',
   stuckIntro: 'Organisasjoner en annen SMP holder, som SML avviste, eller der en endring venter bak SML-leveransen; eldste først.',
   noStuck: 'Ingen: alle deltakere er der de skal være.', participant: 'Deltaker', state: 'Tilstand',
+  stateMigratingOut: 'Flyttes til en annen SMP', migrationKey: 'Flyttenøkkel',
+  migrationKeyHint: 'Fra organisasjonens forrige leverandør: SML flytter organisasjonen til din SMP med den.',
+  takeOver: 'Overta', giveMigrationKey: 'Gi en flyttenøkkel', withdrawMigrationKey: 'Trekk tilbake nøkkelen',
+  migrationKeyGiven: 'Gi denne nøkkelen til organisasjonens nye leverandør. Den vises bare denne ene gangen:',
+  migrationKeySent: 'Nøkkelen er på vei til SML.', migrationKeyWithdrawn: 'Nøkkelen er trukket tilbake; organisasjonen blir hos deg.',
 };
 
 export type Language = 'nb' | 'en';
