@@ -4,7 +4,7 @@ import { participantIsLive } from '../participants/repository.js';
 import { coalesced, type ChangeSignal } from './signal.js';
 import type { DirectoryClient } from './directory-client.js';
 import {
-  forgetMigrationKey, forgetPushed, forgetSml, migrationKeyOf, recordPushed, recordSml, smlStateOf, wasPushed,
+  forgetMigrationKey, forgetPushed, forgetSml, heldForThisSmp, migrationKeyOf, recordPushed, recordSml, smlStateOf, wasPushed,
 } from './network.js';
 import { SmlError, type SmlClient } from './sml-client.js';
 
@@ -71,7 +71,7 @@ export const directoryTarget = (directory: DirectoryClient, after?: string): Del
   ...(after === undefined ? {} : { after }),
   async deliver(db, participant) {
     if (await organizationIsLive(db, participant)) {
-      if (after !== undefined && !['registered', 'migrating_out'].includes(await smlStateOf(db, participant) ?? '')) return;
+      if (after !== undefined && !heldForThisSmp(await smlStateOf(db, participant))) return;
       await directory.put(participant);
       await recordPushed(db, participant);
     } else if (await wasPushed(db, participant)) {
@@ -91,7 +91,7 @@ async function deliverToSml(db: Queryable, sml: SmlClient, participant: string):
   const state = await smlStateOf(db, participant);
   const live = await organizationIsLive(db, participant);
   // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
-  const ours = state === 'registered' || state === 'migrating_out';
+  const ours = heldForThisSmp(state);
   if (live && !ours) await registerInSml(db, sml, participant);
   else if (!live && ours) await deleteFromSml(db, sml, participant);
   else if (!live && state !== undefined) await forgetSml(db, participant);

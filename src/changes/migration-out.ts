@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import { endMigratedOrganization } from '../participants/writes.js';
 import type { Actor } from './log.js';
-import { forgetSml, participantsMigratingOut, recordSml, smlStateOf } from './network.js';
+import { forgetSml, heldForThisSmp, participantsMigratingOut, recordSml, smlStateOf } from './network.js';
 import type { SmlClient } from './sml-client.js';
 
 const KEY_LENGTH = 24;
@@ -32,8 +32,7 @@ export function newMigrationKey(): string {
  * for while migrating replaces the last) and returns it, to be shown once. It is kept nowhere.
  */
 export async function prepareMigrationOut(db: Queryable, sml: SmlClient, participant: string): Promise<string> {
-  const state = await smlStateOf(db, participant);
-  if (state !== 'registered' && state !== 'migrating_out') throw new ConflictError(`The SML does not hold ${participant} for this SMP`);
+  if (!heldForThisSmp(await smlStateOf(db, participant))) throw new ConflictError(`The SML does not hold ${participant} for this SMP`);
   const key = newMigrationKey();
   await sml.prepareToMigrate(participant, key);
   await recordSml(db, participant, 'migrating_out');

@@ -9,6 +9,9 @@ export type SmlState = 'registered' | 'held_elsewhere' | 'refused' | 'migrating_
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
+/** Whether the SML holds the organization for this SMP: registered, or migrating out (served until migrated). */
+export const heldForThisSmp = (state: SmlState | undefined) => state === 'registered' || state === 'migrating_out';
+
 export async function smlStateOf(db: Queryable, participant: string): Promise<SmlState | undefined> {
   const [row] = await db.query<{ state: SmlState }>('SELECT state FROM sml_participants WHERE participant = $1', [participant]);
   return row?.state;

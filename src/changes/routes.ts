@@ -7,7 +7,7 @@ import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type Ch
 import { AuditPage, AuditQuery, FeedPage, FeedQuery } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
-import { keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
+import { heldForThisSmp, keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
 import { actorOf, appendChange } from './log.js';
 import { ConflictError, ServiceUnavailableError } from '../core/errors.js';
 import { DeliveryStatusList, MigrationKeyForm, MigrationOut, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
@@ -104,7 +104,7 @@ const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     await app.db.transaction(async (tx) => {
       const participant = await participantOf(tx, app, request, request.params.identifier);
       const organization = participant.qualifiedIdentifier;
-      if (await smlStateOf(tx, organization) === 'registered') throw new ConflictError(`The SML holds ${organization} for this SMP already`);
+      if (heldForThisSmp(await smlStateOf(tx, organization))) throw new ConflictError(`The SML holds ${organization} for this SMP already`);
       await keepMigrationKey(tx, organization, request.body.migrationKey);
       // The change makes the SML delivery try again, now with Migrate; the key stays out of the log.
       await appendChange(tx, actorOf(request), { resource: 'participant', identifier: organization, operation: 'migrate', before: participant, after: participant });

@@ -70,7 +70,10 @@ export interface SmlClient {
   prepareToMigrate(participant: string, key: string): Promise<void>;
 }
 
-/** BDMSL's rule for a migration key (as phax/peppol-commons states it): 8 to 24 characters without blanks, at least two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`. */
+/**
+ * BDMSL's rule for a migration key (as phax/peppol-commons states it): 8 to 24 characters without blanks, at least
+ * two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`.
+ */
 export const MIGRATION_KEY_PATTERN = /^(?=.{8,24}$)(?=(.*[@#$%()[\]{}*^_\-!~|+=]){2,})(?=(.*[A-Z]){2})(?=(.*[a-z]){2})(?=(.*[0-9]){2})(?=\S+$).*$/;
 
 export function smlClient(options: SmlOptions): SmlClient {
