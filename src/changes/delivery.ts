@@ -4,7 +4,7 @@ import { participantIsLive } from '../participants/repository.js';
 import { coalesced, type ChangeSignal } from './signal.js';
 import type { DirectoryClient } from './directory-client.js';
 import {
-  forgetMigrationKey, forgetPushed, forgetSml, heldForThisSmp, migrationKeyOf, recordPushed, recordSml, smlStateOf, wasPushed,
+  forgetMigrationKey, forgetPushed, forgetSml, heldForThisSmp, recordPushed, recordSml, smlRecordOf, smlStateOf, wasPushed,
 } from './network.js';
 import { SmlError, type SmlClient } from './sml-client.js';
 
@@ -88,24 +88,23 @@ function refusalOf(error: unknown): SmlError {
 }
 
 async function deliverToSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
-  const state = await smlStateOf(db, participant);
+  const { state, migrationKey } = await smlRecordOf(db, participant);
   const live = await organizationIsLive(db, participant);
   // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
   const ours = heldForThisSmp(state);
-  if (live && !ours) await registerInSml(db, sml, participant);
+  if (live && !ours) await registerInSml(db, sml, participant, migrationKey);
   else if (!live && ours) await deleteFromSml(db, sml, participant);
   else if (!live && state !== undefined) await forgetSml(db, participant);
 }
 
 /**
- * Registers the organization in the SML: Migrate with the key its provider gave (taking it over from another
- * SMP), else Create. A refusal of Create with BadRequestFault, or of Migrate, is of an answer that was lost when
+ * Registers the organization in the SML: Migrate with `key`, the one its provider gave (taking it over from
+ * another SMP), else Create. A refusal of Create with BadRequestFault, or of Migrate, is of an answer that was lost when
  * the SML's List shows the organization under this SMP's ID; else a Create of one that "already exist[s]"
  * (ERR-106) is of one another SMP holds; any other refusal no retry can cure is recorded as refused (a wrong
  * migration key among them: it is not tried again). Each refusal is recorded, and the cursor goes on.
  */
-export async function registerInSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
-  const key = await migrationKeyOf(db, participant);
+export async function registerInSml(db: Queryable, sml: SmlClient, participant: string, key?: string): Promise<void> {
   const refusal = await (key === undefined ? sml.create(participant) : sml.migrate(participant, key)).then(() => undefined, refusalOf);
   if (key !== undefined) await forgetMigrationKey(db, participant);
   if (refusal === undefined) return recordSml(db, participant, 'registered');

@@ -12,6 +12,18 @@ const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
 /** Whether the SML holds the organization for this SMP: registered, or migrating out (served until migrated). */
 export const heldForThisSmp = (state: SmlState | undefined) => state === 'registered' || state === 'migrating_out';
 
+/** What the delivery needs of an organization in one read: its SML state and the migration key its provider gave. */
+export async function smlRecordOf(db: Queryable, participant: string): Promise<{ state?: SmlState; migrationKey?: string }> {
+  const [row] = await db.query<{ state: SmlState | null; migrationKey: string | null }>(
+    `SELECT s.state, k.migration_key AS "migrationKey"
+       FROM (SELECT $1::text AS participant) p
+       LEFT JOIN sml_participants s ON s.participant = p.participant
+       LEFT JOIN sml_migration_keys k ON k.participant = p.participant`,
+    [participant],
+  );
+  return { ...(row?.state ? { state: row.state } : {}), ...(row?.migrationKey ? { migrationKey: row.migrationKey } : {}) };
+}
+
 export async function smlStateOf(db: Queryable, participant: string): Promise<SmlState | undefined> {
   const [row] = await db.query<{ state: SmlState }>('SELECT state FROM sml_participants WHERE participant = $1', [participant]);
   return row?.state;
@@ -56,11 +68,6 @@ export async function keepMigrationKey(db: Queryable, participant: string, key: 
      ON CONFLICT (participant) DO UPDATE SET migration_key = excluded.migration_key, given_at = now()`,
     [participant, key],
   );
-}
-
-export async function migrationKeyOf(db: Queryable, participant: string): Promise<string | undefined> {
-  const [row] = await db.query<{ key: string }>('SELECT migration_key AS key FROM sml_migration_keys WHERE participant = $1', [participant]);
-  return row?.key;
 }
 
 export async function forgetMigrationKey(db: Queryable, participant: string): Promise<void> {

@@ -4,7 +4,7 @@ import { finishMigrationsOut } from './migration-out.js';
 import { PARTICIPANT_SCHEME } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import { registerInSml } from './delivery.js';
-import { participantsMigratingOut, recordRegistered } from './network.js';
+import { participantsMigratingOut, recordRegistered, smlRecordOf } from './network.js';
 import type { SmlClient } from './sml-client.js';
 
 export interface Reconciliation {
@@ -39,7 +39,7 @@ export async function reconcileSml(db: Database, sml: SmlClient, options: { dryR
   const extra = [...held].filter((participant) => !expected.has(participant)).sort();
   if (!options.dryRun) {
     await recordRegistered(db, [...expected].filter((participant) => held.has(participant)));
-    for (const participant of missing) await registerInSml(db, sml, participant);
+    for (const participant of missing) await registerInSml(db, sml, participant, (await smlRecordOf(db, participant)).migrationKey);
     for (const participant of extra) await sml.delete(participant);
   }
   return { expected: expected.size, held: held.size, missing, extra, migrated, repaired: !options.dryRun };
