@@ -14,7 +14,7 @@ import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './changes/expiry.js';
 import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
 import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
-import { smlClient, type SmlOptions } from './changes/sml-client.js';
+import { smlClient, type SmlClient, type SmlOptions } from './changes/sml-client.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import { clientErrors } from './http/client-errors.js';
@@ -57,6 +57,8 @@ declare module 'fastify' {
     catalogue: CatalogueCache;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
+    /** The SML (BDMSL) client; undefined without `SML_URL`. */
+    sml: SmlClient | undefined;
   }
 }
 
@@ -147,8 +149,10 @@ export async function buildApp(options: AppOptions) {
   const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
   // In Peppol the SMP certificate is the SML and Directory client certificate: unless files name another, the pair in use.
   const clientCertificate = smpKeys && !smpKeys.current.development ? { clientCertificate: () => smpKeys.clientCertificate() } : {};
+  const sml = options.sml ? smlClient({ ...clientCertificate, ...options.sml }) : undefined;
+  app.decorate('sml', sml);
   const targets: DeliveryTarget[] = [
-    ...(options.sml ? [smlTarget(smlClient({ ...clientCertificate, ...options.sml }))] : []),
+    ...(sml ? [smlTarget(sml)] : []),
     ...(options.directory ? [directoryTarget(directoryClient({ ...clientCertificate, ...options.directory }), options.sml ? 'sml' : undefined)] : []),
   ];
   for (const target of targets) {

@@ -35,7 +35,8 @@ Commands:
                                   with --all-or-nothing, nothing is stored unless every line is right
   export-participants [file]      write every participant as JSON lines (standard output without a file)
   sml-reconcile [--dry-run]       list what the SML should hold against what it holds (SML_URL, SML_SMP_ID)
-                                  and, without --dry-run, register what is missing and delete what is extra
+                                  and, without --dry-run, register what is missing and delete what is extra;
+                                  end the organizations migrating out that another SMP has migrated
   sml-prepare-certificate         announce the next SMP certificate (REGISTRY_SMP_NEXT_...) to the SML with
                                   the current one (BDMSL's PrepareChangeCertificate); running it again
                                   announces the same; needs no database
@@ -159,7 +160,8 @@ async function smlReconcile(db: Database, args: string[]): Promise<void> {
   console.log(`SML ${options.url}, SMP ${options.smpId}: should hold ${result.expected}, holds ${result.held}`);
   for (const participant of result.missing) console.log(`  missing: ${participant}${result.repaired ? ' (registered)' : ''}`);
   for (const participant of result.extra) console.log(`  extra:   ${participant}${result.repaired ? ' (deleted)' : ''}`);
-  if (result.missing.length + result.extra.length === 0) console.log('  in step');
+  for (const participant of result.migrated) console.log(`  migrated to another SMP: ${participant}${result.repaired ? ' (ended)' : ''}`);
+  if (result.missing.length + result.extra.length + result.migrated.length === 0) console.log('  in step');
 }
 
 async function smlPrepareCertificate(): Promise<void> {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BILLING_PROCESS } from '../src/setup/demo.js';
 import { loadCatalogue } from '../src/catalogue/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
@@ -13,6 +13,8 @@ import { launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { PROJECT_ROOT, testOutputDir } from './helpers/openapi-tools.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
+import { startLocalSml } from '../src/changes/local-sml.js';
+import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -53,10 +55,11 @@ describe('the web console in Chromium, against the real service', () => {
   const problems: string[] = [];
   const shots = testOutputDir(`web-console-${testDatabaseKind}`);
   let dependentProcess: string;
+  let root: string;
 
   beforeAll(async () => {
     // Built per vitest project into its own folder: both projects run at once.
-    const root = join(PROJECT_ROOT, 'test-output', `console-build-${testDatabaseKind}`);
+    root = join(PROJECT_ROOT, 'test-output', `console-build-${testDatabaseKind}`);
     await build({ configFile: join(PROJECT_ROOT, 'web/vite.config.ts'), logLevel: 'silent', build: { outDir: root, emptyOutDir: true } });
     // An SML nobody answers at: the deliveries page has a failure to show. The retry waits long enough to stay failed.
     test = await startTestApp({
@@ -87,7 +90,8 @@ describe('the web console in Chromium, against the real service', () => {
     await test?.close();
   });
 
-  async function open(hash: string, options: { user?: TestUser; width?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  async function open(hash: string, options: { user?: TestUser; width?: number; at?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const origin = options.at ?? base;
     const context = await browser.newContext({ acceptDownloads: true, locale: 'en-US', viewport: { width: options.width ?? WIDTHS.desktop, height: 900 } });
     const page = await context.newPage();
     page.on('console', (message) => {
@@ -99,8 +103,8 @@ describe('the web console in Chromium, against the real service', () => {
     page.on('response', (response) => {
       if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/rest/')) problems.push(`404 for ${response.url()}`);
     });
-    await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(base).host) ? route.continue() : route.abort()));
-    await page.goto(`${base}/`);
+    await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(origin).host) ? route.continue() : route.abort()));
+    await page.goto(`${origin}/`);
     if (options.user) {
       await page.evaluate(() => { location.hash = '#/sign-in'; });
       await page.getByLabel('Username').fill(options.user.username);
@@ -405,6 +409,66 @@ describe('the web console in Chromium, against the real service', () => {
     await provider.page.evaluate(() => { location.hash = '#/deliveries'; });
     await expect.poll(() => provider.page.locator('main').innerText()).toContain('This page is not for your role.');
     await provider.context.close();
+  }, 90_000);
+
+  it('a participant\'s place in the network: pending with the SML\'s failure on its page, and among the held-up on the deliveries page', async () => {
+    const participant = await addParticipant(test.app, test.users.serviceProvider, { name: 'Nettverk Venter AS' });
+    const { context, page } = await open(`#/participants/edit/${participant.identifier}`, { user: test.users.serviceProvider });
+    const place = page.getByRole('region', { name: 'Place in the network' });
+    await expect.poll(() => place.innerText(), { timeout: 15_000 }).toMatch(/SML\s+Pending · Since .*(ECONNREFUSED|connect)/s);
+    expect(await place.innerText()).toMatch(/Peppol Directory\s+Not configured/);
+    await page.screenshot({ path: join(shots, 'participant-network-desktop.png'), fullPage: true });
+    expect(await axeViolations(page, 'participant edit page with its place in the network')).toEqual([]);
+    await context.close();
+
+    const authority = await open('#/deliveries', { user: test.users.authority });
+    const row = authority.page.locator('tbody tr', { hasText: participant.qualifiedIdentifier });
+    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/Pending/);
+    await authority.page.screenshot({ path: join(shots, 'deliveries-held-up-desktop.png'), fullPage: true });
+    await authority.context.close();
+  }, 90_000);
+
+  it('migrations in the console: a key taken over from another SMP, and a key given out once and withdrawn', async () => {
+    const sml = await startLocalSml();
+    const own = await startTestApp({ console: { root }, sml: { url: sml.url, smpId: 'CONSOLE-SMP', timeoutMs: 2000 }, delivery: { intervalMs: 50 } });
+    try {
+      const at = await own.app.listen({ host: '127.0.0.1', port: 0 });
+      const taken = `iso6523-actorid-upis::0192:${uniqueOrganization()}`;
+      sml.registrations.set('OTHER-SMP', new Set([taken]));
+      await smlClient({ url: sml.url, smpId: 'OTHER-SMP' }).prepareToMigrate(taken, 'aB3$cD4%eF5^gH6!');
+      const participant = await addParticipant(own.app, own.users.serviceProvider, { organizationIdentifier: taken.split(':').at(-1), name: 'Flytter Inn AS' });
+      const edit = `#/participants/edit/${participant.identifier}`;
+      const smlState = async () => (await own.app.inject({
+        url: `/rest/api/participants/${participant.identifier}/network`, headers: { authorization: own.users.serviceProvider.authorization },
+      })).json().sml.state;
+      await vi.waitFor(async () => expect(await smlState()).toBe('held_elsewhere'), { timeout: 15_000, interval: 100 });
+      const { context, page } = await open(edit, { user: own.users.serviceProvider, at });
+      const place = page.getByRole('region', { name: 'Place in the network' });
+      await expect.poll(() => place.innerText()).toMatch(/SML\s+Held by another SMP.*ERR-106/s);
+      await page.screenshot({ path: join(shots, 'participant-held-elsewhere-desktop.png'), fullPage: true });
+      expect(await axeViolations(page, 'participant held by another SMP, with the migration key form')).toEqual([]);
+      await place.getByLabel('Migration key').fill('aB3$cD4%eF5^gH6!');
+      await place.getByRole('button', { name: 'Take over' }).click();
+      await expect.poll(() => place.innerText()).toContain('The key is on its way to the SML.');
+      await vi.waitFor(async () => expect(await smlState()).toBe('registered'), { timeout: 15_000, interval: 100 });
+      await page.evaluate(() => { location.hash = '#/participants'; });
+      await page.evaluate((target) => { location.hash = target; }, edit);
+      await expect.poll(() => place.innerText()).toMatch(/SML\s+Registered/);
+      expect(sml.registrations.get('CONSOLE-SMP')?.has(taken)).toBe(true);
+
+      await place.getByRole('button', { name: 'Give a migration key' }).click();
+      const key = await place.locator('code.migration-key').innerText();
+      expect(key).toMatch(MIGRATION_KEY_PATTERN);
+      await expect.poll(() => place.innerText()).toMatch(/SML\s+Migrating to another SMP/);
+      await page.screenshot({ path: join(shots, 'participant-migrating-out-desktop.png'), fullPage: true });
+      await place.getByRole('button', { name: 'Withdraw the key' }).click();
+      await expect.poll(() => place.innerText()).toMatch(/SML\s+Registered.*withdrawn/s);
+      expect(await place.locator('code.migration-key').count()).toBe(0);
+      await context.close();
+    } finally {
+      await own.close();
+      await sml.close();
+    }
   }, 90_000);
 
   it('role boundaries: a provider sees no authority page and no other provider\'s participant; the authority sees no users page', async () => {

@@ -3,7 +3,10 @@ import type { Database, Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
 import { coalesced, type ChangeSignal } from './signal.js';
 import type { DirectoryClient } from './directory-client.js';
-import type { SmlClient } from './sml-client.js';
+import {
+  forgetMigrationKey, forgetPushed, forgetSml, heldForThisSmp, recordPushed, recordSml, smlRecordOf, smlStateOf, wasPushed,
+} from './network.js';
+import { SmlError, type SmlClient } from './sml-client.js';
 
 /**
  * Delivery of the registry's participants to the SML and the Peppol Directory (transactional outbox): the change log is the outbox, and
@@ -60,29 +63,64 @@ export const smlTarget = (sml: SmlClient): DeliveryTarget => ({
 /**
  * The Peppol Directory: every change of a participant pushed (PUT), the organization deleted with its last one.
  * With `after: 'sml'` an entry is pushed only once the SML has it, since the Directory looks a pushed
- * participant up through the SML.
+ * participant up through the SML, and only while the SML holds it for this SMP (not one another SMP holds).
+ * Only what was pushed is deleted.
  */
 export const directoryTarget = (directory: DirectoryClient, after?: string): DeliveryTarget => ({
   name: 'directory',
   ...(after === undefined ? {} : { after }),
-  deliver: async (db, participant) => (await organizationIsLive(db, participant)
-    ? directory.put(participant)
-    : directory.delete(participant)),
+  async deliver(db, participant) {
+    if (await organizationIsLive(db, participant)) {
+      if (after !== undefined && !heldForThisSmp(await smlStateOf(db, participant))) return;
+      await directory.put(participant);
+      await recordPushed(db, participant);
+    } else if (await wasPushed(db, participant)) {
+      await directory.delete(participant);
+      await forgetPushed(db, participant);
+    }
+  },
 });
 
+/** The SML's refusal that no retry can cure; anything else (a retry can cure it) is thrown again. */
+function refusalOf(error: unknown): SmlError {
+  if (error instanceof SmlError && error.final) return error;
+  throw error;
+}
+
 async function deliverToSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
-  const [held] = await db.query('SELECT 1 FROM sml_registrations WHERE participant = $1', [participant]);
+  const { state, migrationKey } = await smlRecordOf(db, participant);
   const live = await organizationIsLive(db, participant);
-  if (live && !held) {
-    await sml.create(participant);
-    await db.query('INSERT INTO sml_registrations (participant) VALUES ($1) ON CONFLICT DO NOTHING', [participant]);
-  } else if (!live && held) {
-    await sml.delete(participant).catch((error: unknown) => {
-      // Deleting what the SML does not hold (deleted by an earlier attempt whose answer was lost) is done.
-      if (!(error instanceof Error && /NotFound/.test(error.message))) throw error;
-    });
-    await db.query('DELETE FROM sml_registrations WHERE participant = $1', [participant]);
+  // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
+  const ours = heldForThisSmp(state);
+  if (live && !ours) await registerInSml(db, sml, participant, migrationKey);
+  else if (!live && ours) await deleteFromSml(db, sml, participant);
+  else if (!live && state !== undefined) await forgetSml(db, participant);
+}
+
+/**
+ * Registers the organization in the SML: Migrate with `key`, the one its provider gave (taking it over from
+ * another SMP), else Create. A refusal of Create with BadRequestFault, or of Migrate, is of an answer that was lost when
+ * the SML's List shows the organization under this SMP's ID; else a Create of one that "already exist[s]"
+ * (ERR-106) is of one another SMP holds; any other refusal no retry can cure is recorded as refused (a wrong
+ * migration key among them: it is not tried again). Each refusal is recorded, and the cursor goes on.
+ */
+export async function registerInSml(db: Queryable, sml: SmlClient, participant: string, key?: string): Promise<void> {
+  const refusal = await (key === undefined ? sml.create(participant) : sml.migrate(participant, key)).then(() => undefined, refusalOf);
+  if (key !== undefined) await forgetMigrationKey(db, participant);
+  if (refusal === undefined) return recordSml(db, participant, 'registered');
+  if (key !== undefined || refusal.fault === 'BadRequestFault') {
+    const ours = (await sml.list()).some((held) => held.toLowerCase() === participant);
+    if (ours) return recordSml(db, participant, 'registered');
+    if (key === undefined && /already exist/i.test(refusal.message)) return recordSml(db, participant, 'held_elsewhere', refusal);
   }
+  return recordSml(db, participant, 'refused', refusal);
+}
+
+/** Deletes the organization from the SML; a NotFoundFault (deleted by an earlier attempt whose answer was lost) is done. */
+async function deleteFromSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
+  const refusal = await sml.delete(participant).then(() => undefined, refusalOf);
+  if (refusal === undefined || refusal.fault === 'NotFoundFault') return forgetSml(db, participant);
+  return recordSml(db, participant, 'refused', refusal);
 }
 
 export function outboxDelivery(db: Database, signal: ChangeSignal, target: DeliveryTarget, options: DeliveryOptions = {}): DeliveryWorker {
@@ -123,10 +161,27 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
     [TARGET, me, error instanceof Error ? error.message : String(error), retry.first, retry.max],
   );
 
+  /**
+   * Renews the lease while a pass runs, so it cannot expire under a delivery slower than the lease (a slow SML,
+   * a long List) and let another instance deliver the same entry at the same time; `lost` once another took it.
+   */
+  const holdLease = () => {
+    const held = { lost: false, stop: () => clearInterval(timer) };
+    const renew = () => void db.query(
+      `UPDATE delivery_cursors SET leased_until = now() + $3 * interval '1 millisecond' WHERE target = $1 AND leased_by = $2 RETURNING 1`,
+      [TARGET, me, leaseMs],
+    ).then((rows) => {
+      if (rows.length === 0) held.lost = true;
+    }, () => undefined);
+    const timer = setInterval(renew, leaseMs / 3);
+    return held;
+  };
+
   async function pass(): Promise<void> {
     const leased = await lease();
     if (leased === undefined) return;
     let cursor: number = leased;
+    const held = holdLease();
     try {
       for (;;) {
         const [page] = await db.query<{ position: number; entries: Array<{ seq: number; identifier: string }> }>(
@@ -143,6 +198,7 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
         );
         const entries: Array<{ seq: number; identifier: string }> = page?.entries ?? [];
         for (const entry of entries) {
+          if (held.lost) return;
           await target.deliver(db, entry.identifier);
           if (!(await advance(entry.seq))) return;
           cursor = entry.seq;
@@ -156,6 +212,8 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
     } catch (error) {
       options.onError?.(error);
       await failed(error);
+    } finally {
+      held.stop();
     }
   }
 

@@ -13,6 +13,8 @@ export interface LocalServer {
   clientCertificates: Array<string | undefined>;
   /** From now on: answer normally, answer with the service's fault, never answer, or cut every connection. */
   fail(failure: Failure): void;
+  /** From now on, answer each request only this many milliseconds after it came (0: at once). */
+  delay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -35,18 +37,20 @@ export async function startLocalServer(
   tls?: LocalTls,
 ): Promise<LocalServer> {
   let failure: Failure = 'none';
+  let delayMs = 0;
   const hung = new Set<http.ServerResponse>();
   const clientCertificates: Array<string | undefined> = [];
   const listener: http.RequestListener = (request, response) => {
     clientCertificates.push(clientCertificateOf(request));
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    const answer = () => {
       if (failure === 'refuse') return void request.socket.destroy();
       if (failure === 'timeout') return void hung.add(response);
       if (failure === 'fault') return fault(response);
       handle(request, Buffer.concat(chunks).toString('utf8'), response);
-    });
+    };
+    request.on('end', () => (delayMs > 0 ? void setTimeout(answer, delayMs) : answer()));
   };
   const server = tls
     ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: true }, listener)
@@ -62,6 +66,9 @@ export async function startLocalServer(
     fail(next) {
       failure = next;
       if (next !== 'timeout') releaseHung();
+    },
+    delay(ms) {
+      delayMs = ms;
     },
     async close() {
       releaseHung();

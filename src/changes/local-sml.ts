@@ -1,14 +1,16 @@
-import { X509Certificate } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { clientCertificateOf, startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
-import { IDS_NS, LOCATOR_NS } from './sml-client.js';
+import { escapeXml, IDS_NS, LOCATOR_NS, MIGRATION_KEY_PATTERN, splitParticipant, type SmlFault } from './sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
   registrations: Map<string, Set<string>>;
-  /** Counts of the Create and Delete calls it accepted. */
-  calls: { create: number; delete: number; faults: number };
+  /** Counts of the Create, Delete and Migrate calls it accepted, of those it refused, and of failure-mode faults. */
+  calls: { create: number; delete: number; migrate: number; refused: number; faults: number };
+  /** The migrations prepared (PrepareToMigrate): by participant, the SMP that holds it and the key. */
+  migrations: Map<string, { smp: string; key: string }>;
   /** When each participant was last created (Date.now()), for measuring delivery lag. */
   createdAt: Map<string, number>;
   /**
@@ -23,52 +25,91 @@ const PAGE = 100;
 
 const soap = (body: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>${body}</S:Body></S:Envelope>`;
-const fault = (code: string, text: string) =>
-  soap(`<S:Fault><faultcode>S:Server</faultcode><faultstring>${code}: ${text}</faultstring></S:Fault>`);
+/** A fault as BDMSL answers it: `[ERR-nnn] message [correlation id]`, and the WSDL's fault element as `detail`. */
+function fault(kind: SmlFault, code: string, text: string): string {
+  const message = escapeXml(`[${code}] ${text} [${randomBytes(16).toString('hex')}]`);
+  return soap(`<S:Fault><faultcode>S:Server</faultcode><faultstring>${message}</faultstring>`
+    + `<detail><${kind} xmlns="${LOCATOR_NS}"><FaultMessage>${message}</FaultMessage></${kind}></detail></S:Fault>`);
+}
+
+const alreadyExists = (participant: string) => {
+  const { scheme, value } = splitParticipant(participant);
+  return fault('BadRequestFault', 'ERR-106', `The participant identifier [${value}] with scheme: [${scheme}] already exist with naptr service [Meta:SMP] on subdomain: [local]`);
+};
 
 /**
- * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List) in
- * memory over plain HTTP (or HTTPS requiring a client certificate: `tls`), with its SOAP faults (NotFound on deleting what it does not hold, BadRequest), and
- * switchable failures; and BDMSL's own service's PrepareChangeCertificate (`/bdmslservice`). Run it alone with `tsx src/changes/local-sml.ts [port]`.
+ * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List, PrepareToMigrate, Migrate) in
+ * memory over plain HTTP (or HTTPS requiring a client certificate: `tls`), with BDMSL's SOAP faults (a Create of
+ * an identifier any SMP holds: BadRequestFault ERR-106; a Delete of one this SMP does not hold: NotFoundFault
+ * ERR-100; a migration key against BDMSL's rule: BadRequestFault ERR-106; a Migrate with a key no PrepareToMigrate
+ * gave: NotFoundFault ERR-100), and switchable failures; and BDMSL's own service's PrepareChangeCertificate
+ * (`/bdmslservice`). Run it alone with `tsx src/changes/local-sml.ts [port]`.
  */
 export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
-  const calls = { create: 0, delete: 0, faults: 0 };
+  const calls = { create: 0, delete: 0, migrate: 0, refused: 0, faults: 0 };
+  const migrations = new Map<string, { smp: string; key: string }>();
+  const heldByAnyone = (participant: string) => [...registrations.values()].some((ids) => ids.has(participant));
   const createdAt = new Map<string, number>();
   const certificateChanges = new Map<string, { certificate: string; migrationDate: string }>();
   const server = await startLocalServer(port, (request, text, response) => {
     const send = (status: number, xml: string) => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
+    const refuse = (xml: string) => {
+      calls.refused += 1;
+      send(500, xml);
+    };
     if (request.url?.endsWith('/bdmslservice')) {
       const answer = prepareChangeCertificate(clientCertificateOf(request), parser.parse(text) as SoapRequest, certificateChanges);
       return send(answer.status, answer.xml);
     }
-    if (!request.url?.endsWith('/manageparticipantidentifier')) return send(404, fault('NotFound', 'no such service'));
+    if (!request.url?.endsWith('/manageparticipantidentifier')) return void response.writeHead(404).end();
     const body = (parser.parse(text) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
     const [operation, content] = Object.entries(body)[0] ?? [];
     const smp = String(content?.ServiceMetadataPublisherID ?? '');
-    if (!operation || !smp) return send(500, fault('BadRequest', 'no operation or no ServiceMetadataPublisherID'));
+    if (!operation || !smp) return refuse(fault('BadRequestFault', 'ERR-106', 'no operation or no ServiceMetadataPublisherID'));
     const held = registrations.get(smp) ?? new Set<string>();
     registrations.set(smp, held);
     const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
     const participant = id ? `${id['@scheme']}::${String(id['#text'])}`.toLowerCase() : '';
     if (operation === 'CreateParticipantIdentifier' && participant) {
+      if (heldByAnyone(participant)) return refuse(alreadyExists(participant));
       calls.create += 1;
       held.add(participant);
       createdAt.set(participant, Date.now());
       return send(200, soap(''));
     }
     if (operation === 'DeleteParticipantIdentifier' && participant) {
-      if (!held.delete(participant)) return send(500, fault('NotFound', `${participant} is not registered`));
+      if (!held.delete(participant)) return refuse(fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`));
       calls.delete += 1;
       return send(200, soap(''));
     }
+    const key = String(content?.MigrationKey ?? '');
+    if ((operation === 'PrepareMigrationRecord' || operation === 'CompleteMigrationRecord') && !MIGRATION_KEY_PATTERN.test(key)) {
+      return refuse(fault('BadRequestFault', 'ERR-106', `The migration key '${key}' is not valid.`));
+    }
+    if (operation === 'PrepareMigrationRecord' && participant) {
+      if (!held.has(participant)) return refuse(fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`));
+      migrations.set(participant, { smp, key });
+      return send(200, soap(''));
+    }
+    if (operation === 'CompleteMigrationRecord' && participant) {
+      const prepared = migrations.get(participant);
+      if (prepared?.key !== key || !registrations.get(prepared.smp)?.has(participant)) {
+        return refuse(fault('NotFoundFault', 'ERR-100', `The migration key for the participant identifier '${participant}' doesn't exist.`));
+      }
+      registrations.get(prepared.smp)?.delete(participant);
+      migrations.delete(participant);
+      held.add(participant);
+      calls.migrate += 1;
+      return send(200, soap(''));
+    }
     if (operation === 'PageRequest') return send(200, page([...held].sort(), Number(content?.NextPageIdentifier ?? 0) || 0));
-    return send(500, fault('BadRequest', `unknown operation ${operation}`));
+    return refuse(fault('BadRequestFault', 'ERR-106', `unknown operation ${operation}`));
   }, (response) => {
     calls.faults += 1;
-    response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalError', 'the SML is failing (local SML failure mode)'));
+    response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
   }, tls);
-  return { ...server, registrations, calls, createdAt, certificateChanges };
+  return { ...server, registrations, calls, createdAt, migrations, certificateChanges };
 }
 
 type SoapRequest = { Envelope?: { Body?: Record<string, Record<string, unknown>> } };
@@ -82,22 +123,22 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  */
 function prepareChangeCertificate(caller: string | undefined, request: SoapRequest, changes: LocalSml['certificateChanges']): { status: number; xml: string } {
   const content = request.Envelope?.Body?.PrepareChangeCertificate;
-  if (!content) return { status: 500, xml: fault('BadRequest', 'no PrepareChangeCertificate in the request') };
-  if (!caller) return { status: 500, xml: fault('Unauthorized', 'no client certificate: the SMP is known by its certificate') };
+  if (!content) return { status: 500, xml: fault('BadRequestFault', 'ERR-106', 'no PrepareChangeCertificate in the request') };
+  if (!caller) return { status: 500, xml: fault('UnauthorizedFault', 'ERR-101', 'no client certificate: the SMP is known by its certificate') };
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(Buffer.from(String(content.newCertificatePublicKey ?? ''), 'base64'));
   } catch {
-    return { status: 500, xml: fault('BadRequest', 'newCertificatePublicKey is not a base64 X.509 certificate') };
+    return { status: 500, xml: fault('BadRequestFault', 'ERR-106', 'newCertificatePublicKey is not a base64 X.509 certificate') };
   }
   const given = content.migrationDate === undefined ? undefined : String(content.migrationDate);
-  if (given !== undefined && !DAY.test(given)) return { status: 500, xml: fault('BadRequest', `migrationDate ${given} is not a date`) };
+  if (given !== undefined && !DAY.test(given)) return { status: 500, xml: fault('BadRequestFault', 'ERR-106', `migrationDate ${given} is not a date`) };
   const migrationDate = given ?? new Date(certificate.validFrom).toISOString().slice(0, 10);
   const today = new Date().toISOString().slice(0, 10);
-  if (migrationDate < today) return { status: 500, xml: fault('BadRequest', `the migration date ${migrationDate} is in the past`) };
+  if (migrationDate < today) return { status: 500, xml: fault('BadRequestFault', 'ERR-106', `the migration date ${migrationDate} is in the past`) };
   const [validFrom, validTo] = [certificate.validFrom, certificate.validTo].map((instant) => new Date(instant).toISOString().slice(0, 10));
   if (migrationDate < (validFrom as string) || migrationDate > (validTo as string)) {
-    return { status: 500, xml: fault('BadRequest', `the new certificate is not valid on ${migrationDate}`) };
+    return { status: 500, xml: fault('BadRequestFault', 'ERR-106', `the new certificate is not valid on ${migrationDate}`) };
   }
   changes.set(caller, { certificate: certificate.fingerprint256, migrationDate });
   return { status: 200, xml: soap('') };
@@ -107,7 +148,7 @@ function prepareChangeCertificate(caller: string | undefined, request: SoapReque
 function page(all: string[], start: number): string {
   const ids = all.slice(start, start + PAGE).map((entry) => {
     const at = entry.indexOf('::');
-    return `<ids:ParticipantIdentifier scheme="${entry.slice(0, at)}">${entry.slice(at + 2)}</ids:ParticipantIdentifier>`;
+    return `<ids:ParticipantIdentifier scheme="${escapeXml(entry.slice(0, at))}">${escapeXml(entry.slice(at + 2))}</ids:ParticipantIdentifier>`;
   }).join('');
   const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
   return soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${ids}${next}</ParticipantIdentifierPage>`);

@@ -4,7 +4,7 @@ import { afterCommit, type Queryable } from '../db/database.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
   | 'service-provider' | 'transport-profile' | 'capability' | 'user';
-export type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire';
+export type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate';
 
 /** What a cache hears of a committed change (the contract in the COMMON.md). */
 export interface ChangeNotice {

@@ -1,6 +1,10 @@
-import type { Queryable } from '../db/database.js';
+import type { Database } from '../db/database.js';
+import { CLI_ACTOR } from './log.js';
+import { finishMigrationsOut } from './migration-out.js';
 import { PARTICIPANT_SCHEME } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
+import { registerInSml } from './delivery.js';
+import { participantsMigratingOut, recordRegistered, smlRecordOf } from './network.js';
 import type { SmlClient } from './sml-client.js';
 
 export interface Reconciliation {
@@ -10,27 +14,33 @@ export interface Reconciliation {
   held: number;
   missing: string[];
   extra: string[];
+  /** Organizations migrating out that another SMP has now migrated: their participants ended. */
+  migrated: string[];
   repaired: boolean;
 }
 
 /**
- * Compares what the SML should hold with what it holds and, unless `dryRun`, registers what is missing and
- * deletes what is extra; `sml_registrations` is set to what the SML then holds.
+ * Ends the organizations another SMP has migrated (migrating out, and no longer in the SML's List for this SMP),
+ * then compares what the SML should hold with what it holds and, unless `dryRun`, registers what is missing (as the
+ * delivery does: a refusal, such as an organization another SMP holds, is recorded for that participant) and
+ * deletes what is extra; `sml_participants` then says what the SML holds for this SMP.
  */
-export async function reconcileSml(db: Queryable, sml: SmlClient, options: { dryRun?: boolean } = {}): Promise<Reconciliation> {
+export async function reconcileSml(db: Database, sml: SmlClient, options: { dryRun?: boolean } = {}): Promise<Reconciliation> {
+  const held = new Set((await sml.list()).map((participant) => participant.toLowerCase()));
+  const migrated = options.dryRun
+    ? (await participantsMigratingOut(db)).filter((participant) => !held.has(participant))
+    : await finishMigrationsOut(db, held, CLI_ACTOR);
   const rows = await db.query<{ participant: string }>(
     `SELECT DISTINCT '${PARTICIPANT_SCHEME}::' || pa.icd || ':' || pa.organization_identifier AS participant
        FROM participants pa WHERE ${participantIsLive('pa')}`,
   );
   const expected = new Set(rows.map((row) => row.participant));
-  const held = new Set((await sml.list()).map((participant) => participant.toLowerCase()));
   const missing = [...expected].filter((participant) => !held.has(participant)).sort();
   const extra = [...held].filter((participant) => !expected.has(participant)).sort();
   if (!options.dryRun) {
-    for (const participant of missing) await sml.create(participant);
+    await recordRegistered(db, [...expected].filter((participant) => held.has(participant)));
+    for (const participant of missing) await registerInSml(db, sml, participant, (await smlRecordOf(db, participant)).migrationKey);
     for (const participant of extra) await sml.delete(participant);
-    await db.query('DELETE FROM sml_registrations');
-    await db.query('INSERT INTO sml_registrations (participant) SELECT unnest($1::text[])', [[...expected]]);
   }
-  return { expected: expected.size, held: held.size, missing, extra, repaired: !options.dryRun };
+  return { expected: expected.size, held: held.size, missing, extra, migrated, repaired: !options.dryRun };
 }

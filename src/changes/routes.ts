@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { TooManyRequestsError } from '../core/errors.js';
 import { narrowedPage, pageOf, pageRequest } from '../core/paging.js';
@@ -8,7 +9,15 @@ import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type Ch
 import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
-import { DeliveryStatusList } from './schemas.js';
+import { heldForThisSmp, keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
+import { actorOf, appendChange } from './log.js';
+import { ConflictError, ServiceUnavailableError } from '../core/errors.js';
+import { DeliveryStatusList, MigrationKeyForm, MigrationOut, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
+import { prepareMigrationOut, withdrawMigrationOut } from './migration-out.js';
+import { SmlError, type SmlClient } from './sml-client.js';
+import { participantKeyOrNotFound, participantNotFound } from '../participants/identifiers.js';
+import { getParticipant } from '../participants/repository.js';
+import { ParticipantParams } from '../participants/schemas.js';
 
 const READERS: readonly Access[] = [Role.admin, Role.registryAuthority, Role.serviceProvider];
 
@@ -47,6 +56,24 @@ function nextChange(changes: ChangeSignal, ms: number, reply: FastifyReply): Pro
 const questionOf = (after: number, limit: number, filters: ChangeFilters, scope: ChangeScope) =>
   JSON.stringify([after, limit, scope, Object.entries(filters).sort()]);
 
+/** The participant the request's path names, within the caller's scope; the participant 404 if none. */
+async function participantOf(db: Queryable, app: FastifyInstance, request: FastifyRequest, identifier: string) {
+  const participant = await getParticipant(db, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
+  if (participant === undefined) throw participantNotFound(identifier);
+  return participant;
+}
+
+/** The SML for an operation the provider waits for: its refusal a 409, its failure (or its absence) a 503. */
+async function withSml<T>(sml: SmlClient | undefined, operation: (sml: SmlClient) => Promise<T>): Promise<T> {
+  if (sml === undefined) throw new ServiceUnavailableError('No SML is configured (SML_URL)');
+  try {
+    return await operation(sml);
+  } catch (error) {
+    if (!(error instanceof SmlError)) throw error;
+    throw error.final ? new ConflictError(`The SML refused: ${error.message}`) : new ServiceUnavailableError(`The SML did not answer; try again: ${error.message}`);
+  }
+}
+
 /** The audit trail (paged, newest first) and the change feed (after a cursor, with a long-poll variant). */
 const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app, options) => {
   const polls = new Slots(options.maxPollsPerUser);
@@ -74,6 +101,61 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     },
     config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['deliveries.find'] },
   }, async () => deliveryStatus(app.db));
+
+  app.get('/deliveries/participants', {
+    schema: {
+      summary: 'Participants whose registration in the SML is stuck: held by another SMP, refused, pending (oldest first)',
+      querystring: StuckQuery, response: { 200: StuckParticipantList },
+    },
+    config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['deliveries.participants'] },
+  }, async (request) => stuckParticipants(app.db, request.query.limit));
+
+  app.get('/participants/:identifier/network', {
+    schema: {
+      summary: 'The participant\'s place in the network: registered in the SML, pending, held by another SMP; pushed to the Directory',
+      params: ParticipantParams, response: { 200: NetworkState },
+    },
+    config: { access: READERS, mediaTypes: ['participants.network'] },
+  }, async (request) => networkStateOf(app.db, (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier));
+
+  app.put('/participants/:identifier/migration-key', {
+    schema: {
+      summary: 'Take the participant\'s organization over from the SMP that holds it, with the migration key its previous provider gave',
+      params: ParticipantParams, body: MigrationKeyForm,
+    },
+    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-key'], objectName: 'migrationKeyForm' },
+  }, async (request, reply) => {
+    await app.db.transaction(async (tx) => {
+      const participant = await participantOf(tx, app, request, request.params.identifier);
+      const organization = participant.qualifiedIdentifier;
+      if (heldForThisSmp(await smlStateOf(tx, organization))) throw new ConflictError(`The SML holds ${organization} for this SMP already`);
+      await keepMigrationKey(tx, organization, request.body.migrationKey);
+      // The change makes the SML delivery try again, now with Migrate; the key stays out of the log.
+      await appendChange(tx, actorOf(request), { resource: 'participant', identifier: organization, operation: 'migrate', before: participant, after: participant });
+    });
+    return reply.status(200).send();
+  });
+
+  app.post('/participants/:identifier/migration-out', {
+    schema: {
+      summary: 'Let another SMP take the participant\'s organization over: a migration key, registered with the SML, shown this once',
+      params: ParticipantParams, response: { 201: MigrationOut },
+    },
+    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
+  }, async (request, reply) => {
+    const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    const migrationKey = await withSml(app.sml, (sml) => prepareMigrationOut(app.db, sml, participant));
+    return reply.status(201).send({ participant, migrationKey });
+  });
+
+  app.delete('/participants/:identifier/migration-out', {
+    schema: { summary: 'Withdraw the migration key given out: the SML gets another one, shown to no one', params: ParticipantParams },
+    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
+  }, async (request, reply) => {
+    const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    await withSml(app.sml, (sml) => withdrawMigrationOut(app.db, sml, participant));
+    return reply.status(204).send();
+  });
 
   app.get('/changes', {
     schema: {

@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import { Nullable, Uuid } from '../core/schemas.js';
+import { MIGRATION_KEY_PATTERN } from './sml-client.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
   'transport-profile', 'capability', 'user'] as const;
-const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire'] as const;
+const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire', 'migrate'] as const;
 
 /** The most JSON one page of the audit or the feed carries unless CHANGE_PAGE_MAX_BYTES says otherwise: 4 MiB. */
 export const DEFAULT_PAGE_MAX_BYTES = 4 * 1024 * 1024;
@@ -78,3 +79,61 @@ export const DeliveryStatusList = Type.Array(Type.Object({
   lastError: Nullable(Type.String()),
   lastErrorAt: Nullable(Type.String({ format: 'date-time' })),
 }, { title: 'DeliveryStatus' }), { title: 'DeliveryStatusList' });
+
+const pending = Type.Literal('pending');
+const heldElsewhere = Type.Literal('held_elsewhere');
+const refused = Type.Literal('refused');
+
+const SmlRefusal = Nullable(Type.Object({
+  fault: Nullable(Type.String({ description: 'the SML\'s fault element: BadRequestFault, NotFoundFault, UnauthorizedFault' })),
+  code: Nullable(Type.String({ description: 'BDMSL\'s error code, e.g. `ERR-106`' })),
+  message: Type.String(),
+}, { title: 'NetworkError' }));
+
+const Since = Nullable(Type.String({ format: 'date-time', description: 'when the participant came to this state' }));
+
+export const NetworkState = Type.Object({
+  participant: Type.String({ description: '`iso6523-actorid-upis::{icd}:{organizationIdentifier}`' }),
+  sml: Type.Object({
+    state: Type.Union([Type.Literal('registered'), pending, heldElsewhere, refused, Type.Literal('migrating_out'), Type.Null()], {
+      description: 'registered: the SML holds it for this SMP; pending: a change waits for delivery (the last error is the '
+        + 'delivery\'s, retried); held_elsewhere: another SMP holds the organization (tried again on its next change, a '
+        + 'migration, or `registry sml-reconcile`); refused: the SML refused it for good; migrating_out: a migration key was '
+        + 'given out, and the organization is served until another SMP migrates it; null: no SML configured',
+    }),
+    since: Since,
+    lastError: SmlRefusal,
+  }, { title: 'SmlState' }),
+  directory: Type.Object({
+    state: Type.Union([Type.Literal('pushed'), pending, Type.Literal('waiting_for_sml'), Type.Null()], {
+      description: 'pushed: the Peppol Directory has its current state; pending: a change waits for delivery; '
+        + 'waiting_for_sml: pushed once the SML holds it for this SMP; null: no Directory configured',
+    }),
+    since: Since,
+    lastError: SmlRefusal,
+  }, { title: 'DirectoryState' }),
+}, { title: 'NetworkState' });
+
+export const StuckQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'at most this many participants per state' }),
+});
+
+export const StuckParticipantList = Type.Array(Type.Object({
+  participant: Type.String(),
+  state: Type.Union([heldElsewhere, refused, pending]),
+  since: Type.String({ format: 'date-time' }),
+  lastError: SmlRefusal,
+}, { title: 'StuckParticipant' }), { title: 'StuckParticipantList' });
+
+export const MigrationKeyForm = Type.Object({
+  migrationKey: Type.String({
+    minLength: 8, maxLength: 24, pattern: MIGRATION_KEY_PATTERN.source,
+    description: 'the key the organization\'s previous provider got from the SML (PrepareToMigrate): 8 to 24 characters, '
+      + 'at least two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`; never shown again',
+  }),
+}, { title: 'MigrationKeyForm' });
+
+export const MigrationOut = Type.Object({
+  participant: Type.String(),
+  migrationKey: Type.String({ description: 'for the organization\'s new provider, whose SMP calls the SML\'s Migrate with it; shown this once only' }),
+}, { title: 'MigrationOut' });

@@ -24,10 +24,26 @@ export interface SmlOptions extends ClientTlsOptions {
   timeoutMs?: number;
 }
 
-/** An answer of the SML that is not success: a SOAP fault, a timeout, a refused connection. */
-export class SmlError extends Error {}
+/** The fault elements of the SML's WSDL, the `detail` of its SOAP faults: what kind of refusal it is. */
+export const SML_FAULTS = ['BadRequestFault', 'NotFoundFault', 'UnauthorizedFault', 'InternalErrorFault'] as const;
+export type SmlFault = (typeof SML_FAULTS)[number];
 
-const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * An answer of the SML that is not success: a SOAP fault (`fault` the WSDL's element, `code` BDMSL's `ERR-nnn`),
+ * a timeout, a refused connection, an HTTP error without a fault.
+ */
+export class SmlError extends Error {
+  constructor(message: string, readonly fault?: SmlFault, readonly code?: string) {
+    super(message);
+  }
+
+  /** A refusal no retry can cure: a fault the WSDL names, but for the SML's internal error. */
+  get final(): boolean {
+    return this.fault !== undefined && this.fault !== 'InternalErrorFault';
+  }
+}
+
+export const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** `iso6523-actorid-upis::0192:123` as the SML's scheme and value. */
 export function splitParticipant(participant: string): { scheme: string; value: string } {
@@ -55,7 +71,17 @@ export interface SmlClient {
    * SMP's client certificate. Made with the current one; a second announcement replaces the first.
    */
   prepareChangeCertificate(certificatePem: string, migrationDate: Date): Promise<void>;
+  /** Takes over a participant another SMP prepared to migrate with `key` (Migrate). */
+  migrate(participant: string, key: string): Promise<void>;
+  /** Lets another SMP take over a participant this SMP holds, with `key` (PrepareToMigrate). */
+  prepareToMigrate(participant: string, key: string): Promise<void>;
 }
+
+/**
+ * BDMSL's rule for a migration key (as phax/peppol-commons states it): 8 to 24 characters without blanks, at least
+ * two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`.
+ */
+export const MIGRATION_KEY_PATTERN = /^(?=.{8,24}$)(?=(.*[@#$%()[\]{}*^_\-!~|+=]){2,})(?=(.*[A-Z]){2})(?=(.*[a-z]){2})(?=(.*[0-9]){2})(?=\S+$).*$/;
 
 export function smlClient(options: SmlOptions): SmlClient {
   const base = options.url.replace(/\/$/, '');
@@ -72,8 +98,8 @@ export function smlClient(options: SmlOptions): SmlClient {
     // An empty Body (Create, Delete) parses to an empty string.
     const content = parsed.Envelope?.Body;
     const answer = typeof content === 'object' ? content : {};
-    const fault = answer.Fault as { faultstring?: unknown; faultcode?: unknown } | undefined;
-    if (fault) throw new SmlError(`SML fault ${String(fault.faultcode ?? '')}: ${String(fault.faultstring ?? '')}`);
+    const fault = answer.Fault as { faultstring?: unknown; faultcode?: unknown; detail?: unknown } | undefined;
+    if (fault) throw faultError(fault);
     if (text.status >= 300 || content === undefined) throw new SmlError(`SML answered HTTP ${text.status}`);
     return answer;
   }
@@ -83,9 +109,15 @@ export function smlClient(options: SmlOptions): SmlClient {
     await call(`${operation}In`, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${smp}${participantXml(participant)}</${element}>`);
   };
 
+  const migration = (element: 'PrepareMigrationRecord' | 'CompleteMigrationRecord', action: string) => async (participant: string, key: string) => {
+    await call(action, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${smp}${participantXml(participant)}<MigrationKey>${escapeXml(key)}</MigrationKey></${element}>`);
+  };
+
   return {
     create: manage('create'),
     delete: manage('delete'),
+    migrate: migration('CompleteMigrationRecord', 'migrateIn'),
+    prepareToMigrate: migration('PrepareMigrationRecord', 'prepareMigrateIn'),
     async list() {
       const found: string[] = [];
       let next = '';
@@ -104,6 +136,16 @@ export function smlClient(options: SmlOptions): SmlClient {
         + `<newCertificatePublicKey>${certificate}</newCertificatePublicKey><migrationDate>${day}</migrationDate></PrepareChangeCertificate>`);
     },
   };
+}
+
+const textOf = (value: unknown) => String(typeof value === 'object' && value !== null ? (value as { '#text'?: unknown })['#text'] ?? '' : value ?? '');
+
+/** A SOAP fault as BDMSL sends it: the kind in the `detail` element's name, the code in the `faultstring`'s `[ERR-nnn]`. */
+function faultError(fault: { faultstring?: unknown; faultcode?: unknown; detail?: unknown }): SmlError {
+  const detail = typeof fault.detail === 'object' && fault.detail !== null ? Object.keys(fault.detail) : [];
+  const kind = SML_FAULTS.find((name) => detail.includes(name));
+  const text = textOf(fault.faultstring);
+  return new SmlError(`SML fault ${kind ?? textOf(fault.faultcode)}: ${text}`, kind, /^\s*\[(ERR-\d+)\]/.exec(text)?.[1]);
 }
 
 function post(url: URL, body: string, action: string, tls: object, timeoutMs: number): Promise<{ status: number; body: string }> {

@@ -407,6 +407,15 @@ export async function deleteParticipant(tx: Queryable, key: ParticipantKey, scop
   return deleted.length > 0;
 }
 
+/** The ids of every participant of an organization, each locked until the transaction ends. */
+export async function lockOrganization(tx: Queryable, organization: Organization): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    'SELECT id FROM participants WHERE icd = $1 AND organization_identifier = $2 ORDER BY id FOR UPDATE',
+    [organization.icd, organization.organizationIdentifier],
+  );
+  return rows.map((row) => row.id);
+}
+
 /** Which of `ids` are service providers, each kept from deletion until the transaction ends. */
 export async function existingServiceProviders(tx: Queryable, ids: readonly string[]): Promise<Set<string>> {
   const rows = await tx.query<{ id: string }>(

@@ -10,9 +10,9 @@ import { processesFromDatabase, processesNamed, type ProcessSource } from '../pr
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import { parseQualifiedIdentifier, type ContactForm, type Reference } from '../core/schemas.js';
-import { participantKeyOrNotFound, participantNotFound } from './identifiers.js';
+import { participantKeyOrNotFound, participantNotFound, type Organization } from './identifiers.js';
 import {
-  deleteParticipant, getParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockParticipant, processRuleOf, removeExpired, serviceProviderExists, setProcesses,
+  deleteParticipant, getParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, processRuleOf, removeExpired, serviceProviderExists, setProcesses,
   transferParticipant, updateParticipant, type ContactRecord, type ExpiryDue, type LockedParticipant, type NewParticipant, type Scope,
 } from './repository.js';
 import { processRuleErrors } from './rules.js';
@@ -240,6 +240,19 @@ export async function transferRegistration(
   await transferParticipant(tx, participant, target);
   const after = await participantById(tx, participant.id, catalogue);
   await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'transfer', before, after });
+}
+
+/**
+ * Ends every participant of an organization another SMP has taken over (the SML migrated it), logged as 'migrate'
+ * (after = null) so the audit, the feed and the Directory hear of it. Returns how many ended.
+ */
+export async function endMigratedOrganization(tx: Queryable, actor: Actor, organization: Organization, catalogue?: CatalogueCache): Promise<number> {
+  const ids = await lockOrganization(tx, organization);
+  const ended = await Promise.all(ids.map((id) => participantById(tx, id, catalogue)));
+  await deleteParticipant(tx, { kind: 'qualified', organization }, null);
+  await appendChange(tx, actor, ended.map((before) =>
+    ({ resource: 'participant' as const, identifier: before.qualifiedIdentifier, operation: 'migrate' as const, before, after: null })));
+  return ended.length;
 }
 
 /** Deletes the participant the path segment names within the caller's scope; 404 when there is none. */

@@ -41,7 +41,7 @@ const en = {
   auditIntroProvider: 'The history of your participants: who changed what and when, newest first.',
   resourceParticipant: 'Participant', resourceProcess: 'Process', resourceDocumentType: 'Document type',
   resourceAccessPointProvider: 'Access point provider', resourceServiceProvider: 'Service provider', resourceCapability: 'Capability',
-  resourceUser: 'User', operationCreate: 'Created', operationUpdate: 'Changed', operationDelete: 'Deleted', operationTransfer: 'Transferred', operationExpire: 'Expired',
+  resourceUser: 'User', operationCreate: 'Created', operationUpdate: 'Changed', operationDelete: 'Deleted', operationTransfer: 'Transferred', operationExpire: 'Expired', operationMigrate: 'Migrated',
   deliveriesIntro: 'Participant changes on their way to the SML and the Peppol Directory: what waits, for how long, and the last failure.',
   target: 'Target', pending: 'Pending', oldestPending: 'Oldest pending', failedAttempts: 'Failed attempts', lastError: 'Last error',
   noError: 'None', refresh: 'Refresh', noDeliveries: 'No SML or Directory is configured (SML_URL, DIRECTORY_URL): nothing is delivered.',
@@ -53,6 +53,17 @@ const en = {
   catalogueAdmin: 'Edit catalogue', addProcess: 'Add a process', addDocumentType: 'Add a document type', domain: 'Domain', alias: 'Alias', visible: 'Visible',
   newPassword: 'New password', passwordKept: 'Leave empty to keep the current password.',
   codeListNone: 'No code list has been loaded yet: the operator loads one with `registry load-catalogue`.',
+  network: 'Place in the network', networkIntro: 'Whether the SML holds this organization for your SMP, and whether the Peppol Directory has it.',
+  sml: 'SML', directory: 'Peppol Directory', stateSince: 'Since', stateNone: 'Not configured', stateRegistered: 'Registered',
+  statePending: 'Pending', stateHeldElsewhere: 'Held by another SMP', stateRefused: 'Refused by the SML', statePushed: 'Pushed',
+  stateWaitingForSml: 'Waits for the SML', stuckParticipants: 'Participants held up',
+  stuckIntro: 'Organizations another SMP holds, that the SML refused, or whose change waits behind the SML delivery; oldest first.',
+  noStuck: 'None: every participant is where it should be.', participant: 'Participant', state: 'State',
+  stateMigratingOut: 'Migrating to another SMP', migrationKey: 'Migration key',
+  migrationKeyHint: 'From the organization\'s previous provider: the SML moves the organization to your SMP with it.',
+  takeOver: 'Take over', giveMigrationKey: 'Give a migration key', withdrawMigrationKey: 'Withdraw the key',
+  migrationKeyGiven: 'Give this key to the organization\'s new provider. It is shown this once only:',
+  migrationKeySent: 'The key is on its way to the SML.', migrationKeyWithdrawn: 'The key is withdrawn; the organization stays with you.',
 } as const;
 
 export type TextKey = keyof typeof en;
@@ -97,7 +108,7 @@ const nb: Record<TextKey, string> = {
   auditIntroProvider: 'Historikken til deltakerne dine: hvem endret hva og når, nyeste først.',
   resourceParticipant: 'Deltaker', resourceProcess: 'Prosess', resourceDocumentType: 'Dokumenttype',
   resourceAccessPointProvider: 'Aksesspunktleverandør', resourceServiceProvider: 'Tjenesteleverandør', resourceCapability: 'Kapabilitet',
-  resourceUser: 'Bruker', operationCreate: 'Opprettet', operationUpdate: 'Endret', operationDelete: 'Slettet', operationTransfer: 'Overført', operationExpire: 'Utløpt',
+  resourceUser: 'Bruker', operationCreate: 'Opprettet', operationUpdate: 'Endret', operationDelete: 'Slettet', operationTransfer: 'Overført', operationExpire: 'Utløpt', operationMigrate: 'Migrert',
   deliveriesIntro: 'Deltakerendringer på vei til SML og Peppol Directory: hva som venter, hvor lenge, og siste feil.',
   target: 'Mottaker', pending: 'Venter', oldestPending: 'Eldste ventende', failedAttempts: 'Mislykkede forsøk', lastError: 'Siste feil',
   noError: 'Ingen', refresh: 'Oppdater', noDeliveries: 'Ingen SML eller Directory er satt opp (SML_URL, DIRECTORY_URL): ingenting leveres.',
@@ -109,6 +120,17 @@ const nb: Record<TextKey, string> = {
   catalogueAdmin: 'Rediger katalog', addProcess: 'Legg til en prosess', addDocumentType: 'Legg til en dokumenttype', domain: 'Domene', alias: 'Alias', visible: 'Synlig',
   newPassword: 'Nytt passord', passwordKept: 'La stå tomt for å beholde passordet.',
   codeListNone: 'Ingen kodeliste er lastet ennå: driftsansvarlig laster en med `registry load-catalogue`.',
+  network: 'Plass i nettverket', networkIntro: 'Om SML har denne organisasjonen for din SMP, og om Peppol Directory har den.',
+  sml: 'SML', directory: 'Peppol Directory', stateSince: 'Siden', stateNone: 'Ikke satt opp', stateRegistered: 'Registrert',
+  statePending: 'Venter', stateHeldElsewhere: 'Holdes av en annen SMP', stateRefused: 'Avvist av SML', statePushed: 'Sendt',
+  stateWaitingForSml: 'Venter på SML', stuckParticipants: 'Deltakere som står fast',
+  stuckIntro: 'Organisasjoner en annen SMP holder, som SML avviste, eller der en endring venter bak SML-leveransen; eldste først.',
+  noStuck: 'Ingen: alle deltakere er der de skal være.', participant: 'Deltaker', state: 'Tilstand',
+  stateMigratingOut: 'Flyttes til en annen SMP', migrationKey: 'Flyttenøkkel',
+  migrationKeyHint: 'Fra organisasjonens forrige leverandør: SML flytter organisasjonen til din SMP med den.',
+  takeOver: 'Overta', giveMigrationKey: 'Gi en flyttenøkkel', withdrawMigrationKey: 'Trekk tilbake nøkkelen',
+  migrationKeyGiven: 'Gi denne nøkkelen til organisasjonens nye leverandør. Den vises bare denne ene gangen:',
+  migrationKeySent: 'Nøkkelen er på vei til SML.', migrationKeyWithdrawn: 'Nøkkelen er trukket tilbake; organisasjonen blir hos deg.',
 };
 
 export type Language = 'nb' | 'en';

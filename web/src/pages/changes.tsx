@@ -3,6 +3,7 @@ import { api, ok, page, type Schemas } from '../api/client.js';
 import { age, fieldChanges, localToIso, when } from '../format.js';
 import { DataTable, Field, FormProblem, Pager, Select, useLoad, type Column } from '../components/ui.js';
 import { I18n, useT, type TextKey } from '../i18n.js';
+import { NetworkErrorText, stateText } from './network.js';
 
 type Entry = Schemas['ChangeEntry'];
 type Resource = Schemas['ChangeResource'];
@@ -13,7 +14,7 @@ const RESOURCES: Record<Resource, TextKey> = {
   'access-point': 'accessPoint', 'access-point-provider': 'resourceAccessPointProvider', 'service-provider': 'resourceServiceProvider',
   'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser',
 };
-const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire' };
+const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire', migrate: 'operationMigrate' };
 
 interface Filters {
   resource?: Resource;
@@ -137,6 +138,35 @@ export function Deliveries() {
       <FormProblem problem={status.problem} />
       <DataTable caption={t('deliveries')} columns={columns} rows={status.data} loading={status.loading} rowKey={(delivery) => delivery.target} placeholderRows={2} />
       {status.data?.length === 0 ? <p class="status">{t('noDeliveries')}</p> : null}
+      <StuckParticipants />
+    </section>
+  );
+}
+
+type Stuck = Schemas['StuckParticipant'];
+
+/** The participants held up on their way to the SML, per state, oldest first. */
+function StuckParticipants() {
+  const t = useT();
+  const { language } = useContext(I18n);
+  const stuck = useLoad(() => ok(api.GET('/rest/api/deliveries/participants')), []);
+  const columns: Column<Stuck>[] = [
+    { key: 'participant', label: t('participant'), render: (row) => <code>{row.participant}</code> },
+    { key: 'state', label: t('state'), render: (row) => <span class={row.state === 'pending' ? undefined : 'failed'}>{t(stateText(row.state))}</span> },
+    { key: 'since', label: t('stateSince'), render: (row) => <time dateTime={row.since}>{when(row.since, language)}</time> },
+    { key: 'lastError', label: t('lastError'), render: (row) => (row.lastError ? <NetworkErrorText error={row.lastError} /> : '–') },
+  ];
+  return (
+    <section>
+      <div class="heading">
+        <h2>{t('stuckParticipants')}</h2>
+        <button type="button" onClick={stuck.reload} disabled={stuck.loading}>{t('refresh')}</button>
+      </div>
+      <p>{t('stuckIntro')}</p>
+      <FormProblem problem={stuck.problem} />
+      <DataTable caption={t('stuckParticipants')} columns={columns} rows={stuck.data} loading={stuck.loading}
+        rowKey={(row) => `${row.state} ${row.participant}`} placeholderRows={3} />
+      {stuck.data?.length === 0 ? <p class="status">{t('noStuck')}</p> : null}
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { contactForm, processMessages, type ContactValues } from '../forms.js';
 import { useT } from '../i18n.js';
 import { hintBlocks, hintText, processHint } from '../rules.js';
 import { href, navigate } from '../router.js';
+import { NetworkPlace } from './network.js';
 
 type Process = Schemas['Process'];
 
@@ -73,6 +74,7 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
       <h1>{identifier ? t('editParticipant') : t('addParticipant')}</h1>
       {loading ? <Status text={t('loading')} /> : null}
       <FormProblem problem={catalogue.problem ?? existing.problem} />
+      {identifier ? <NetworkPlace identifier={identifier} /> : null}
       <form onSubmit={submit} aria-busy={loading}>
         <fieldset class="grid">
           <Field label={t('icd')} name="icd" inputMode="numeric" pattern="[0-9]{4}" maxLength={4} required readOnly={Boolean(identifier)} value={icd}
