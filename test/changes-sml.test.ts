@@ -9,6 +9,7 @@ import { openPostgres } from '../src/db/postgres.js';
 import { call } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
+import { expectErrorBody } from './helpers/assertions.js';
 import { addParticipant, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
 import { checkResponsesAgainstDescription } from './helpers/openapi-responses.js';
 import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
@@ -294,6 +295,24 @@ describe('migration out: another SMP takes an organization over', () => {
     expect(await networkOf(participant)).toMatchObject({ sml: { state: 'registered' } });
     expectStatus(await migrationOut(participant, 'DELETE'), 409);
     expectStatus(await call(app, { method: 'POST', url: `${PARTICIPANTS}/${participant.identifier}/migration-out`, user: t.users.otherServiceProvider }), 404);
+  });
+
+  it('calls the SML for one user one at a time: a second key asked for meanwhile is a 429, and nothing is sent for it', async () => {
+    const participant = await registered();
+    const prepared = sml.migrations.size;
+    // Within the client's 300 ms timeout, but long enough that both requests are in flight at once.
+    sml.delay(150);
+    try {
+      const answers = await Promise.all([migrationOut(participant), migrationOut(participant)]);
+      const [given, refused] = answers[0].statusCode === 201 ? answers : [answers[1], answers[0]];
+      expectStatus(given, 201);
+      expect(expectErrorBody(refused, 429).message).toMatch(/One SML call at a time/);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(sml.migrations.size).toBe(prepared + 1);
+    } finally {
+      sml.delay(0);
+    }
+    expectStatus(await migrationOut(participant, 'DELETE'), 204);
   });
 });
 

@@ -63,6 +63,12 @@ async function participantOf(db: Queryable, app: FastifyInstance, request: Fasti
   return participant;
 }
 
+/**
+ * SML calls a provider waits for (a migration key out, its withdrawal), per user at once: the SML sees every call as
+ * this SMP's, whoever asked for it, so one provider must not be able to flood it in the registry's name.
+ */
+const SML_CALLS_PER_USER = 1;
+
 /** The SML for an operation the provider waits for: its refusal a 409, its failure (or its absence) a 503. */
 async function withSml<T>(sml: SmlClient | undefined, operation: (sml: SmlClient) => Promise<T>): Promise<T> {
   if (sml === undefined) throw new ServiceUnavailableError('No SML is configured (SML_URL)');
@@ -79,6 +85,16 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   const polls = new Slots(options.maxPollsPerUser);
   // Every waiting poll wakes on each change: those asking the same share one read of it.
   const sharedRead = sharedRuns<Awaited<ReturnType<typeof changesAfter>>>();
+  const smlCalls = new Slots(SML_CALLS_PER_USER);
+  const callSml = async <T>(request: FastifyRequest, operation: (sml: SmlClient) => Promise<T>): Promise<T> => {
+    const user = callerOf(request).userId;
+    if (!smlCalls.take(user)) throw new TooManyRequestsError(1, 'One SML call at a time per user; try again once it is answered');
+    try {
+      return await withSml(app.sml, operation);
+    } finally {
+      smlCalls.release(user);
+    }
+  };
 
   app.get('/audit', {
     schema: {
@@ -144,7 +160,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
   }, async (request, reply) => {
     const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
-    const migrationKey = await withSml(app.sml, (sml) => prepareMigrationOut(app.db, sml, participant));
+    const migrationKey = await callSml(request, (sml) => prepareMigrationOut(app.db, sml, participant));
     return reply.status(201).send({ participant, migrationKey });
   });
 
@@ -153,7 +169,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
   }, async (request, reply) => {
     const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
-    await withSml(app.sml, (sml) => withdrawMigrationOut(app.db, sml, participant));
+    await callSml(request, (sml) => withdrawMigrationOut(app.db, sml, participant));
     return reply.status(204).send();
   });
 
