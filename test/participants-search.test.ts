@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
 import { PARTICIPANT_SORTABLE, streamParticipants } from '../src/participants/repository.js';
+import type { ParticipantFilter } from '../src/participants/schemas.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
@@ -262,7 +263,7 @@ describe('participants.stream', () => {
     };
     const read = async (maxBytes: number) => {
       const batches: Participant[][] = [];
-      for await (const batch of streamParticipants(measuring, { processes: true } as never, null, 'ORDER BY pa.id', maxBytes)) {
+      for await (const batch of streamParticipants(measuring, { processes: true } as ParticipantFilter, null, 'ORDER BY pa.id', maxBytes)) {
         batches.push(batch as Participant[]);
       }
       return batches;

@@ -77,14 +77,14 @@ function batchSteps(batchSize: number): number[] {
 /**
  * `sql` with two columns more: `stream_bytes`, the bytes (as text) of its rows up to this one, and `stream_next`,
  * how many rows the next batch takes after this one (0 after the last): the largest step whose rows stay within
- * the budget in parameter `$budget`, else 1. A FETCH cannot stop at a size, so the rows read say where to stop next.
+ * the budget (the placeholder `budget`), else 1. A FETCH cannot stop at a size, so the rows read say where to stop.
  */
 function measuredSql(sql: string, budget: string, batchSize: number) {
   const steps = batchSteps(batchSize)
-    .map((step) => `WHEN lead(stream_bytes, ${step}) OVER following - stream_bytes <= ${budget} THEN ${step}`);
-  return `SELECT measured.*, CASE WHEN lead(stream_bytes) OVER following IS NULL THEN 0 ${steps.join(' ')} ELSE 1 END AS stream_next
+    .map((step) => `WHEN lead(stream_bytes, ${step}) OVER ahead - stream_bytes <= ${budget} THEN ${step}`);
+  return `SELECT measured.*, CASE WHEN lead(stream_bytes) OVER ahead IS NULL THEN 0 ${steps.join(' ')} ELSE 1 END AS stream_next
             FROM (SELECT r.*, sum(octet_length(r::text)) OVER (ROWS UNBOUNDED PRECEDING) AS stream_bytes FROM (${sql}) r) measured
-          WINDOW following AS ()`;
+          WINDOW ahead AS ()`;
 }
 
 interface Measured {
