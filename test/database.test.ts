@@ -58,3 +58,21 @@ test('a stream reads every row of a query in batches', async () => {
   for await (const batch of db.stream(`SELECT id FROM capabilities WHERE title LIKE $1`, ['streamed %'], 1000)) count += batch.length;
   expect(count).toBe(2345);
 });
+
+test('a stream with a byte budget reads every row once, in order, in batches within the budget', async () => {
+  // Each row is about 105 bytes as text, `(n,` and 100 characters and `)`: a budget of 1,000 bytes holds 9 of them.
+  const sql = `SELECT g AS n, repeat('x', 100) AS filler FROM generate_series(1, 50) g ORDER BY g`;
+  const batches: number[][] = [];
+  for await (const batch of db.stream<{ n: number }>(sql, [], 1000, 1000)) batches.push(batch.map((row) => row.n));
+  expect(batches.flat()).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+  expect(batches.length).toBeGreaterThan(5);
+  for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(9);
+});
+
+test('a stream with a byte budget still reads a row larger than the budget, alone', async () => {
+  const sql = `SELECT g AS n, repeat('x', CASE WHEN g = 3 THEN 5000 ELSE 10 END) AS filler FROM generate_series(1, 6) g ORDER BY g`;
+  const batches: number[][] = [];
+  for await (const batch of db.stream<{ n: number }>(sql, [], 1000, 1000)) batches.push(batch.map((row) => row.n));
+  expect(batches.flat()).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(batches.find((batch) => batch.includes(3))).toEqual([3]);
+});

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARTICIPANT_SORTABLE } from '../src/participants/repository.js';
+import type { Database } from '../src/db/database.js';
+import { PARTICIPANT_SORTABLE, streamParticipants } from '../src/participants/repository.js';
+import type { ParticipantFilter } from '../src/participants/schemas.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
@@ -244,6 +246,40 @@ describe('participants.stream', () => {
     const pages = await allPages(query, user);
     expect(pages.length).toBeGreaterThan(0);
     expect(stream.json()).toEqual(pages);
+  });
+
+  it('with its processes, reads every participant once and in order, in batches within the byte budget', async () => {
+    // The database as the stream sees it, but noting the size (as text) of every row of the statement it streams.
+    let rowBytes: number[] = [];
+    const measuring: Database = {
+      ...t.db,
+      stream: (sql, params, batchSize, maxBytes) => {
+        const sizes = t.db.query<{ bytes: number }>(`SELECT octet_length(r::text) AS bytes FROM (${sql}) r`, params);
+        return (async function* () {
+          rowBytes = (await sizes).map((row) => row.bytes);
+          yield* t.db.stream(sql, params, batchSize, maxBytes);
+        })();
+      },
+    };
+    const read = async (maxBytes: number) => {
+      const batches: Participant[][] = [];
+      for await (const batch of streamParticipants(measuring, { processes: true } as ParticipantFilter, null, 'ORDER BY pa.id', maxBytes)) {
+        batches.push(batch as Participant[]);
+      }
+      return batches;
+    };
+    await read(Number.MAX_SAFE_INTEGER);
+    const budget = Math.max(...rowBytes) + 1; // every row fits alone, and three of the small ones together
+
+    const batches = await read(budget);
+    expect(batches.flat()).toEqual([...all].sort((a, b) => (a.identifier < b.identifier ? -1 : 1)));
+    expect(batches.length).toBeGreaterThan(1);
+    let row = 0;
+    for (const batch of batches) {
+      const bytes = rowBytes.slice(row, row + batch.length).reduce((sum, size) => sum + size, 0);
+      row += batch.length;
+      expect(bytes).toBeLessThanOrEqual(budget);
+    }
   });
 
   it('is an empty array when nothing matches, and validates like the paged variant', async () => {

@@ -37,9 +37,11 @@ export interface Database extends Queryable {
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * Reads the rows of `sql` through a cursor, batch by batch, so memory stays flat whatever the row count. Handed
-   * out by batch: one step of async iteration per row cost a stream more than the row's serialization.
+   * out by batch: one step of async iteration per row cost a stream more than the row's serialization. With
+   * `maxBytes`, a batch also stops before its rows (as text) pass that many bytes, one row at least: for rows
+   * that may be large.
    */
-  stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number): AsyncIterable<T[]>;
+  stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number, maxBytes?: number): AsyncIterable<T[]>;
   readonly kind: 'postgres' | 'embedded';
   /**
    * Calls `onSignal` for every notification on `channel` (PostgreSQL LISTEN; in-process on the embedded
@@ -59,30 +61,67 @@ export interface PoolStats {
   waiting: number;
 }
 
+/** The most bytes of rows a batch of a stream of large rows reads (as a page of the change feed carries): 4 MiB. */
+export const STREAM_BATCH_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The row counts a byte-bounded batch may take, largest first: the batch size, then quarters of it. Each is one
+ * window function per row, so a few coarse steps measure the rows at less cost than many fine ones.
+ */
+function batchSteps(batchSize: number): number[] {
+  const steps = [batchSize];
+  for (let step = batchSize >> 2; step > 1; step >>= 2) steps.push(step);
+  return steps;
+}
+
+/**
+ * `sql` with two columns more: `stream_bytes`, the bytes (as text) of its rows up to this one, and `stream_next`,
+ * how many rows the next batch takes after this one (0 after the last): the largest step whose rows stay within
+ * the budget (the placeholder `budget`), else 1. A FETCH cannot stop at a size, so the rows read say where to stop.
+ */
+function measuredSql(sql: string, budget: string, batchSize: number) {
+  const steps = batchSteps(batchSize)
+    .map((step) => `WHEN lead(stream_bytes, ${step}) OVER ahead - stream_bytes <= ${budget} THEN ${step}`);
+  return `SELECT measured.*, CASE WHEN lead(stream_bytes) OVER ahead IS NULL THEN 0 ${steps.join(' ')} ELSE 1 END AS stream_next
+            FROM (SELECT r.*, sum(octet_length(r::text)) OVER (ROWS UNBOUNDED PRECEDING) AS stream_bytes FROM (${sql}) r) measured
+          WINDOW ahead AS ()`;
+}
+
+interface Measured {
+  stream_bytes: number;
+  stream_next: number;
+}
+
 /** A cursor-based reader over any transaction; both drivers share it, so there is one streaming path. */
 export async function* streamThroughCursor<T>(
   open: () => Promise<{ tx: Queryable; done: (failed: boolean) => Promise<void> }>,
   sql: string,
   params: readonly unknown[],
   batchSize: number,
+  maxBytes?: number,
 ): AsyncGenerator<T[]> {
+  const measured = maxBytes !== undefined;
   const { tx, done } = await open();
   let failed = true;
   try {
-    await tx.query(`DECLARE registry_stream NO SCROLL CURSOR FOR ${sql}`, params);
-    const fetch = () => {
-      const next = tx.query<T>(`FETCH ${batchSize} FROM registry_stream`);
+    await tx.query(
+      `DECLARE registry_stream NO SCROLL CURSOR FOR ${measured ? measuredSql(sql, `$${params.length + 1}`, batchSize) : sql}`,
+      measured ? [...params, maxBytes] : params,
+    );
+    const fetch = (count: number) => {
+      const next = tx.query<T & Partial<Measured>>(`FETCH ${count} FROM registry_stream`);
       next.catch(() => undefined); // awaited below; a consumer that stops early must not leave it unhandled
       return next;
     };
+    // Until a row says how many of the next fit, a measured stream reads one.
     // The next batch is asked for before this one is handed out, so the database works while the rows are sent.
-    let pending = fetch();
+    let pending = fetch(measured ? 1 : batchSize);
     for (;;) {
       const rows = await pending;
-      const more = rows.length === batchSize;
-      if (more) pending = fetch();
-      if (rows.length > 0) yield rows;
-      if (!more) break;
+      const next = measured ? (rows.at(-1)?.stream_next ?? 0) : rows.length === batchSize ? batchSize : 0;
+      if (next > 0) pending = fetch(next);
+      if (rows.length > 0) yield measured ? rows.map(({ stream_bytes: _bytes, stream_next: _next, ...row }) => row as T) : rows;
+      if (next === 0) break;
     }
     failed = false;
   } finally {

@@ -63,7 +63,7 @@ export async function openEmbedded(dataDir?: string): Promise<Database> {
       return result;
     }),
     stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1) }),
-    stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(begin, sql, params, batchSize),
+    stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(begin, sql, params, batchSize, maxBytes),
     listen: async (channel, onSignal) => {
       const stop = await db.listen(channel, () => onSignal());
       return () => stop();

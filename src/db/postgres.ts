@@ -183,7 +183,7 @@ export function openPostgres(options: PostgresOptions): Database {
         }
       }
     },
-    stream: (sql, params = [], batchSize = 1000) => streamThroughCursor(() => begin(true), sql, params, batchSize),
+    stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(() => begin(true), sql, params, batchSize, maxBytes),
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     listen: (channel, onSignal) => listenWithReconnect(options, channel, onSignal),
     close: () => pool.end(),

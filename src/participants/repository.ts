@@ -1,4 +1,4 @@
-import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
+import { onForeignKeyViolation, onUniqueViolation, STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/database.js';
 import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
 import { ConflictError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
@@ -148,9 +148,13 @@ const STREAM_BATCH = 1000;
 
 /**
  * Every hit, read through a cursor and handed out in batches: memory does not grow with the number of participants.
- * The provider is joined (the planner memoizes its few rows) rather than looked up by a subquery per row.
+ * The provider is joined (the planner memoizes its few rows) rather than looked up by a subquery per row. With its
+ * processes a row grows with their number, so a batch then also stops at `maxBytes`; without them its fields bound
+ * it (1,000 rows stay under about 4.5 MB), so its batch is not measured, which would cost a third of its speed.
  */
-export async function* streamParticipants(db: Database, filter: ParticipantFilter, scope: Scope, orderBy: string): AsyncGenerator<Participant[]> {
+export async function* streamParticipants(
+  db: Database, filter: ParticipantFilter, scope: Scope, orderBy: string, maxBytes = STREAM_BATCH_MAX_BYTES,
+): AsyncGenerator<Participant[]> {
   const conditions = filterConditions(filter, scope);
   const rows = db.stream<ParticipantRow>(
     `SELECT pa.id, pa.icd, pa.organization_identifier, pa.organization_part_identifier, pa.source_indicator, pa.name,
@@ -161,6 +165,7 @@ export async function* streamParticipants(db: Database, filter: ParticipantFilte
        ${conditions.clause} ${orderBy}`,
     conditions.params,
     STREAM_BATCH,
+    filter.processes ? maxBytes : undefined,
   );
   for await (const batch of rows) yield batch.map(participantOfRow);
 }

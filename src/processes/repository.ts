@@ -1,4 +1,4 @@
-import { onForeignKeyViolation, onUniqueViolation, type Database, type Queryable } from '../db/database.js';
+import { onForeignKeyViolation, onUniqueViolation, STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/database.js';
 import { Conditions, escapeLikeWildcards, resourceReads, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../catalogue/cache.js';
@@ -75,9 +75,12 @@ export async function findProcesses(db: Queryable, filter: ProcessFilter, page: 
   });
 }
 
-export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: string) {
+/** Every hit, in batches that also stop at `maxBytes`: a process grows with its document types and dependencies. */
+export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: string, maxBytes = STREAM_BATCH_MAX_BYTES) {
   const conditions = filterConditions(filter);
-  return db.stream<Process>(`SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params);
+  return db.stream<Process>(
+    `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params, undefined, maxBytes,
+  );
 }
 
 /** Where the processes of a participant or organization are filled in from: the catalogue cache, or the database. */
