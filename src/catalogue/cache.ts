@@ -4,7 +4,7 @@ import { ACCESS_POINT_ROWS } from '../access-points/repository.js';
 import type { AccessPoint } from '../access-points/schemas.js';
 import { CAPABILITY_ROWS } from '../capabilities/repository.js';
 import type { Capability } from '../capabilities/schemas.js';
-import type { ChangeNotice, ChangeResource } from '../changes/log.js';
+import type { ChangeNotice, ChangeResource } from '../db/change-log.js';
 import type { PageRequest, Sortable, SortOrder } from '../core/paging.js';
 import { parseQualifiedIdentifier } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';

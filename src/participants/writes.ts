@@ -2,7 +2,7 @@
  * The participant write operations (add, update, transfer, delete) with every rule of the API, each inside the caller's
  * transaction: the one path for the routes, the JSON-lines import and the demo set.
  */
-import { appendChange, SYSTEM_ACTOR, type Actor } from '../changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type Actor } from '../db/change-log.js';
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import type { CatalogueCache } from '../catalogue/cache.js';
