@@ -20,6 +20,11 @@ describe('the floors of src/ (README, "Code layout")', () => {
     expect(await layeringErrors('src/core/probe.ts', "export type { Queryable } from '../db/database.js';\n")).toHaveLength(1);
   });
 
+  it('fails the lint of a cached resource importing the catalogue cache, which imports it (a circle)', async () => {
+    const errors = await layeringErrors('src/processes/probe.ts', "export type { CatalogueCache } from '../catalogue/cache.js';\n");
+    expect(errors).toEqual([expect.stringContaining('src/processes/ may import only core, db, http')]);
+  });
+
   it('passes the imports down the floors and the sideways imports it lists', async () => {
     const source = "export type { Queryable } from '../db/database.js';\nexport { callerOf } from '../http/auth.js';\n"
       + "export type { Process } from '../processes/schemas.js';\n";
