@@ -1,6 +1,67 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The floors of src/ (README, "Code layout"): a folder imports only the folders of the floors below it and the
+ * sideways imports listed here, so a back-up import fails the lint.
+ */
+const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue', 'document-types',
+  'organizations', 'participants', 'processes', 'service-providers', 'transport-profiles', 'users'];
+const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi'];
+
+/**
+ * Sideways imports between resources: each is a real dependency, and together they form no circle (keep it so: a
+ * resource that needs another's vocabulary both ways moves that vocabulary down to db or core).
+ */
+const RESOURCE_NEEDS = {
+  // An access point names its provider and its transport profile.
+  'access-points': ['access-point-providers', 'transport-profiles'],
+  // The catalogue cache holds the rows of the seven kinds it names; none of them imports the catalogue (their
+  // CatalogueTable and the cached reads are in db/catalogue-table.ts and http/catalogue-reads.ts).
+  catalogue: ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'processes',
+    'service-providers', 'transport-profiles'],
+  // A document type names its processes.
+  'document-types': ['processes'],
+  // An organization is read from its participants and their processes.
+  organizations: ['participants', 'processes'],
+  // A participant registers for processes.
+  participants: ['processes'],
+  // A service provider names its access points; ending one expires its participants.
+  'service-providers': ['access-points', 'participants'],
+  // A user acts for a service provider or an access point provider.
+  users: ['access-point-providers', 'service-providers'],
+};
+
+/** Sideways imports between the parts built on resources: none forms a circle. */
+const PART_NEEDS = {
+  // The SMP's kept answers are counted and numbered by the request metrics and ids.
+  smp: ['operations'],
+  // The metrics show the deliveries' status.
+  operations: ['changes'],
+};
+
+const FLOORS = {
+  core: [],
+  db: ['core'],
+  http: ['core', 'db'],
+  ...Object.fromEntries(RESOURCES.map((resource) => [resource, ['core', 'db', 'http', ...(RESOURCE_NEEDS[resource] ?? [])]])),
+  ...Object.fromEntries(BUILT_ON_RESOURCES.map((part) => [part, ['core', 'db', 'http', ...RESOURCES, ...(PART_NEEDS[part] ?? [])]])),
+};
+
+/** The rule for one folder: any import that leaves it (`../`) must land in a folder it may import. */
+const floor = ([folder, allowed]) => {
+  const lookahead = allowed.length === 0 ? '' : `(?!(?:${allowed.join('|')})/)`;
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{
+        regex: `^\\.\\./${lookahead}`,
+        message: `src/${folder}/ may import only ${allowed.length === 0 ? 'itself' : allowed.join(', ')} (the floors: README, "Code layout").`,
+      }] }],
+    },
+  };
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'web/', 'data/', 'bench/results/', 'coverage/', 'test-output/'] },
   js.configs.recommended,
@@ -8,6 +69,17 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  ...Object.entries(FLOORS).map(floor),
+  {
+    // The wiring imports every floor, but not the entry points that start it.
+    files: ['src/app.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{
+        regex: '^\\./(server|cli|config)\\.js$',
+        message: 'app.ts is wired by server.ts and cli.ts, never the other way round.',
+      }] }],
     },
   },
 );

@@ -1,7 +1,7 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { readCodeLists, CodeListError } from './catalogue/codelists.js';
-import { appendChange, CLI_ACTOR } from './changes/log.js';
+import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './catalogue/repository.js';
 import { loadConfig, smlOptionsOf } from './config.js';

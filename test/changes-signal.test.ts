@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
-import { appendChange, SYSTEM_ACTOR, type ChangeNotice } from '../src/changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type ChangeNotice } from '../src/db/change-log.js';
 import { changeSignal } from '../src/changes/signal.js';
 import { listenerName } from '../src/db/postgres.js';
 import { unique } from './helpers/requests.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ChangeNotice } from '../src/changes/log.js';
+import type { ChangeNotice } from '../src/db/change-log.js';
 import type { Counter } from 'prom-client';
 import { SignedAnswerCache } from '../src/smp/cache.js';
 import { SmpPublisher } from '../src/smp/publisher.js';

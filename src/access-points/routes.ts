@@ -1,5 +1,5 @@
 import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repository.js';
-import { catalogueReads } from '../catalogue/reads.js';
+import { catalogueReads } from '../http/catalogue-reads.js';
 import type { Queryable } from '../db/database.js';
 import { resolveEach, resolveReference } from '../db/references.js';
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';

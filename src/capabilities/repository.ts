@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';
-import type { CatalogueTable } from '../catalogue/cache.js';
+import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { Sortable } from '../core/paging.js';
 import type { Capability, CapabilityForm } from './schemas.js';
 

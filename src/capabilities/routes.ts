@@ -1,5 +1,5 @@
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
-import { catalogueReads } from '../catalogue/reads.js';
+import { catalogueReads } from '../http/catalogue-reads.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
   CAPABILITY_SORTABLE, CAPABILITY_TIE_BREAKER, deleteCapability, findCapabilities, getCapability, insertCapability, updateCapability,

@@ -4,12 +4,12 @@ import { ACCESS_POINT_ROWS } from '../access-points/repository.js';
 import type { AccessPoint } from '../access-points/schemas.js';
 import { CAPABILITY_ROWS } from '../capabilities/repository.js';
 import type { Capability } from '../capabilities/schemas.js';
-import type { ChangeNotice, ChangeResource } from '../changes/log.js';
-import type { PageRequest, Sortable, SortOrder } from '../core/paging.js';
+import type { ChangeNotice } from '../db/change-log.js';
+import type { PageRequest, SortOrder } from '../core/paging.js';
 import { parseQualifiedIdentifier } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
 import type { ReferenceInput } from '../db/references.js';
-import type { ResourceTable } from '../db/sql.js';
+import type { CatalogueKind, CatalogueTable } from '../db/catalogue-table.js';
 import { DOCUMENT_TYPE_ROWS } from '../document-types/repository.js';
 import type { DocumentType } from '../document-types/schemas.js';
 import { PROCESS_ROWS } from '../processes/repository.js';
@@ -19,17 +19,8 @@ import type { ServiceProvider } from '../service-providers/schemas.js';
 import { TRANSPORT_PROFILE_ROWS } from '../transport-profiles/repository.js';
 import type { TransportProfile } from '../transport-profiles/schemas.js';
 
-/** A resource the catalogue cache holds whole, declared next to its SQL. */
-export interface CatalogueTable {
-  /** Where its responses are read from; its rows are held in `table.id` order: its id is the tie-breaker of its pages. */
-  table: ResourceTable;
-  sortable: Sortable;
-  /** The change-log kinds its responses show: its own and every one they embed. A change of any drops its rows. */
-  builtFrom: readonly ChangeResource[];
-}
-
 /** The row of each kind the cache holds, as the API shows it. */
-interface CatalogueRows {
+interface CatalogueRows extends Record<CatalogueKind, Identified> {
   process: Process;
   'document-type': DocumentType;
   capability: Capability;
@@ -38,8 +29,6 @@ interface CatalogueRows {
   'access-point-provider': AccessPointProvider;
   'service-provider': ServiceProvider;
 }
-
-export type CatalogueKind = keyof CatalogueRows;
 
 const TABLES: Readonly<Record<CatalogueKind, CatalogueTable>> = {
   process: PROCESS_ROWS,

@@ -1,4 +1,4 @@
-import { appendChange, SYSTEM_ACTOR, type Actor, type ChangeResource } from '../changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type Actor, type ChangeResource } from '../db/change-log.js';
 import type { Database, Queryable } from '../db/database.js';
 import {
   keyOf, processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryState,

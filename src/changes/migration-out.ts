@@ -4,7 +4,7 @@ import { ConflictError } from '../core/errors.js';
 import type { Database, Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import { endMigratedOrganization } from '../participants/writes.js';
-import type { Actor } from './log.js';
+import type { Actor } from '../db/change-log.js';
 import { forgetSml, heldForThisSmp, participantsMigratingOut, recordSml, smlStateOf } from './network.js';
 import type { SmlClient } from './sml-client.js';
 

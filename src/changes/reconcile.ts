@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { CLI_ACTOR } from './log.js';
+import { CLI_ACTOR } from '../db/change-log.js';
 import { finishMigrationsOut } from './migration-out.js';
 import { PARTICIPANT_SCHEME } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';

@@ -10,7 +10,8 @@ import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type Chang
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery.js';
 import { heldForThisSmp, keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
-import { actorOf, appendChange } from './log.js';
+import { appendChange } from '../db/change-log.js';
+import { actorOf } from '../http/actor.js';
 import { ConflictError, ServiceUnavailableError } from '../core/errors.js';
 import { DeliveryStatusList, MigrationKeyForm, MigrationOut, NetworkState, StuckParticipantList, StuckQuery } from './schemas.js';
 import { prepareMigrationOut, withdrawMigrationOut } from './migration-out.js';

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { appendedChanges, numberChanges, type ChangeNotice } from './log.js';
+import { appendedChanges, numberChanges, type ChangeNotice } from '../db/change-log.js';
 
 export type ChangeListener = (notice: ChangeNotice) => void;
 

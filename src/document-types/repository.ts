@@ -1,7 +1,7 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { resourceReads } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
-import type { CatalogueTable } from '../catalogue/cache.js';
+import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 import { processSummaryJson } from '../processes/repository.js';

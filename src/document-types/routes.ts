@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { catalogueReads } from '../catalogue/reads.js';
+import { catalogueReads } from '../http/catalogue-reads.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';

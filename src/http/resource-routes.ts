@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { actorOf, appendChange, type ChangeResource } from '../changes/log.js';
+import { appendChange, type ChangeResource } from '../db/change-log.js';
+import { actorOf } from './actor.js';
 import type { Database, Queryable } from '../db/database.js';
 import type { Access } from './auth.js';
 import { pageOf, pageRequest, type PageRequest, type Sortable } from '../core/paging.js';

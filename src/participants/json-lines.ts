@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../changes/log.js';
+import { CLI_ACTOR } from '../db/change-log.js';
 import { constants, createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';

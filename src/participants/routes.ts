@@ -14,7 +14,7 @@ import {
 import {
   ADD_FORM, deleteRegistration, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration,
 } from './writes.js';
-import { actorOf } from '../changes/log.js';
+import { actorOf } from '../http/actor.js';
 import {
   AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
   UpdateParticipantForm,

@@ -2,11 +2,10 @@
  * The participant write operations (add, update, transfer, delete) with every rule of the API, each inside the caller's
  * transaction: the one path for the routes, the JSON-lines import and the demo set.
  */
-import { appendChange, SYSTEM_ACTOR, type Actor } from '../changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type Actor } from '../db/change-log.js';
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
-import type { CatalogueCache } from '../catalogue/cache.js';
-import { processesFromDatabase, processesNamed, type ProcessSource } from '../processes/repository.js';
+import { processesFromDatabase, processesNamed, type HeldProcesses, type ProcessSource } from '../processes/repository.js';
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import { parseQualifiedIdentifier, type ContactForm, type Reference } from '../core/schemas.js';
@@ -41,7 +40,7 @@ async function processIdsOf(
   form: { processes: Reference[]; deleteDate?: string },
   icd: string,
   currentIds: readonly string[],
-  catalogue: CatalogueCache | undefined,
+  catalogue: HeldProcesses | undefined,
 ): Promise<string[]> {
   const cachedIds = await catalogue?.processIdsOf(form.processes, tx);
   const { ids, errors } = cachedIds ? { ids: cachedIds, errors: [] } : await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
@@ -52,11 +51,11 @@ async function processIdsOf(
 }
 
 /** Where processes are read from: the catalogue cache when the caller has one (loading through `tx`), else `tx`. */
-const processSource = (tx: Queryable, catalogue: CatalogueCache | undefined): ProcessSource =>
+const processSource = (tx: Queryable, catalogue: HeldProcesses | undefined): ProcessSource =>
   catalogue ? { processesIn: (ids) => catalogue.processesIn(ids, tx) } : processesFromDatabase(tx);
 
 /** The participant as the API shows it, whichever provider's: what the routes answer and the change log keeps. */
-export async function participantById(tx: Queryable, id: string, catalogue?: CatalogueCache): Promise<Participant> {
+export async function participantById(tx: Queryable, id: string, catalogue?: HeldProcesses): Promise<Participant> {
   const participant = await getParticipant(tx, { kind: 'identifier', id }, null, processSource(tx, catalogue));
   if (!participant) throw NotFoundError.instance(id);
   return participant;
@@ -79,7 +78,7 @@ export async function expireParticipants(tx: Queryable, due: ExpiryDue): Promise
  * from (the cache; without it, the database), here and in the other writes.
  */
 export async function registerParticipant(
-  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: CatalogueCache,
+  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldProcesses,
 ): Promise<Participant> {
   const record = newParticipantOf(serviceProviderId, form);
   const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue);
@@ -215,7 +214,7 @@ async function lockOwn(tx: Queryable, segment: string, scope: Scope): Promise<Lo
 
 /** Replaces the participant's processes, contact and delete date; returns it as the API shows it. */
 export async function updateRegistration(
-  tx: Queryable, actor: Actor, segment: string, scope: Scope, form: UpdateParticipantForm, catalogue?: CatalogueCache,
+  tx: Queryable, actor: Actor, segment: string, scope: Scope, form: UpdateParticipantForm, catalogue?: HeldProcesses,
 ): Promise<Participant> {
   const participant = await lockOwn(tx, segment, scope);
   const processIds = await processIdsOf(tx, UPDATE_FORM, form, participant.icd, participant.processIds, catalogue);
@@ -230,7 +229,7 @@ export async function updateRegistration(
 
 /** Moves the participant to the service provider `targetSegment` names (its UUID, any case). */
 export async function transferRegistration(
-  tx: Queryable, actor: Actor, segment: string, scope: Scope, targetSegment: string, catalogue?: CatalogueCache,
+  tx: Queryable, actor: Actor, segment: string, scope: Scope, targetSegment: string, catalogue?: HeldProcesses,
 ): Promise<void> {
   const participant = await lockOwn(tx, segment, scope);
   const target = targetSegment.toLowerCase();
@@ -246,7 +245,7 @@ export async function transferRegistration(
  * Ends every participant of an organization another SMP has taken over (the SML migrated it), logged as 'migrate'
  * (after = null) so the audit, the feed and the Directory hear of it. Returns how many ended.
  */
-export async function endMigratedOrganization(tx: Queryable, actor: Actor, organization: Organization, catalogue?: CatalogueCache): Promise<number> {
+export async function endMigratedOrganization(tx: Queryable, actor: Actor, organization: Organization, catalogue?: HeldProcesses): Promise<number> {
   const ids = await lockOrganization(tx, organization);
   const ended = await Promise.all(ids.map((id) => participantById(tx, id, catalogue)));
   await deleteParticipant(tx, { kind: 'qualified', organization }, null);
@@ -257,7 +256,7 @@ export async function endMigratedOrganization(tx: Queryable, actor: Actor, organ
 
 /** Deletes the participant the path segment names within the caller's scope; 404 when there is none. */
 export async function deleteRegistration(
-  tx: Queryable, actor: Actor, segment: string, scope: Scope, catalogue?: CatalogueCache,
+  tx: Queryable, actor: Actor, segment: string, scope: Scope, catalogue?: HeldProcesses,
 ): Promise<void> {
   const participant = await lockOwn(tx, segment, scope);
   const before = await participantById(tx, participant.id, catalogue);

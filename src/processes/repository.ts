@@ -1,7 +1,8 @@
 import { onForeignKeyViolation, onUniqueViolation, STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/database.js';
 import { Conditions, escapeLikeWildcards, resourceReads, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
-import type { CatalogueTable } from '../catalogue/cache.js';
+import type { CatalogueTable } from '../db/catalogue-table.js';
+import type { ReferenceInput } from '../db/references.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 import type { Process, ProcessFilter } from './schemas.js';
@@ -87,6 +88,14 @@ export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: st
 export interface ProcessSource {
   /** The processes `ids` name, in qualified identifier order. */
   processesIn(ids: readonly string[]): Promise<Process[]>;
+}
+
+/** The processes the catalogue cache holds, each read through `db` (a transaction passes itself): what participant writes need of it. */
+export interface HeldProcesses {
+  /** The processes `ids` name, in qualified identifier order. */
+  processesIn(ids: readonly string[], db: Queryable): Promise<Process[]>;
+  /** The ids of the processes `references` name when every one is held; else undefined. */
+  processIdsOf(references: readonly ReferenceInput[], db: Queryable): Promise<string[] | undefined>;
 }
 
 /** The processes read in `db` (a transaction sees its own writes): for callers without the catalogue cache. */

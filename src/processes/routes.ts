@@ -1,5 +1,5 @@
 import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
-import { catalogueReads } from '../catalogue/reads.js';
+import { catalogueReads } from '../http/catalogue-reads.js';
 import type { Queryable } from '../db/database.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getAccessPointProvider, insertAccessPointProvider } from '../access-point-providers/repository.js';
 import { getAccessPoint, insertAccessPoint } from '../access-points/repository.js';
-import { appendChange, SYSTEM_ACTOR, type Change, type ChangeResource } from '../changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type Change, type ChangeResource } from '../db/change-log.js';
 import type { Database, Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { Role } from '../http/auth.js';

@@ -1,7 +1,6 @@
 import { closeSync, fchmodSync, mkdirSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { ensureAdmin, type FirstAdmin } from '../users/bootstrap.js';
 import { BILLING_PROCESS, createDemoSet, type DemoUser } from './demo.js';
@@ -16,11 +15,19 @@ export interface Setup {
   demo?: DemoUser;
 }
 
+/** What the first start reads of the configuration: the entry points' Config has it (config.ts is above this floor). */
+export interface SetupSettings {
+  REGISTRY_ADMIN_USERNAME: string;
+  REGISTRY_ADMIN_PASSWORD?: string;
+  REGISTRY_DEMO?: boolean;
+  DATABASE_URL?: string;
+}
+
 /**
  * What a registry needs before it serves: an ADMIN, a catalogue (the starter one, when none was ever set
  * up), and, on the embedded database or when REGISTRY_DEMO asks for it, the demo set. Each is made once.
  */
-export async function prepare(db: Database, config: Config): Promise<Setup> {
+export async function prepare(db: Database, config: SetupSettings): Promise<Setup> {
   const admin = await ensureAdmin(db, config.REGISTRY_ADMIN_USERNAME, config.REGISTRY_ADMIN_PASSWORD);
   const starter = await loadIfNeverSetUp(db, await starterCatalogue());
   const wantsDemo = config.REGISTRY_DEMO ?? config.DATABASE_URL === undefined;

@@ -3,7 +3,7 @@ import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';
 import { ConflictError } from '../core/errors.js';
-import type { CatalogueTable } from '../catalogue/cache.js';
+import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { Sortable } from '../core/paging.js';
 import type { TransportProfile, TransportProfileForm } from './schemas.js';
 

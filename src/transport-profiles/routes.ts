@@ -1,5 +1,5 @@
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
-import { catalogueReads } from '../catalogue/reads.js';
+import { catalogueReads } from '../http/catalogue-reads.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
   deleteTransportProfile, findTransportProfiles, getTransportProfile, insertTransportProfile, TRANSPORT_PROFILE_SORTABLE,

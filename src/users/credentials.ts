@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Caller, CredentialVerifier } from '../http/auth.js';
-import type { ChangeNotice } from '../changes/log.js';
+import type { ChangeNotice } from '../db/change-log.js';
 import type { Queryable } from '../db/database.js';
 import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
 import { loginThrottle, type LoginThrottleOptions } from './login-throttle.js';

@@ -1,4 +1,4 @@
-import { appendChange, SYSTEM_ACTOR, type Actor } from '../changes/log.js';
+import { appendChange, SYSTEM_ACTOR, type Actor } from '../db/change-log.js';
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
 import { resourceReads } from '../db/sql.js';

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repository.js';
-import { actorOf, appendChange } from '../changes/log.js';
+import { appendChange } from '../db/change-log.js';
+import { actorOf } from '../http/actor.js';
 import type { Queryable } from '../db/database.js';
 import { resolveReference, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
 import { lockRow } from '../db/rows.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pageOf, type PageRequest } from '../core/paging.js';
-import type { Serialize } from '../http/resource-routes.js';
-import type { CatalogueKind } from './cache.js';
+import type { CatalogueKind } from '../db/catalogue-table.js';
+import type { Serialize } from './resource-routes.js';
 
 /**
  * The reads of a managed resource that the catalogue cache answers, serialized once per version of the rows: every

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
-import { afterCommit, type Queryable } from '../db/database.js';
+import { afterCommit, type Queryable } from './database.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
   | 'service-provider' | 'transport-profile' | 'capability' | 'user';
@@ -38,19 +37,6 @@ export interface Actor {
 
 export const CLI_ACTOR: Actor = { origin: 'cli' };
 export const SYSTEM_ACTOR: Actor = { origin: 'system' };
-
-/** The caller of a request (every write is authenticated), with the request id. */
-export function actorOf(request: FastifyRequest): Actor {
-  const caller = request.caller;
-  return {
-    origin: 'api',
-    userId: caller?.userId ?? null,
-    username: caller?.username ?? null,
-    role: caller?.role ?? null,
-    actingProviderId: caller?.serviceProviderId ?? caller?.accessPointProviderId ?? null,
-    requestId: request.id,
-  };
-}
 
 /** Transactions that appended a change: the app catches its caches up after they commit. */
 const appendedIn = new WeakSet<Queryable>();
