@@ -7,16 +7,19 @@ export interface HashingQueueOptions {
   perAddress?: number;
   /** Checks waiting over all clients; beyond them 429 at once, so the queue's memory stays bounded. */
   maxWaiting?: number;
-  /** Client addresses whose recent turns are remembered; those served longest ago are forgotten first. */
+  /** Client addresses whose recent failed checks are remembered; those that failed longest ago are forgotten first. */
   maxRemembered?: number;
 }
 
-/** How long a turn weighs on its address's place in the queue: its weight falls by e every 10 seconds. */
-const USAGE_MEMORY_MS = 10_000;
+/** How long a failed check weighs on its address's place in the queue: its weight falls by e every 10 seconds. */
+const FAILURE_MEMORY_MS = 10_000;
 
 export interface HashingQueue {
-  /** Runs `task` (a password check) in its turn, or throws the 429 at once when this address has too many. */
-  run<T>(address: string, task: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `task` (a password check, resolving to what the credentials found, undefined when they are wrong) in its
+   * turn, or throws the 429 at once when this address has too many.
+   */
+  run<T>(address: string, task: () => Promise<T | undefined>): Promise<T | undefined>;
 }
 
 interface Client {
@@ -26,61 +29,60 @@ interface Client {
 
 /**
  * The turns of the password checks (scrypt: tens of milliseconds of a thread-pool thread each). Each turn goes to
- * the waiting client address that asks least (see next()), so addresses that keep the queue full (a flood of
- * unknown usernames) wait for one another, while an address that signs in now and then, a provider's, gets the
- * next free slot. Attackers with ever new addresses are not told apart from a provider: they share the turns.
+ * the waiting client address that asks least and failed least lately (see next()), so addresses whose checks fail
+ * (a flood of unknown usernames or wrong passwords) wait for one another, while a provider signing in with its right
+ * password gets the next free slot. Weighing turns rather than failures did not do that: a flood's addresses, each
+ * asking once at a time, weighed as much as a provider's and it waited its turn among them (measured with
+ * `npm run abuse`). Attackers with ever new addresses are not told apart from a provider: they share the turns.
  */
 export function hashingQueue(options: HashingQueueOptions = {}): HashingQueue {
   const concurrency = options.concurrency ?? 1;
   const perAddress = options.perAddress ?? 4;
   const maxWaiting = options.maxWaiting ?? 1000;
   const maxRemembered = options.maxRemembered ?? 10_000;
-  // Addresses with checks running or waiting, in the order they came; the recent turns of each address served lately,
-  // in the order of their last turns.
+  // Addresses with checks running or waiting, in the order they came; the recent failures of each address that failed
+  // lately, in the order of their last failures.
   const clients = new Map<string, Client>();
-  const usage = new Map<string, { turns: number; at: number }>();
+  const failures = new Map<string, { count: number; at: number }>();
   let running = 0;
   let waiting = 0;
 
-  function recentTurns(address: string, now: number): number {
-    const used = usage.get(address);
-    return used ? used.turns * Math.exp((used.at - now) / USAGE_MEMORY_MS) : 0;
+  function recentFailures(address: string, now: number): number {
+    const failed = failures.get(address);
+    return failed ? failed.count * Math.exp((failed.at - now) / FAILURE_MEMORY_MS) : 0;
   }
 
-  function tookTurn(address: string) {
+  function failedOnce(address: string) {
     const now = Date.now();
-    const turns = recentTurns(address, now) + 1;
-    usage.delete(address);
-    usage.set(address, { turns, at: now });
-    if (usage.size > maxRemembered) usage.delete(usage.keys().next().value as string);
+    const count = recentFailures(address, now) + 1;
+    failures.delete(address);
+    failures.set(address, { count, at: now });
+    if (failures.size > maxRemembered) failures.delete(failures.keys().next().value as string);
   }
 
   /**
-   * The waiting address that asks least: the fewest checks running, waiting and had lately; of equals, the first
-   * to come. A sign-in now and then asks for one, a flood for several at a time and again and again.
+   * The waiting address that asks least: the fewest checks running, waiting and failed lately; of equals, the first
+   * to come. A provider's sign-in asks for one and does not fail; a flood asks again and again, and fails.
    */
-  function next(): [string, Client] | undefined {
+  function next(): Client | undefined {
     const now = Date.now();
-    let chosen: [string, Client] | undefined;
+    let chosen: Client | undefined;
     let least = Number.POSITIVE_INFINITY;
-    for (const entry of clients) {
-      const [address, client] = entry;
+    for (const [address, client] of clients) {
       if (client.waiting.length === 0) continue;
-      const asked = client.running + client.waiting.length + recentTurns(address, now);
-      if (asked < least) [chosen, least] = [entry, asked];
+      const asked = client.running + client.waiting.length + recentFailures(address, now);
+      if (asked < least) [chosen, least] = [client, asked];
     }
     return chosen;
   }
 
   function dispatch() {
     while (running < concurrency) {
-      const entry = next();
-      if (!entry) return;
-      const [address, client] = entry;
+      const client = next();
+      if (!client) return;
       waiting -= 1;
       running += 1;
       client.running += 1;
-      tookTurn(address);
       (client.waiting.shift() as () => void)();
     }
   }
@@ -104,7 +106,9 @@ export function hashingQueue(options: HashingQueueOptions = {}): HashingQueue {
       dispatch();
       await turn;
       try {
-        return await task();
+        const found = await task();
+        if (found === undefined) failedOnce(address);
+        return found;
       } finally {
         finished(address, client);
       }

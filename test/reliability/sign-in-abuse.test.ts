@@ -139,7 +139,10 @@ describe('password checks', () => {
       expect(answer.statusCode, answer.body).toBe(200);
       return answer.ms;
     };
-    const quiet = await signIn('127.0.2.1');
+    // A provider that signs in often from its one address (an integration behind its NAT): ten checks just now.
+    const provider = '127.0.2.1';
+    const quiet = [];
+    for (let i = 0; i < 10; i += 1) quiet.push(await signIn(provider));
     const flooding = new AbortController();
     const flood = async (from: string) => {
       for (let sent = 0; !flooding.signal.aborted && sent < 500; sent += 1) {
@@ -151,10 +154,10 @@ describe('password checks', () => {
     const floods = Array.from({ length: 16 }, (_, i) => Array.from({ length: 3 }, () => flood(`127.0.1.${i + 1}`))).flat();
     try {
       await new Promise((resolve) => setTimeout(resolve, 2000));
-      // Each from an address that has not signed in lately, as a provider does (its credentials are then kept).
-      const flooded = [await signIn('127.0.2.2'), await signIn('127.0.2.3'), await signIn('127.0.2.4')];
-      console.log(`a provider's sign-in: ${quiet.toFixed(0)} ms quiet, ${flooded.map((ms) => ms.toFixed(0)).join(', ')} ms during the flood`);
-      expect(Math.min(...flooded)).toBeLessThan(1500);
+      // Its right password never fails, so its checks go before the flood's, however often it signed in lately.
+      const flooded = [await signIn(provider), await signIn(provider), await signIn(provider)];
+      console.log(`a provider's sign-in: ${Math.max(...quiet).toFixed(0)} ms quiet (slowest of ten), ${flooded.map((ms) => ms.toFixed(0)).join(', ')} ms during the flood`);
+      expect(Math.max(...flooded)).toBeLessThan(1500);
     } finally {
       flooding.abort();
       await Promise.all(floods);
