@@ -3,7 +3,9 @@
  * (src/server.ts, as in production) on loopback ports, on a fresh PostgreSQL database or (`--embedded`) a fresh
  * embedded data directory; the floods and the measuring client come through real sockets. Measured quiet and under
  * each flood, one after the other: a provider's sign-in (an authenticated GET of its participant, a new connection
- * each, p50/p99) and an update (a PUT of that participant, p50/p99).
+ * each, p50/p99; its verified credentials are then cached, as for a client that signs in again), a cold sign-in (the
+ * same by a user of the provider signing in for the first time, so its password is checked: scrypt), and an update (a
+ * PUT of that participant, p50/p99).
  *
  *   npx tsx scripts/abuse.ts [--embedded] [--samples 40] [--slow-bodies 500] [--polls 200]
  *
@@ -41,9 +43,13 @@ const WARM_UP_MS = 5000;
 const REQUEST_LIMIT_MS = 30_000;
 /** Under the default body limit (1 MiB), so that the service reads it rather than refusing it at once (413). */
 const DECLARED_BODY_BYTES = 1_000_000;
+/** Cold sign-ins per row: each needs a user of its own, made before the floods. */
+const COLD_SAMPLES = Math.min(SAMPLES, 10);
+const ROWS = 4;
 
 interface Measured {
   signIn: number[];
+  coldSignIn: number[];
   update: number[];
 }
 
@@ -168,11 +174,16 @@ async function timed(baseUrl: string, request: Call, expected: number): Promise<
   return answer?.status === expected ? ms : Number.POSITIVE_INFINITY;
 }
 
-/** `SAMPLES` sign-ins and `SAMPLES` updates of the provider's participant, one after the other. */
-async function measure(baseUrl: string, authorization: string, path: string): Promise<Measured> {
-  const measured: Measured = { signIn: [], update: [] };
+/**
+ * `SAMPLES` sign-ins and `SAMPLES` updates of the provider's participant, one after the other, and `COLD_SAMPLES` first
+ * sign-ins of its users (taken from `coldUsers`).
+ */
+async function measure(baseUrl: string, authorization: string, path: string, coldUsers: string[]): Promise<Measured> {
+  const measured: Measured = { signIn: [], coldSignIn: [], update: [] };
   for (let i = 0; i < SAMPLES; i += 1) {
     measured.signIn.push(await timed(baseUrl, { path, authorization }, 200));
+    const cold = i < COLD_SAMPLES ? coldUsers.shift() : undefined;
+    if (cold) measured.coldSignIn.push(await timed(baseUrl, { path, authorization: cold }, 200));
     const body = { processes: [], contact: { name: `Abuse ${i}` } };
     measured.update.push(await timed(baseUrl, { method: 'PUT', path, authorization, body }, 200));
   }
@@ -182,9 +193,24 @@ async function measure(baseUrl: string, authorization: string, path: string): Pr
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : 'failed');
 
 function row(name: string, measured: Measured, answers?: FloodAnswers): string {
-  const figures = [measured.signIn, measured.update].flatMap((values) => [percentile(values, 50), percentile(values, 99)]).map(ms);
+  const figures = [measured.signIn, measured.coldSignIn, measured.update].flatMap((values) => [percentile(values, 50), percentile(values, 99)]).map(ms);
   const flood = answers ? [...answers].sort(([a], [b]) => a - b).map(([status, n]) => `${status || 'none'}×${n}`).join(' ') : '';
   return `| ${name.padEnd(42)} | ${figures.map((figure) => figure.padStart(8)).join(' | ')} | ${flood}`;
+}
+
+/** Users of the provider that have never signed in, enough for every row's cold sign-ins. */
+async function coldUsersOf(baseUrl: string, admin: string, serviceProvider: string): Promise<string[]> {
+  const users: string[] = [];
+  for (let i = 0; i < ROWS * COLD_SAMPLES; i += 1) {
+    const [username, password] = [`abuse-cold-${i}`, `abuse-cold-${i}-long-password`];
+    const answer = await call(baseUrl, {
+      method: 'POST', path: '/rest/api/users', authorization: admin,
+      body: { username, password, role: 'SERVICE_PROVIDER', serviceProvider: { identifier: serviceProvider } },
+    });
+    if (answer.status !== 201) throw new Error(`a user was not created: ${answer.status} ${answer.body}`);
+    users.push(basic(username, password));
+  }
+  return users;
 }
 
 async function main(): Promise<void> {
@@ -192,7 +218,7 @@ async function main(): Promise<void> {
   const service = await startService({ ...storage.env, LOG_REQUESTS: 'false' });
   try {
     const baseUrl = new URL(service.url);
-    const [flooder, measured] = (await provision(service.url)).providers;
+    const { admin, providers: [flooder, measured] } = await provision(service.url);
     if (!flooder || !measured) throw new Error('provisioning made fewer than two providers');
     const organization = 'abuse-measured';
     const path = `/rest/api/participants/${encodeURIComponent(`iso6523-actorid-upis::0192:${organization}`)}`;
@@ -201,12 +227,13 @@ async function main(): Promise<void> {
       body: { icd: '0192', organizationIdentifier: organization, name: 'Measured', processes: [], contact: { name: 'Measured' } },
     });
     if (created.status !== 201) throw new Error(`the measured participant was not created: ${created.status} ${created.body}`);
+    const coldUsers = await coldUsersOf(service.url, admin, measured.id);
 
     const lines = [
       `${options.embedded ? 'embedded' : 'PostgreSQL'}, ${SAMPLES} samples each, milliseconds`,
-      `| ${'flood'.padEnd(42)} | ${['sign-in', 'p99', 'update', 'p99'].map((name) => name.padStart(8)).join(' | ')} | the flood's own answers`,
-      `| ${''.padEnd(42)} | ${['p50', '', 'p50', ''].map((name) => name.padStart(8)).join(' | ')} | (status×count; none: no answer)`,
-      row('none (quiet)', await measure(service.url, measured.authorization, path)),
+      `| ${'flood'.padEnd(42)} | ${['sign-in', 'p99', 'cold', 'p99', 'update', 'p99'].map((name) => name.padStart(8)).join(' | ')} | the flood's own answers`,
+      `| ${''.padEnd(42)} | ${['p50', '', 'p50', '', 'p50', ''].map((name) => name.padStart(8)).join(' | ')} | (status×count; none: no answer)`,
+      row('none (quiet)', await measure(service.url, measured.authorization, path, coldUsers)),
     ];
     console.log(lines.join('\n'));
     for (const flood of [hashingFlood, slowBodyFlood(flooder.authorization), longPollFlood(flooder.authorization)]) {
@@ -214,7 +241,7 @@ async function main(): Promise<void> {
       const aborting = new AbortController();
       const stop = flood.start(baseUrl, answers, aborting.signal);
       await sleep(WARM_UP_MS);
-      const figures = await measure(service.url, measured.authorization, path);
+      const figures = await measure(service.url, measured.authorization, path, coldUsers);
       const stopped = stop();
       aborting.abort();
       await stopped;
