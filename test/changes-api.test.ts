@@ -3,6 +3,7 @@ import { call, unique } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { asAdmin, expectStatus, vendor } from './helpers/administration.js';
 import { addParticipant, dayFromToday, PARTICIPANTS } from './helpers/participants.js';
+import { expectErrorBody } from './helpers/assertions.js';
 import { sweepExpiredParticipants } from '../src/changes/expiry.js';
 
 let t: TestApp;
@@ -163,5 +164,15 @@ describe('a mirror following the feed from cursor 0', () => {
     expect(participants.length).toBeGreaterThan(0);
     const byId = (list: Array<{ identifier: string }>) => [...list].sort((a, b) => a.identifier.localeCompare(b.identifier));
     expect(byId([...mirror.values()] as Array<{ identifier: string }>)).toEqual(byId(participants));
+  });
+});
+
+describe('migration keys without an SML', () => {
+  it('are a 409 in the common error body, not a 503 that invites a retry: this registry registers nothing in the SML', async () => {
+    const participant = await addParticipant(t.app, t.users.serviceProvider);
+    for (const method of ['POST', 'DELETE'] as const) {
+      const answer = await call(t.app, { method, url: `${PARTICIPANTS}/${participant.identifier}/migration-out`, user: t.users.serviceProvider });
+      expectErrorBody(answer, 409, /No SML is configured/);
+    }
   });
 });

@@ -70,9 +70,12 @@ async function participantOf(db: Queryable, app: FastifyInstance, request: Fasti
  */
 const SML_CALLS_PER_USER = 1;
 
-/** The SML for an operation the provider waits for: its refusal a 409, its failure (or its absence) a 503. */
+/**
+ * The SML for an operation the provider waits for: its refusal a 409, its failure a 503. Without an SML configured a
+ * 409 too: the registry registers nothing in the SML, and no retry changes that (a 503 would invite one).
+ */
 async function withSml<T>(sml: SmlClient | undefined, operation: (sml: SmlClient) => Promise<T>): Promise<T> {
-  if (sml === undefined) throw new ServiceUnavailableError('No SML is configured (SML_URL)');
+  if (sml === undefined) throw new ConflictError('No SML is configured (SML_URL): this registry registers no organization in the SML, so none migrates');
   try {
     return await operation(sml);
   } catch (error) {
