@@ -65,6 +65,9 @@ export interface QualifiedIdentifier {
   value: string;
 }
 
+/** `<scheme>::<value>`: the one string form of a qualified identifier, which parseQualifiedIdentifier reads back. */
+export const formatQualifiedIdentifier = ({ scheme, value }: QualifiedIdentifier): string => `${scheme}::${value}`;
+
 /** Splits a qualified identifier at its first `::`; undefined when it has none. */
 export function parseQualifiedIdentifier(input: QualifiedIdentifierInput): QualifiedIdentifier | undefined {
   if (typeof input !== 'string') return input;
