@@ -10,7 +10,8 @@ import { escapeLineSeparators } from '../core/json.js';
 import { validatorCompiler } from '../http/validators.js';
 import { isUuid } from './identifiers.js';
 import { registerParticipant, registerParticipants, type Registration } from './writes.js';
-import { existingServiceProviders, streamParticipants } from './repository.js';
+import { streamParticipants } from './repository.js';
+import { existingServiceProviders } from './service-provider-lookups.js';
 import { AddParticipantForm, type Participant, type ParticipantFilter } from './schemas.js';
 
 /** An import with bad lines: nothing of it was stored. The message lists the lines and what is wrong. */

@@ -1,8 +1,26 @@
 import type { FieldErrorInput } from '../core/errors.js';
 import { parseQualifiedIdentifier, type Reference } from '../core/schemas.js';
-import type { ProcessRule } from './repository.js';
+import type { Process } from '../processes/schemas.js';
 
 type Entry = Omit<FieldErrorInput, 'objectName'>;
+
+export interface ProcessRule {
+  id: string;
+  /** The qualified identifier. */
+  name: string;
+  restricted: boolean;
+  requiredIcds: string[];
+  dependencies: { id: string; name: string }[];
+}
+
+/** What the participant rules need to know of a process. */
+export const processRuleOf = (process: Process): ProcessRule => ({
+  id: process.identifier,
+  name: process.qualifiedIdentifier,
+  restricted: process.restricted,
+  requiredIcds: process.requiredICDs,
+  dependencies: process.dependencies.map((dependency) => ({ id: dependency.identifier, name: dependency.qualifiedIdentifier })),
+});
 
 /** The rule a reference names: by identifier, else by qualified identifier (as the references were resolved). */
 function ruleOf(reference: Reference, rules: readonly ProcessRule[]): ProcessRule | undefined {

@@ -10,11 +10,14 @@ import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import { parseQualifiedIdentifier, type ContactForm, type Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound, type Organization } from './identifiers.js';
+import { removeExpired, type ExpiryDue } from './expiry-sql.js';
+import { getParticipant, type Scope } from './repository.js';
+import { processRuleErrors, processRuleOf } from './rules.js';
+import { serviceProviderExists } from './service-provider-lookups.js';
 import {
-  deleteParticipant, getParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, processRuleOf, removeExpired, serviceProviderExists, setProcesses,
-  transferParticipant, updateParticipant, type ContactRecord, type ExpiryDue, type LockedParticipant, type NewParticipant, type Scope,
-} from './repository.js';
-import { processRuleErrors } from './rules.js';
+  deleteParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
+  transferParticipant, updateParticipant, type ContactRecord, type LockedParticipant, type NewParticipant,
+} from './write-sql.js';
 import type { AddParticipantForm, Participant, UpdateParticipantForm } from './schemas.js';
 
 export const ADD_FORM = 'addParticipantFormDTO';

@@ -1,0 +1,184 @@
+/** The SQL of the participant writes: locks, inserts, process links, updates, transfers and deletes. */
+import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
+import { ConflictError } from '../core/errors.js';
+import { qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
+import { located, participantColumns, TODAY, type Scope } from './repository.js';
+import type { Participant } from './schemas.js';
+
+export interface LockedParticipant extends Organization {
+  id: string;
+  serviceProviderId: string;
+  processIds: string[];
+}
+
+/** The participant a key names, locked until the transaction ends, with the processes it has. */
+export async function lockParticipant(tx: Queryable, key: ParticipantKey, scope: Scope): Promise<LockedParticipant | undefined> {
+  const conditions = located(key, scope);
+  const [row] = await tx.query<Omit<LockedParticipant, 'processIds'>>(
+    `SELECT pa.id, pa.icd, pa.organization_identifier AS "organizationIdentifier", pa.service_provider_id AS "serviceProviderId"
+       FROM participants pa ${conditions.clause} FOR UPDATE`,
+    conditions.params,
+  );
+  if (!row) return undefined;
+  const processes = await tx.query<{ id: string }>(
+    'SELECT process_id AS id FROM participant_processes WHERE participant_id = $1',
+    [row.id],
+  );
+  return { ...row, processIds: processes.map((process) => process.id) };
+}
+
+export interface ContactRecord {
+  name: string;
+  email: string | null;
+  phoneNumber: string | null;
+}
+
+export interface NewParticipant extends Organization {
+  serviceProviderId: string;
+  organizationPartIdentifier: string | null;
+  sourceIndicator: string | null;
+  name: string | null;
+  deleteDate: string | null;
+  contact: ContactRecord;
+}
+
+const alreadyRegistered = (organization: Organization) =>
+  new ConflictError(`The service provider already has a participant for ${qualifiedIdentifierOf(organization)}`);
+
+/**
+ * Inserts the participant with its processes in one statement; returns it as the API shows it, its process ids
+ * in place of its processes. The unique key (organization, provider) turns a duplicate, even a racing one, into 409.
+ */
+export async function insertParticipant(
+  tx: Queryable, record: NewParticipant, processIds: readonly string[],
+): Promise<Omit<Participant, 'processes'> & { processIds: string[] }> {
+  const [row] = await onUniqueViolation(onForeignKeyViolation(tx.query<Omit<Participant, 'processes'> & { processIds: string[] }>(
+    `WITH pa AS (
+       INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
+                                 source_indicator, name, registration_date, last_modification_date, delete_date,
+                                 contact_name, contact_email, contact_phone)
+       VALUES ($1, $2, $3, $4, $5, $6, ${TODAY}, ${TODAY}, $7, $8, $9, $10) RETURNING *),
+     linked AS (${linkProcesses('pa', '$11')})
+     SELECT ${participantColumns(false)}, ARRAY(SELECT id::text FROM linked) AS "processIds" FROM pa`,
+    [record.serviceProviderId, record.icd, record.organizationIdentifier, record.organizationPartIdentifier,
+      record.sourceIndicator, record.name, record.deleteDate, record.contact.name, record.contact.email,
+      record.contact.phoneNumber, processIds],
+  ), processDeletedMeanwhile), () => alreadyRegistered(record));
+  const inserted = row as Omit<Participant, 'processes'> & { processIds: string[] };
+  await refuseTaken(tx, record, processIds, inserted.processIds);
+  return inserted;
+}
+
+/**
+ * Inserts many participants in one statement, in the order given, leaving out those whose provider already has
+ * the organization (a participant stored before, or earlier in `records`); returns the stored ones as the API shows them.
+ */
+export async function insertParticipants(tx: Queryable, records: readonly NewParticipant[]): Promise<Omit<Participant, 'processes'>[]> {
+  const column = <T>(of: (record: NewParticipant) => T) => records.map(of);
+  return onForeignKeyViolation(tx.query<Omit<Participant, 'processes'>>(
+    `WITH pa AS (
+       INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
+                                 source_indicator, name, registration_date, last_modification_date, delete_date,
+                                 contact_name, contact_email, contact_phone)
+       SELECT r.provider, r.icd, r.organization, r.part, r.source, r.name, ${TODAY}, ${TODAY}, r.delete_date,
+              r.contact_name, r.contact_email, r.contact_phone
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::date[], $8::text[],
+                     $9::text[], $10::text[]) WITH ORDINALITY
+              AS r(provider, icd, organization, part, source, name, delete_date, contact_name, contact_email, contact_phone, position)
+        ORDER BY r.position
+       ON CONFLICT DO NOTHING RETURNING *)
+     SELECT ${participantColumns(false)} FROM pa`,
+    [column((r) => r.serviceProviderId), column((r) => r.icd), column((r) => r.organizationIdentifier),
+      column((r) => r.organizationPartIdentifier), column((r) => r.sourceIndicator), column((r) => r.name),
+      column((r) => r.deleteDate), column((r) => r.contact.name), column((r) => r.contact.email), column((r) => r.contact.phoneNumber)],
+  ), processDeletedMeanwhile);
+}
+
+/**
+ * Gives many participants their processes in one statement, in the order given; returns the links stored. A link
+ * left out is a process another provider already serves for the organization (the unique key decides, as one by one).
+ */
+export async function linkProcessesOf(
+  tx: Queryable, links: readonly { participantId: string; processId: string }[],
+): Promise<{ participantId: string; processId: string }[]> {
+  return onForeignKeyViolation(tx.query<{ participantId: string; processId: string }>(
+    `INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier)
+     SELECT pa.id, l.process_id, pa.icd, pa.organization_identifier
+       FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS l(participant_id, process_id, position)
+       JOIN participants pa ON pa.id = l.participant_id
+      ORDER BY l.position
+     ON CONFLICT DO NOTHING RETURNING participant_id AS "participantId", process_id AS "processId"`,
+    [links.map((link) => link.participantId), links.map((link) => link.processId)],
+  ), processDeletedMeanwhile);
+}
+
+/**
+ * The INSERT that gives the participant row `pa` of `from` (SQL) the processes `processIds` (a parameter). The unique key
+ * (organization, process) of participant_processes decides atomically whether another provider already serves
+ * a process of this organization: those rows are left out (refuseTaken names them).
+ */
+const linkProcesses = (from: string, processIds: string) => `
+  INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier)
+  SELECT pa.id, unnest(${processIds}::uuid[]), pa.icd, pa.organization_identifier FROM ${from}
+  ON CONFLICT DO NOTHING RETURNING process_id AS id`;
+
+const processDeletedMeanwhile = () => new ConflictError('A process named in processes was deleted meanwhile; nothing was changed');
+
+/** 409 naming the processes `wanted` that were not `inserted`: another provider serves them for the organization. */
+async function refuseTaken(tx: Queryable, organization: Organization, wanted: readonly string[], inserted: readonly string[]): Promise<void> {
+  const taken = wanted.filter((id) => !inserted.includes(id));
+  if (taken.length === 0) return;
+  const names = await tx.query<{ name: string }>(
+    `SELECT scheme || '::' || value AS name FROM processes WHERE id = ANY($1::uuid[]) ORDER BY scheme, value`,
+    [taken],
+  );
+  throw new ConflictError(
+    `Process ${names.map((row) => `'${row.name}'`).join(', ')} of organization ${qualifiedIdentifierOf(organization)} `
+    + 'is already served by another service provider',
+  );
+}
+
+export async function updateParticipant(tx: Queryable, id: string, contact: ContactRecord, deleteDate: string | null): Promise<void> {
+  await tx.query(
+    `UPDATE participants SET contact_name = $2, contact_email = $3, contact_phone = $4, delete_date = $5,
+            last_modification_date = ${TODAY}
+      WHERE id = $1`,
+    [id, contact.name, contact.email, contact.phoneNumber, deleteDate],
+  );
+}
+
+/** Gives the participant exactly `processIds`; 409 when another provider serves one of the added ones. */
+export async function setProcesses(tx: Queryable, participant: LockedParticipant, processIds: string[]): Promise<void> {
+  await tx.query(
+    'DELETE FROM participant_processes WHERE participant_id = $1 AND NOT (process_id = ANY($2::uuid[]))',
+    [participant.id, processIds],
+  );
+  const added = processIds.filter((id) => !participant.processIds.includes(id));
+  if (added.length === 0) return;
+  const inserted = await onForeignKeyViolation(tx.query<{ id: string }>(linkProcesses('participants pa WHERE pa.id = $1', '$2'), [participant.id, added]), processDeletedMeanwhile);
+  await refuseTaken(tx, participant, added, inserted.map((row) => row.id));
+}
+
+export async function deleteParticipant(tx: Queryable, key: ParticipantKey, scope: Scope): Promise<boolean> {
+  const conditions = located(key, scope);
+  const deleted = await tx.query(`DELETE FROM participants pa ${conditions.clause} RETURNING pa.id`, conditions.params);
+  return deleted.length > 0;
+}
+
+/** The ids of every participant of an organization, each locked until the transaction ends. */
+export async function lockOrganization(tx: Queryable, organization: Organization): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    'SELECT id FROM participants WHERE icd = $1 AND organization_identifier = $2 ORDER BY id FOR UPDATE',
+    [organization.icd, organization.organizationIdentifier],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Moves the participant, its contact and processes to another provider; 409 if that one has the organization. */
+export async function transferParticipant(tx: Queryable, participant: LockedParticipant, targetId: string): Promise<void> {
+  if (participant.serviceProviderId === targetId) throw alreadyRegistered(participant);
+  await onUniqueViolation(tx.query(
+    `UPDATE participants SET service_provider_id = $2, last_modification_date = ${TODAY} WHERE id = $1`,
+    [participant.id, targetId],
+  ), () => alreadyRegistered(participant));
+}
