@@ -1,5 +1,5 @@
 import { NotFoundError } from '../core/errors.js';
-import { ICDS } from '../core/schemas.js';
+import { formatQualifiedIdentifier, ICDS, parseQualifiedIdentifier } from '../core/schemas.js';
 
 /** The scheme of every participant's qualified identifier. */
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
@@ -22,7 +22,7 @@ export function isUuid(segment: string): boolean {
 
 /** `<icd>:<organizationIdentifier>` in canonical form, the participant's qualified identifier value. */
 export function qualifiedIdentifierOf(organization: Organization): string {
-  return `${PARTICIPANT_SCHEME}::${organization.icd}:${organization.organizationIdentifier}`;
+  return formatQualifiedIdentifier({ scheme: PARTICIPANT_SCHEME, value: `${organization.icd}:${organization.organizationIdentifier}` });
 }
 
 /**
@@ -30,9 +30,9 @@ export function qualifiedIdentifierOf(organization: Organization): string {
  * undefined for anything that cannot name a registered organization.
  */
 export function parseOrganization(qualifiedIdentifier: string): Organization | undefined {
-  const separator = qualifiedIdentifier.indexOf('::');
-  if (separator < 0 || qualifiedIdentifier.slice(0, separator).toLowerCase() !== PARTICIPANT_SCHEME) return undefined;
-  const value = qualifiedIdentifier.slice(separator + 2);
+  const named = parseQualifiedIdentifier(qualifiedIdentifier);
+  if (named?.scheme.toLowerCase() !== PARTICIPANT_SCHEME) return undefined;
+  const { value } = named;
   const colon = value.indexOf(':');
   const icd = value.slice(0, colon);
   const organizationIdentifier = value.slice(colon + 1).toLowerCase();

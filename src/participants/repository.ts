@@ -6,7 +6,7 @@ import { STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/dat
 import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import { PROCESS_RESPONSE_COLUMNS, processesFromDatabase, type ProcessSource } from '../processes/repository.js';
-import { PARTICIPANT_SCHEME, type ParticipantKey } from './identifiers.js';
+import { PARTICIPANT_SCHEME, qualifiedIdentifierOf, type ParticipantKey } from './identifiers.js';
 import type { Process } from '../processes/schemas.js';
 import type { Participant, ParticipantFilter } from './schemas.js';
 
@@ -130,7 +130,7 @@ interface ParticipantRow {
 
 const participantOfRow = (row: ParticipantRow): Participant => ({
   identifier: row.id,
-  qualifiedIdentifier: `${PARTICIPANT_SCHEME}::${row.icd}:${row.organization_identifier}`,
+  qualifiedIdentifier: qualifiedIdentifierOf({ icd: row.icd, organizationIdentifier: row.organization_identifier }),
   icd: row.icd,
   organizationIdentifier: row.organization_identifier,
   organizationPartIdentifier: row.organization_part_identifier,

@@ -1,5 +1,5 @@
 import type { FieldErrorInput } from '../core/errors.js';
-import { parseQualifiedIdentifier, type Reference } from '../core/schemas.js';
+import { formatQualifiedIdentifier, parseQualifiedIdentifier, type Reference } from '../core/schemas.js';
 import type { Process } from '../processes/schemas.js';
 
 type Entry = Omit<FieldErrorInput, 'objectName'>;
@@ -22,14 +22,20 @@ export const processRuleOf = (process: Process): ProcessRule => ({
   dependencies: process.dependencies.map((dependency) => ({ id: dependency.identifier, name: dependency.qualifiedIdentifier })),
 });
 
+/** The qualified identifier a reference names, in its one string form; undefined when it names none (or an unreadable one). */
+export function qualifiedNameOf(reference: Reference): string | undefined {
+  const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
+  return named && formatQualifiedIdentifier(named);
+}
+
 /** The rule a reference names: by identifier, else by qualified identifier (as the references were resolved). */
 function ruleOf(reference: Reference, rules: readonly ProcessRule[]): ProcessRule | undefined {
   if (reference.identifier) {
     const id = reference.identifier.toLowerCase();
     return rules.find((rule) => rule.id === id);
   }
-  const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
-  return named && rules.find((rule) => rule.name === `${named.scheme}::${named.value}`);
+  const name = qualifiedNameOf(reference);
+  return name === undefined ? undefined : rules.find((rule) => rule.name === name);
 }
 
 /**

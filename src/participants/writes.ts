@@ -8,11 +8,11 @@ import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { processesFromDatabase, processesNamed, type HeldProcesses, type ProcessSource } from '../processes/repository.js';
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
-import { parseQualifiedIdentifier, type ContactForm, type Reference } from '../core/schemas.js';
+import type { ContactForm, Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound, type Organization } from './identifiers.js';
 import { removeExpired, type ExpiryDue } from './expiry-sql.js';
 import { getParticipant, type Scope } from './repository.js';
-import { processRuleErrors, processRuleOf } from './rules.js';
+import { processRuleErrors, processRuleOf, qualifiedNameOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
 import {
   deleteParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
@@ -180,9 +180,9 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
   const names = new Set<string>();
   for (const reference of references) {
     if (reference.identifier) ids.add(reference.identifier.toLowerCase());
-    else if (reference.qualifiedIdentifier !== undefined) {
-      const named = parseQualifiedIdentifier(reference.qualifiedIdentifier);
-      if (named) names.add(`${named.scheme}::${named.value}`);
+    else {
+      const name = qualifiedNameOf(reference);
+      if (name !== undefined) names.add(name);
     }
   }
   const processes = await processesNamed(tx, [...ids], [...names]);
@@ -190,8 +190,8 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
   const byName = new Map(processes.map((process) => [process.qualifiedIdentifier, process]));
   const processOf = (reference: Reference): Process | undefined => {
     if (reference.identifier) return byId.get(reference.identifier.toLowerCase());
-    const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
-    return named && byName.get(`${named.scheme}::${named.value}`);
+    const name = qualifiedNameOf(reference);
+    return name === undefined ? undefined : byName.get(name);
   };
   const processesIn = (wanted: readonly string[]) => processes.filter((process) => wanted.includes(process.identifier));
   return {
