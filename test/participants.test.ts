@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.js';
-import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
+import { expectErrorBody, expectFieldError, expectSecurityHeaders, notNullEntry } from './helpers/assertions.js';
 import { addProcess, processForm, whileDeleting } from './helpers/catalogue.js';
 import { testDatabaseKind } from './helpers/database.js';
 import {
@@ -87,16 +87,7 @@ describe('add participant', () => {
     const response = await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: form });
     const body = expectErrorBody(response, 400, "Validation failed for object='addParticipantFormDTO'. Error count: 1");
     expect(body).toMatchObject({ error: 'Bad Request', path: PARTICIPANTS });
-    expect(body.errors).toEqual([{
-      objectName: 'addParticipantFormDTO',
-      field: 'contact',
-      rejectedValue: null,
-      bindingFailure: false,
-      code: 'NotNull',
-      codes: ['NotNull.addParticipantFormDTO.contact', 'NotNull.contact', 'NotNull.ContactForm', 'NotNull'],
-      defaultMessage: 'must not be null',
-      arguments: [{ codes: ['addParticipantFormDTO.contact', 'contact'], defaultMessage: 'contact', code: 'contact' }],
-    }]);
+    expect(body.errors).toEqual([notNullEntry('addParticipantFormDTO', 'contact', 'ContactForm')]);
   });
 
   it('reports a null contact like a missing one', async () => {
@@ -268,16 +259,7 @@ describe('update participant', () => {
     const participant = await addParticipant(t.app, t.users.serviceProvider);
     const response = await call(t.app, { method: 'PUT', url: byQualified(participant.qualifiedIdentifier), user: t.users.serviceProvider, payload: { processes: [] } });
     const body = expectErrorBody(response, 400, "Validation failed for object='updateParticipantFormDTO'. Error count: 1");
-    expect(body.errors).toEqual([{
-      objectName: 'updateParticipantFormDTO',
-      field: 'contact',
-      rejectedValue: null,
-      bindingFailure: false,
-      code: 'NotNull',
-      codes: ['NotNull.updateParticipantFormDTO.contact', 'NotNull.contact', 'NotNull.ContactForm', 'NotNull'],
-      defaultMessage: 'must not be null',
-      arguments: [{ codes: ['updateParticipantFormDTO.contact', 'contact'], defaultMessage: 'contact', code: 'contact' }],
-    }]);
+    expect(body.errors).toEqual([notNullEntry('updateParticipantFormDTO', 'contact', 'ContactForm')]);
   });
 
   it('keeps a process that became restricted, but refuses to add a restricted one', async () => {

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
 import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { sendJsonArray } from '../http/streaming.js';
+import type { ProcessSource } from '../processes/repository.js';
 import {
   isUuid, participantKeyOrNotFound as keyOf, participantNotFound as notFound, type ParticipantKey,
 } from './identifiers.js';
@@ -34,19 +36,25 @@ function scopeOf(request: FastifyRequest): Scope {
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
 }
 
-/** What `read` finds of the participant the path names, within the caller's scope; the participant 404 if none. */
-async function readOwn<T>(
-  db: Queryable,
-  identifier: string,
-  scope: Scope,
-  read: (db: Queryable, key: ParticipantKey, scope: Scope) => Promise<T | undefined>,
-): Promise<T> {
-  const found = await read(db, keyOf(identifier), scope);
-  if (found === undefined) throw notFound(identifier);
-  return found;
-}
-
 const participants: FastifyPluginAsyncTypebox = async (app) => {
+  /** A GET answering what `read` finds of the participant the path names, within the caller's scope; the participant 404 if none. */
+  const getOwn = <Answer extends TSchema>(
+    url: string, answer: Answer, mediaType: string,
+    read: (db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource) => Promise<Static<Answer> | undefined>,
+  ) => {
+    // Widened for the route, whose reply type cannot follow a generic schema; `read` is checked against `answer` above.
+    const response: { 200: TSchema } = { 200: answer };
+    app.get(url, {
+      schema: { params: ParticipantParams, response },
+      config: { access: byKind(PROVIDERS, READERS), mediaTypes: [mediaType] },
+    }, async (request) => {
+      const { identifier } = request.params;
+      const found = await read(app.db, keyOf(identifier), scopeOf(request), app.catalogue);
+      if (found === undefined) throw notFound(identifier);
+      return found;
+    });
+  };
+
   app.get('/', {
     schema: { querystring: ParticipantQuery, response: { 200: ParticipantPage } },
     config: { access: READERS, mediaTypes: ['participants.find'], streamMediaType: 'participants.stream', objectName: 'participantFilter' },
@@ -58,11 +66,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     return pageOf(rows, total, page);
   });
 
-  app.get('/:identifier', {
-    schema: { params: ParticipantParams, response: { 200: Participant } },
-    config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.get'] },
-  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request),
-    (db, key, scope) => getParticipant(db, key, scope, app.catalogue)));
+  getOwn('/:identifier', Participant, 'participants.get', getParticipant);
 
   app.post('/', {
     schema: { body: AddParticipantForm, response: { 201: Participant } },
@@ -88,11 +92,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     return reply.status(204).send();
   });
 
-  app.get('/:identifier/processes', {
-    schema: { params: ParticipantParams, response: { 200: ProcessList } },
-    config: { access: byKind(PROVIDERS, READERS), mediaTypes: ['participants.processes'] },
-  }, async (request) => readOwn(app.db, request.params.identifier, scopeOf(request),
-    (db, key, scope) => getParticipantProcesses(db, key, scope, app.catalogue)));
+  getOwn('/:identifier/processes', ProcessList, 'participants.processes', getParticipantProcesses);
 
   app.put('/:identifier/transfer/:serviceProviderIdentifier', {
     schema: { params: TransferParams },

@@ -2,7 +2,7 @@
  * The participant write operations (add, update, transfer, delete) with every rule of the API, each inside the caller's
  * transaction: the one path for the routes, the JSON-lines import and the demo set.
  */
-import { appendChange, SYSTEM_ACTOR, type Actor } from '../db/change-log.js';
+import { appendChange, SYSTEM_ACTOR, type Actor, type Change } from '../db/change-log.js';
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { processesFromDatabase, processesNamed, type HeldProcesses, type ProcessSource } from '../processes/repository.js';
@@ -57,6 +57,14 @@ async function processIdsOf(
 const processSource = (tx: Queryable, catalogue: HeldProcesses | undefined): ProcessSource =>
   catalogue ? { processesIn: (ids) => catalogue.processesIn(ids, tx) } : processesFromDatabase(tx);
 
+/** The change log entry of a write the participant outlives, named by its qualified identifier (no write changes it). */
+const participantChange = (operation: 'create' | 'update' | 'transfer', before: Participant | null, after: Participant): Change =>
+  ({ resource: 'participant', identifier: after.qualifiedIdentifier, operation, before, after });
+
+/** The change log entry of a participant's end (after = null): deleted, expired, or migrated to another SMP. */
+const participantEnd = (operation: 'delete' | 'expire' | 'migrate') => (before: Participant): Change =>
+  ({ resource: 'participant', identifier: before.qualifiedIdentifier, operation, before, after: null });
+
 /** The participant as the API shows it, whichever provider's: what the routes answer and the change log keeps. */
 export async function participantById(tx: Queryable, id: string, catalogue?: HeldProcesses): Promise<Participant> {
   const participant = await getParticipant(tx, { kind: 'identifier', id }, null, processSource(tx, catalogue));
@@ -71,8 +79,7 @@ export async function participantById(tx: Queryable, id: string, catalogue?: Hel
  */
 export async function expireParticipants(tx: Queryable, due: ExpiryDue): Promise<number> {
   const expired = await removeExpired(tx, due);
-  await appendChange(tx, SYSTEM_ACTOR, expired.map((before) =>
-    ({ resource: 'participant' as const, identifier: before.qualifiedIdentifier, operation: 'expire' as const, before, after: null })));
+  await appendChange(tx, SYSTEM_ACTOR, expired.map(participantEnd('expire')));
   return expired.length;
 }
 
@@ -88,7 +95,7 @@ export async function registerParticipant(
   await expireParticipants(tx, { organization: record });
   const { processIds: inserted, ...participant } = await insertParticipant(tx, record, processIds);
   const after = { ...participant, processes: await processSource(tx, catalogue).processesIn(inserted) };
-  await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'create', before: null, after });
+  await appendChange(tx, actor, participantChange('create', null, after));
   return after;
 }
 
@@ -153,7 +160,7 @@ export async function registerParticipants(tx: Queryable, actor: Actor, registra
     outcomes[index] = participant ? { ...participant, processes: catalogue.processesIn(wanted.get(index) as string[]) } : 'present';
   }
   await appendChange(tx, actor, outcomes.filter((outcome): outcome is Participant => typeof outcome === 'object').map((after) =>
-    ({ resource: 'participant' as const, identifier: after.qualifiedIdentifier, operation: 'create' as const, before: null, after })));
+    participantChange('create', null, after)));
   return outcomes;
 }
 
@@ -226,7 +233,7 @@ export async function updateRegistration(
   await updateParticipant(tx, participant.id, contactOf(form.contact), form.deleteDate ?? null);
   await setProcesses(tx, participant, processIds);
   const after = await participantById(tx, participant.id, catalogue);
-  await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'update', before, after });
+  await appendChange(tx, actor, participantChange('update', before, after));
   return after;
 }
 
@@ -241,7 +248,7 @@ export async function transferRegistration(
   await expireParticipants(tx, { organization: participant });
   await transferParticipant(tx, participant, target);
   const after = await participantById(tx, participant.id, catalogue);
-  await appendChange(tx, actor, { resource: 'participant', identifier: after.qualifiedIdentifier, operation: 'transfer', before, after });
+  await appendChange(tx, actor, participantChange('transfer', before, after));
 }
 
 /**
@@ -252,8 +259,7 @@ export async function endMigratedOrganization(tx: Queryable, actor: Actor, organ
   const ids = await lockOrganization(tx, organization);
   const ended = await Promise.all(ids.map((id) => participantById(tx, id, catalogue)));
   await deleteParticipant(tx, { kind: 'qualified', organization }, null);
-  await appendChange(tx, actor, ended.map((before) =>
-    ({ resource: 'participant' as const, identifier: before.qualifiedIdentifier, operation: 'migrate' as const, before, after: null })));
+  await appendChange(tx, actor, ended.map(participantEnd('migrate')));
   return ended.length;
 }
 
@@ -264,5 +270,5 @@ export async function deleteRegistration(
   const participant = await lockOwn(tx, segment, scope);
   const before = await participantById(tx, participant.id, catalogue);
   await deleteParticipant(tx, { kind: 'identifier', id: participant.id }, null);
-  await appendChange(tx, actor, { resource: 'participant', identifier: before.qualifiedIdentifier, operation: 'delete', before, after: null });
+  await appendChange(tx, actor, participantEnd('delete')(before));
 }

@@ -40,3 +40,15 @@ export function expectFieldError(
   if (defaultMessage !== undefined) expect(entry?.defaultMessage).toBe(defaultMessage);
   return entry as Record<string, unknown>;
 }
+
+/** The specification's 400 entry, field for field, of required field `field` (of type `typeName`) sent without a value. */
+export const notNullEntry = (objectName: string, field: string, typeName: string) => ({
+  objectName,
+  field,
+  rejectedValue: null,
+  bindingFailure: false,
+  code: 'NotNull',
+  codes: [`NotNull.${objectName}.${field}`, `NotNull.${field}`, `NotNull.${typeName}`, 'NotNull'],
+  defaultMessage: 'must not be null',
+  arguments: [{ codes: [`${objectName}.${field}`, field], defaultMessage: field, code: field }],
+});
