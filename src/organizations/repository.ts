@@ -23,5 +23,8 @@ export async function organizationProcesses(db: Queryable, processes: ProcessSou
   if (!row?.registered) return undefined;
   const since = new Map(row.held.map((held) => [held.id, held.since]));
   const found = await processes.processesIn([...since.keys()]);
-  return found.map((process) => ({ ...process, receivableSince: since.get(process.identifier) as string }));
+  return found.flatMap((process) => {
+    const receivableSince = since.get(process.identifier);
+    return receivableSince === undefined ? [] : [{ ...process, receivableSince }];
+  });
 }

@@ -12,15 +12,16 @@ import { isUuid } from './identifiers.js';
 import { registerParticipant, registerParticipants, type Registration } from './writes.js';
 import { streamParticipants } from './repository.js';
 import { existingServiceProviders } from './service-provider-lookups.js';
-import { AddParticipantForm, type Participant, type ParticipantFilter } from './schemas.js';
+import { AddParticipantForm, type Participant } from './schemas.js';
 
 /** An import with bad lines: nothing of it was stored. The message lists the lines and what is wrong. */
 export class ImportError extends Error {}
 
 const MAX_LISTED_ERRORS = 20;
 
-const validLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'body', method: 'POST', url: '/' }) as
-  ((value: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> };
+/** The API's own check of an add-participant body; its `errors` say what is wrong with the last line it refused. */
+const checkLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'body', method: 'POST', url: '/' });
+const isAddParticipantForm = (line: unknown): line is AddParticipantForm => checkLine(line) === true;
 
 /**
  * Writes every live participant as one JSON line: the participant as the API shows it, its processes named by
@@ -31,13 +32,13 @@ const validLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'bod
  */
 export async function exportParticipants(db: Database, out: Writable, options: { end?: boolean } = {}): Promise<number> {
   let count = 0;
-  const rows = streamParticipants(db, { processes: true } as ParticipantFilter, null, 'ORDER BY pa.id');
-  const lineOf = (participant: Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }) => {
-    const processes = participant.processes.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
+  const rows = streamParticipants(db, { processes: true }, null, 'ORDER BY pa.id');
+  const lineOf = (participant: Participant) => {
+    const processes = participant.processes?.map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
     return `${escapeLineSeparators(JSON.stringify({ ...participant, processes }))}\n`;
   };
   async function* lines() {
-    for await (const batch of rows as AsyncIterable<Array<Participant & { processes: Array<{ qualifiedIdentifier: string; title: string }> }>>) {
+    for await (const batch of rows) {
       yield batch.map(lineOf).join('');
       count += batch.length;
     }
@@ -184,8 +185,8 @@ async function importBatch(tx: Queryable, batch: Batch, tally: Tally, skipPresen
     return false;
   });
   const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations);
-  for (const [index, outcome] of outcomes.entries()) {
-    const line = registrations[index] as Registration & { number: number };
+  for (const [index, line] of registrations.entries()) {
+    const outcome = outcomes[index];
     if (typeof outcome === 'object') tally.imported += 1;
     else if (outcome === 'present' && skipPresent) tally.present += 1;
     else await importOneByOne(tx, line, tally);
@@ -214,14 +215,19 @@ function registrationOf(text: string, serviceProviderId: string | undefined): Re
   } catch {
     throw new ImportError('not a JSON object');
   }
-  if (!validLine(parsed)) {
-    throw new ImportError((validLine.errors ?? []).map((error) => `${error.instancePath || 'line'} ${error.message}`).join('; '));
+  if (!isAddParticipantForm(parsed)) {
+    throw new ImportError((checkLine.errors ?? []).map((error) => `${error.instancePath || 'line'} ${error.message}`).join('; '));
   }
-  const form = parsed as AddParticipantForm & { provider?: { identifier?: unknown } };
-  const providerId = serviceProviderId ?? form.provider?.identifier;
+  const providerId = serviceProviderId ?? providerIdentifierOf(parsed);
   if (typeof providerId !== 'string') throw new ImportError('names no service provider (provider.identifier)');
   if (!isUuid(providerId)) throw new ImportError(`no service provider with identifier '${providerId}'`);
-  return { serviceProviderId: providerId, form };
+  return { serviceProviderId: providerId, form: parsed };
+}
+
+/** The line's `provider.identifier` (the export writes each participant's provider), whatever its type; else undefined. */
+function providerIdentifierOf(line: object): unknown {
+  if (!('provider' in line) || typeof line.provider !== 'object' || line.provider === null) return undefined;
+  return 'identifier' in line.provider ? line.provider.identifier : undefined;
 }
 
 /**
@@ -234,10 +240,9 @@ function withoutNulls(value: unknown): unknown {
     for (const item of value) withoutNulls(item);
     return value;
   }
-  const object = value as Record<string, unknown>;
-  for (const key of Object.keys(object)) {
-    if (object[key] === null) delete object[key];
-    else withoutNulls(object[key]);
+  for (const [key, item] of Object.entries(value)) {
+    if (item === null) Reflect.deleteProperty(value, key);
+    else withoutNulls(item);
   }
-  return object;
+  return value;
 }

@@ -17,6 +17,7 @@ import {
   ADD_FORM, deleteRegistration, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration,
 } from './writes.js';
 import { actorOf } from '../http/actor.js';
+import { ForbiddenError } from '../core/errors.js';
 import {
   AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
   UpdateParticipantForm,
@@ -28,12 +29,25 @@ const PROVIDERS_AND_ADMINS: readonly Access[] = [Role.serviceProvider, Role.admi
 
 /** The role set of a path shape: one for a qualified identifier, another for a UUID. */
 const byKind = (qualified: readonly Access[], identifier: readonly Access[]) => (request: FastifyRequest) =>
-  isUuid(String((request.params as { identifier?: unknown }).identifier ?? '')) ? identifier : qualified;
+  isUuid(pathIdentifierOf(request.params)) ? identifier : qualified;
+
+/** The `identifier` of a request's path parameters, '' without one (the rule is asked before they are validated). */
+function pathIdentifierOf(params: unknown): string {
+  const given = typeof params === 'object' && params !== null && 'identifier' in params ? params.identifier : undefined;
+  return String(given ?? '');
+}
 
 /** A service provider works on its own participants only; ADMIN and REGISTRY_AUTHORITY on all. */
 function scopeOf(request: FastifyRequest): Scope {
   const caller = callerOf(request);
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
+}
+
+/** The service provider a SERVICE_PROVIDER caller acts for (the users table gives each one); 403 for anyone else. */
+function ownProviderOf(request: FastifyRequest): string {
+  const { serviceProviderId } = callerOf(request);
+  if (serviceProviderId === null) throw new ForbiddenError();
+  return serviceProviderId;
 }
 
 const participants: FastifyPluginAsyncTypebox = async (app) => {
@@ -72,7 +86,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     schema: { body: AddParticipantForm, response: { 201: Participant } },
     config: { access: PROVIDERS, mediaTypes: ['participants.add'], objectName: ADD_FORM },
   }, async (request, reply) => {
-    const serviceProviderId = callerOf(request).serviceProviderId as string;
+    const serviceProviderId = ownProviderOf(request);
     const participant = await app.db.transaction((tx) =>
       registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue));
     return reply.status(201).send(participant);

@@ -52,7 +52,7 @@ const alreadyRegistered = (organization: Organization) =>
 export async function insertParticipant(
   tx: Queryable, record: NewParticipant, processIds: readonly string[],
 ): Promise<Omit<Participant, 'processes'> & { processIds: string[] }> {
-  const [row] = await onUniqueViolation(onForeignKeyViolation(tx.query<Omit<Participant, 'processes'> & { processIds: string[] }>(
+  const [inserted] = await onUniqueViolation(onForeignKeyViolation(tx.query<Omit<Participant, 'processes'> & { processIds: string[] }>(
     `WITH pa AS (
        INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
                                  source_indicator, name, registration_date, last_modification_date, delete_date,
@@ -64,7 +64,7 @@ export async function insertParticipant(
       record.sourceIndicator, record.name, record.deleteDate, record.contact.name, record.contact.email,
       record.contact.phoneNumber, processIds],
   ), processDeletedMeanwhile), () => alreadyRegistered(record));
-  const inserted = row as Omit<Participant, 'processes'> & { processIds: string[] };
+  if (!inserted) throw new Error('INSERT … RETURNING answered no row');
   await refuseTaken(tx, record, processIds, inserted.processIds);
   return inserted;
 }

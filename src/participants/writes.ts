@@ -130,34 +130,34 @@ export type BatchOutcome = Participant | 'present' | 'oneByOne';
 export async function registerParticipants(tx: Queryable, actor: Actor, registrations: readonly Registration[]): Promise<BatchOutcome[]> {
   const outcomes: BatchOutcome[] = registrations.map(() => 'oneByOne');
   const catalogue = await batchCatalogue(tx, registrations);
-  let wanted = new Map<number, string[]>();
-  registrations.forEach((registration, index) => {
-    const processIds = catalogue.settledIds(registration.form);
-    if (processIds) wanted.set(index, processIds);
+  let wanted = new Map<number, { record: NewParticipant; processIds: string[] }>();
+  registrations.forEach(({ serviceProviderId, form }, index) => {
+    const processIds = catalogue.settledIds(form);
+    if (processIds) wanted.set(index, { record: newParticipantOf(serviceProviderId, form), processIds });
   });
-  const records = new Map([...wanted.keys()].map((index) => {
-    const { serviceProviderId, form } = registrations[index] as Registration;
-    return [index, newParticipantOf(serviceProviderId, form)];
-  }));
-  if (records.size === 0) return outcomes;
-  await expireParticipants(tx, { organizations: [...records.values()] });
+  if (wanted.size === 0) return outcomes;
+  await expireParticipants(tx, { organizations: [...wanted.values()].map(({ record }) => record) });
   let stored: Map<number, Omit<Participant, 'processes'>>;
   for (;;) {
     await tx.query('SAVEPOINT participant_batch');
-    stored = await insertBatch(tx, [...wanted.keys()].map((index) => [index, records.get(index) as NewParticipant]));
-    const linked = await linkProcessesOf(tx, [...stored].flatMap(([index, participant]) =>
-      (wanted.get(index) as string[]).map((processId) => ({ participantId: participant.identifier, processId }))));
+    const inserted = await insertBatch(tx, [...wanted].map(([index, { record }]) => [index, record]));
+    const linked = await linkProcessesOf(tx, [...wanted].flatMap(([index, { processIds }]) => {
+      const participant = inserted.get(index);
+      return participant ? processIds.map((processId) => ({ participantId: participant.identifier, processId })) : [];
+    }));
     const linkCount = new Map<string, number>();
     for (const link of linked) linkCount.set(link.participantId, (linkCount.get(link.participantId) ?? 0) + 1);
-    const refused = [...stored].filter(([index, participant]) => (linkCount.get(participant.identifier) ?? 0) !== wanted.get(index)?.length);
+    const refused = [...inserted].filter(([index, participant]) =>
+      (linkCount.get(participant.identifier) ?? 0) !== wanted.get(index)?.processIds.length);
+    stored = inserted;
     if (refused.length === 0) break;
     await tx.query('ROLLBACK TO SAVEPOINT participant_batch');
     wanted = new Map([...wanted].filter(([index]) => !refused.some(([loser]) => loser === index)));
   }
   await tx.query('RELEASE SAVEPOINT participant_batch');
-  for (const index of wanted.keys()) {
+  for (const [index, { processIds }] of wanted) {
     const participant = stored.get(index);
-    outcomes[index] = participant ? { ...participant, processes: catalogue.processesIn(wanted.get(index) as string[]) } : 'present';
+    outcomes[index] = participant ? { ...participant, processes: catalogue.processesIn(processIds) } : 'present';
   }
   await appendChange(tx, actor, outcomes.filter((outcome): outcome is Participant => typeof outcome === 'object').map((after) =>
     participantChange('create', null, after)));
@@ -206,8 +206,8 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
     /** The form's process ids when every reference is known and every rule kept; else undefined. */
     settledIds(form: AddParticipantForm): string[] | undefined {
       const named = form.processes.map(processOf);
-      if (named.some((process) => process === undefined)) return undefined;
-      const processIds = [...new Set(named.map((process) => (process as Process).identifier))];
+      if (!named.every((process) => process !== undefined)) return undefined;
+      const processIds = [...new Set(named.map((process) => process.identifier))];
       const rules = processesIn(processIds).map(processRuleOf);
       const broken = processRuleErrors(form.processes, rules, form.icd, []).length + deleteDateErrors(form.deleteDate).length > 0;
       return broken ? undefined : processIds;
