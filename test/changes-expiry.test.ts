@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import { sweepExpiredParticipants } from '../src/changes/expiry.js';
-import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
-import { startLocalDirectory, type LocalDirectory } from '../src/changes/local-directory.js';
+import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
+import { startLocalDirectory, type LocalDirectory } from '../dev/local-directory.js';
 import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
-import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
-import { startLocalDirectory, type LocalDirectory } from '../src/changes/local-directory.js';
+import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
+import { startLocalDirectory, type LocalDirectory } from '../dev/local-directory.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { reconcileSml } from '../src/changes/reconcile.js';
 import type { Database } from '../src/db/database.js';

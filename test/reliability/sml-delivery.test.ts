@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startLocalSml, type LocalSml } from '../../src/changes/local-sml.js';
+import { startLocalSml, type LocalSml } from '../../dev/local-sml.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { call, freshStorage, provision, startService, stopService, type RunningService, type Storage } from './harness/service.js';
 

@@ -2,7 +2,7 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { clientCertificateOf, startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
-import { escapeXml, IDS_NS, LOCATOR_NS, MIGRATION_KEY_PATTERN, splitParticipant, type SmlFault } from './sml-client.js';
+import { escapeXml, IDS_NS, LOCATOR_NS, MIGRATION_KEY_PATTERN, splitParticipant, type SmlFault } from '../src/changes/sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
@@ -43,7 +43,7 @@ const alreadyExists = (participant: string) => {
  * an identifier any SMP holds: BadRequestFault ERR-106; a Delete of one this SMP does not hold: NotFoundFault
  * ERR-100; a migration key against BDMSL's rule: BadRequestFault ERR-106; a Migrate with a key no PrepareToMigrate
  * gave: NotFoundFault ERR-100), and switchable failures; and BDMSL's own service's PrepareChangeCertificate
- * (`/bdmslservice`). Run it alone with `tsx src/changes/local-sml.ts [port]`.
+ * (`/bdmslservice`). Run it alone with `tsx dev/local-sml.ts [port]`.
  */
 export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();

@@ -12,7 +12,7 @@ const INDEXER = '/indexer/1.0/';
 /**
  * A small Peppol Directory indexer for development and tests: `PUT /indexer/1.0/` (participant id as the body,
  * 204) and `DELETE /indexer/1.0/{id}` (204, 404 when unknown), in memory, with switchable failures; over HTTPS
- * requiring a client certificate with `tls`. Run it alone with `tsx src/changes/local-directory.ts [port]`.
+ * requiring a client certificate with `tls`. Run it alone with `tsx dev/local-directory.ts [port]`.
  */
 export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<LocalDirectory> {
   const indexed = new Map<string, number>();
