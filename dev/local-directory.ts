@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { parseQualifiedIdentifier } from '../src/core/schemas.js';
 import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
 
 export interface LocalDirectory extends LocalServer {
@@ -21,7 +22,7 @@ export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<Loc
     const path = request.url ?? '';
     if (request.method === 'PUT' && path === INDEXER) {
       const participant = body.trim().toLowerCase();
-      if (!participant.includes('::')) return void response.writeHead(400).end('not a participant identifier');
+      if (parseQualifiedIdentifier(participant) === undefined) return void response.writeHead(400).end('not a participant identifier');
       calls.put += 1;
       indexed.set(participant, (indexed.get(participant) ?? 0) + 1);
       return void response.writeHead(204).end();
