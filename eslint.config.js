@@ -36,8 +36,6 @@ const RESOURCE_NEEDS = {
 const PART_NEEDS = {
   // The SMP's kept answers are counted and numbered by the request metrics and ids.
   smp: ['operations'],
-  // The metrics show the deliveries' status.
-  operations: ['changes'],
 };
 
 const FLOORS = {

@@ -12,7 +12,9 @@ import catalogueRoutes from './catalogue/routes.js';
 import changeRoutes from './changes/routes.js';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './changes/expiry.js';
-import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
+import { deliveryStatus } from './changes/delivery-status.js';
+import { outboxDelivery, type DeliveryOptions, type DeliveryTarget } from './changes/outbox.js';
+import { directoryTarget, smlTarget } from './changes/targets.js';
 import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
 import { smlClient, type SmlClient, type SmlOptions } from './changes/sml-client.js';
 import documentTypes from './document-types/routes.js';
@@ -162,7 +164,7 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onClose', () => delivery.stop());
   }
 
-  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server)));
+  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db)));
   await app.register(requestId);
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
