@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
-import { catchingUpAfterWrites, changeSignal, type ChangeSignal } from './changes/signal.js';
+import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
 import type { Database } from './db/database.js';
 import { CatalogueCache } from './catalogue/cache.js';
 import accessPointProviders from './access-point-providers/routes.js';
@@ -53,8 +53,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
     credentials: Credentials;
-    /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
-    changes: ChangeSignal;
     /** The catalogue in memory, dropped on every catalogue change the log reports. */
     catalogue: CatalogueCache;
     /** The Prometheus registry the management server publishes. */
