@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { appendChange, SYSTEM_ACTOR } from '../src/db/change-log.js';
-import { startLocalSml } from '../src/changes/local-sml.js';
+import { startLocalSml } from '../dev/local-sml.js';
 import type { Database } from '../src/db/database.js';
 import { openEmbedded } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';

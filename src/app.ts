@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
-import { catchingUpAfterWrites, changeSignal, type ChangeSignal } from './changes/signal.js';
+import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
 import type { Database } from './db/database.js';
 import { CatalogueCache } from './catalogue/cache.js';
 import accessPointProviders from './access-point-providers/routes.js';
@@ -12,7 +12,9 @@ import catalogueRoutes from './catalogue/routes.js';
 import changeRoutes from './changes/routes.js';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './changes/expiry.js';
-import { directoryTarget, outboxDelivery, smlTarget, type DeliveryOptions, type DeliveryTarget } from './changes/delivery.js';
+import { deliveryStatus } from './changes/delivery-status.js';
+import { outboxDelivery, type DeliveryOptions, type DeliveryTarget } from './changes/outbox.js';
+import { directoryTarget, smlTarget } from './changes/targets.js';
 import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
 import { smlClient, type SmlClient, type SmlOptions } from './changes/sml-client.js';
 import documentTypes from './document-types/routes.js';
@@ -51,8 +53,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
     credentials: Credentials;
-    /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
-    changes: ChangeSignal;
     /** The catalogue in memory, dropped on every catalogue change the log reports. */
     catalogue: CatalogueCache;
     /** The Prometheus registry the management server publishes. */
@@ -162,7 +162,7 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onClose', () => delivery.stop());
   }
 
-  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server)));
+  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db)));
   await app.register(requestId);
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);

@@ -1,39 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../src/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { App } from '../src/app.js';
 import { sweepExpiredParticipants } from '../src/changes/expiry.js';
-import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
-import { startLocalDirectory, type LocalDirectory } from '../src/changes/local-directory.js';
+import type { LocalSml } from '../dev/local-sml.js';
+import type { LocalDirectory } from '../dev/local-directory.js';
 import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import type { TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
 import { addParticipant, dayFromToday, today, type Participant } from './helpers/participants.js';
 import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
+import { SMP_ID, useDeliveryTestApp } from './helpers/delivery.js';
 
-const SMP_ID = 'test-smp';
 let t: TestApp;
 let sml: LocalSml;
 let directory: LocalDirectory;
 let app: App;
-
-beforeAll(async () => {
-  sml = await startLocalSml();
-  directory = await startLocalDirectory();
-  t = await startTestApp();
-  app = await buildApp({
-    db: t.db,
-    sml: { url: sml.url, smpId: SMP_ID, timeoutMs: 300 },
-    directory: { url: directory.url, timeoutMs: 300 },
-    delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
-  });
-  await app.ready();
-});
-afterAll(async () => {
-  await app?.close();
-  await t?.close();
-  await sml?.close();
-  await directory?.close();
-});
+useDeliveryTestApp((started) => ({ t, sml, directory, app } = started));
 
 const held = () => sml.registrations.get(SMP_ID) ?? new Set<string>();
 const delivered = () => vi.waitFor(async () => {

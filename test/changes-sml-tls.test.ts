@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
-import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
+import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
 import { smlClient, SmlError } from '../src/changes/sml-client.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
-import { startLocalSml, type LocalSml } from '../src/changes/local-sml.js';
-import { startLocalDirectory, type LocalDirectory } from '../src/changes/local-directory.js';
+import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
+import type { LocalDirectory } from '../dev/local-directory.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { reconcileSml } from '../src/changes/reconcile.js';
 import type { Database } from '../src/db/database.js';
@@ -13,33 +13,13 @@ import { expectErrorBody } from './helpers/assertions.js';
 import { addParticipant, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
 import { checkResponsesAgainstDescription } from './helpers/openapi-responses.js';
 import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
+import { deliveryOptions, SMP_ID, useDeliveryTestApp } from './helpers/delivery.js';
 
-const SMP_ID = 'test-smp';
 let t: TestApp;
 let sml: LocalSml;
 let directory: LocalDirectory;
 let app: App;
-
-const deliveryOptions = () => ({
-  sml: { url: sml.url, smpId: SMP_ID, timeoutMs: 300 },
-  directory: { url: directory.url, timeoutMs: 300 },
-  delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
-});
-
-beforeAll(async () => {
-  sml = await startLocalSml();
-  directory = await startLocalDirectory();
-  t = await startTestApp();
-  app = await buildApp({ db: t.db, ...deliveryOptions() });
-  checkResponsesAgainstDescription(app);
-  await app.ready();
-});
-afterAll(async () => {
-  await app?.close();
-  await t?.close();
-  await sml?.close();
-  await directory?.close();
-});
+useDeliveryTestApp((started) => ({ t, sml, directory, app } = started), checkResponsesAgainstDescription);
 afterEach(() => {
   sml.fail('none');
   directory.fail('none');
@@ -371,7 +351,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances delivering from o
   beforeAll(async () => {
     const [schema] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
     otherDb = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema?.name},public`, maxConnections: 4 });
-    other = await buildApp({ db: otherDb, ...deliveryOptions() });
+    other = await buildApp({ db: otherDb, ...deliveryOptions(sml, directory) });
     await other.ready();
   });
   afterAll(async () => {

@@ -254,7 +254,7 @@ describe('what the command line changes', () => {
   }, SLOW);
 
   it('sml-reconcile lists what the SML lacks, then registers it, then finds it in step', async () => {
-    const { startLocalSml } = await import('../src/changes/local-sml.js');
+    const { startLocalSml } = await import('../dev/local-sml.js');
     const sml = await startLocalSml();
     try {
       const smlEnv = { ...env, SML_URL: sml.url, SML_SMP_ID: 'cli-smp' };

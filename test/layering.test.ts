@@ -25,6 +25,13 @@ describe('the floors of src/ (README, "Code layout")', () => {
     expect(errors).toEqual([expect.stringContaining('src/processes/ may import only core, db, http')]);
   });
 
+  it('fails the lint of src/ importing dev/, from its top and from a folder', async () => {
+    const source = "export { startLocalSml } from '../dev/local-sml.js';\n";
+    expect(await layeringErrors('src/app.ts', source)).toEqual([expect.stringContaining('src/ never imports dev/')]);
+    expect(await layeringErrors('src/server.ts', source)).toEqual([expect.stringContaining('src/ never imports dev/')]);
+    expect(await layeringErrors('src/changes/probe.ts', "export { startLocalSml } from '../../dev/local-sml.js';\n")).toHaveLength(1);
+  });
+
   it('passes the imports down the floors and the sideways imports it lists', async () => {
     const source = "export type { Queryable } from '../db/database.js';\nexport { callerOf } from '../http/auth.js';\n"
       + "export type { Process } from '../processes/schemas.js';\n";

@@ -13,7 +13,7 @@ import { launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { PROJECT_ROOT, testOutputDir } from './helpers/openapi-tools.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
-import { startLocalSml } from '../src/changes/local-sml.js';
+import { startLocalSml } from '../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
 

@@ -3,7 +3,7 @@ import { CLI_ACTOR } from '../db/change-log.js';
 import { finishMigrationsOut } from './migration-out.js';
 import { PARTICIPANT_SCHEME } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
-import { registerInSml } from './delivery.js';
+import { registerInSml } from './targets.js';
 import { participantsMigratingOut, recordRegistered, smlRecordOf } from './network.js';
 import type { SmlClient } from './sml-client.js';
 

@@ -8,7 +8,7 @@ import { sharedRuns, Slots } from '../core/concurrency.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
 import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
-import { deliveryStatus } from './delivery.js';
+import { deliveryStatus } from './delivery-status.js';
 import { heldForThisSmp, keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
 import { appendChange } from '../db/change-log.js';
 import { actorOf } from '../http/actor.js';

@@ -20,6 +20,13 @@ export interface ChangeSignal {
   stop(): Promise<void>;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
+    changes: ChangeSignal;
+  }
+}
+
 export const CHANGES_CHANNEL = 'registry_changes';
 
 /**

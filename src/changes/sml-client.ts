@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { XMLParser } from 'fast-xml-parser';
+import { formatQualifiedIdentifier, parseQualifiedIdentifier } from '../core/schemas.js';
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
 
 /** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
@@ -45,16 +46,14 @@ export class SmlError extends Error {
 
 export const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** `iso6523-actorid-upis::0192:123` as the SML's scheme and value. */
-export function splitParticipant(participant: string): { scheme: string; value: string } {
-  const at = participant.indexOf('::');
-  return { scheme: participant.slice(0, at), value: participant.slice(at + 2) };
-}
-
-const participantXml = (participant: string) => {
-  const { scheme, value } = splitParticipant(participant);
+/**
+ * `iso6523-actorid-upis::0192:123` as the SML's ParticipantIdentifier element. One without a scheme goes as a value
+ * with an empty scheme, for the SML to refuse.
+ */
+export function participantXml(participant: string): string {
+  const { scheme, value } = parseQualifiedIdentifier(participant) ?? { scheme: '', value: participant };
   return `<ids:ParticipantIdentifier scheme="${escapeXml(scheme)}">${escapeXml(value)}</ids:ParticipantIdentifier>`;
-};
+}
 
 const envelope = (body: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="${SOAP_NS}"><S:Body>${body}</S:Body></S:Envelope>`;
@@ -124,7 +123,7 @@ export function smlClient(options: SmlOptions): SmlClient {
       do {
         const answer = await call('listIn', `<PageRequest xmlns="${LOCATOR_NS}">${smp}${next ? `<NextPageIdentifier>${escapeXml(next)}</NextPageIdentifier>` : ''}</PageRequest>`);
         const page = answer.ParticipantIdentifierPage as { ParticipantIdentifier?: Array<{ '#text': unknown; '@scheme': string }>; NextPageIdentifier?: unknown } | undefined;
-        for (const id of page?.ParticipantIdentifier ?? []) found.push(`${id['@scheme']}::${String(id['#text'])}`);
+        for (const id of page?.ParticipantIdentifier ?? []) found.push(formatQualifiedIdentifier({ scheme: id['@scheme'], value: String(id['#text']) }));
         next = page?.NextPageIdentifier === undefined ? '' : String(page.NextPageIdentifier);
       } while (next);
       return found;

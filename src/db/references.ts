@@ -1,5 +1,5 @@
 import type { FieldErrorInput } from '../core/errors.js';
-import { parseQualifiedIdentifier, type QualifiedIdentifierInput } from '../core/schemas.js';
+import { formatQualifiedIdentifier, parseQualifiedIdentifier, type QualifiedIdentifierInput } from '../core/schemas.js';
 import type { Queryable } from './database.js';
 
 export interface ReferenceTarget {
@@ -105,9 +105,7 @@ function keyOf(target: ReferenceTarget, reference: ReferenceInput) {
 
 function nameOf(reference: ReferenceInput): string | undefined {
   if (reference.identifier) return reference.identifier;
-  if (typeof reference.qualifiedIdentifier === 'object') {
-    return `${reference.qualifiedIdentifier.scheme}::${reference.qualifiedIdentifier.value}`;
-  }
+  if (typeof reference.qualifiedIdentifier === 'object') return formatQualifiedIdentifier(reference.qualifiedIdentifier);
   return reference.qualifiedIdentifier ?? reference.value;
 }
 

@@ -2,11 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { synchronousHook } from '../http/synchronous-hook.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { deliveryStatus, type DeliveryStatus } from '../changes/delivery.js';
 import type { Database } from '../db/database.js';
 
-/** The Prometheus registry of one application: its requests, its database pool and the process itself. */
-export function createMetrics(db: Database, openConnections: () => Promise<number>): Registry {
+/** What the metrics show of one delivery target; the wiring reads it from the deliveries' status. */
+interface DeliveryCounts {
+  target: string;
+  pending: number;
+  oldestPendingSeconds: number;
+  attempts: number;
+}
+
+/** The Prometheus registry of one application: its requests, its database pool, its deliveries and the process itself. */
+export function createMetrics(
+  db: Database,
+  openConnections: () => Promise<number>,
+  deliveryStatus: () => Promise<readonly DeliveryCounts[]>,
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // With REGISTRY_WORKERS > 1 each scrape reaches one worker: the pid says which.
@@ -37,7 +48,7 @@ export function createMetrics(db: Database, openConnections: () => Promise<numbe
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
-  const deliveryGauges: Array<[string, string, (status: DeliveryStatus) => number]> = [
+  const deliveryGauges: Array<[string, string, (status: DeliveryCounts) => number]> = [
     ['delivery_pending_changes', 'Participant changes not yet delivered, by target (sml, directory)', (status) => status.pending],
     ['delivery_oldest_pending_seconds', 'Age of the oldest participant change not yet delivered, by target', (status) => status.oldestPendingSeconds],
     ['delivery_failed_attempts', 'Failed delivery attempts since the last success, by target', (status) => status.attempts],
@@ -46,7 +57,7 @@ export function createMetrics(db: Database, openConnections: () => Promise<numbe
     new Gauge({
       name, help, labelNames: ['target'] as const, registers: [registry],
       async collect() {
-        for (const status of await deliveryStatus(db).catch(() => [])) this.set({ target: status.target }, value(status));
+        for (const status of await deliveryStatus().catch(() => [])) this.set({ target: status.target }, value(status));
       },
     });
   }

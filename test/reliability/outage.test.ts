@@ -1,18 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseKind } from '../helpers/database.js';
-import { freshStorage, provision, startService, stopService, call, type RunningService, type Storage } from './harness/service.js';
+import { cleanUpAfterAll } from './harness/clean-up.js';
+import { freshStorage, provision, startService, call, type RunningService, type Storage } from './harness/service.js';
 import { startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
 import { Ledger, runWriteLoad, verify } from './harness/write-load.js';
 
 let storage: Storage | undefined;
 let service: RunningService | undefined;
 let proxy: TcpProxy | undefined;
-afterAll(async () => {
-  if (service) await stopService(service, 'SIGKILL');
-  await proxy?.close();
-  await storage?.drop();
-});
+cleanUpAfterAll(() => ({ service, storage, others: [proxy] }));
 
 async function readiness(running: RunningService): Promise<{ status: number; body: string }> {
   const answer = await call(running.managementUrl, { path: '/health/ready' });

@@ -1,6 +1,7 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startLocalSml, type LocalSml } from '../../src/changes/local-sml.js';
+import { describe, expect, it, vi } from 'vitest';
+import { startLocalSml, type LocalSml } from '../../dev/local-sml.js';
 import { testDatabaseKind } from '../helpers/database.js';
+import { cleanUpAfterAll } from './harness/clean-up.js';
 import { call, freshStorage, provision, startService, stopService, type RunningService, type Storage } from './harness/service.js';
 
 const SMP_ID = 'reliability-smp';
@@ -9,11 +10,7 @@ const PARTICIPANTS = 12;
 let storage: Storage | undefined;
 let service: RunningService | undefined;
 let sml: LocalSml | undefined;
-afterAll(async () => {
-  if (service) await stopService(service, 'SIGKILL');
-  await storage?.drop();
-  await sml?.close();
-});
+cleanUpAfterAll(() => ({ service, storage, others: [sml] }));
 
 describe(`SML delivery through a SIGKILL on ${testDatabaseKind === 'embedded' ? 'the embedded database' : 'PostgreSQL'}`, () => {
   it('says at start-up that no SML is configured, and delivers after a restart what was committed before a kill', async () => {

@@ -47,7 +47,7 @@ $$;
 CREATE CONSTRAINT TRIGGER change_log_number AFTER INSERT ON change_log
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION change_log_number();
 
--- Deliveries to the SML and the Peppol Directory (src/changes/delivery.ts): a transactional outbox read from the
+-- Deliveries to the SML and the Peppol Directory (src/changes/outbox.ts): a transactional outbox read from the
 -- change log. One row per target: how far it has delivered, and who holds it (a lease) while delivering.
 CREATE TABLE delivery_cursors (
   target text PRIMARY KEY,

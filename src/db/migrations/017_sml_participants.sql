@@ -1,4 +1,4 @@
--- Each participant's place in the network (src/changes/delivery.ts). `sml_registrations` knew only what the SML
+-- Each participant's place in the network (src/changes/targets.ts). `sml_registrations` knew only what the SML
 -- held for this SMP; a refusal no retry can cure (the organization held by another SMP, an identifier the SML
 -- rejects) held the SML cursor for ever. Now each such refusal is recorded here, per participant, and the cursor
 -- goes on; the state shows in the API and the console, and the participant's next change (or sml-reconcile)

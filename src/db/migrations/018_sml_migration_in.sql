@@ -1,4 +1,4 @@
--- Migration in (src/changes/delivery.ts): the key a provider got from the organization's previous provider,
+-- Migration in (src/changes/targets.ts): the key a provider got from the organization's previous provider,
 -- waiting for the SML delivery to call Migrate with it instead of Create. Deleted once the SML has answered
 -- (a wrong key is not tried again: the participant shows the refusal and the provider gives another key). The
 -- key is no part of the change log: the change that makes the delivery try (operation 'migrate') logs the

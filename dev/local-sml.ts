@@ -1,8 +1,9 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../src/core/schemas.js';
 import { clientCertificateOf, startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
-import { escapeXml, IDS_NS, LOCATOR_NS, MIGRATION_KEY_PATTERN, splitParticipant, type SmlFault } from './sml-client.js';
+import { escapeXml, IDS_NS, LOCATOR_NS, MIGRATION_KEY_PATTERN, participantXml, type SmlFault } from '../src/changes/sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
@@ -32,10 +33,8 @@ function fault(kind: SmlFault, code: string, text: string): string {
     + `<detail><${kind} xmlns="${LOCATOR_NS}"><FaultMessage>${message}</FaultMessage></${kind}></detail></S:Fault>`);
 }
 
-const alreadyExists = (participant: string) => {
-  const { scheme, value } = splitParticipant(participant);
-  return fault('BadRequestFault', 'ERR-106', `The participant identifier [${value}] with scheme: [${scheme}] already exist with naptr service [Meta:SMP] on subdomain: [local]`);
-};
+const alreadyExists = ({ scheme, value }: QualifiedIdentifier) =>
+  fault('BadRequestFault', 'ERR-106', `The participant identifier [${value}] with scheme: [${scheme}] already exist with naptr service [Meta:SMP] on subdomain: [local]`);
 
 /**
  * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List, PrepareToMigrate, Migrate) in
@@ -43,7 +42,7 @@ const alreadyExists = (participant: string) => {
  * an identifier any SMP holds: BadRequestFault ERR-106; a Delete of one this SMP does not hold: NotFoundFault
  * ERR-100; a migration key against BDMSL's rule: BadRequestFault ERR-106; a Migrate with a key no PrepareToMigrate
  * gave: NotFoundFault ERR-100), and switchable failures; and BDMSL's own service's PrepareChangeCertificate
- * (`/bdmslservice`). Run it alone with `tsx src/changes/local-sml.ts [port]`.
+ * (`/bdmslservice`). Run it alone with `tsx dev/local-sml.ts [port]`.
  */
 export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
@@ -70,9 +69,10 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
     const held = registrations.get(smp) ?? new Set<string>();
     registrations.set(smp, held);
     const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
-    const participant = id ? `${id['@scheme']}::${String(id['#text'])}`.toLowerCase() : '';
-    if (operation === 'CreateParticipantIdentifier' && participant) {
-      if (heldByAnyone(participant)) return refuse(alreadyExists(participant));
+    const identifier = id ? { scheme: String(id['@scheme']).toLowerCase(), value: String(id['#text']).toLowerCase() } : undefined;
+    const participant = identifier ? formatQualifiedIdentifier(identifier) : '';
+    if (operation === 'CreateParticipantIdentifier' && identifier) {
+      if (heldByAnyone(participant)) return refuse(alreadyExists(identifier));
       calls.create += 1;
       held.add(participant);
       createdAt.set(participant, Date.now());
@@ -146,10 +146,7 @@ function prepareChangeCertificate(caller: string | undefined, request: SoapReque
 
 /** One page of the List operation's answer, from `start`. */
 function page(all: string[], start: number): string {
-  const ids = all.slice(start, start + PAGE).map((entry) => {
-    const at = entry.indexOf('::');
-    return `<ids:ParticipantIdentifier scheme="${escapeXml(entry.slice(0, at))}">${escapeXml(entry.slice(at + 2))}</ids:ParticipantIdentifier>`;
-  }).join('');
+  const ids = all.slice(start, start + PAGE).map(participantXml).join('');
   const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
   return soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${ids}${next}</ParticipantIdentifierPage>`);
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { parseQualifiedIdentifier } from '../src/core/schemas.js';
 import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
 
 export interface LocalDirectory extends LocalServer {
@@ -12,7 +13,7 @@ const INDEXER = '/indexer/1.0/';
 /**
  * A small Peppol Directory indexer for development and tests: `PUT /indexer/1.0/` (participant id as the body,
  * 204) and `DELETE /indexer/1.0/{id}` (204, 404 when unknown), in memory, with switchable failures; over HTTPS
- * requiring a client certificate with `tls`. Run it alone with `tsx src/changes/local-directory.ts [port]`.
+ * requiring a client certificate with `tls`. Run it alone with `tsx dev/local-directory.ts [port]`.
  */
 export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<LocalDirectory> {
   const indexed = new Map<string, number>();
@@ -21,7 +22,7 @@ export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<Loc
     const path = request.url ?? '';
     if (request.method === 'PUT' && path === INDEXER) {
       const participant = body.trim().toLowerCase();
-      if (!participant.includes('::')) return void response.writeHead(400).end('not a participant identifier');
+      if (parseQualifiedIdentifier(participant) === undefined) return void response.writeHead(400).end('not a participant identifier');
       calls.put += 1;
       indexed.set(participant, (indexed.get(participant) ?? 0) + 1);
       return void response.writeHead(204).end();

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll } from 'vitest';
+import { buildApp, type App } from '../../src/app.js';
+import { startLocalDirectory, type LocalDirectory } from '../../dev/local-directory.js';
+import { startLocalSml, type LocalSml } from '../../dev/local-sml.js';
+import { startTestApp, type TestApp } from './app.js';
+
+/** The registry's SMP id at the local SML. */
+export const SMP_ID = 'test-smp';
+
+/** Delivery to a local SML and Directory, with timeouts, retries and polling short enough for tests. */
+export const deliveryOptions = (sml: LocalSml, directory: LocalDirectory) => ({
+  sml: { url: sml.url, smpId: SMP_ID, timeoutMs: 300 },
+  directory: { url: directory.url, timeoutMs: 300 },
+  delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
+});
+
+export interface DeliveryTestApp {
+  sml: LocalSml;
+  directory: LocalDirectory;
+  /** The test app, with its users; it delivers nothing. */
+  t: TestApp;
+  /** An instance on the test app's database that delivers to the local SML and Directory. */
+  app: App;
+}
+
+/**
+ * The set-up of a delivery test file: before its tests, a local SML and Directory, a test app and an instance on
+ * its database delivering to them (`prepare` sees that instance before it starts), handed to `use`; after its
+ * tests, all closed.
+ */
+export function useDeliveryTestApp(use: (started: DeliveryTestApp) => void, prepare: (app: App) => void = () => undefined): void {
+  let sml: LocalSml | undefined;
+  let directory: LocalDirectory | undefined;
+  let t: TestApp | undefined;
+  let app: App | undefined;
+  beforeAll(async () => {
+    sml = await startLocalSml();
+    directory = await startLocalDirectory();
+    t = await startTestApp();
+    app = await buildApp({ db: t.db, ...deliveryOptions(sml, directory) });
+    prepare(app);
+    await app.ready();
+    use({ sml, directory, t, app });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+    await sml?.close();
+    await directory?.close();
+  });
+}
