@@ -3,7 +3,7 @@ import { ACCESS_POINT_PROVIDER_ROWS } from '../src/access-point-providers/reposi
 import { ACCESS_POINT_ROWS } from '../src/access-points/repository.js';
 import { buildApp, type App } from '../src/app.js';
 import { CAPABILITY_ROWS } from '../src/capabilities/repository.js';
-import { CatalogueCache } from '../src/catalogue/cache.js';
+import { CatalogueCache } from '../src/catalogue-cache/catalogue-cache.js';
 import type { CatalogueKind, CatalogueTable } from '../src/db/catalogue-table.js';
 import { appendChange, SYSTEM_ACTOR, type ChangeResource } from '../src/db/change-log.js';
 import { pageRequest } from '../src/core/paging.js';

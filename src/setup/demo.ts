@@ -9,7 +9,7 @@ import type { Icd } from '../core/schemas.js';
 import { registerParticipant } from '../participants/writes.js';
 import { getServiceProvider, insertServiceProvider } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
-import { transportProfileIdOf } from '../catalogue/repository.js';
+import { transportProfileIdOf } from '../code-lists/repository.js';
 
 const DEMO_USERNAME = 'demo-provider';
 export const BILLING_PROCESS = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
