@@ -53,8 +53,6 @@ declare module 'fastify' {
     credentials: Credentials;
     /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
     changes: ChangeSignal;
-    /** The catalogue in memory, dropped on every catalogue change the log reports. */
-    catalogue: CatalogueCache;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
     /** The SML (BDMSL) client; undefined without `SML_URL`. */
