@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { keyOf } from '../src/code-lists/catalogue.js';
+import { formatQualifiedIdentifier as keyOf } from '../src/core/schemas.js';
 import { readCodeLists } from '../src/code-lists/codelists.js';
 import { loadIfNeverSetUp } from '../src/code-lists/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';

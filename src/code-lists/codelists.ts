@@ -2,8 +2,9 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import {
-  ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type CatalogueKey, type EntryState,
+  ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type EntryState,
 } from './catalogue.js';
+import type { QualifiedIdentifier } from '../core/schemas.js';
 
 /** A code-list file that cannot be read as one: the message names the file and the entry. */
 export class CodeListError extends Error {}
@@ -101,7 +102,7 @@ function text(entry: Attributes, name: string, where: string): string {
   return value.trim();
 }
 
-function key(entry: Attributes, where: string): CatalogueKey {
+function key(entry: Attributes, where: string): QualifiedIdentifier {
   return { scheme: text(entry, 'scheme', where), value: text(entry, 'value', where) };
 }
 

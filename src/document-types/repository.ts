@@ -1,7 +1,7 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
-import type { QualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { processSummaryJson } from '../processes/repository.js';
 
 /** Document types, as their routes read them and the catalogue cache holds them: they show their processes. */
@@ -32,8 +32,8 @@ export interface DocumentTypeRecord {
   processIds: string[];
 }
 
-const duplicate = ({ qualifiedIdentifier: { scheme, value } }: DocumentTypeRecord) => () =>
-  new ConflictError(`A document type with qualified identifier '${scheme}::${value}' already exists`);
+const duplicate = ({ qualifiedIdentifier }: DocumentTypeRecord) => () =>
+  new ConflictError(`A document type with qualified identifier '${formatQualifiedIdentifier(qualifiedIdentifier)}' already exists`);
 
 export async function insertDocumentType(tx: Queryable, record: DocumentTypeRecord): Promise<string> {
   const [row] = await onUniqueViolation(tx.query<{ id: string }>(

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { ReferenceInput } from '../db/references.js';
 import type { PageRequest } from '../core/paging.js';
-import type { QualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Process, ProcessFilter } from './schemas.js';
 
 /** The JSON of a process's summary, as listed in dependencies and in a document type's processes. */
@@ -139,8 +139,7 @@ export interface ProcessRecord {
 }
 
 function duplicate(record: ProcessRecord): ConflictError {
-  const { scheme, value } = record.qualifiedIdentifier;
-  return new ConflictError(`A process with qualified identifier '${scheme}::${value}' already exists`);
+  return new ConflictError(`A process with qualified identifier '${formatQualifiedIdentifier(record.qualifiedIdentifier)}' already exists`);
 }
 
 export async function insertProcess(tx: Queryable, record: ProcessRecord): Promise<string> {
