@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deleteUnused, lockRow } from '../db/rows.js';
+import { deleteUnused, insertedId, lockRow } from '../db/rows.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { AccessPointProviderForm } from './schemas.js';
 
@@ -30,11 +30,10 @@ const values = (form: AccessPointProviderForm) =>
   [form.title, form.contact.name, form.contact.email ?? null, form.contact.phoneNumber ?? null];
 
 export async function insertAccessPointProvider(tx: Queryable, form: AccessPointProviderForm): Promise<string> {
-  const [row] = await tx.query<{ id: string }>(
+  return insertedId(tx.query<{ id: string }>(
     `INSERT INTO access_point_providers (title, contact_name, contact_email, contact_phone) VALUES ($1, $2, $3, $4) RETURNING id`,
     values(form),
-  );
-  return (row as { id: string }).id;
+  ));
 }
 
 export async function updateAccessPointProvider(tx: Queryable, id: string, form: AccessPointProviderForm): Promise<void> {

@@ -1,6 +1,6 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deletedMeanwhile, deleteUnused, lockRow } from '../db/rows.js';
+import { deletedMeanwhile, deleteUnused, insertedId, lockRow } from '../db/rows.js';
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 
@@ -68,11 +68,10 @@ export async function newlyUsedRestrictedProfiles(tx: Queryable, profileIds: rea
 }
 
 export async function insertAccessPoint(tx: Queryable, record: AccessPointRecord): Promise<string> {
-  const [row] = await onForeignKeyViolation(tx.query<{ id: string }>(
+  const id = await insertedId(onForeignKeyViolation(tx.query<{ id: string }>(
     'INSERT INTO access_points (title, provider_id) VALUES ($1, $2) RETURNING id',
     [record.title, record.providerId],
-  ), deletedMeanwhile('provider'));
-  const id = (row as { id: string }).id;
+  ), deletedMeanwhile('provider')));
   await insertEndpoints(tx, id, record.endpoints);
   return id;
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { deleteUnused, lockRow } from '../db/rows.js';
+import { deleteUnused, insertedId, lockRow } from '../db/rows.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { CapabilityForm } from './schemas.js';
 
@@ -14,8 +14,7 @@ export const CAPABILITY_TABLE: CatalogueTable<'capability'> = {
 };
 
 export async function insertCapability(tx: Queryable, form: CapabilityForm): Promise<string> {
-  const [row] = await tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [form.title]);
-  return (row as { id: string }).id;
+  return insertedId(tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [form.title]));
 }
 
 export async function updateCapability(tx: Queryable, id: string, form: CapabilityForm): Promise<void> {

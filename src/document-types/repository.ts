@@ -1,4 +1,5 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
+import { insertedId } from '../db/rows.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
@@ -36,11 +37,10 @@ const duplicate = ({ qualifiedIdentifier }: DocumentTypeRecord) => () =>
   new ConflictError(`A document type with qualified identifier '${formatQualifiedIdentifier(qualifiedIdentifier)}' already exists`);
 
 export async function insertDocumentType(tx: Queryable, record: DocumentTypeRecord): Promise<string> {
-  const [row] = await onUniqueViolation(tx.query<{ id: string }>(
+  const id = await insertedId(onUniqueViolation(tx.query<{ id: string }>(
     'INSERT INTO document_types (scheme, value, title, visible) VALUES ($1, $2, $3, $4) RETURNING id',
     [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible],
-  ), duplicate(record));
-  const { id } = row as { id: string };
+  ), duplicate(record)));
   await replaceProcessLinks(tx, id, record.processIds);
   return id;
 }

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
-import { parseQualifiedIdentifier } from '../core/schemas.js';
+import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
   deleteProcess, findProcesses, insertProcess, PROCESS_TABLE, streamProcesses, updateProcess, type ProcessRecord,
 } from './repository.js';
@@ -24,7 +24,8 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
   }
   if (errors.length > 0) throw ValidationError.of(FORM, errors);
   return {
-    qualifiedIdentifier: parseQualifiedIdentifier(form.qualifiedIdentifier) as NonNullable<ReturnType<typeof parseQualifiedIdentifier>>,
+    // The schema's pattern guarantees that the string form parses.
+    qualifiedIdentifier: parseQualifiedIdentifier(form.qualifiedIdentifier) as QualifiedIdentifier,
     domain: form.domain,
     title: form.title,
     alias: form.alias ?? null,

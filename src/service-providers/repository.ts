@@ -1,6 +1,6 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
+import { deletedMeanwhile, deleteUnused, insertedId, lockRow, optionalSummaryJson } from '../db/rows.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import { participantIsLive } from '../participants/repository.js';
 import { expireParticipants } from '../participants/writes.js';
@@ -25,11 +25,10 @@ export interface ServiceProviderRecord {
 }
 
 export async function insertServiceProvider(tx: Queryable, record: ServiceProviderRecord): Promise<string> {
-  const [row] = await onForeignKeyViolation(tx.query<{ id: string }>(
+  return insertedId(onForeignKeyViolation(tx.query<{ id: string }>(
     'INSERT INTO service_providers (title, access_point_id) VALUES ($1, $2) RETURNING id',
     [record.title, record.accessPointId],
-  ), deletedMeanwhile('accessPoint'));
-  return (row as { id: string }).id;
+  ), deletedMeanwhile('accessPoint')));
 }
 
 export async function updateServiceProvider(tx: Queryable, id: string, record: ServiceProviderRecord): Promise<void> {
