@@ -5,8 +5,8 @@ import tseslint from 'typescript-eslint';
  * The floors of src/ (README, "Code layout"): a folder imports only the folders of the floors below it and the
  * sideways imports listed here, so a back-up import fails the lint.
  */
-const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue', 'document-types',
-  'organizations', 'participants', 'processes', 'service-providers', 'transport-profiles', 'users'];
+const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue-cache', 'code-lists',
+  'document-types', 'organizations', 'participants', 'processes', 'service-providers', 'transport-profiles', 'users'];
 const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi'];
 
 /**
@@ -16,9 +16,9 @@ const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'ope
 const RESOURCE_NEEDS = {
   // An access point names its provider and its transport profile.
   'access-points': ['access-point-providers', 'transport-profiles'],
-  // The catalogue cache holds the rows of the seven kinds it names; none of them imports the catalogue (their
+  // The catalogue cache holds the rows of the seven kinds it names; none of them imports the cache (their
   // CatalogueTable and the cached reads are in db/catalogue-table.ts and http/catalogue-reads.ts).
-  catalogue: ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'processes',
+  'catalogue-cache': ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'processes',
     'service-providers', 'transport-profiles'],
   // A document type names its processes.
   'document-types': ['processes'],

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readCodeLists } from '../src/catalogue/codelists.js';
-import { loadCatalogue as loadCodeLists } from '../src/catalogue/repository.js';
+import { readCodeLists } from '../src/code-lists/codelists.js';
+import { loadCatalogue as loadCodeLists } from '../src/code-lists/repository.js';
 import type { Database } from '../src/db/database.js';
 
 /** Without the code lists: the Peppol processes most participants take, with their main document type. */

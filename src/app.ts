@@ -4,11 +4,11 @@ import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
 import type { Database } from './db/database.js';
-import { CatalogueCache } from './catalogue/cache.js';
+import { CatalogueCache } from './catalogue-cache/catalogue-cache.js';
 import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
-import catalogueRoutes from './catalogue/routes.js';
+import catalogueRoutes from './code-lists/routes.js';
 import changeRoutes from './changes/routes.js';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './changes/expiry.js';
@@ -53,8 +53,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
     credentials: Credentials;
-    /** The catalogue in memory, dropped on every catalogue change the log reports. */
-    catalogue: CatalogueCache;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
     /** The SML (BDMSL) client; undefined without `SML_URL`. */

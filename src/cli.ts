@@ -1,9 +1,9 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { readCodeLists, CodeListError } from './catalogue/codelists.js';
+import { readCodeLists, CodeListError } from './code-lists/codelists.js';
 import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
-import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './catalogue/repository.js';
+import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './code-lists/repository.js';
 import { loadConfig, smlOptionsOf } from './config.js';
 import { reconcileSml } from './changes/reconcile.js';
 import { smlClient, SmlError } from './changes/sml-client.js';

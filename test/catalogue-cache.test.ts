@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ACCESS_POINT_PROVIDER_ROWS } from '../src/access-point-providers/repository.js';
-import { ACCESS_POINT_ROWS } from '../src/access-points/repository.js';
+import { ACCESS_POINT_PROVIDER_TABLE } from '../src/access-point-providers/repository.js';
+import { ACCESS_POINT_TABLE } from '../src/access-points/repository.js';
 import { buildApp, type App } from '../src/app.js';
-import { CAPABILITY_ROWS } from '../src/capabilities/repository.js';
-import { CatalogueCache } from '../src/catalogue/cache.js';
+import { CAPABILITY_TABLE } from '../src/capabilities/repository.js';
+import { CatalogueCache } from '../src/catalogue-cache/catalogue-cache.js';
 import type { CatalogueKind, CatalogueTable } from '../src/db/catalogue-table.js';
 import { appendChange, SYSTEM_ACTOR, type ChangeResource } from '../src/db/change-log.js';
 import { pageRequest } from '../src/core/paging.js';
 import type { Database } from '../src/db/database.js';
 import { resourceReads } from '../src/db/sql.js';
-import { DOCUMENT_TYPE_ROWS } from '../src/document-types/repository.js';
-import { PROCESS_ROWS } from '../src/processes/repository.js';
-import { SERVICE_PROVIDER_ROWS } from '../src/service-providers/repository.js';
-import { TRANSPORT_PROFILE_ROWS } from '../src/transport-profiles/repository.js';
+import { DOCUMENT_TYPE_TABLE } from '../src/document-types/repository.js';
+import { PROCESS_TABLE } from '../src/processes/repository.js';
+import { SERVICE_PROVIDER_TABLE } from '../src/service-providers/repository.js';
+import { TRANSPORT_PROFILE_TABLE } from '../src/transport-profiles/repository.js';
 import { asAdmin, contactForm, expectStatus } from './helpers/administration.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { expectErrorBody } from './helpers/assertions.js';
@@ -36,23 +36,23 @@ interface Kind {
 }
 
 const KINDS: Kind[] = [
-  { kind: 'process', path: '/rest/api/processes', rows: PROCESS_ROWS, form: (title) => processForm({ title }) },
-  { kind: 'document-type', path: '/rest/api/document-types', rows: DOCUMENT_TYPE_ROWS, form: (title) => documentTypeForm({ title }) },
-  { kind: 'capability', path: '/rest/api/capabilities', rows: CAPABILITY_ROWS, form: (title) => ({ title }) },
+  { kind: 'process', path: '/rest/api/processes', rows: PROCESS_TABLE, form: (title) => processForm({ title }) },
+  { kind: 'document-type', path: '/rest/api/document-types', rows: DOCUMENT_TYPE_TABLE, form: (title) => documentTypeForm({ title }) },
+  { kind: 'capability', path: '/rest/api/capabilities', rows: CAPABILITY_TABLE, form: (title) => ({ title }) },
   {
-    kind: 'transport-profile', path: '/rest/api/transport-profiles', rows: TRANSPORT_PROFILE_ROWS,
+    kind: 'transport-profile', path: '/rest/api/transport-profiles', rows: TRANSPORT_PROFILE_TABLE,
     form: (title) => ({ value: unique('peppol-transport'), title }),
   },
   {
-    kind: 'access-point-provider', path: '/rest/api/access-point-providers', rows: ACCESS_POINT_PROVIDER_ROWS,
+    kind: 'access-point-provider', path: '/rest/api/access-point-providers', rows: ACCESS_POINT_PROVIDER_TABLE,
     form: (title) => ({ title, contact: contactForm() }),
   },
   {
-    kind: 'access-point', path: '/rest/api/accessPoints', rows: ACCESS_POINT_ROWS,
+    kind: 'access-point', path: '/rest/api/accessPoints', rows: ACCESS_POINT_TABLE,
     form: (title) => ({ title, provider: { identifier: t.fixture.accessPointProviderId }, endpoints: [] }),
   },
   {
-    kind: 'service-provider', path: '/rest/api/service-providers', rows: SERVICE_PROVIDER_ROWS,
+    kind: 'service-provider', path: '/rest/api/service-providers', rows: SERVICE_PROVIDER_TABLE,
     form: (title) => ({ title, accessPoint: { identifier: t.fixture.accessPointId } }),
   },
 ];
@@ -246,12 +246,12 @@ describe('every kind the cache holds', () => {
     for (const title of ['beta', 'Beta', 'alpha', 'Ål', '_under', 'Zed', 'beta']) await added(path, form(title));
     const properties = Object.keys(rows.sortable);
     const sorts = [...properties.flatMap((property) => [[property], [`${property},desc`]]), [`${properties.at(-1)},desc`, properties[0] as string]];
-    const fromDatabase = resourceReads(rows.table).findAll;
+    const fromDatabase = resourceReads(rows).findAll;
     for (const sort of sorts) {
       for (const query of [{ page: 0, size: 2000, sort }, { page: 1, size: 3, sort }]) {
         const url = `${path}?page=${query.page}&size=${query.size}&${sort.map((term) => `sort=${encodeURIComponent(term)}`).join('&')}`;
         const served = expectStatus(await call(t.app, { url, user: t.users.admin }), 200);
-        const expected = await fromDatabase(t.db, pageRequest(query, rows.sortable, rows.table.id));
+        const expected = await fromDatabase(t.db, pageRequest(query, rows.sortable, rows.id));
         expect({ total: served.totalElements, rows: served.content }, url).toEqual(expected);
       }
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readCodeLists } from '../src/catalogue/codelists.js';
-import { loadCatalogue } from '../src/catalogue/repository.js';
+import { readCodeLists } from '../src/code-lists/codelists.js';
+import { loadCatalogue } from '../src/code-lists/repository.js';
 import { vendorMediaType } from '../src/http/media-types.js';
 import { useTestApp } from './helpers/app.js';
 import { CODE_LISTS } from './helpers/code-lists.js';

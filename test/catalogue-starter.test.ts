@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { keyOf } from '../src/catalogue/catalogue.js';
-import { readCodeLists } from '../src/catalogue/codelists.js';
-import { loadIfNeverSetUp } from '../src/catalogue/repository.js';
+import { formatQualifiedIdentifier as keyOf } from '../src/core/schemas.js';
+import { readCodeLists } from '../src/code-lists/codelists.js';
+import { loadIfNeverSetUp } from '../src/code-lists/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 import { useTestApp } from './helpers/app.js';
 import { CODE_LISTS } from './helpers/code-lists.js';

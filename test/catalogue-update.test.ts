@@ -2,8 +2,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readCodeLists } from '../src/catalogue/codelists.js';
-import { catalogueSources, compareVersions, loadCatalogue, OlderReleaseError } from '../src/catalogue/repository.js';
+import { readCodeLists } from '../src/code-lists/codelists.js';
+import { catalogueSources, compareVersions, loadCatalogue, OlderReleaseError } from '../src/code-lists/repository.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCodeLists, CodeListError } from '../src/catalogue/codelists.js';
-import { catalogueSources, loadCatalogue } from '../src/catalogue/repository.js';
+import { readCodeLists, CodeListError } from '../src/code-lists/codelists.js';
+import { catalogueSources, loadCatalogue } from '../src/code-lists/repository.js';
 import { useTestApp } from './helpers/app.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 

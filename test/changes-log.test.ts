@@ -9,7 +9,7 @@ import { openPostgres } from '../src/db/postgres.js';
 import { TEST_DATABASE_URL } from './helpers/database.js';
 import { appendChange, CLI_ACTOR, SYSTEM_ACTOR } from '../src/db/change-log.js';
 import type { Queryable } from '../src/db/database.js';
-import { loadCatalogue } from '../src/catalogue/repository.js';
+import { loadCatalogue } from '../src/code-lists/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 
 interface Entry {

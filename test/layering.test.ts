@@ -21,7 +21,7 @@ describe('the floors of src/ (README, "Code layout")', () => {
   });
 
   it('fails the lint of a cached resource importing the catalogue cache, which imports it (a circle)', async () => {
-    const errors = await layeringErrors('src/processes/probe.ts', "export type { CatalogueCache } from '../catalogue/cache.js';\n");
+    const errors = await layeringErrors('src/processes/probe.ts', "export type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';\n");
     expect(errors).toEqual([expect.stringContaining('src/processes/ may import only core, db, http')]);
   });
 

@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BILLING_PROCESS } from '../src/setup/demo.js';
-import { loadCatalogue } from '../src/catalogue/repository.js';
+import { loadCatalogue } from '../src/code-lists/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 import { CONSOLE_CSP } from '../src/web/plugin.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';

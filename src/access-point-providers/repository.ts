@@ -1,10 +1,8 @@
 import type { Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deleteUnused, lockRow } from '../db/rows.js';
-import { resourceReads } from '../db/sql.js';
+import { deleteUnused, insertedId, lockRow } from '../db/rows.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
-import type { Sortable } from '../core/paging.js';
-import type { AccessPointProvider, AccessPointProviderForm } from './schemas.js';
+import type { AccessPointProviderForm } from './schemas.js';
 
 export const ACCESS_POINT_PROVIDER_REFERENCE: ReferenceTarget = {
   table: 'access_point_providers', noun: 'access point provider', typeName: 'AccessPointProviderIdentifiable',
@@ -18,30 +16,24 @@ const contactJson = (alias: string) => `CASE WHEN ${alias}.contact_name IS NULL 
 export const accessPointProviderJson = (alias: string) =>
   `json_build_object('identifier', ${alias}.id, 'title', ${alias}.title, 'contact', ${contactJson(alias)})`;
 
-const COLUMNS = `app.id AS identifier, app.title, ${contactJson('app')} AS contact`;
-
-export const ACCESS_POINT_PROVIDER_SORTABLE: Sortable = { identifier: 'app.id', title: 'app.title', 'contact.name': 'app.contact_name' };
-export const ACCESS_POINT_PROVIDER_TIE_BREAKER = 'app.id';
-
-/** Access point providers as the catalogue cache holds them. */
-export const ACCESS_POINT_PROVIDER_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: 'access_point_providers app', id: ACCESS_POINT_PROVIDER_TIE_BREAKER },
-  sortable: ACCESS_POINT_PROVIDER_SORTABLE,
+/** Access point providers, as their routes read them and the catalogue cache holds them. */
+export const ACCESS_POINT_PROVIDER_TABLE: CatalogueTable<'access-point-provider'> = {
+  kind: 'access-point-provider',
+  select: `app.id AS identifier, app.title, ${contactJson('app')} AS contact`,
+  from: 'access_point_providers app',
+  id: 'app.id',
+  sortable: { identifier: 'app.id', title: 'app.title', 'contact.name': 'app.contact_name' },
   builtFrom: ['access-point-provider'],
 };
-
-export const { findAll: findAccessPointProviders, getById: getAccessPointProvider } =
-  resourceReads<AccessPointProvider>(ACCESS_POINT_PROVIDER_ROWS.table);
 
 const values = (form: AccessPointProviderForm) =>
   [form.title, form.contact.name, form.contact.email ?? null, form.contact.phoneNumber ?? null];
 
 export async function insertAccessPointProvider(tx: Queryable, form: AccessPointProviderForm): Promise<string> {
-  const [row] = await tx.query<{ id: string }>(
+  return insertedId(tx.query<{ id: string }>(
     `INSERT INTO access_point_providers (title, contact_name, contact_email, contact_phone) VALUES ($1, $2, $3, $4) RETURNING id`,
     values(form),
-  );
-  return (row as { id: string }).id;
+  ));
 }
 
 export async function updateAccessPointProvider(tx: Queryable, id: string, form: AccessPointProviderForm): Promise<void> {

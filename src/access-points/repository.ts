@@ -1,11 +1,8 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deletedMeanwhile, deleteUnused, lockRow } from '../db/rows.js';
-import { resourceReads } from '../db/sql.js';
+import { deletedMeanwhile, deleteUnused, insertedId, lockRow } from '../db/rows.js';
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
-import type { Sortable } from '../core/paging.js';
-import type { AccessPoint } from './schemas.js';
 
 export const ACCESS_POINT_REFERENCE: ReferenceTarget = { table: 'access_points', noun: 'access point', typeName: 'AccessPointIdentifiable' };
 
@@ -14,7 +11,6 @@ function isoTimestamp(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-const FROM = 'access_points ap JOIN access_point_providers app ON app.id = ap.provider_id';
 const COLUMNS = `
   ap.id AS identifier, ap.title, ${accessPointProviderJson('app')} AS provider,
   (SELECT coalesce(json_agg(jsonb_build_object('url', e.url, 'transportProfile', json_build_object(
@@ -27,19 +23,18 @@ const COLUMNS = `
      FROM endpoints e JOIN transport_profiles t ON t.id = e.transport_profile_id
     WHERE e.access_point_id = ap.id) AS endpoints`;
 
-export const ACCESS_POINT_SORTABLE: Sortable = {
-  identifier: 'ap.id', title: 'ap.title', 'provider.identifier': 'app.id', 'provider.title': 'app.title',
-};
-export const ACCESS_POINT_TIE_BREAKER = 'ap.id';
-
-/** Access points as the catalogue cache holds them: they show their provider and their endpoints' transport profiles. */
-export const ACCESS_POINT_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: FROM, id: ACCESS_POINT_TIE_BREAKER },
-  sortable: ACCESS_POINT_SORTABLE,
+/**
+ * Access points, as their routes read them and the catalogue cache holds them: they show their provider and their
+ * endpoints' transport profiles.
+ */
+export const ACCESS_POINT_TABLE: CatalogueTable<'access-point'> = {
+  kind: 'access-point',
+  select: COLUMNS,
+  from: 'access_points ap JOIN access_point_providers app ON app.id = ap.provider_id',
+  id: 'ap.id',
+  sortable: { identifier: 'ap.id', title: 'ap.title', 'provider.identifier': 'app.id', 'provider.title': 'app.title' },
   builtFrom: ['access-point', 'access-point-provider', 'transport-profile'],
 };
-
-export const { findAll: findAccessPoints, getById: getAccessPoint } = resourceReads<AccessPoint>(ACCESS_POINT_ROWS.table);
 
 export interface EndpointRecord {
   url: string;
@@ -73,11 +68,10 @@ export async function newlyUsedRestrictedProfiles(tx: Queryable, profileIds: rea
 }
 
 export async function insertAccessPoint(tx: Queryable, record: AccessPointRecord): Promise<string> {
-  const [row] = await onForeignKeyViolation(tx.query<{ id: string }>(
+  const id = await insertedId(onForeignKeyViolation(tx.query<{ id: string }>(
     'INSERT INTO access_points (title, provider_id) VALUES ($1, $2) RETURNING id',
     [record.title, record.providerId],
-  ), deletedMeanwhile('provider'));
-  const id = (row as { id: string }).id;
+  ), deletedMeanwhile('provider')));
   await insertEndpoints(tx, id, record.endpoints);
   return id;
 }

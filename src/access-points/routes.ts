@@ -1,5 +1,4 @@
 import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repository.js';
-import { catalogueReads } from '../http/catalogue-reads.js';
 import type { Queryable } from '../db/database.js';
 import { resolveEach, resolveReference } from '../db/references.js';
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
@@ -7,8 +6,7 @@ import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes } from '../http/resource-routes.js';
 import { TRANSPORT_PROFILE_REFERENCE } from '../transport-profiles/repository.js';
 import {
-  ACCESS_POINT_SORTABLE, ACCESS_POINT_TIE_BREAKER, deleteAccessPoint, findAccessPoints, getAccessPoint, insertAccessPoint,
-  newlyUsedRestrictedProfiles, updateAccessPoint, type AccessPointRecord,
+  ACCESS_POINT_TABLE, deleteAccessPoint, insertAccessPoint, newlyUsedRestrictedProfiles, updateAccessPoint, type AccessPointRecord,
 } from './repository.js';
 import { checkCertificate } from './certificates.js';
 import { AccessPoint, AccessPointForm, AccessPointPage, AccessPointQuery, type EndpointForm } from './schemas.js';
@@ -90,15 +88,10 @@ function publicationOf(endpoint: EndpointForm) {
 /** Access points: found and read by every registered caller as specified, managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: (operation) => [`accesspoints.${operation}`, `accessPoints.${operation}`],
-  change: 'access-point',
+  table: ACCESS_POINT_TABLE,
   objectName: FORM,
   schemas: { form: AccessPointForm, item: AccessPoint, page: AccessPointPage, query: AccessPointQuery },
   access: { read: ROLES, write: CATALOGUE_MANAGERS },
-  sortable: ACCESS_POINT_SORTABLE,
-  tieBreaker: ACCESS_POINT_TIE_BREAKER,
-  find: findAccessPoints,
-  get: getAccessPoint,
-  cached: catalogueReads('access-point'),
   record: recordOf,
   insert: insertAccessPoint,
   update: updateAccessPoint,

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { CatalogueCache } from '../catalogue/cache.js';
+import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { ConflictError } from '../core/errors.js';
 import type { Database, Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';

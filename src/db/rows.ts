@@ -39,3 +39,10 @@ export const optionalSummaryJson = (alias: string) =>
 /** The conflict of a write that links a row which another request deleted after the form was checked. */
 export const deletedMeanwhile = (field: string) => () =>
   new ConflictError(`A resource named in ${field} was deleted meanwhile; nothing was changed`);
+
+/** The id of the row an `INSERT ... RETURNING id` of one row inserted. */
+export async function insertedId(insert: Promise<readonly { id: string }[]>): Promise<string> {
+  const [row] = await insert;
+  if (!row) throw new Error('An INSERT of one row returned none');
+  return row.id;
+}

@@ -1,37 +1,30 @@
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
-import { resourceReads } from '../db/sql.js';
+import { insertedId } from '../db/rows.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
-import type { Sortable } from '../core/paging.js';
-import type { QualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { processSummaryJson } from '../processes/repository.js';
-import type { DocumentType } from './schemas.js';
 
-/** The columns of a document type response, for a query over `document_types d`. */
-const DOCUMENT_TYPE_COLUMNS = `
+/** Document types, as their routes read them and the catalogue cache holds them: they show their processes. */
+export const DOCUMENT_TYPE_TABLE: CatalogueTable<'document-type'> = {
+  kind: 'document-type',
+  select: `
   d.id AS identifier, d.scheme || '::' || d.value AS "qualifiedIdentifier", d.title, d.visible,
   (SELECT coalesce(json_agg(${processSummaryJson('p')} ORDER BY p.value, p.id), '[]')
      FROM process_document_types pdt JOIN processes p ON p.id = pdt.process_id
-    WHERE pdt.document_type_id = d.id) AS processes`;
-
-export const DOCUMENT_TYPE_SORTABLE: Sortable = {
-  identifier: 'd.id',
-  qualifiedIdentifier: "d.scheme || '::' || d.value",
-  'qualifiedIdentifier.scheme': 'd.scheme',
-  'qualifiedIdentifier.value': 'd.value',
-  title: 'd.title',
-  visible: 'd.visible',
-};
-export const DOCUMENT_TYPE_TIE_BREAKER = 'd.id';
-
-/** Document types as the catalogue cache holds them: they show their processes. */
-export const DOCUMENT_TYPE_ROWS: CatalogueTable = {
-  table: { select: DOCUMENT_TYPE_COLUMNS, from: 'document_types d', id: DOCUMENT_TYPE_TIE_BREAKER },
-  sortable: DOCUMENT_TYPE_SORTABLE,
+    WHERE pdt.document_type_id = d.id) AS processes`,
+  from: 'document_types d',
+  id: 'd.id',
+  sortable: {
+    identifier: 'd.id',
+    qualifiedIdentifier: "d.scheme || '::' || d.value",
+    'qualifiedIdentifier.scheme': 'd.scheme',
+    'qualifiedIdentifier.value': 'd.value',
+    title: 'd.title',
+    visible: 'd.visible',
+  },
   builtFrom: ['document-type', 'process'],
 };
-
-export const { findAll: findDocumentTypes, getById: getDocumentType } = resourceReads<DocumentType>(DOCUMENT_TYPE_ROWS.table);
 
 export interface DocumentTypeRecord {
   qualifiedIdentifier: QualifiedIdentifier;
@@ -40,15 +33,14 @@ export interface DocumentTypeRecord {
   processIds: string[];
 }
 
-const duplicate = ({ qualifiedIdentifier: { scheme, value } }: DocumentTypeRecord) => () =>
-  new ConflictError(`A document type with qualified identifier '${scheme}::${value}' already exists`);
+const duplicate = ({ qualifiedIdentifier }: DocumentTypeRecord) => () =>
+  new ConflictError(`A document type with qualified identifier '${formatQualifiedIdentifier(qualifiedIdentifier)}' already exists`);
 
 export async function insertDocumentType(tx: Queryable, record: DocumentTypeRecord): Promise<string> {
-  const [row] = await onUniqueViolation(tx.query<{ id: string }>(
+  const id = await insertedId(onUniqueViolation(tx.query<{ id: string }>(
     'INSERT INTO document_types (scheme, value, title, visible) VALUES ($1, $2, $3, $4) RETURNING id',
     [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible],
-  ), duplicate(record));
-  const { id } = row as { id: string };
+  ), duplicate(record)));
   await replaceProcessLinks(tx, id, record.processIds);
   return id;
 }

@@ -1,13 +1,11 @@
 import type { Queryable } from '../db/database.js';
-import { catalogueReads } from '../http/catalogue-reads.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
-  deleteDocumentType, DOCUMENT_TYPE_SORTABLE, DOCUMENT_TYPE_TIE_BREAKER, findDocumentTypes, getDocumentType,
-  insertDocumentType, updateDocumentType, type DocumentTypeRecord,
+  deleteDocumentType, DOCUMENT_TYPE_TABLE, insertDocumentType, updateDocumentType, type DocumentTypeRecord,
 } from './repository.js';
 import { DocumentType, DocumentTypeForm, DocumentTypePage, DocumentTypeQuery } from './schemas.js';
 
@@ -29,15 +27,10 @@ async function recordOf(tx: Queryable, form: DocumentTypeForm): Promise<Document
 /** The catalogue's document types: read by everyone, anonymous callers included; managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('document-types'),
-  change: 'document-type',
+  table: DOCUMENT_TYPE_TABLE,
   objectName: FORM,
   schemas: { form: DocumentTypeForm, item: DocumentType, page: DocumentTypePage, query: DocumentTypeQuery },
   access: { read: EVERYONE, write: CATALOGUE_MANAGERS },
-  sortable: DOCUMENT_TYPE_SORTABLE,
-  tieBreaker: DOCUMENT_TYPE_TIE_BREAKER,
-  find: findDocumentTypes,
-  get: getDocumentType,
-  cached: catalogueReads('document-type'),
   record: recordOf,
   insert: insertDocumentType,
   update: updateDocumentType,

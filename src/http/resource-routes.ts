@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { appendChange, type ChangeResource } from '../db/change-log.js';
+import { appendChange } from '../db/change-log.js';
+import type { CatalogueTable } from '../db/catalogue-table.js';
 import { actorOf } from './actor.js';
 import type { Database, Queryable } from '../db/database.js';
+import { resourceReads } from '../db/sql.js';
 import type { Access } from './auth.js';
-import { pageOf, pageRequest, type PageRequest, type Sortable } from '../core/paging.js';
+import { catalogueReads } from './catalogue-reads.js';
+import { pageOf, pageRequest, type PageRequest } from '../core/paging.js';
 import { UuidParams } from '../core/schemas.js';
 import { sendJsonArray } from './streaming.js';
 
@@ -18,35 +21,31 @@ export type Serialize = (body: unknown) => string;
 const serializerOf = (reply: FastifyReply): Serialize => (body) => reply.serialize(body) as string;
 
 /**
- * A resource managed by the authority (the catalogue and the administration resources): paged find and get
- * for `read`, add, update and delete for `write`, all by UUID, with the project's conventions (media types,
- * page envelope, 404 before the body is checked).
+ * A resource of the catalogue managed by the authority: paged find and get for `read`, add, update and delete for
+ * `write`, all by UUID, with the project's conventions (media types, page envelope, 404 before the body is checked).
  */
 export interface ManagedResource<Form extends TSchema, Item extends TSchema, Write, Query extends TSchema = TSchema> {
   /** The media type names of an operation, such as `['capabilities.find']`. */
   mediaTypes: (operation: Operation) => string[];
-  /** Its kind in the change log. */
-  change: ChangeResource;
+  /**
+   * Its table: its kind in the change log, how its pages sort, its find and get (the 404 of an unknown id), and
+   * the reads the catalogue cache answers from memory (never in a write).
+   */
+  table: CatalogueTable;
   /** The name of the form in 400 bodies, such as `capabilityFormDTO`. */
   objectName: string;
   schemas: { form: Form; item: Item; page: TSchema; query: Query };
   access: { read: readonly Access[]; write: readonly Access[] };
-  sortable: Sortable;
-  tieBreaker: string;
-  /** One page of the resources that match the query's filters. */
-  find(db: Queryable, page: PageRequest, query: Static<Query>): Promise<{ total: number; rows: Static<Item>[] }>;
+  /**
+   * A query that filters: the find of the matches, and whether a query filters nothing (the catalogue cache answers
+   * those). Without it, every find is a page of all the rows.
+   */
+  filters?: {
+    find(db: Queryable, page: PageRequest, query: Static<Query>): Promise<{ total: number; rows: Static<Item>[] }>;
+    none(query: Static<Query>): boolean;
+  };
   /** The array variant of find: every match, streamed, when the client asks for this media type name. */
   stream?: { mediaType: string; rows(db: Database, query: Static<Query>, orderBy: string): AsyncIterable<Static<Item>[]> };
-  /** The resource; `NotFoundError.instance` when there is none. */
-  get(db: Queryable, id: string): Promise<Static<Item>>;
-  /**
-   * Reads answered from memory (a cache) when they can be, as the bytes of the JSON `serialize` makes of their body;
-   * undefined: `find` or `get` answers. Never in a write.
-   */
-  cached?: {
-    find(app: FastifyInstance, page: PageRequest, query: Static<Query>, serialize: Serialize): Promise<Buffer | undefined>;
-    get(app: FastifyInstance, id: string, serialize: Serialize): Promise<Buffer | undefined>;
-  };
   /** What a valid form writes, its references resolved (400 listing every unknown one); `id` is set on update. */
   record(tx: Queryable, form: Static<Form>, id: string | null): Promise<Write>;
   insert(tx: Queryable, record: Write): Promise<string>;
@@ -59,7 +58,10 @@ export interface ManagedResource<Form extends TSchema, Item extends TSchema, Wri
 export function managedResourceRoutes<Form extends TSchema, Item extends TSchema, Write, Query extends TSchema = TSchema>(
   resource: ManagedResource<Form, Item, Write, Query>,
 ): FastifyPluginAsyncTypebox {
-  const { access, objectName } = resource;
+  const { access, objectName, table } = resource;
+  const { findAll, getById: get } = resourceReads<Static<Item>>(table);
+  const find = resource.filters?.find ?? ((db, page) => findAll(db, page));
+  const cached = catalogueReads(table.kind, resource.filters?.none);
   // Widened to TSchema: the route types need not follow the generic parameters; the schemas still validate.
   const schemas: Record<keyof typeof resource.schemas, TSchema> = resource.schemas;
   return async (app) => {
@@ -68,13 +70,13 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
       config: { access: access.read, mediaTypes: resource.mediaTypes('find'), streamMediaType: resource.stream?.mediaType },
     }, async (request, reply) => {
       const query = request.query as Static<Query> & Parameters<typeof pageRequest>[0];
-      const page = pageRequest(query, resource.sortable, resource.tieBreaker);
+      const page = pageRequest(query, table.sortable, table.id);
       if (resource.stream && request.wantsStream) {
         return sendJsonArray(reply, schemas.item, resource.stream.rows(app.db, query, page.orderBy));
       }
-      const kept = await resource.cached?.find(app, page, query, serializerOf(reply));
+      const kept = await cached.find(app, page, query, serializerOf(reply));
       if (kept !== undefined) return kept;
-      const { total, rows } = await resource.find(app.db, page, query);
+      const { total, rows } = await find(app.db, page, query);
       return pageOf(rows, total, page);
     });
 
@@ -83,7 +85,7 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
       config: { access: access.read, mediaTypes: resource.mediaTypes('get') },
     }, async (request, reply) => {
       const { identifier } = request.params;
-      return await resource.cached?.get(app, identifier, serializerOf(reply)) ?? resource.get(app.db, identifier);
+      return await cached.get(app, identifier, serializerOf(reply)) ?? get(app.db, identifier);
     });
 
     app.post('/', {
@@ -92,8 +94,8 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
     }, async (request, reply) => {
       const created = await app.db.transaction(async (tx) => {
         const id = await resource.insert(tx, await resource.record(tx, request.body as Static<Form>, null));
-        const after = await resource.get(tx, id);
-        await appendChange(tx, actorOf(request), { resource: resource.change, identifier: id, operation: 'create', before: null, after });
+        const after = await get(tx, id);
+        await appendChange(tx, actorOf(request), { resource: table.kind, identifier: id, operation: 'create', before: null, after });
         return after;
       });
       return reply.status(201).send(created);
@@ -105,10 +107,10 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
     }, async (request) => {
       const { identifier } = request.params;
       return app.db.transaction(async (tx) => {
-        const before = await resource.get(tx, identifier);
+        const before = await get(tx, identifier);
         await resource.update(tx, identifier, await resource.record(tx, request.body as Static<Form>, identifier));
-        const after = await resource.get(tx, identifier);
-        await appendChange(tx, actorOf(request), { resource: resource.change, identifier, operation: 'update', before, after });
+        const after = await get(tx, identifier);
+        await appendChange(tx, actorOf(request), { resource: table.kind, identifier, operation: 'update', before, after });
         return after;
       });
     });
@@ -119,9 +121,9 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
     }, async (request, reply) => {
       const { identifier } = request.params;
       await app.db.transaction(async (tx) => {
-        const before = await resource.get(tx, identifier);
+        const before = await get(tx, identifier);
         await resource.remove(tx, identifier);
-        await appendChange(tx, actorOf(request), { resource: resource.change, identifier, operation: 'delete', before, after: null });
+        await appendChange(tx, actorOf(request), { resource: table.kind, identifier, operation: 'delete', before, after: null });
       });
       return reply.status(204).send();
     });

@@ -1,10 +1,10 @@
 import { onForeignKeyViolation, onUniqueViolation, STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/database.js';
-import { Conditions, escapeLikeWildcards, resourceReads, selectPage } from '../db/sql.js';
+import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { ReferenceInput } from '../db/references.js';
-import type { PageRequest, Sortable } from '../core/paging.js';
-import type { QualifiedIdentifier } from '../core/schemas.js';
+import type { PageRequest } from '../core/paging.js';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Process, ProcessFilter } from './schemas.js';
 
 /** The JSON of a process's summary, as listed in dependencies and in a document type's processes. */
@@ -28,18 +28,28 @@ export const PROCESS_RESPONSE_COLUMNS = `
     WHERE pd.process_id = p.id) AS dependencies,
   to_json(p.required_icds) AS "requiredICDs"`;
 
-export const PROCESS_SORTABLE: Sortable = {
-  identifier: 'p.id',
-  qualifiedIdentifier: "p.scheme || '::' || p.value",
-  'qualifiedIdentifier.scheme': 'p.scheme',
-  'qualifiedIdentifier.value': 'p.value',
-  domain: 'p.domain',
-  title: 'p.title',
-  alias: 'p.alias',
-  restricted: 'p.restricted',
-  visible: 'p.visible',
+/**
+ * Processes, as their routes read them and the catalogue cache holds them: they show their capabilities, document
+ * types and dependencies. A find with filters is `findProcesses`.
+ */
+export const PROCESS_TABLE: CatalogueTable<'process'> = {
+  kind: 'process',
+  select: PROCESS_RESPONSE_COLUMNS,
+  from: 'processes p',
+  id: 'p.id',
+  sortable: {
+    identifier: 'p.id',
+    qualifiedIdentifier: "p.scheme || '::' || p.value",
+    'qualifiedIdentifier.scheme': 'p.scheme',
+    'qualifiedIdentifier.value': 'p.value',
+    domain: 'p.domain',
+    title: 'p.title',
+    alias: 'p.alias',
+    restricted: 'p.restricted',
+    visible: 'p.visible',
+  },
+  builtFrom: ['process', 'document-type', 'capability'],
 };
-export const PROCESS_TIE_BREAKER = 'p.id';
 
 /** A linked resource named by identifier or qualified identifier (the `documentType`/`dependency` filters). */
 const namedBy = (alias: string, placeholder: string) =>
@@ -69,8 +79,8 @@ function filterConditions(filter: ProcessFilter): Conditions {
 
 export async function findProcesses(db: Queryable, filter: ProcessFilter, page: PageRequest) {
   return selectPage<Process>(db, {
-    select: PROCESS_RESPONSE_COLUMNS,
-    from: 'processes p',
+    select: PROCESS_TABLE.select,
+    from: PROCESS_TABLE.from,
     conditions: filterConditions(filter),
     page,
   });
@@ -115,15 +125,6 @@ export const processesNamed = async (db: Queryable, ids: readonly string[], name
     [ids, names],
   );
 
-/** Processes as the catalogue cache holds them: they show their capabilities, document types and dependencies. */
-export const PROCESS_ROWS: CatalogueTable = {
-  table: { select: PROCESS_RESPONSE_COLUMNS, from: 'processes p', id: PROCESS_TIE_BREAKER },
-  sortable: PROCESS_SORTABLE,
-  builtFrom: ['process', 'document-type', 'capability'],
-};
-
-export const { getById: getProcess } = resourceReads<Process>(PROCESS_ROWS.table);
-
 export interface ProcessRecord {
   qualifiedIdentifier: QualifiedIdentifier;
   domain: string;
@@ -138,8 +139,7 @@ export interface ProcessRecord {
 }
 
 function duplicate(record: ProcessRecord): ConflictError {
-  const { scheme, value } = record.qualifiedIdentifier;
-  return new ConflictError(`A process with qualified identifier '${scheme}::${value}' already exists`);
+  return new ConflictError(`A process with qualified identifier '${formatQualifiedIdentifier(record.qualifiedIdentifier)}' already exists`);
 }
 
 export async function insertProcess(tx: Queryable, record: ProcessRecord): Promise<string> {

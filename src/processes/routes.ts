@@ -1,13 +1,11 @@
 import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
-import { catalogueReads } from '../http/catalogue-reads.js';
 import type { Queryable } from '../db/database.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
-import { parseQualifiedIdentifier } from '../core/schemas.js';
+import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
-  deleteProcess, findProcesses, getProcess, insertProcess, PROCESS_SORTABLE, PROCESS_TIE_BREAKER, streamProcesses,
-  updateProcess, type ProcessRecord,
+  deleteProcess, findProcesses, insertProcess, PROCESS_TABLE, streamProcesses, updateProcess, type ProcessRecord,
 } from './repository.js';
 import { Process, ProcessFilter, ProcessForm, ProcessPage, ProcessQuery } from './schemas.js';
 
@@ -26,7 +24,8 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
   }
   if (errors.length > 0) throw ValidationError.of(FORM, errors);
   return {
-    qualifiedIdentifier: parseQualifiedIdentifier(form.qualifiedIdentifier) as NonNullable<ReturnType<typeof parseQualifiedIdentifier>>,
+    // The schema's pattern guarantees that the string form parses.
+    qualifiedIdentifier: parseQualifiedIdentifier(form.qualifiedIdentifier) as QualifiedIdentifier,
     domain: form.domain,
     title: form.title,
     alias: form.alias ?? null,
@@ -40,22 +39,18 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
 }
 
 /** The catalogue cache holds every process; a filter (a search, a domain, ...) is the database's. */
-const unfiltered = (query: ProcessFilter) =>
+const filtersNothing = (query: ProcessFilter) =>
   Object.keys(ProcessFilter.properties).every((name) => query[name as keyof ProcessFilter] === undefined);
 
 /** The catalogue's processes: read by everyone, anonymous callers included; managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('processes'),
-  change: 'process',
+  table: PROCESS_TABLE,
   objectName: FORM,
   schemas: { form: ProcessForm, item: Process, page: ProcessPage, query: ProcessQuery },
   access: { read: EVERYONE, write: CATALOGUE_MANAGERS },
-  sortable: PROCESS_SORTABLE,
-  tieBreaker: PROCESS_TIE_BREAKER,
-  find: (db, page, query) => findProcesses(db, query, page),
+  filters: { find: (db, page, query) => findProcesses(db, query, page), none: filtersNothing },
   stream: { mediaType: 'processes.stream', rows: (db, query, orderBy) => streamProcesses(db, query, orderBy) },
-  get: getProcess,
-  cached: catalogueReads('process', unfiltered),
   record: (tx, form, id) => recordOf(tx, form, id ?? undefined),
   insert: insertProcess,
   update: updateProcess,

@@ -1,33 +1,23 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
-import { deletedMeanwhile, deleteUnused, lockRow, optionalSummaryJson } from '../db/rows.js';
-import { resourceReads } from '../db/sql.js';
+import { deletedMeanwhile, deleteUnused, insertedId, lockRow, optionalSummaryJson } from '../db/rows.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
-import type { Sortable } from '../core/paging.js';
 import { participantIsLive } from '../participants/repository.js';
 import { expireParticipants } from '../participants/writes.js';
-import type { ServiceProvider } from './schemas.js';
 
 export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
   table: 'service_providers', noun: 'service provider', typeName: 'ServiceProviderIdentifiable',
 };
 
-const FROM = 'service_providers sp LEFT JOIN access_points ap ON ap.id = sp.access_point_id';
-const COLUMNS = `sp.id AS identifier, sp.title, ${optionalSummaryJson('ap')} AS "accessPoint"`;
-
-export const SERVICE_PROVIDER_SORTABLE: Sortable = {
-  identifier: 'sp.id', title: 'sp.title', 'accessPoint.identifier': 'ap.id', 'accessPoint.title': 'ap.title',
-};
-export const SERVICE_PROVIDER_TIE_BREAKER = 'sp.id';
-
-/** Service providers as the catalogue cache holds them: they show their access point's title. */
-export const SERVICE_PROVIDER_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: FROM, id: SERVICE_PROVIDER_TIE_BREAKER },
-  sortable: SERVICE_PROVIDER_SORTABLE,
+/** Service providers, as their routes read them and the catalogue cache holds them: they show their access point's title. */
+export const SERVICE_PROVIDER_TABLE: CatalogueTable<'service-provider'> = {
+  kind: 'service-provider',
+  select: `sp.id AS identifier, sp.title, ${optionalSummaryJson('ap')} AS "accessPoint"`,
+  from: 'service_providers sp LEFT JOIN access_points ap ON ap.id = sp.access_point_id',
+  id: 'sp.id',
+  sortable: { identifier: 'sp.id', title: 'sp.title', 'accessPoint.identifier': 'ap.id', 'accessPoint.title': 'ap.title' },
   builtFrom: ['service-provider', 'access-point'],
 };
-
-export const { findAll: findServiceProviders, getById: getServiceProvider } = resourceReads<ServiceProvider>(SERVICE_PROVIDER_ROWS.table);
 
 export interface ServiceProviderRecord {
   title: string;
@@ -35,11 +25,10 @@ export interface ServiceProviderRecord {
 }
 
 export async function insertServiceProvider(tx: Queryable, record: ServiceProviderRecord): Promise<string> {
-  const [row] = await onForeignKeyViolation(tx.query<{ id: string }>(
+  return insertedId(onForeignKeyViolation(tx.query<{ id: string }>(
     'INSERT INTO service_providers (title, access_point_id) VALUES ($1, $2) RETURNING id',
     [record.title, record.accessPointId],
-  ), deletedMeanwhile('accessPoint'));
-  return (row as { id: string }).id;
+  ), deletedMeanwhile('accessPoint')));
 }
 
 export async function updateServiceProvider(tx: Queryable, id: string, record: ServiceProviderRecord): Promise<void> {

@@ -1,13 +1,11 @@
 import { ACCESS_POINT_REFERENCE } from '../access-points/repository.js';
-import { catalogueReads } from '../http/catalogue-reads.js';
 import type { Queryable } from '../db/database.js';
 import { resolveReference } from '../db/references.js';
 import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
-  deleteServiceProvider, findServiceProviders, getServiceProvider, insertServiceProvider, SERVICE_PROVIDER_SORTABLE,
-  SERVICE_PROVIDER_TIE_BREAKER, updateServiceProvider, type ServiceProviderRecord,
+  deleteServiceProvider, insertServiceProvider, SERVICE_PROVIDER_TABLE, updateServiceProvider, type ServiceProviderRecord,
 } from './repository.js';
 import { ServiceProvider, ServiceProviderForm, ServiceProviderPage, ServiceProviderQuery } from './schemas.js';
 
@@ -25,15 +23,10 @@ async function recordOf(tx: Queryable, form: ServiceProviderForm): Promise<Servi
  */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('service-providers'),
-  change: 'service-provider',
+  table: SERVICE_PROVIDER_TABLE,
   objectName: FORM,
   schemas: { form: ServiceProviderForm, item: ServiceProvider, page: ServiceProviderPage, query: ServiceProviderQuery },
   access: { read: ROLES, write: CATALOGUE_MANAGERS },
-  sortable: SERVICE_PROVIDER_SORTABLE,
-  tieBreaker: SERVICE_PROVIDER_TIE_BREAKER,
-  find: findServiceProviders,
-  get: getServiceProvider,
-  cached: catalogueReads('service-provider'),
   record: recordOf,
   insert: insertServiceProvider,
   update: updateServiceProvider,

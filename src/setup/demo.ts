@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { getAccessPointProvider, insertAccessPointProvider } from '../access-point-providers/repository.js';
-import { getAccessPoint, insertAccessPoint } from '../access-points/repository.js';
-import { appendChange, SYSTEM_ACTOR, type Change, type ChangeResource } from '../db/change-log.js';
+import { ACCESS_POINT_PROVIDER_TABLE, insertAccessPointProvider } from '../access-point-providers/repository.js';
+import { ACCESS_POINT_TABLE, insertAccessPoint } from '../access-points/repository.js';
+import type { CatalogueTable } from '../db/catalogue-table.js';
+import { appendChange, SYSTEM_ACTOR, type Change } from '../db/change-log.js';
 import type { Database, Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
+import { resourceReads } from '../db/sql.js';
 import { Role } from '../http/auth.js';
 import type { Icd } from '../core/schemas.js';
 import { registerParticipant } from '../participants/writes.js';
-import { getServiceProvider, insertServiceProvider } from '../service-providers/repository.js';
+import { insertServiceProvider, SERVICE_PROVIDER_TABLE } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
-import { transportProfileIdOf } from '../catalogue/repository.js';
+import { transportProfileIdOf } from '../code-lists/repository.js';
 
 const DEMO_USERNAME = 'demo-provider';
 export const BILLING_PROCESS = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
@@ -68,10 +70,10 @@ export async function createDemoSet(db: Database): Promise<DemoUser | undefined>
     const serviceProviderId = await insertServiceProvider(tx, { title: 'Demo Service Provider One', accessPointId });
     const otherServiceProviderId = await insertServiceProvider(tx, { title: 'Demo Service Provider Two', accessPointId });
     await appendChange(tx, SYSTEM_ACTOR, [
-      created('access-point-provider', accessPointProviderId, await getAccessPointProvider(tx, accessPointProviderId)),
-      created('access-point', accessPointId, await getAccessPoint(tx, accessPointId)),
-      created('service-provider', serviceProviderId, await getServiceProvider(tx, serviceProviderId)),
-      created('service-provider', otherServiceProviderId, await getServiceProvider(tx, otherServiceProviderId)),
+      await created(tx, ACCESS_POINT_PROVIDER_TABLE, accessPointProviderId),
+      await created(tx, ACCESS_POINT_TABLE, accessPointId),
+      await created(tx, SERVICE_PROVIDER_TABLE, serviceProviderId),
+      await created(tx, SERVICE_PROVIDER_TABLE, otherServiceProviderId),
     ]);
     const password = randomBytes(15).toString('base64url');
     await insertUser(tx, { username: DEMO_USERNAME, password, role: Role.serviceProvider, serviceProviderId });
@@ -99,5 +101,6 @@ async function addDemoParticipants(tx: Queryable, serviceProviderId: string): Pr
   }
 }
 
-const created = (resource: ChangeResource, identifier: string, after: unknown): Change =>
-  ({ resource, identifier, operation: 'create', before: null, after });
+/** The change that adding the row `identifier` of `table` makes, the row as the API shows it. */
+const created = async (tx: Queryable, table: CatalogueTable, identifier: string): Promise<Change> =>
+  ({ resource: table.kind, identifier, operation: 'create', before: null, after: await resourceReads(table).getById(tx, identifier) });

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Database } from '../db/database.js';
 import { ensureAdmin, type FirstAdmin } from '../users/bootstrap.js';
 import { BILLING_PROCESS, createDemoSet, type DemoUser } from './demo.js';
-import { loadIfNeverSetUp, type LoadReport } from '../catalogue/repository.js';
+import { loadIfNeverSetUp, type LoadReport } from '../code-lists/repository.js';
 import { starterCatalogue } from './starter-catalogue.js';
 
 export interface Setup {

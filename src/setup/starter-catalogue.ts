@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Catalogue, DocumentTypeEntry, ProcessEntry, TransportProfileEntry } from '../catalogue/catalogue.js';
+import type { Catalogue, DocumentTypeEntry, ProcessEntry, TransportProfileEntry } from '../code-lists/catalogue.js';
 
 interface StarterFile {
   version: string;

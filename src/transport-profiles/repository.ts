@@ -1,31 +1,24 @@
 import { onUniqueViolation, type Queryable } from '../db/database.js';
 import type { ReferenceTarget } from '../db/references.js';
 import { deleteUnused, lockRow } from '../db/rows.js';
-import { resourceReads } from '../db/sql.js';
 import { ConflictError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
-import type { Sortable } from '../core/paging.js';
-import type { TransportProfile, TransportProfileForm } from './schemas.js';
+import type { TransportProfileForm } from './schemas.js';
 
 /** Endpoints name their transport profile by identifier or by its unique value. */
 export const TRANSPORT_PROFILE_REFERENCE: ReferenceTarget = {
   table: 'transport_profiles', noun: 'transport profile', typeName: 'TransportProfileIdentifiable', alternateKey: 'value',
 };
 
-const COLUMNS = 't.id AS identifier, t.value, t.title, t.restricted';
-
-export const TRANSPORT_PROFILE_SORTABLE: Sortable = { identifier: 't.id', value: 't.value', title: 't.title', restricted: 't.restricted' };
-export const TRANSPORT_PROFILE_TIE_BREAKER = 't.id';
-
-/** Transport profiles as the catalogue cache holds them. */
-export const TRANSPORT_PROFILE_ROWS: CatalogueTable = {
-  table: { select: COLUMNS, from: 'transport_profiles t', id: TRANSPORT_PROFILE_TIE_BREAKER },
-  sortable: TRANSPORT_PROFILE_SORTABLE,
+/** Transport profiles, as their routes read them and the catalogue cache holds them. */
+export const TRANSPORT_PROFILE_TABLE: CatalogueTable<'transport-profile'> = {
+  kind: 'transport-profile',
+  select: 't.id AS identifier, t.value, t.title, t.restricted',
+  from: 'transport_profiles t',
+  id: 't.id',
+  sortable: { identifier: 't.id', value: 't.value', title: 't.title', restricted: 't.restricted' },
   builtFrom: ['transport-profile'],
 };
-
-export const { findAll: findTransportProfiles, getById: getTransportProfile } =
-  resourceReads<TransportProfile>(TRANSPORT_PROFILE_ROWS.table);
 
 const duplicate = (form: TransportProfileForm) => new ConflictError(`A transport profile with value '${form.value}' already exists`);
 

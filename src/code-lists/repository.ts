@@ -1,7 +1,8 @@
 import { appendChange, SYSTEM_ACTOR, type Actor, type ChangeResource } from '../db/change-log.js';
 import type { Database, Queryable } from '../db/database.js';
+import { formatQualifiedIdentifier } from '../core/schemas.js';
 import {
-  keyOf, processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryState,
+  processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryState,
 } from './catalogue.js';
 
 export interface Changes {
@@ -159,7 +160,7 @@ async function upsertProcesses(tx: Queryable, catalogue: Catalogue, actor: Actor
       entries.map((entry) => entry.scheme),
       entries.map((entry) => entry.value),
       entries.map((entry) => entry.title ?? processTitleOf(entry.value)),
-      entries.map((entry) => entry.domain ?? domains.get(keyOf(entry)) ?? entry.scheme),
+      entries.map((entry) => entry.domain ?? domains.get(formatQualifiedIdentifier(entry)) ?? entry.scheme),
       entries.map((entry) => restricted(entry.state)),
       entries.map((entry) => visible(entry.state)),
     ],

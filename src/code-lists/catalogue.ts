@@ -3,17 +3,13 @@
  * profiles. The Peppol code lists (`codelists.ts`) and the project's starter catalogue
  * (`src/setup/starter-catalogue.json`) are both read into this shape.
  */
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 
 /** The lifecycle state of a code-list entry. Deprecated and removed entries become `restricted`. */
 export type EntryState = 'active' | 'deprecated' | 'removed';
 export const ENTRY_STATES: readonly EntryState[] = ['active', 'deprecated', 'removed'];
 
-export interface CatalogueKey {
-  scheme: string;
-  value: string;
-}
-
-export interface ProcessEntry extends CatalogueKey {
+export interface ProcessEntry extends QualifiedIdentifier {
   state: EntryState;
   /** The Peppol process list names no titles: when absent, one is made from the identifier. */
   title?: string;
@@ -21,11 +17,11 @@ export interface ProcessEntry extends CatalogueKey {
   domain?: string;
 }
 
-export interface DocumentTypeEntry extends CatalogueKey {
+export interface DocumentTypeEntry extends QualifiedIdentifier {
   state: EntryState;
   title: string;
   domainCommunity: string | null;
-  processes: CatalogueKey[];
+  processes: QualifiedIdentifier[];
 }
 
 export interface TransportProfileEntry {
@@ -49,8 +45,6 @@ export interface Catalogue {
 
 export const emptyCatalogue = (): Catalogue => ({ sources: [], processes: [], documentTypes: [], transportProfiles: [] });
 
-export const keyOf = (entry: CatalogueKey) => `${entry.scheme}::${entry.value}`;
-
 /** Several files (or the lists of one directory) as one catalogue; a later entry with the same key wins. */
 export function mergeCatalogues(parts: readonly Catalogue[]): Catalogue {
   const merged = emptyCatalogue();
@@ -59,8 +53,8 @@ export function mergeCatalogues(parts: readonly Catalogue[]): Catalogue {
   const transportProfiles = new Map<string, TransportProfileEntry>();
   for (const part of parts) {
     merged.sources.push(...part.sources);
-    for (const entry of part.processes) processes.set(keyOf(entry), entry);
-    for (const entry of part.documentTypes) documentTypes.set(keyOf(entry), entry);
+    for (const entry of part.processes) processes.set(formatQualifiedIdentifier(entry), entry);
+    for (const entry of part.documentTypes) documentTypes.set(formatQualifiedIdentifier(entry), entry);
     for (const entry of part.transportProfiles) transportProfiles.set(entry.value, entry);
   }
   merged.processes = [...processes.values()];
@@ -98,9 +92,9 @@ export function processDomains(documentTypes: readonly DocumentTypeEntry[]): Map
   for (const documentType of documentTypes) {
     if (!documentType.domainCommunity) continue;
     for (const process of documentType.processes) {
-      const byDomain = counts.get(keyOf(process)) ?? new Map<string, number>();
+      const byDomain = counts.get(formatQualifiedIdentifier(process)) ?? new Map<string, number>();
       byDomain.set(documentType.domainCommunity, (byDomain.get(documentType.domainCommunity) ?? 0) + 1);
-      counts.set(keyOf(process), byDomain);
+      counts.set(formatQualifiedIdentifier(process), byDomain);
     }
   }
   const domains = new Map<string, string>();

@@ -1,23 +1,30 @@
-import { ACCESS_POINT_PROVIDER_ROWS } from '../access-point-providers/repository.js';
+import { ACCESS_POINT_PROVIDER_TABLE } from '../access-point-providers/repository.js';
 import type { AccessPointProvider } from '../access-point-providers/schemas.js';
-import { ACCESS_POINT_ROWS } from '../access-points/repository.js';
+import { ACCESS_POINT_TABLE } from '../access-points/repository.js';
 import type { AccessPoint } from '../access-points/schemas.js';
-import { CAPABILITY_ROWS } from '../capabilities/repository.js';
+import { CAPABILITY_TABLE } from '../capabilities/repository.js';
 import type { Capability } from '../capabilities/schemas.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import type { PageRequest, SortOrder } from '../core/paging.js';
-import { parseQualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, parseQualifiedIdentifier } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
 import type { ReferenceInput } from '../db/references.js';
 import type { CatalogueKind, CatalogueTable } from '../db/catalogue-table.js';
-import { DOCUMENT_TYPE_ROWS } from '../document-types/repository.js';
+import { DOCUMENT_TYPE_TABLE } from '../document-types/repository.js';
 import type { DocumentType } from '../document-types/schemas.js';
-import { PROCESS_ROWS } from '../processes/repository.js';
+import { PROCESS_TABLE } from '../processes/repository.js';
 import type { Process } from '../processes/schemas.js';
-import { SERVICE_PROVIDER_ROWS } from '../service-providers/repository.js';
+import { SERVICE_PROVIDER_TABLE } from '../service-providers/repository.js';
 import type { ServiceProvider } from '../service-providers/schemas.js';
-import { TRANSPORT_PROFILE_ROWS } from '../transport-profiles/repository.js';
+import { TRANSPORT_PROFILE_TABLE } from '../transport-profiles/repository.js';
 import type { TransportProfile } from '../transport-profiles/schemas.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The catalogue in memory, dropped on every catalogue change the log reports. */
+    catalogue: CatalogueCache;
+  }
+}
 
 /** The row of each kind the cache holds, as the API shows it. */
 interface CatalogueRows extends Record<CatalogueKind, Identified> {
@@ -29,18 +36,6 @@ interface CatalogueRows extends Record<CatalogueKind, Identified> {
   'access-point-provider': AccessPointProvider;
   'service-provider': ServiceProvider;
 }
-
-const TABLES: Readonly<Record<CatalogueKind, CatalogueTable>> = {
-  process: PROCESS_ROWS,
-  'document-type': DOCUMENT_TYPE_ROWS,
-  capability: CAPABILITY_ROWS,
-  'transport-profile': TRANSPORT_PROFILE_ROWS,
-  'access-point': ACCESS_POINT_ROWS,
-  'access-point-provider': ACCESS_POINT_PROVIDER_ROWS,
-  'service-provider': SERVICE_PROVIDER_ROWS,
-};
-
-const KINDS = Object.keys(TABLES) as CatalogueKind[];
 
 interface Identified {
   identifier: string;
@@ -97,7 +92,7 @@ export class HeldRows<T extends Identified> {
   named(reference: ReferenceInput): T | undefined {
     if (reference.identifier) return this.row(reference.identifier.toLowerCase());
     const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
-    return named && this.byQualifiedIdentifier.get(`${named.scheme}::${named.value}`);
+    return named && this.byQualifiedIdentifier.get(formatQualifiedIdentifier(named));
   }
 
   /** One page of all rows, ordered and cut as the database's page of the same request. */
@@ -106,11 +101,9 @@ export class HeldRows<T extends Identified> {
     return { total: this.rows.length, rows: ordered.slice(request.offset, request.offset + request.size) };
   }
 
-  /** The rows `ids` name in `orders` (then identifier order); undefined when one is not here. */
-  rowsIn(ids: readonly string[], orders: readonly SortOrder[]): T[] | undefined {
-    const indexes = ids.map((id) => this.indexById.get(id));
-    if (indexes.some((index) => index === undefined)) return undefined;
-    return this.inOrder(indexes as number[], orders);
+  /** The rows `ids` name, those that are here, in `orders` (then identifier order). */
+  rowsIn(ids: readonly string[], orders: readonly SortOrder[]): T[] {
+    return this.inOrder(ids.map((id) => this.indexById.get(id)).filter((index) => index !== undefined), orders);
   }
 
   private inOrder(indexes: number[], orders: readonly SortOrder[]): T[] {
@@ -128,14 +121,19 @@ export class HeldRows<T extends Identified> {
   }
 }
 
-/** Every row of `table` as the API shows it, with its ranks, in one query (so from one snapshot of the database). */
-async function loadRows(db: Queryable, { table, sortable }: CatalogueTable): Promise<HeldRows<Identified>> {
+/**
+ * Every row of `table` as the API shows it (`Row`: its SELECT list is the response's), with its ranks, in one query
+ * (so from one snapshot of the database).
+ */
+async function loadRows<Row extends Identified>(db: Queryable, table: CatalogueTable): Promise<HeldRows<Row>> {
+  const { sortable } = table;
   const properties = Object.keys(sortable);
   const ranks = properties.map((property) => `dense_rank() OVER (ORDER BY ${sortable[property]})`);
   const loaded = await db.query<Identified & { _sortRanks: number[] }>(
     `SELECT ${table.select}, json_build_array(${ranks.join(', ')}) AS "_sortRanks" FROM ${table.from} ORDER BY ${table.id}`,
   );
-  const rows = loaded.map(({ _sortRanks, ...row }) => deepFrozen(row));
+  // Without its ranks, a row is what the SELECT list makes: the response `Row`.
+  const rows = loaded.map(({ _sortRanks, ...row }) => deepFrozen(row as Row));
   const ranksOf = (position: number) => loaded.map((row) => row._sortRanks[position] as number);
   return new HeldRows(rows, new Map(properties.map((property, position) => [property, ranksOf(position)])));
 }
@@ -183,6 +181,15 @@ class Held<T> {
   }
 }
 
+/** One kind the cache holds: its table, and its rows as loaded on first use. */
+interface HeldKind<K extends CatalogueKind> {
+  table: CatalogueTable<K>;
+  rows: Held<HeldRows<CatalogueRows[K]>>;
+}
+
+const holding = <K extends CatalogueKind>(table: CatalogueTable<K>): HeldKind<K> =>
+  ({ table, rows: new Held((db) => loadRows<CatalogueRows[K]>(db, table)) });
+
 /**
  * The catalogue held in memory, kind by kind (processes, document types, capabilities, transport profiles, access
  * points, their providers, service providers): each loaded on first use, dropped on a change the change log reports
@@ -190,8 +197,15 @@ class Held<T> {
  * hears every committed change, as `app.changes` makes it.
  */
 export class CatalogueCache {
-  private readonly held = Object.fromEntries(KINDS.map((kind) => [kind, new Held((db) => loadRows(db, TABLES[kind]))])) as
-    Record<CatalogueKind, Held<HeldRows<Identified>>>;
+  private readonly kinds: { readonly [K in CatalogueKind]: HeldKind<K> } = {
+    process: holding(PROCESS_TABLE),
+    'document-type': holding(DOCUMENT_TYPE_TABLE),
+    capability: holding(CAPABILITY_TABLE),
+    'transport-profile': holding(TRANSPORT_PROFILE_TABLE),
+    'access-point': holding(ACCESS_POINT_TABLE),
+    'access-point-provider': holding(ACCESS_POINT_PROVIDER_TABLE),
+    'service-provider': holding(SERVICE_PROVIDER_TABLE),
+  };
 
   constructor(private readonly db: Queryable) {}
 
@@ -201,7 +215,7 @@ export class CatalogueCache {
    * never sees an uncommitted catalogue.)
    */
   rows<K extends CatalogueKind>(kind: K, db: Queryable = this.db): Promise<HeldRows<CatalogueRows[K]>> {
-    return this.held[kind].get(db) as Promise<HeldRows<CatalogueRows[K]>>;
+    return this.kinds[kind].rows.get(db);
   }
 
   /**
@@ -209,11 +223,10 @@ export class CatalogueCache {
    * another instance, its change not heard yet) makes them load again; still missing: left out (deleted meanwhile).
    */
   async processesIn(ids: readonly string[], db?: Queryable): Promise<Process[]> {
-    const cached = (await this.rows('process', db)).rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
-    if (cached) return cached;
-    this.held.process.drop();
-    const processes = await this.rows('process', db);
-    return processes.rowsIn(ids.filter((id) => processes.row(id)), BY_QUALIFIED_IDENTIFIER) as Process[];
+    const held = await this.rows('process', db);
+    if (ids.every((id) => held.row(id) !== undefined)) return held.rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
+    this.kinds.process.rows.drop();
+    return (await this.rows('process', db)).rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
   }
 
   /**
@@ -222,13 +235,13 @@ export class CatalogueCache {
    */
   async processIdsOf(references: readonly ReferenceInput[], db?: Queryable): Promise<string[] | undefined> {
     const processes = await this.rows('process', db);
-    const ids = references.map((reference) => processes.named(reference)?.identifier);
-    return ids.every((id) => id !== undefined) ? [...new Set(ids as string[])] : undefined;
+    const ids = references.map((reference) => processes.named(reference)?.identifier).filter((id) => id !== undefined);
+    return ids.length === references.length ? [...new Set(ids)] : undefined;
   }
 
   onChange(notice: ChangeNotice): void {
-    for (const kind of KINDS) {
-      if (TABLES[kind].builtFrom.includes(notice.resource)) this.held[kind].drop();
+    for (const { table, rows } of Object.values(this.kinds)) {
+      if (table.builtFrom.includes(notice.resource)) rows.drop();
     }
   }
 }

@@ -2,13 +2,19 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import {
-  ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type CatalogueKey, type EntryState,
+  ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type EntryState,
 } from './catalogue.js';
+import type { QualifiedIdentifier } from '../core/schemas.js';
 
 /** A code-list file that cannot be read as one: the message names the file and the entry. */
 export class CodeListError extends Error {}
 
 type Attributes = Record<string, unknown>;
+
+const isAttributes = (value: unknown): value is Attributes => typeof value === 'object' && value !== null;
+
+/** The elements named in the parser's `isArray`, which it always reads as arrays (none: absent). */
+const elementsOf = (value: unknown): Attributes[] => (Array.isArray(value) ? value : []);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -32,12 +38,14 @@ export async function readCodeLists(paths: readonly string[]): Promise<{ catalog
       throw new CodeListError(`${path}: no such file or directory`);
     });
     if (!info.isDirectory()) {
-      parts.push(await readCodeListFile(path, true) as Catalogue);
+      const part = await readCodeListFile(path);
+      if (!part) throw new CodeListError(`${path}: not a Peppol processes, document types or transport profiles code list`);
+      parts.push(part);
       continue;
     }
     const names = (await readdir(path)).filter((name) => name.toLowerCase().endsWith('.xml')).sort();
     for (const name of names) {
-      const part = await readCodeListFile(join(path, name), false);
+      const part = await readCodeListFile(join(path, name));
       if (part) parts.push(part);
       else skipped.push(join(path, name));
     }
@@ -45,26 +53,27 @@ export async function readCodeLists(paths: readonly string[]): Promise<{ catalog
   return { catalogue: mergeCatalogues(parts), skipped };
 }
 
-async function readCodeListFile(path: string, required: boolean): Promise<Catalogue | undefined> {
-  let document: Record<string, unknown>;
+/** The code list in the file at `path`; undefined when it is XML but not a code list. */
+async function readCodeListFile(path: string): Promise<Catalogue | undefined> {
+  let document: Attributes;
   try {
-    document = parser.parse(await readFile(path, 'utf8'), true) as Record<string, unknown>;
+    document = parser.parse(await readFile(path, 'utf8'), true);
   } catch (error) {
-    throw new CodeListError(`${path}: not a readable XML file (${(error as Error).message.split('\n')[0]})`);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CodeListError(`${path}: not a readable XML file (${message.split('\n')[0]})`);
   }
-  const root = LIST_ROOTS.find((name) => typeof document[name] === 'object' && document[name] !== null);
-  if (!root) {
-    if (!required) return undefined;
-    throw new CodeListError(`${path}: not a Peppol processes, document types or transport profiles code list`);
+  for (const root of LIST_ROOTS) {
+    const list = document[root];
+    if (isAttributes(list)) return parseCodeList(root, list, basename(path));
   }
-  return parseCodeList(root, document[root] as Attributes, basename(path));
+  return undefined;
 }
 
 /** One parsed code list, by its root element. */
 function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file: string): Catalogue {
   const catalogue = emptyCatalogue();
   catalogue.sources.push({ list: root, version: text(list, 'version', file) });
-  const entries = (name: string) => (list[name] as Attributes[] | undefined) ?? [];
+  const entries = (name: string) => elementsOf(list[name]);
   const at = (name: string, index: number) => `${file}: ${name} #${index + 1}`;
   if (root === 'processes') {
     catalogue.processes = entries('process').map((entry, index) => ({
@@ -79,7 +88,7 @@ function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file
         state: state(entry, where),
         title: text(entry, 'name', where),
         domainCommunity: typeof entry['domain-community'] === 'string' ? entry['domain-community'] : null,
-        processes: ((entry['process-id'] as Attributes[] | undefined) ?? []).map((link) => key(link, `${where} process-id`)),
+        processes: elementsOf(entry['process-id']).map((link) => key(link, `${where} process-id`)),
       };
     });
   } else {
@@ -101,14 +110,13 @@ function text(entry: Attributes, name: string, where: string): string {
   return value.trim();
 }
 
-function key(entry: Attributes, where: string): CatalogueKey {
+function key(entry: Attributes, where: string): QualifiedIdentifier {
   return { scheme: text(entry, 'scheme', where), value: text(entry, 'value', where) };
 }
 
 function state(entry: Attributes, where: string): EntryState {
   const value = text(entry, 'state', where);
-  if (!ENTRY_STATES.includes(value as EntryState)) {
-    throw new CodeListError(`${where}: unknown state '${value}' (expected ${ENTRY_STATES.join(', ')})`);
-  }
-  return value as EntryState;
+  const known = ENTRY_STATES.find((entryState) => entryState === value);
+  if (known === undefined) throw new CodeListError(`${where}: unknown state '${value}' (expected ${ENTRY_STATES.join(', ')})`);
+  return known;
 }
