@@ -56,23 +56,24 @@ interface ResourceKind<T, Add, Update> {
 export const resourceKind = <P extends ManagedPath>(kind: ResourceKind<Row<P>, AddForm<P>, UpdateForm<P>> & { path: P }) => kind;
 
 type Query = Record<string, string | number | string[] | undefined>;
+type Answer<T = unknown> = Promise<{ data?: T; error?: unknown; response: Response }>;
 
 /**
  * The calls on a managed path. openapi-fetch checks a call only on a literal path; for the engine's path, a type
- * parameter, `ResourceKind` is what ties the rows and bodies to the API's types of that path.
+ * parameter, `resourceKind` is what ties the rows and bodies to the API's types of that path.
  */
 const managedApi = api as unknown as {
-  GET(path: string, init: { params: { query?: Query; path?: Identified } }): Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  POST(path: string, init: { body: unknown }): Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  PUT(path: string, init: { params: { path: Identified }; body: unknown }): Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  DELETE(path: string, init: { params: { path: Identified } }): Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  GET<T>(path: string, init: { params: { query: Query } }): Answer<T>;
+  POST(path: string, init: { body: unknown }): Answer;
+  PUT(path: string, init: { params: { path: Identified }; body: unknown }): Answer;
+  DELETE(path: string, init: { params: { path: Identified } }): Answer;
 };
 
 const itemPath = (path: ManagedPath) => `${path}/{identifier}`;
 const byId = (identifier: string) => ({ params: { path: { identifier } } });
 
 function find<T>(path: ManagedPath, query: Query): Promise<Page<T>> {
-  return page(managedApi.GET(path, { params: { query } }) as Promise<{ data?: Page<T>; error?: unknown; response: Response }>);
+  return page(managedApi.GET<Page<T>>(path, { params: { query } }));
 }
 
 /** Every row of a kind (up to the API's largest page), for the choices of a form. */
