@@ -1,30 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
-import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useEndpointForms } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
 
 const BASE = '/rest/api/accessPoints';
 const FORM = 'accessPointFormDTO';
 
-let t: TestApp;
-let http: ReturnType<typeof asAdmin>;
-let providerId: string;
-let profileValue: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  http = asAdmin(t);
-  providerId = (await addAccessPointProvider(t)).identifier;
-  profileValue = (await addTransportProfile(t)).value;
-});
-afterAll(async () => t.close());
-
-function formWith(endpoint: Record<string, unknown>) {
-  return accessPointForm(providerId, profileValue, {
-    endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: profileValue }, ...endpoint }],
-  });
-}
+const { t, http, formWith } = useEndpointForms();
 
 describe('what an endpoint publishes in the SMP (additions to the specified AccessPoint)', () => {
   it('stores a PEM certificate and serves it as base64 DER with the other publication fields', async () => {

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  add, expectMediaTypes, expectSortedByTitle, expectStatus, expectWritesRefused, UNKNOWN,
-  useAdministrationApp,
-} from './helpers/administration.js';
+import { add, expectStatus, useAdministrationApp } from './helpers/administration.js';
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { processForm } from './helpers/catalogue.js';
@@ -26,12 +23,6 @@ describe('add, get, update and delete', () => {
     const listed = expectStatus(await http.get(`/rest/api/processes/${process.identifier}`), 200);
     expect(listed.capabilities).toEqual([updated]);
   });
-
-  it('deletes an unused capability', async () => {
-    const capability = await addCapability();
-    expectStatus(await http.remove(`${BASE}/${capability.identifier}`, t.users.authority), 204);
-    expectErrorBody(await http.get(`${BASE}/${capability.identifier}`), 404);
-  });
 });
 
 describe('validation, not found and conflicts', () => {
@@ -41,15 +32,6 @@ describe('validation, not found and conflicts', () => {
       const body = expectErrorBody(response, 400, `Validation failed for object='${FORM}'. Error count: 1`);
       expectFieldError(body, FORM, 'title', 'NotEmpty', 'must not be empty');
     }
-  });
-
-  it('answers 404 for an unknown identifier on get, update and delete', async () => {
-    const message = `Unable to find instance with identifier '${UNKNOWN}'.`;
-    expectErrorBody(await http.get(`${BASE}/${UNKNOWN}`), 404, message);
-    expectErrorBody(await http.send('PUT', `${BASE}/${UNKNOWN}`, { title: 'T' }), 404, message);
-    expectErrorBody(await http.remove(`${BASE}/${UNKNOWN}`), 404, message);
-    const malformed = expectErrorBody(await http.get(`${BASE}/not-a-uuid`), 400);
-    expect(malformed.errors[0]).toMatchObject({ objectName: 'pathVariables', field: 'identifier' });
   });
 
   it('refuses to delete a capability that a process references', async () => {
@@ -62,24 +44,3 @@ describe('validation, not found and conflicts', () => {
   });
 });
 
-describe('roles', () => {
-  it('lets only ADMIN and REGISTRY_AUTHORITY change capabilities', async () => {
-    const capability = await addCapability('Untouched');
-    const others = [t.users.serviceProvider, t.users.accessPointProvider];
-    await expectWritesRefused(t, BASE, capability, { title: 'T' }, others);
-    for (const user of [null, ...others]) expect(expectStatus(await http.get(`${BASE}/${capability.identifier}`, user), 200)).toEqual(capability);
-  });
-});
-
-describe('find', () => {
-  it('pages and sorts', async () => {
-    const prefix = unique('sort');
-    const titles = [`${prefix} b`, `${prefix} c`, `${prefix} a`];
-    for (const title of titles) await addCapability(title);
-    await expectSortedByTitle(t, BASE, titles);
-  });
-
-  it('speaks its versioned media types', async () => {
-    await expectMediaTypes(t, BASE, 'capabilities', { title: 'Media' });
-  });
-});

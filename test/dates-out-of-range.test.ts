@@ -1,21 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
-import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
+import { describe, expect, it } from 'vitest';
+import { expectStatus, useEndpointForms } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 
 /** Dates PostgreSQL cannot hold (year 0) or the 4-digit forms cannot write (past 9999) are a 400 on the field, not a 500. */
-let t: TestApp;
-let http: ReturnType<typeof asAdmin>;
-let providerId: string;
-let profileValue: string;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  http = asAdmin(t);
-  providerId = (await addAccessPointProvider(t)).identifier;
-  profileValue = (await addTransportProfile(t)).value;
-});
-afterAll(async () => t.close());
+const { t, http, formWith } = useEndpointForms();
 
 const OUT_OF_RANGE_DAYS = ['0000-01-01', '10000-01-01'];
 const OUT_OF_RANGE_INSTANTS = ['0000-01-01T00:00:00Z', '10000-01-01T00:00:00Z', '9999-12-31T23:00:00-02:00'];
@@ -23,11 +11,7 @@ const OUT_OF_RANGE_INSTANTS = ['0000-01-01T00:00:00Z', '10000-01-01T00:00:00Z', 
 const DAYS_TAKEN = ['0001-01-01', '9999-12-31'];
 const INSTANTS_TAKEN = ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2016-12-31T23:59:60Z', '2025-06-01t12:00:00z'];
 
-function endpointForm(field: string, instant: string) {
-  return accessPointForm(providerId, profileValue, {
-    endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: profileValue }, [field]: instant }],
-  });
-}
+const endpointForm = (field: string, instant: string) => formWith({ [field]: instant });
 
 describe('dates out of range', () => {
   it('lastModificationDate, -From and -To: 400 on the parameter out of range, taken within it', async () => {

@@ -6,7 +6,7 @@ import type { Database } from '../src/db/database.js';
 import { EVERYONE } from '../src/http/auth.js';
 import { pageOf, PageQuery, pageRequest, PageSchema, type PageParameters } from '../src/core/paging.js';
 import { sendJsonArray } from '../src/http/streaming.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { useTestApp } from './helpers/app.js';
 import { openTestDatabase } from './helpers/database.js';
 import {
   checkResponsesAgainstDescription, describedResponses, failOnViolations, formatViolations, takeResponseViolations,
@@ -104,14 +104,8 @@ describe('the check of every response against the description', () => {
 });
 
 describe('startTestApp', () => {
-  let test: TestApp;
-
-  beforeAll(async () => {
-    test = await startTestApp();
-  });
-  afterAll(async () => {
-    await test?.close();
-  });
+  // useTestApp starts its app with startTestApp.
+  const test = useTestApp();
 
   it('checks the responses of the suite against the description the service publishes', async () => {
     const published = test.app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  addAccessPoint, addServiceProvider, expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus,
-  expectWritesRefused, UNKNOWN, useAdministrationApp,
-} from './helpers/administration.js';
-import { unique } from './helpers/requests.js';
+import { addAccessPoint, addServiceProvider, expectStatus, UNKNOWN, useAdministrationApp } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { insertParticipant } from './helpers/catalogue.js';
 import { ConflictError } from '../src/core/errors.js';
@@ -44,12 +40,6 @@ describe('add, get, update and delete', () => {
     expect(updated).toEqual({ identifier: provider.identifier, title: 'Renamed', accessPoint: { identifier: accessPoint.identifier, title: 'Second AP' } });
     expect(expectStatus(await http.get(`${BASE}/${provider.identifier}`), 200)).toEqual(updated);
   });
-
-  it('deletes a provider without participants or users', async () => {
-    const provider = await addServiceProvider(t, t.fixture.accessPointId);
-    expectStatus(await http.remove(`${BASE}/${provider.identifier}`, t.users.authority), 204);
-    expectErrorBody(await http.get(`${BASE}/${provider.identifier}`), 404, `Unable to find instance with identifier '${provider.identifier}'.`);
-  });
 });
 
 describe('validation', () => {
@@ -69,13 +59,6 @@ describe('validation', () => {
 });
 
 describe('not found and conflicts', () => {
-  it('answers 404 for an unknown identifier on get, update and delete', async () => {
-    const message = `Unable to find instance with identifier '${UNKNOWN}'.`;
-    expectErrorBody(await http.get(`${BASE}/${UNKNOWN}`), 404, message);
-    expectErrorBody(await http.send('PUT', `${BASE}/${UNKNOWN}`, { title: 'T', accessPoint: { identifier: t.fixture.accessPointId } }), 404, message);
-    expectErrorBody(await http.remove(`${BASE}/${UNKNOWN}`), 404, message);
-  });
-
   it('refuses to delete a provider that still has participants', async () => {
     const provider = await addServiceProvider(t, t.fixture.accessPointId);
     const participant = await insertParticipant(t.db, provider.identifier, []);
@@ -115,26 +98,3 @@ describe('not found and conflicts', () => {
   });
 });
 
-describe('roles', () => {
-  it('lets registered callers read and only ADMIN and REGISTRY_AUTHORITY change', async () => {
-    const provider = await addServiceProvider(t, t.fixture.accessPointId);
-    await expectRefused((user) => http.get(BASE, user), []);
-    await expectRefused((user) => http.get(`${BASE}/${provider.identifier}`, user), []);
-    const others = [t.users.serviceProvider, t.users.accessPointProvider];
-    const form = { title: 'T', accessPoint: { identifier: t.fixture.accessPointId } };
-    await expectWritesRefused(t, BASE, provider, form, others);
-  });
-});
-
-describe('find', () => {
-  it('pages and sorts', async () => {
-    const prefix = unique('sort');
-    const titles = [`${prefix} b`, `${prefix} a`, `${prefix} c`];
-    for (const title of titles) await addServiceProvider(t, t.fixture.accessPointId, title);
-    await expectSortedByTitle(t, BASE, titles);
-  });
-
-  it('speaks its versioned media types', async () => {
-    await expectMediaTypes(t, BASE, 'service-providers', { title: 'Media', accessPoint: { identifier: t.fixture.accessPointId } });
-  });
-});

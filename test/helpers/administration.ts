@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { useTestApp, type TestApp, type TestUser } from './app.js';
 import { expectErrorBody } from './assertions.js';
 import { requests, unique, type Caller } from './requests.js';
@@ -34,21 +34,6 @@ export async function expectRefused(call: (user: Caller) => Promise<LightMyReque
   for (const user of forbidden) expectErrorBody(await call(user), 403, 'Access is denied');
 }
 
-/**
- * Add, update and delete are refused (401 without credentials, 403 for each of `forbidden`) and `resource`, at
- * `base`/its identifier, is left as it was.
- */
-export async function expectWritesRefused(
-  t: TestApp, base: string, resource: { identifier: string }, form: unknown, forbidden: readonly TestUser[],
-) {
-  const http = asAdmin(t);
-  const url = `${base}/${resource.identifier}`;
-  await expectRefused((user) => http.send('POST', base, form, user), forbidden);
-  await expectRefused((user) => http.send('PUT', url, form, user), forbidden);
-  await expectRefused((user) => http.remove(url, user), forbidden);
-  expect(expectStatus(await http.get(url), 200)).toEqual(resource);
-}
-
 /** Adds through the API as the admin and returns the created resource. */
 export async function add(t: TestApp, url: string, payload: Record<string, unknown>) {
   return expectStatus(await asAdmin(t).send('POST', url, payload), 201);
@@ -80,6 +65,25 @@ export async function addAccessPoint(t: TestApp, overrides: Record<string, unkno
 
 export const addServiceProvider = (t: TestApp, accessPointId: string, title = unique('Service provider')) =>
   add(t, '/rest/api/service-providers', { title, accessPoint: { identifier: accessPointId } });
+
+/**
+ * The set-up of a test file about the endpoint of an access point: its own test app, requests as the ADMIN, and
+ * `formWith`, the form of an access point whose one endpoint has the given fields besides its url and transport
+ * profile (of a provider and a profile added once, before the tests).
+ */
+export function useEndpointForms() {
+  const t = useTestApp();
+  let providerId: string;
+  let profileValue: string;
+  beforeAll(async () => {
+    providerId = (await addAccessPointProvider(t)).identifier;
+    profileValue = (await addTransportProfile(t)).value;
+  });
+  const formWith = (endpoint: Record<string, unknown>) => accessPointForm(providerId, profileValue, {
+    endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: profileValue }, ...endpoint }],
+  });
+  return { t, http: asAdmin(t), formWith };
+}
 
 /** Checks paging and sorting of a find operation over resources whose `title` starts with `prefix`. */
 export async function expectSortedByTitle(t: TestApp, url: string, titles: readonly string[]) {

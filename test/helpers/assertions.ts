@@ -23,6 +23,35 @@ export function expectErrorBody(response: AnyResponse, status: number, message?:
   return body;
 }
 
+/**
+ * The whole 400 body the specification shows for a form with one invalid text field, `field` of `objectName`
+ * refused with `code`, as answered at `url`.
+ */
+export function expectSpecifiedValidationError(
+  response: AnyResponse, url: string, error: { objectName: string; field: string; code: string; rejectedValue: unknown; defaultMessage: string },
+) {
+  const { objectName, field, code } = error;
+  const message = `Validation failed for object='${objectName}'. Error count: 1`;
+  expect(expectErrorBody(response, 400, message)).toEqual({
+    timestamp: expect.any(String),
+    status: 400,
+    error: 'Bad Request',
+    exception: 'ValidationError',
+    message,
+    path: url,
+    errors: [{
+      objectName,
+      field,
+      rejectedValue: error.rejectedValue,
+      bindingFailure: false,
+      code,
+      codes: [`${code}.${objectName}.${field}`, `${code}.${field}`, `${code}.String`, code],
+      defaultMessage: error.defaultMessage,
+      arguments: [{ codes: [`${objectName}.${field}`, field], defaultMessage: field, code: field }],
+    }],
+  });
+}
+
 /** The one 400 entry expected for a field, with the codes convention of DECISIONS.md. */
 export function expectFieldError(
   body: { message: string; errors?: Array<Record<string, unknown>> },

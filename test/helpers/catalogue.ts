@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import type { TestUser } from './app.js';
+import { expectSecurityHeaders } from './assertions.js';
 import { call, unique } from './requests.js';
 
 /** Builds catalogue data through the API (and, where the API has no operation yet, through the data layer). */
@@ -61,6 +62,24 @@ export const addProcess = (app: App, user: TestUser, overrides: ProcessFormInput
 
 export const addDocumentType = (app: App, user: TestUser, overrides: Record<string, unknown> = {}) =>
   add(app, user, '/rest/api/document-types', documentTypeForm(overrides));
+
+/**
+ * Adds `payload` at `url` as `user` in the vendor media type of `resource` (`processes`, `document-types`): 201
+ * in that media type, with the security headers; an anonymous get serves the same in its own. Returns the created.
+ */
+export async function expectAddedAndServed(app: App, user: TestUser, url: string, resource: string, payload: Record<string, unknown>) {
+  const add = `application/vnd.registry.${resource}.add.v1+json`;
+  const response = await call(app, { method: 'POST', url, user, headers: { accept: add, 'content-type': `${add};charset=UTF-8` }, payload: JSON.stringify(payload) });
+  expect(response.statusCode, response.body).toBe(201);
+  expect(response.headers['content-type']).toBe(`${add};charset=UTF-8`);
+  expectSecurityHeaders(response);
+  const created = response.json();
+  const fetched = await call(app, { url: `${url}/${created.identifier}` });
+  expect(fetched.statusCode).toBe(200);
+  expect(fetched.headers['content-type']).toBe(`application/vnd.registry.${resource}.get.v1+json;charset=UTF-8`);
+  expect(fetched.json()).toEqual(created);
+  return created;
+}
 
 export async function insertCapability(db: Database, title: string): Promise<string> {
   const [row] = await db.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [title]);

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { I18n, translator, type Language, type TextKey } from './i18n.js';
-import { AccessPoints, AccessPointProviders, CatalogueAdmin, ServiceProviders, TransportProfiles, Users } from './pages/authority.js';
+import { AccessPoints, AccessPointProviders, CatalogueAdmin, ServiceProviders, TransportProfiles, Users } from './pages/managed/kinds.js';
 import { Catalogue } from './pages/catalogue.js';
 import { Audit, Deliveries } from './pages/changes.js';
 import { ImportParticipants } from './pages/import.js';

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useContext, useState } from 'preact/hooks';
 import { api, ok, page, type Schemas } from '../api/client.js';
 import { age, fieldChanges, localToIso, when } from '../format.js';
@@ -116,7 +117,6 @@ type Delivery = Schemas['DeliveryStatus'];
 export function Deliveries() {
   const t = useT();
   const { language } = useContext(I18n);
-  const status = useLoad(() => ok(api.GET('/rest/api/deliveries')), []);
   const columns: Column<Delivery>[] = [
     { key: 'target', label: t('target'), render: (delivery) => delivery.target.toUpperCase() },
     { key: 'pending', label: t('pending'), render: (delivery) => delivery.pending },
@@ -129,17 +129,10 @@ export function Deliveries() {
     },
   ];
   return (
-    <section>
-      <div class="heading">
-        <h1>{t('deliveries')}</h1>
-        <button type="button" onClick={status.reload} disabled={status.loading}>{t('refresh')}</button>
-      </div>
-      <p>{t('deliveriesIntro')}</p>
-      <FormProblem problem={status.problem} />
-      <DataTable caption={t('deliveries')} columns={columns} rows={status.data} loading={status.loading} rowKey={(delivery) => delivery.target} placeholderRows={2} />
-      {status.data?.length === 0 ? <p class="status">{t('noDeliveries')}</p> : null}
+    <StatusTable level="h1" title="deliveries" intro="deliveriesIntro" empty="noDeliveries" load={() => ok(api.GET('/rest/api/deliveries'))}
+      columns={columns} rowKey={(delivery) => delivery.target} placeholderRows={2}>
       <StuckParticipants />
-    </section>
+    </StatusTable>
   );
 }
 
@@ -149,7 +142,6 @@ type Stuck = Schemas['StuckParticipant'];
 function StuckParticipants() {
   const t = useT();
   const { language } = useContext(I18n);
-  const stuck = useLoad(() => ok(api.GET('/rest/api/deliveries/participants')), []);
   const columns: Column<Stuck>[] = [
     { key: 'participant', label: t('participant'), render: (row) => <code>{row.participant}</code> },
     { key: 'state', label: t('state'), render: (row) => <span class={row.state === 'pending' ? undefined : 'failed'}>{t(stateText(row.state))}</span> },
@@ -157,16 +149,30 @@ function StuckParticipants() {
     { key: 'lastError', label: t('lastError'), render: (row) => (row.lastError ? <NetworkErrorText error={row.lastError} /> : '–') },
   ];
   return (
+    <StatusTable level="h2" title="stuckParticipants" intro="stuckIntro" empty="noStuck" load={() => ok(api.GET('/rest/api/deliveries/participants'))}
+      columns={columns} rowKey={(row) => `${row.state} ${row.participant}`} placeholderRows={3} />
+  );
+}
+
+/** A heading with a refresh button over a table of what `load` answers (a status, read again on demand). */
+function StatusTable<T>(props: {
+  level: 'h1' | 'h2'; title: TextKey; intro: TextKey; empty: TextKey; load: () => Promise<T[]>;
+  columns: Column<T>[]; rowKey: (row: T) => string; placeholderRows: number; children?: ComponentChildren;
+}) {
+  const t = useT();
+  const status = useLoad(props.load, []);
+  const Heading = props.level;
+  return (
     <section>
       <div class="heading">
-        <h2>{t('stuckParticipants')}</h2>
-        <button type="button" onClick={stuck.reload} disabled={stuck.loading}>{t('refresh')}</button>
+        <Heading>{t(props.title)}</Heading>
+        <button type="button" onClick={status.reload} disabled={status.loading}>{t('refresh')}</button>
       </div>
-      <p>{t('stuckIntro')}</p>
-      <FormProblem problem={stuck.problem} />
-      <DataTable caption={t('stuckParticipants')} columns={columns} rows={stuck.data} loading={stuck.loading}
-        rowKey={(row) => `${row.state} ${row.participant}`} placeholderRows={3} />
-      {stuck.data?.length === 0 ? <p class="status">{t('noStuck')}</p> : null}
+      <p>{t(props.intro)}</p>
+      <FormProblem problem={status.problem} />
+      <DataTable caption={t(props.title)} columns={props.columns} rows={status.data} loading={status.loading} rowKey={props.rowKey} placeholderRows={props.placeholderRows} />
+      {status.data?.length === 0 ? <p class="status">{t(props.empty)}</p> : null}
+      {props.children}
     </section>
   );
 }
