@@ -154,16 +154,3 @@ export function errorBody(status: number, exception: string, message: string, ur
     ...(errors ? { errors } : {}),
   };
 }
-
-/**
- * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of `kind`:
- * what the operator must change before a start (a setting, a file, another process on the data directory), not a
- * fault of the program. Any other error goes on as it was.
- */
-export function exitOn(kind: abstract new (...args: never[]) => Error): (error: unknown) => never {
-  return (error) => {
-    if (!(error instanceof kind)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  };
-}

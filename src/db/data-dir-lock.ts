@@ -1,6 +1,5 @@
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { exitOn } from '../core/errors.js';
 import type { Database } from './database.js';
 import { openDatabase, type DatabaseSettings } from './open.js';
 import { keepOwnerOnly } from './private-directory.js';
@@ -94,6 +93,3 @@ export async function openDatabaseExclusively(settings: DatabaseSettings, holder
     },
   };
 }
-
-/** Ends the process with the lock's message, without a stack trace, when the data directory is taken. */
-export const exitIfInUse = exitOn(DataDirectoryInUseError);

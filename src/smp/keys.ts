@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { exitOn } from '../core/errors.js';
 
 /** The key the SMP signs with and the certificate it publishes in every signature. */
 export interface SmpKey {
@@ -149,9 +148,6 @@ async function readConfigured(setting: string, path: string): Promise<string> {
     throw new SmpKeyError(`SMP key: ${setting} names ${path}, which cannot be read (${reason})`);
   }
 }
-
-/** Ends the process with the message alone when the configured key or certificate cannot be used. */
-export const exitOnSmpKeyError = exitOn(SmpKeyError);
 
 async function developmentKey(dataDir: string): Promise<SmpKey> {
   const keyPath = join(dataDir, DEV_KEY);
