@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { SignedAnswerCache } from './smp/cache.js';
+import { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { SmpKeyError } from './smp/keys.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';

@@ -5,7 +5,7 @@ export type ChangeResource = 'participant' | 'process' | 'document-type' | 'acce
   | 'service-provider' | 'transport-profile' | 'capability' | 'user';
 export type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate';
 
-/** What a cache hears of a committed change (the contract in the issue's COMMON.md). */
+/** What a cache hears of a committed change: changes/signal.ts tells every subscriber each one, in log order, once. */
 export interface ChangeNotice {
   /** The change log entry's position (monotonic). */
   seq: number;

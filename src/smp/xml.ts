@@ -1,4 +1,5 @@
 import { XMLBuilder } from 'fast-xml-parser';
+import { formatQualifiedIdentifier } from '../core/schemas.js';
 
 export const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
 export const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
@@ -49,7 +50,7 @@ export function xmlText(value: string): string {
 export const identifier = (id: Identifier) => ({ '@scheme': xmlText(id.scheme), '#text': xmlText(id.value) });
 
 /** The full identifier in a URL path: `scheme::value`, percent-encoded as one segment. */
-export const pathSegment = (id: Identifier) => encodeURIComponent(`${id.scheme}::${id.value}`);
+export const pathSegment = (id: Identifier) => encodeURIComponent(formatQualifiedIdentifier(id));
 
 export function serviceGroupXml(participant: Identifier, documentTypes: readonly Identifier[], publicBase: string): string {
   const participantPath = `${publicBase}/${pathSegment(participant)}/services/`;

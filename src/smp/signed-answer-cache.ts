@@ -1,4 +1,4 @@
-import type { ChangeNotice } from './change-notice.js';
+import type { ChangeNotice } from '../db/change-log.js';
 
 interface Entry {
   body: Buffer;
