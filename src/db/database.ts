@@ -55,7 +55,7 @@ export interface Database extends Queryable {
 }
 
 /** Open connections, the idle ones among them, and callers queued for one. */
-export interface PoolStats {
+interface PoolStats {
   total: number;
   idle: number;
   waiting: number;

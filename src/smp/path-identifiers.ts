@@ -4,7 +4,7 @@ import { PARTICIPANT_SCHEME, type Organization } from '../participants/identifie
 import type { Identifier } from './xml.js';
 
 /** 400 in the common error body: the path names an identifier that does not parse. */
-export class InvalidIdentifierError extends ApiError {
+class InvalidIdentifierError extends ApiError {
   constructor(message: string) {
     super(400, message);
   }
