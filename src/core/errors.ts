@@ -1,5 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 
+/** The `code` of what was thrown: a SQLSTATE of either database driver, a Node system error's (`EEXIST`); undefined when none. */
+export function errorCodeOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
 /** One violated constraint, in the shape of the specification's `errors` entries. */
 export interface FieldError {
   objectName: string;
