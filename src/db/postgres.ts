@@ -116,7 +116,7 @@ export function openPostgres(options: PostgresOptions): Database {
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', ignoreError);
 
-  // pg types the rows `any`: the caller names their shape, as with PGlite.
+  // pg types the rows `any`: the caller names their shape (Queryable.query's T), like PGlite's.
   const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<T[]> => {
     try {
       return (await client.query({ text: sql, values: params as unknown[], name: statementName(sql, params) })).rows;
