@@ -42,7 +42,7 @@ import type { HashingQueueOptions } from './users/hashing-queue.js';
 import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
-import type { SignedAnswerCache } from './smp/cache.js';
+import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
 import { loadSmpKeys, type SmpKeys, type SmpKeySettings } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';

@@ -47,30 +47,30 @@ class UsageError extends Error {}
 
 const OPERATOR_ERRORS = [SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
 
-type Command = (db: Database, args: string[]) => Promise<void>;
-/** A command that works without the database, so beside a running server on the embedded one too. */
-type CommandAlone = (args: string[]) => Promise<void>;
+/** `runAlone`: a command that works without the database, so beside a running server on the embedded one too. */
+type Command = { run: (db: Database) => Promise<void> } | { runAlone: () => Promise<void> };
 
 const ALLOW_OLDER = '--allow-older';
 const SERVICE_PROVIDER = '--service-provider';
 const DRY_RUN = '--dry-run';
 const ALL_OR_NOTHING = '--all-or-nothing';
 
-/** Each command with the arguments it takes, checked before the database is opened. */
-const COMMANDS: Record<string, ({ run: Command } | { runAlone: CommandAlone }) & { takes: (args: string[]) => boolean }> = {
-  'create-admin': { run: createAdmin, takes: (args) => args.length === 1 },
-  'reset-password': { run: resetPassword, takes: (args) => args.length === 1 },
-  'load-catalogue': { run: loadCatalogueFiles, takes: (args) => args.some((arg) => arg !== ALLOW_OLDER) },
-  'import-participants': {
-    run: importFile,
-    takes: (args) => {
-      const rest = args.filter((arg) => arg !== ALL_OR_NOTHING);
-      return args.length - rest.length <= 1 && (rest.length === 1 || (rest.length === 3 && rest[1] === SERVICE_PROVIDER));
-    },
+const isOne = (args: string[]): args is [string] => args.length === 1;
+
+/** Each command with the arguments it takes, checked before the database is opened: undefined when they are wrong. */
+const COMMANDS: Record<string, (args: string[]) => Command | undefined> = {
+  'create-admin': (args) => (isOne(args) ? { run: (db) => createAdmin(db, args[0]) } : undefined),
+  'reset-password': (args) => (isOne(args) ? { run: (db) => resetPassword(db, args[0]) } : undefined),
+  'load-catalogue': (args) => (args.some((arg) => arg !== ALLOW_OLDER) ? { run: (db) => loadCatalogueFiles(db, args) } : undefined),
+  'import-participants': (args) => {
+    const rest = args.filter((arg) => arg !== ALL_OR_NOTHING);
+    const [file, option, serviceProviderId] = rest;
+    const takes = args.length - rest.length <= 1 && (rest.length === 1 || (rest.length === 3 && option === SERVICE_PROVIDER));
+    return takes && file !== undefined ? { run: (db) => importFile(db, file, serviceProviderId, args.includes(ALL_OR_NOTHING)) } : undefined;
   },
-  'export-participants': { run: exportFile, takes: (args) => args.length <= 1 },
-  'sml-reconcile': { run: smlReconcile, takes: (args) => args.length === 0 || (args.length === 1 && args[0] === DRY_RUN) },
-  'sml-prepare-certificate': { runAlone: smlPrepareCertificate, takes: (args) => args.length === 0 },
+  'export-participants': (args) => (args.length <= 1 ? { run: (db) => exportFile(db, args[0]) } : undefined),
+  'sml-reconcile': (args) => (args.length === 0 || (args.length === 1 && args[0] === DRY_RUN) ? { run: (db) => smlReconcile(db, args) } : undefined),
+  'sml-prepare-certificate': (args) => (args.length === 0 ? { runAlone: smlPrepareCertificate } : undefined),
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -79,23 +79,29 @@ async function main(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const command = COMMANDS[name];
-  if (!command) throw new UsageError(`Unknown command '${name}'.\n\n${USAGE}`);
-  if (!command.takes(args)) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
-  if ('runAlone' in command) return command.runAlone(args);
+  const withArguments = COMMANDS[name];
+  if (!withArguments) throw new UsageError(`Unknown command '${name}'.\n\n${USAGE}`);
+  const command = withArguments(args);
+  if (!command) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
+  if ('runAlone' in command) return command.runAlone();
   const db = await openDatabaseExclusively(configuration(), 'the registry command line');
   try {
-    await command.run(db, args);
+    await command.run(db);
   } finally {
     await db.close();
   }
+}
+
+/** What an error says; undefined when what was thrown has no message. */
+function messageOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'message' in error ? error.message : undefined;
 }
 
 function configuration() {
   try {
     return loadConfig();
   } catch (error) {
-    throw new UsageError(`Configuration: ${(error as Error).message}`);
+    throw new UsageError(`Configuration: ${messageOf(error)}`);
   }
 }
 
@@ -113,18 +119,18 @@ function tellPassword(username: string, choice: { password: string; generated: b
   return choice.generated ? `username: ${username}  password: ${choice.password}  (shown once)` : `username: ${username}  password from REGISTRY_PASSWORD`;
 }
 
-async function createAdmin(db: Database, [username]: string[]): Promise<void> {
-  const badName = usernameProblem(username as string);
+async function createAdmin(db: Database, username: string): Promise<void> {
+  const badName = usernameProblem(username);
   if (badName) throw new UsageError(`The username ${badName}.`);
-  const choice = chosenPassword(username as string);
-  await db.transaction((tx) => insertUser(tx, { username: username as string, password: choice.password, role: Role.admin }, CLI_ACTOR));
-  console.log(`ADMIN created: ${tellPassword(username as string, choice)}`);
+  const choice = chosenPassword(username);
+  await db.transaction((tx) => insertUser(tx, { username, password: choice.password, role: Role.admin }, CLI_ACTOR));
+  console.log(`ADMIN created: ${tellPassword(username, choice)}`);
 }
 
-async function resetPassword(db: Database, [username]: string[]): Promise<void> {
-  const choice = chosenPassword(username as string);
+async function resetPassword(db: Database, username: string): Promise<void> {
+  const choice = chosenPassword(username);
   await db.transaction(async (tx) => {
-    const user = await findCredentials(tx, username as string);
+    const user = await findCredentials(tx, username);
     if (!user) throw new UsageError(`No user named '${username}'.`);
     const before = await getUser(tx, user.userId);
     await updateUser(tx, user.userId, user, await hashPassword(choice.password));
@@ -132,7 +138,7 @@ async function resetPassword(db: Database, [username]: string[]): Promise<void> 
       resource: 'user', identifier: user.userId, operation: 'update', before, after: { ...(await getUser(tx, user.userId)), passwordChanged: true },
     });
   });
-  console.log(`Password changed: ${tellPassword(username as string, choice)}`);
+  console.log(`Password changed: ${tellPassword(username, choice)}`);
 }
 
 async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
@@ -183,14 +189,12 @@ async function smlPrepareCertificate(): Promise<void> {
     + `(serial ${certificate.serialNumber}) from ${instant.slice(0, 10)}; this registry switches to it at ${instant}`);
 }
 
-async function importFile(db: Database, args: string[]): Promise<void> {
-  const [file, , serviceProviderId] = args.filter((arg) => arg !== ALL_OR_NOTHING);
-  const allOrNothing = args.includes(ALL_OR_NOTHING);
-  const { imported, present } = await importParticipants(db, file as string, { serviceProviderId, allOrNothing, progress: process.stderr });
+async function importFile(db: Database, file: string, serviceProviderId: string | undefined, allOrNothing: boolean): Promise<void> {
+  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, progress: process.stderr });
   console.log(`Imported ${imported} participants.${present > 0 ? ` ${present} were present already and skipped.` : ''}`);
 }
 
-async function exportFile(db: Database, [file]: string[]): Promise<void> {
+async function exportFile(db: Database, file: string | undefined): Promise<void> {
   if (file === undefined) {
     await exportParticipants(db, process.stdout, { end: false }).catch(unlessReaderClosed);
     return;
@@ -216,6 +220,6 @@ process.stdout.on('error', unlessReaderClosed);
 /** Expected failures end with their message and exit code 1; nothing prints a stack trace. */
 main(process.argv.slice(2)).catch((error: unknown) => {
   const expected = OPERATOR_ERRORS.some((kind) => error instanceof kind);
-  console.error(expected ? (error as Error).message : `registry: ${(error as Error)?.message ?? String(error)}`);
+  console.error(expected ? messageOf(error) : `registry: ${messageOf(error) ?? String(error)}`);
   process.exitCode = expected ? 1 : 2;
 });

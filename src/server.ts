@@ -2,15 +2,15 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { SignedAnswerCache } from './smp/cache.js';
-import { exitOnSmpKeyError } from './smp/keys.js';
+import { SignedAnswerCache } from './smp/signed-answer-cache.js';
+import { SmpKeyError } from './smp/keys.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
-import { exitIfInUse, openDatabaseExclusively } from './db/data-dir-lock.js';
+import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
 import { bufferedStandardOutput, loggerOptions } from './operations/logging.js';
 import type { Database } from './db/database.js';
-import { exitOnFirstAdminError } from './users/bootstrap.js';
+import { FirstAdminError } from './users/bootstrap.js';
 import { buildManagementServer } from './operations/management.js';
 
 const config = loadConfig();
@@ -27,7 +27,7 @@ async function superviseWorkers(config: Config): Promise<void> {
     console.error(`REGISTRY_WORKERS=${config.REGISTRY_WORKERS} needs PostgreSQL (DATABASE_URL): the embedded database belongs to one process. Unset REGISTRY_WORKERS or set DATABASE_URL.`);
     process.exit(1);
   }
-  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
+  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError));
   const setup = await prepareOrExit(db, config);
   await db.close();
   let stopping = false;
@@ -60,12 +60,12 @@ function delivery(config: Config, print: WelcomeDelivery['print'], announce: Wel
 function prepareOrExit(db: Database, config: Config) {
   return prepare(db, config).catch(async (error: unknown) => {
     await db.close();
-    return exitOnFirstAdminError(error);
+    return exitOn(FirstAdminError)(error);
   });
 }
 
 async function serve(config: Config): Promise<void> {
-  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitIfInUse);
+  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError));
   // A worker's primary has already made the first start.
   const setup = cluster.isWorker ? undefined : await prepareOrExit(db, config);
   const sml = smlOptionsOf(config);
@@ -88,7 +88,7 @@ async function serve(config: Config): Promise<void> {
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
   }).catch(async (error: unknown) => {
     await db.close();
-    return exitOnSmpKeyError(error);
+    return exitOn(SmpKeyError)(error);
   });
   // Warnings only: probes and scrapes every few seconds would drown the API's request log.
   const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
@@ -117,4 +117,17 @@ async function serve(config: Config): Promise<void> {
   if (message) {
     deliverWelcome(setup, message, delivery(config, (text) => logOutput.write(`${text}\n`), (file) => app.log.warn({ file }, welcomeFileNotice(file))));
   }
+}
+
+/**
+ * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of `kind`:
+ * what the operator must change before a start (a setting, a file, another process on the data directory), not a
+ * fault of the program. Any other error goes on as it was.
+ */
+function exitOn(kind: abstract new (...args: never[]) => Error): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof kind)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  };
 }

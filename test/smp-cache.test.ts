@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SignedAnswerCache } from '../src/smp/cache.js';
-import type { ChangeNotice } from '../src/smp/change-notice.js';
+import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
+import type { ChangeNotice } from '../src/db/change-log.js';
 
 const ALICE = 'iso6523-actorid-upis::0192:alice';
 const BOB = 'iso6523-actorid-upis::0192:bob';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalDirectory, type LocalDirectory } from '../dev/local-directory.js';
 import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
-import { SignedAnswerCache } from '../src/smp/cache.js';
+import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
 import { loadSmpKeys, SmpKeyError, type SmpKeySettings } from '../src/smp/keys.js';
 import { buildApp } from '../src/app.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

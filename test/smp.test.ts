@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChangeNotice } from '../src/db/change-log.js';
 import type { Counter } from 'prom-client';
-import { SignedAnswerCache } from '../src/smp/cache.js';
+import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
 import { SmpPublisher } from '../src/smp/publisher.js';
 import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';

@@ -1,5 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 
+/** The `code` of what was thrown: a SQLSTATE of either database driver, a Node system error's (`EEXIST`); undefined when none. */
+export function errorCodeOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
 /** One violated constraint, in the shape of the specification's `errors` entries. */
 export interface FieldError {
   objectName: string;
@@ -152,18 +159,5 @@ export function errorBody(status: number, exception: string, message: string, ur
     message,
     path: url.split('?')[0] ?? url,
     ...(errors ? { errors } : {}),
-  };
-}
-
-/**
- * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of `kind`:
- * what the operator must change before a start (a setting, a file, another process on the data directory), not a
- * fault of the program. Any other error goes on as it was.
- */
-export function exitOn(kind: abstract new (...args: never[]) => Error): (error: unknown) => never {
-  return (error) => {
-    if (!(error instanceof kind)) throw error;
-    console.error(error.message);
-    process.exit(1);
   };
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterCommit, type Queryable } from './database.js';
+import { isRecord } from '../core/json.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
   | 'service-provider' | 'transport-profile' | 'capability' | 'user';
-export type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate';
+type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate';
 
-/** What a cache hears of a committed change (the contract in the issue's COMMON.md). */
+/** What a cache hears of a committed change: changes/signal.ts tells every subscriber each one, in log order, once. */
 export interface ChangeNotice {
   /** The change log entry's position (monotonic). */
   seq: number;
@@ -48,7 +49,7 @@ export const appendedChanges = (tx: Queryable) => appendedIn.has(tx);
  * back with the write; numbered (seq) and announced (NOTIFY) once it has committed (migration 016).
  */
 export async function appendChange(tx: Queryable, actor: Actor, changes: Change | readonly Change[]): Promise<void> {
-  const list = Array.isArray(changes) ? changes as readonly Change[] : [changes as Change];
+  const list = [changes].flat();
   if (list.length === 0) return;
   appendedIn.add(tx);
   // A failure leaves the entries to the next numbering (every instance's change signal numbers too).
@@ -108,11 +109,9 @@ class ProcessStates {
 
   /** The participant state without secrets, its processes (when it has them) replaced by `processStates`. */
   named(state: unknown): unknown {
-    const processes = (state as { processes?: unknown } | null)?.processes;
-    if (!Array.isArray(processes)) return withoutSecrets(state ?? null);
-    const rest: Record<string, unknown> = { ...(state as Record<string, unknown>) };
-    delete rest.processes;
-    return { ...(withoutSecrets(rest) as object), processStates: processes.map((process) => this.hashOf(process)) };
+    if (!isRecord(state) || !Array.isArray(state.processes)) return withoutSecrets(state ?? null);
+    const { processes, ...rest } = state;
+    return { ...withoutSecretFields(rest), processStates: processes.map((process) => this.hashOf(process)) };
   }
 
   list(): Array<{ hash: string; state: unknown }> {
@@ -133,7 +132,7 @@ class ProcessStates {
 
 /** The providers of a participant's states (`provider.identifier`), for the SERVICE_PROVIDER's audit scope. */
 function providersOf(change: Change): string[] {
-  const providerOf = (state: unknown) => (state as { provider?: { identifier?: unknown } } | null)?.provider?.identifier;
+  const providerOf = (state: unknown) => (isRecord(state) && isRecord(state.provider) ? state.provider.identifier : undefined);
   const ids = [providerOf(change.before), providerOf(change.after)].filter((id): id is string => typeof id === 'string');
   return [...new Set(ids)];
 }
@@ -143,7 +142,10 @@ const SECRET = /^(password|passwordHash|password_hash)$/i;
 /** A state as JSON with every password or hash left out, however deep. */
 function withoutSecrets(state: unknown): unknown {
   if (Array.isArray(state)) return state.map(withoutSecrets);
-  if (state === null || typeof state !== 'object') return state;
+  return isRecord(state) ? withoutSecretFields(state) : state;
+}
+
+function withoutSecretFields(state: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(state)
     .filter(([key]) => !SECRET.test(key))
     .map(([key, value]) => [key, withoutSecrets(value)]));

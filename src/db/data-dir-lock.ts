@@ -1,6 +1,6 @@
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { exitOn } from '../core/errors.js';
+import { errorCodeOf } from '../core/errors.js';
 import type { Database } from './database.js';
 import { openDatabase, type DatabaseSettings } from './open.js';
 import { keepOwnerOnly } from './private-directory.js';
@@ -30,7 +30,7 @@ function lockDataDirectory(dir: string, holder: string): () => void {
       writeFileSync(path, JSON.stringify(content), { flag: 'wx' });
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      if (errorCodeOf(error) !== 'EEXIST' || attempt > 0) throw error;
       const other = readLock(path);
       if (other && other.pid !== process.pid && isRunning(other.pid)) {
         throw new DataDirectoryInUseError(
@@ -62,7 +62,7 @@ function isRunning(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCodeOf(error) === 'EPERM';
   }
 }
 
@@ -94,6 +94,3 @@ export async function openDatabaseExclusively(settings: DatabaseSettings, holder
     },
   };
 }
-
-/** Ends the process with the lock's message, without a stack trace, when the data directory is taken. */
-export const exitIfInUse = exitOn(DataDirectoryInUseError);

@@ -1,3 +1,5 @@
+import { errorCodeOf } from '../core/errors.js';
+
 /** What the resources need of a database: PostgreSQL through `pg` and the embedded PGlite both provide it. */
 export type Row = Record<string, unknown>;
 
@@ -55,7 +57,7 @@ export interface Database extends Queryable {
 }
 
 /** Open connections, the idle ones among them, and callers queued for one. */
-export interface PoolStats {
+interface PoolStats {
   total: number;
   idle: number;
   waiting: number;
@@ -135,17 +137,11 @@ const SqlState = {
   foreignKeyViolation: '23503',
 } as const;
 
-export function sqlStateOf(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
-}
-
 const onSqlState = (state: string) => async <T>(work: Promise<T>, conflict: () => Error): Promise<T> => {
   try {
     return await work;
   } catch (error) {
-    throw sqlStateOf(error) === state ? conflict() : error;
+    throw errorCodeOf(error) === state ? conflict() : error;
   }
 };
 
@@ -154,7 +150,7 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 const UNREACHABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i;
 
 export function isDatabaseUnreachable(error: unknown): boolean {
-  const code = sqlStateOf(error);
+  const code = errorCodeOf(error);
   if (code && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
   return error instanceof Error && UNREACHABLE_MESSAGES.test(error.message);
 }

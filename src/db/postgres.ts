@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { committed, PLAN_PER_VALUES, sqlStateOf, streamThroughCursor, type Database, type Queryable } from './database.js';
+import { errorCodeOf } from '../core/errors.js';
+import { committed, PLAN_PER_VALUES, streamThroughCursor, type Database, type Queryable } from './database.js';
 
 const DATE_OID = 1082;
 const INT8_OID = 20;
 
 /** Dates stay `YYYY-MM-DD` strings and counts become numbers, as PGlite returns them. */
-const types = {
+const types: pg.CustomTypesConfig = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === DATE_OID) return (value: string) => value;
     if (oid === INT8_OID) return (value: string) => Number(value);
     return pg.types.getTypeParser(oid, format);
   },
-} as pg.CustomTypesConfig;
+};
 
 /**
  * Queries with parameters run as named prepared statements, so each connection parses a statement once and
@@ -115,9 +116,10 @@ export function openPostgres(options: PostgresOptions): Database {
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', ignoreError);
 
-  const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => {
+  // pg types the rows `any`: the caller names their shape (Queryable.query's T), like PGlite's.
+  const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<T[]> => {
     try {
-      return (await client.query({ text: sql, values: params as unknown[], name: statementName(sql, params) })).rows as T[];
+      return (await client.query({ text: sql, values: params as unknown[], name: statementName(sql, params) })).rows;
     } catch (error) {
       // The statement's text, as PGlite's errors carry it: the log line of a failure names it (never its values).
       if (error instanceof pg.DatabaseError) Object.assign(error, { query: sql });
@@ -179,7 +181,7 @@ export function openPostgres(options: PostgresOptions): Database {
         try {
           return await runTransaction(work);
         } catch (error) {
-          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlStateOf(error) ?? '')) throw error;
+          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(errorCodeOf(error) ?? '')) throw error;
         }
       }
     },

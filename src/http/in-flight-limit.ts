@@ -5,7 +5,7 @@ import { Slots } from '../core/concurrency.js';
 import { declaresBody } from './early-answers.js';
 import { synchronousHook } from './synchronous-hook.js';
 
-export interface InFlightLimitOptions {
+interface InFlightLimitOptions {
   /** Requests one client address may have in flight at once; beyond it each is answered 429 at once. */
   maxPerAddress: number;
 }

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import ajvFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isRecord } from '../core/json.js';
 
 /**
  * Request bodies are validated as sent: a value of the wrong JSON type is a binding failure, never coerced.
@@ -57,7 +58,7 @@ type SchemaWithProperties = { properties?: Record<string, unknown> };
 function finiteNumbersOnly(validate: ValidateFunction, schema: SchemaWithProperties) {
   const checked = (data: unknown): boolean => {
     const valid = validate(data);
-    const infinite = valid && typeof data === 'object' && data !== null ? nonFinite(data as Record<string, unknown>, schema) : [];
+    const infinite = valid && isRecord(data) ? nonFinite(data, schema) : [];
     checked.errors = infinite.length > 0 ? infinite : validate.errors;
     return valid && infinite.length === 0;
   };

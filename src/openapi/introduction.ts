@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { ANONYMOUS, Role } from '../http/auth.js';
+import { isRecord } from '../core/json.js';
 import { JSON_MEDIA_TYPE } from '../http/media-types.js';
 
 type JsonObject = Record<string, unknown>;
@@ -13,7 +14,7 @@ interface Operation {
   tags?: string[];
   parameters?: Array<{ name: string; in: string; schema?: JsonObject }>;
   requestBody?: { content: Record<string, { schema: JsonObject }> };
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  responses: Record<string, { content?: Record<string, { schema?: JsonObject }> }>;
   'x-roles'?: string[];
 }
 
@@ -52,17 +53,17 @@ function roleTable(operations: Operation[]): string {
  */
 function sampleOf(schema: JsonObject | undefined, components: Record<string, JsonObject>, full = false, depth = 0): unknown {
   if (!schema || depth > 8) return null;
-  const sample = (child: unknown) => sampleOf(child as JsonObject | undefined, components, full, depth + 1);
-  if (typeof schema.$ref === 'string') return sample(components[schema.$ref.split('/').pop() as string]);
+  const sample = (child: unknown) => sampleOf(isRecord(child) ? child : undefined, components, full, depth + 1);
+  if (typeof schema.$ref === 'string') return sample(components[schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1)]);
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if ('default' in schema) return schema.default;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  const choices = (schema.anyOf ?? schema.oneOf) as JsonObject[] | undefined;
-  if (choices) return sample(choices.find((choice) => choice.type !== 'null'));
+  const choices = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(choices)) return sample(choices.find((choice) => !isRecord(choice) || choice.type !== 'null'));
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   if (type === 'object') {
-    const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
-    const required = full ? Object.keys(properties) : (schema.required as string[] | undefined) ?? Object.keys(properties).slice(0, 1);
+    const properties = isRecord(schema.properties) ? schema.properties : {};
+    const required: string[] = full ? Object.keys(properties) : Array.isArray(schema.required) ? schema.required : Object.keys(properties).slice(0, 1);
     return Object.fromEntries(required.map((name) => [name, sample(properties[name])]));
   }
   if (type === 'array') return (full && depth < 4) || schema.minItems ? [sample(schema.items)] : [];
@@ -90,7 +91,7 @@ function curlOf(operation: Operation, components: Record<string, JsonObject>, wi
   }
   const answer = success ? `answers ${success[0]}${success[1].content ? ` with \`${accept}\`` : ', no body'}` : '';
   const request = [`**${operation.summary ?? `${operation.method} ${operation.path}`}** ${answer}:`, '```sh', lines.join(' \\\n'), '```'];
-  const schema = (success?.[1].content?.[accept] as { schema?: JsonObject } | undefined)?.schema;
+  const schema = success?.[1].content?.[accept]?.schema;
   if (!withResponse || !success || !schema) return request.join('\n');
   const response = [`HTTP/1.1 ${success[0]} ${STATUS_CODES[success[0]] ?? ''}`, `Content-Type: ${accept};charset=UTF-8`, '', JSON.stringify(sampleOf(schema, components, true), null, 2)];
   return [...request, '', 'The response (values made up):', '```http', ...response, '```'].join('\n');

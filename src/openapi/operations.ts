@@ -1,6 +1,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ANONYMOUS, API_PREFIX, ROLES, type Access, type AccessRule } from '../http/auth.js';
 import { JSON_MEDIA_TYPE, vendorMediaType } from '../http/media-types.js';
+import { isRecord } from '../core/json.js';
 import { ErrorBody } from '../core/schemas.js';
 
 type Schema = Record<string, unknown>;
@@ -31,8 +32,10 @@ const SINGLE_RESOURCE_ACTIONS = new Set(['get', 'add', 'update', 'delete', 'tran
 const METHOD_ACTIONS: Record<string, string> = { GET: 'get', POST: 'add', PUT: 'update', DELETE: 'delete' };
 
 /** Two identifiers of each kind, to learn what an access rule that depends on the request allows. */
-const PROBES = ['00000000-0000-4000-8000-000000000000', 'iso6523-actorid-upis::0192:987654321'] as const;
-const PROBE_NAMES = ['a UUID', 'a qualified identifier'] as const;
+const PROBES = [
+  { kind: 'a UUID', identifier: '00000000-0000-4000-8000-000000000000' },
+  { kind: 'a qualified identifier', identifier: 'iso6523-actorid-upis::0192:987654321' },
+] as const;
 
 interface RolesOf {
   /** Every role that may call the operation in some case. */
@@ -50,13 +53,14 @@ export function rolesOf(rule: AccessRule, url: string): RolesOf {
   if (typeof rule !== 'function') return { roles: [...rule] };
   const names = pathParameterNames(url);
   const everyone: readonly Access[] = [...ROLES, ANONYMOUS];
-  const byIdentifierKind = PROBES.map((probe, index): { kind: string; roles: readonly Access[] } => {
-    const params = Object.fromEntries(names.map((name) => [name, probe]));
-    const request = { params, query: {}, headers: {}, url: url.replace(/:([A-Za-z0-9_]+)/g, probe) };
+  const byIdentifierKind = PROBES.map(({ kind, identifier }): { kind: string; roles: readonly Access[] } => {
+    const params = Object.fromEntries(names.map((name) => [name, identifier]));
+    const request = { params, query: {}, headers: {}, url: url.replace(/:([A-Za-z0-9_]+)/g, identifier) };
     try {
-      return { kind: PROBE_NAMES[index] as string, roles: rule(request as never) };
+      // A probe, not a request: the rules read its path parameters only.
+      return { kind, roles: rule(request as never) };
     } catch {
-      return { kind: PROBE_NAMES[index] as string, roles: everyone };
+      return { kind, roles: everyone };
     }
   });
   const roles = [...new Set(byIdentifierKind.flatMap((entry) => entry.roles))];
@@ -142,27 +146,31 @@ function rolesText(roles: RolesOf): string {
 
 /** Requests of a page need not repeat the defaults: a parameter with a default is optional. */
 function withOptionalDefaults(querystring: unknown): unknown {
-  const schema = querystring as { properties?: Record<string, Schema>; required?: string[] };
-  if (!schema?.properties || !schema.required) return querystring;
-  const required = schema.required.filter((name) => !('default' in (schema.properties?.[name] ?? {})));
-  return { ...schema, required };
+  if (!isRecord(querystring)) return querystring;
+  const { properties, required } = querystring;
+  if (!isRecord(properties) || !Array.isArray(required)) return querystring;
+  return { ...querystring, required: required.filter((name) => !(isRecord(properties[name]) && 'default' in properties[name])) };
 }
 
 /** The array variant of a find operation: the items of the page's `content`. */
 function streamSchemaOf(pageSchema: unknown): Schema | undefined {
-  const items = (pageSchema as { properties?: { content?: { items?: Schema } } })?.properties?.content?.items;
+  const content = isRecord(pageSchema) && isRecord(pageSchema.properties) ? pageSchema.properties.content : undefined;
+  const items = isRecord(content) ? content.items : undefined;
   return items ? { type: 'array', items } : undefined;
 }
 
+/** The response schemas a route declares, by status. */
+const declaredResponses = (schema: FastifySchema | undefined): Record<string, unknown> => (isRecord(schema?.response) ? schema.response : {});
+
 function successResponses(route: { method: string; schema?: FastifySchema; config?: RouteOptions['config'] }, types: string[]): Record<string, Schema> {
-  const declared = (route.schema?.response ?? {}) as Record<string, Schema>;
+  const declared = declaredResponses(route.schema);
   const responses: Record<string, Schema> = {};
   for (const [status, schema] of Object.entries(declared)) {
     if (!/^2/.test(status)) continue;
     const content: Record<string, { schema: unknown }> = Object.fromEntries(types.map((type) => [type, { schema }]));
     const stream = route.config?.streamMediaType ? streamSchemaOf(schema) : undefined;
     if (stream && route.config?.streamMediaType) content[vendorMediaType(route.config.streamMediaType)] = { schema: stream };
-    responses[status] = { description: (schema.description as string | undefined) ?? 'Success', content };
+    responses[status] = { description: isRecord(schema) && typeof schema.description === 'string' ? schema.description : 'Success', content };
   }
   if (Object.keys(responses).length === 0) {
     // No body: a delete answers 204, anything else (a transfer) 200.
@@ -183,14 +191,14 @@ interface TransformInput {
  */
 export function describeOperation({ schema, url, route }: TransformInput): { schema: Schema; url: string } {
   const method = (Array.isArray(route.method) ? route.method[0] : route.method) as string;
-  const own = (schema ?? {}) as Schema & FastifySchema;
-  if (own.hide) return { schema: own, url };
+  const own: FastifySchema = schema ?? {};
+  if (own.hide) return { schema: { ...own }, url };
   const mediaTypes = route.config?.mediaTypes ?? [];
   const types = [...mediaTypes.map(vendorMediaType), JSON_MEDIA_TYPE];
   const access = route.config?.access;
   const roles = access ? rolesOf(access, url) : undefined;
   const description = [own.description, roles && rolesText(roles)].filter(Boolean).join('\n\n');
-  const declared = (own.response ?? {}) as Record<string, Schema>;
+  const declared = declaredResponses(own);
   const errors = new Set([
     ...errorStatusesOf({ url, method, schema: own, config: route.config }, roles?.roles ?? []),
     ...Object.keys(declared).filter((status) => /^[45]\d\d$/.test(status)).map(Number),

@@ -120,7 +120,7 @@ async function openapi(fastify: FastifyInstance) {
       components: { securitySchemes: { [BASIC_AUTH]: { type: 'http', scheme: 'basic', description: 'the credentials given by the national authority' } } },
       security: [{ [BASIC_AUTH]: [] }],
     },
-    transform: describeOperation as never,
+    transform: describeOperation,
     transformObject: (documentObject) => finish((documentObject as { openapiObject: unknown }).openapiObject) as never,
   });
 

@@ -32,7 +32,7 @@ interface StatementError extends Error {
 }
 
 const isStatementError = (error: unknown): error is StatementError =>
-  error instanceof Error && 'severity' in error && typeof (error as { code?: unknown }).code === 'string';
+  error instanceof Error && 'severity' in error && 'code' in error && typeof error.code === 'string';
 
 /**
  * An error as it is logged. A failing statement keeps what says what failed and where (SQLSTATE, the SQL text,

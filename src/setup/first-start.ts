@@ -74,7 +74,7 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
 }
 
 /** The file the first start's message goes into when standard output is not a terminal. */
-export const WELCOME_FILE = 'first-start.txt';
+const WELCOME_FILE = 'first-start.txt';
 
 export interface WelcomeDelivery {
   /** Standard output is a terminal: a person reads it, no log shipper collects it. */

@@ -30,10 +30,13 @@ function keptAnswerFor(publisher: SmpPublisher, url: string): Buffer | undefined
   // A query string or fragment is the router's to strip: a `?` here may also be part of an identifier (`%3F`).
   if (url.includes('?') || url.includes('#')) return undefined;
   const segments = url.split('/');
-  if (segments.length !== 4 || segments[0] !== '' || segments[2] !== 'services') return undefined;
+  const [root, participantSegment, services, documentTypeSegment] = segments;
+  if (segments.length !== 4 || root !== '' || services !== 'services' || participantSegment === undefined || documentTypeSegment === undefined) {
+    return undefined;
+  }
   try {
-    const participant = decodeURIComponent(segments[1] as string);
-    const documentType = decodeURIComponent(segments[3] as string);
+    const participant = decodeURIComponent(participantSegment);
+    const documentType = decodeURIComponent(documentTypeSegment);
     // The route refuses NUL characters (request hygiene): never answered here.
     if (participant.includes('\u0000') || documentType.includes('\u0000')) return undefined;
     const { organization, documentType: identifier } = serviceLookupOf(participant, documentType);

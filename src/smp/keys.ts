@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { exitOn } from '../core/errors.js';
+import { errorCodeOf } from '../core/errors.js';
 
 /** The key the SMP signs with and the certificate it publishes in every signature. */
 export interface SmpKey {
@@ -121,8 +121,10 @@ export async function loadSmpKeys(settings: SmpKeySettings, log: Log, clock: () 
 async function loadNextSmpKey(settings: SmpKeySettings): Promise<NextSmpKey | undefined> {
   const given = NEXT_SETTINGS.filter((name) => settings[name] !== undefined);
   if (given.length === 0) return undefined;
-  if (given.length < NEXT_SETTINGS.length) throw new SmpKeyError(`SMP key: the next pair needs ${NEXT_SETTINGS.join(', ')} (all three, not ${given.join(', ')} alone)`);
-  const { REGISTRY_SMP_NEXT_KEY_FILE: keyFile, REGISTRY_SMP_NEXT_CERTIFICATE_FILE: certificateFile, REGISTRY_SMP_NEXT_CERTIFICATE_FROM: instant } = settings as Required<SmpKeySettings>;
+  const { REGISTRY_SMP_NEXT_KEY_FILE: keyFile, REGISTRY_SMP_NEXT_CERTIFICATE_FILE: certificateFile, REGISTRY_SMP_NEXT_CERTIFICATE_FROM: instant } = settings;
+  if (keyFile === undefined || certificateFile === undefined || instant === undefined) {
+    throw new SmpKeyError(`SMP key: the next pair needs ${NEXT_SETTINGS.join(', ')} (all three, not ${given.join(', ')} alone)`);
+  }
   const from = Date.parse(instant);
   if (!INSTANT.test(instant) || Number.isNaN(from)) {
     throw new SmpKeyError(`SMP key: REGISTRY_SMP_NEXT_CERTIFICATE_FROM must be an ISO 8601 instant with its offset (2026-03-19T00:00:00Z), not '${instant}'`);
@@ -145,13 +147,10 @@ async function readConfigured(setting: string, path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    const reason = errorCodeOf(error) ?? 'unreadable';
     throw new SmpKeyError(`SMP key: ${setting} names ${path}, which cannot be read (${reason})`);
   }
 }
-
-/** Ends the process with the message alone when the configured key or certificate cannot be used. */
-export const exitOnSmpKeyError = exitOn(SmpKeyError);
 
 async function developmentKey(dataDir: string): Promise<SmpKey> {
   const keyPath = join(dataDir, DEV_KEY);

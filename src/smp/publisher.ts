@@ -1,9 +1,10 @@
 import type { Database } from '../db/database.js';
 import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
+import { formatQualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
-import type { SignedAnswerCache } from './cache.js';
+import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
-import { participantIdentifierOf } from './identifiers.js';
+import { participantIdentifierOf } from './path-identifiers.js';
 import { findOrganization, publishedDocumentTypes, publishedProcesses } from './repository.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml, type Identifier } from './xml.js';
@@ -22,12 +23,11 @@ export interface PublisherOptions {
 
 /** The keys of an answer in the cache: its participant, and which of that participant's answers it is. */
 function cacheKeys(organization: Organization, answer: string): [string, string] {
-  const participant = participantIdentifierOf(organization);
-  return [`${participant.scheme}::${participant.value}`, answer];
+  return [formatQualifiedIdentifier(participantIdentifierOf(organization)), answer];
 }
 
 const metadataKeys = (organization: Organization, documentType: Identifier) =>
-  cacheKeys(organization, `service metadata ${documentType.scheme}::${documentType.value}`);
+  cacheKeys(organization, `service metadata ${formatQualifiedIdentifier(documentType)}`);
 
 const notFound = (what: string) => new NotFoundError(`No ${what} is published for this participant`);
 

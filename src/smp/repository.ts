@@ -1,3 +1,4 @@
+import { formatQualifiedIdentifier } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { Organization } from '../participants/identifiers.js';
@@ -63,10 +64,11 @@ export async function publishedProcesses(db: Queryable, organization: Organizati
   );
   const processes = new Map<string, PublishedProcess>();
   for (const { processScheme, processValue, activationDate, expirationDate, ...endpoint } of rows) {
-    const key = `${processScheme}::${processValue}`;
+    const identifier = { scheme: processScheme, value: processValue };
+    const key = formatQualifiedIdentifier(identifier);
     let process = processes.get(key);
     if (!process) {
-      process = { process: { scheme: processScheme, value: processValue }, endpoints: [] };
+      process = { process: identifier, endpoints: [] };
       processes.set(key, process);
     }
     process.endpoints.push({ ...endpoint, activationDate: dateTime(activationDate), expirationDate: dateTime(expirationDate) });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../core/errors.js';
 import type { Organization } from '../participants/identifiers.js';
-import { looksLikeIdentifier, organizationOf, parseIdentifier } from './identifiers.js';
+import { looksLikeIdentifier, organizationOf, parseIdentifier } from './path-identifiers.js';
 import type { SmpPublisher } from './publisher.js';
 import type { Identifier } from './xml.js';
 

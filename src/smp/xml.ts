@@ -1,9 +1,10 @@
 import { XMLBuilder } from 'fast-xml-parser';
+import { formatQualifiedIdentifier } from '../core/schemas.js';
 
-export const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
-export const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
-export const WSA_NS = 'http://www.w3.org/2005/08/addressing';
-export const BUSINESS_CARD_NS = 'http://www.peppol.eu/schema/pd/businesscard/20180621/';
+const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
+const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
+const WSA_NS = 'http://www.w3.org/2005/08/addressing';
+const BUSINESS_CARD_NS = 'http://www.peppol.eu/schema/pd/businesscard/20180621/';
 
 export interface Identifier {
   scheme: string;
@@ -42,14 +43,14 @@ const DECLARATION = { '?xml': { '@version': '1.0', '@encoding': 'UTF-8' } };
 // XML 1.0 forbids cannot be written at all: both are normalized before anything is built or signed.
 // eslint-disable-next-line no-control-regex
 const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
-export function xmlText(value: string): string {
+function xmlText(value: string): string {
   return value.replace(/\r\n?/g, '\n').replace(NOT_XML_CHAR, '');
 }
 
-export const identifier = (id: Identifier) => ({ '@scheme': xmlText(id.scheme), '#text': xmlText(id.value) });
+const identifier = (id: Identifier) => ({ '@scheme': xmlText(id.scheme), '#text': xmlText(id.value) });
 
 /** The full identifier in a URL path: `scheme::value`, percent-encoded as one segment. */
-export const pathSegment = (id: Identifier) => encodeURIComponent(`${id.scheme}::${id.value}`);
+const pathSegment = (id: Identifier) => encodeURIComponent(formatQualifiedIdentifier(id));
 
 export function serviceGroupXml(participant: Identifier, documentTypes: readonly Identifier[], publicBase: string): string {
   const participantPath = `${publicBase}/${pathSegment(participant)}/services/`;

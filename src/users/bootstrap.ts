@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { Role } from '../http/auth.js';
-import { exitOn } from '../core/errors.js';
 import { passwordProblem } from './password-rules.js';
 import { insertUser } from './repository.js';
 import { usernameProblem } from './username.js';
 
 /** REGISTRY_ADMIN_USERNAME or _PASSWORD is one no user may have: the operator sets another before the first start. */
 export class FirstAdminError extends Error {}
-export const exitOnFirstAdminError = exitOn(FirstAdminError);
 
 function refusal(username: string, password: string | undefined): string | undefined {
   const badName = usernameProblem(username);

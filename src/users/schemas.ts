@@ -6,7 +6,7 @@ import { Nullable, Uuid } from '../core/schemas.js';
 import { ServiceProviderIdentifiable } from '../service-providers/schemas.js';
 import { USERNAME_PATTERN } from './username.js';
 
-export const MIN_PASSWORD_LENGTH = 12;
+const MIN_PASSWORD_LENGTH = 12;
 
 const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], title: 'Role' });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where `npm run build` puts the console's bundle, next to the compiled service (dist/console). */
-export const DEFAULT_CONSOLE_ROOT = fileURLToPath(new URL('../console/', import.meta.url));
+const DEFAULT_CONSOLE_ROOT = fileURLToPath(new URL('../console/', import.meta.url));
 
 /** The pages' policy: only files of this origin, no inline script or style, no framing. */
 export const CONSOLE_CSP = [

@@ -1,4 +1,4 @@
-import type { ChangeNotice } from './change-notice.js';
+import type { ChangeNotice } from '../db/change-log.js';
 
 interface Entry {
   body: Buffer;
@@ -53,7 +53,11 @@ export class SignedAnswerCache {
     let keys = this.byParticipant.get(participant);
     if (!keys) this.byParticipant.set(participant, (keys = new Set()));
     keys.add(key);
-    while (this.bytes > this.maxBytes) this.evictOldest();
+    // A Map iterates in insertion order: the oldest answers first.
+    for (const oldest of this.entries.keys()) {
+      if (this.bytes <= this.maxBytes) break;
+      this.evict(oldest);
+    }
   }
 
   /**
@@ -79,12 +83,11 @@ export class SignedAnswerCache {
     this.byParticipant.delete(participant);
   }
 
-  private evictOldest(): void {
-    const oldest = this.entries.keys().next().value as string;
-    this.remove(oldest);
-    const participant = oldest.slice(0, oldest.indexOf('\u0000'));
+  private evict(key: string): void {
+    this.remove(key);
+    const participant = key.slice(0, key.indexOf('\u0000'));
     const keys = this.byParticipant.get(participant);
-    keys?.delete(oldest);
+    keys?.delete(key);
     if (keys?.size === 0) this.byParticipant.delete(participant);
   }
 
