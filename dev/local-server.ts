@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 
 /** How a local stand-in for a network service misbehaves, for tests of delivery under failure. */
-export type Failure = 'none' | 'fault' | 'timeout' | 'refuse';
+type Failure = 'none' | 'fault' | 'timeout' | 'refuse';
 
 export interface LocalServer {
   url: string;

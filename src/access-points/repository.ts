@@ -36,7 +36,7 @@ export const ACCESS_POINT_TABLE: CatalogueTable<'access-point'> = {
   builtFrom: ['access-point', 'access-point-provider', 'transport-profile'],
 };
 
-export interface EndpointRecord {
+interface EndpointRecord {
   url: string;
   transportProfileId: string;
   certificateTypes: string[];

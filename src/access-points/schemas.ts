@@ -5,7 +5,7 @@ import { IdentifiableByUuid, OptionalName, RequiredName, TextBound, Uuid } from 
 import { TRANSPORT_PROFILE_VALUE_LENGTH } from '../transport-profiles/schemas.js';
 
 /** An endpoint's transport profile in a form: a known profile, by identifier or by value, and the endpoint's certificate types. */
-export const EndpointTransportProfileForm = Type.Object(
+const EndpointTransportProfileForm = Type.Object(
   {
     identifier: Type.Optional(Uuid({ description: 'the identifier of a known transport profile' })),
     value: Type.Optional(Type.String({ maxLength: TRANSPORT_PROFILE_VALUE_LENGTH, description: 'the value of a known transport profile, when identifier is absent' })),
@@ -63,7 +63,7 @@ export type AccessPointForm = Static<typeof AccessPointForm>;
 
 export type EndpointForm = Static<typeof EndpointForm>;
 
-export const Endpoint = Type.Object(
+const Endpoint = Type.Object(
   {
     url: Type.String(),
     transportProfile: Type.Object({

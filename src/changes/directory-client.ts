@@ -8,7 +8,7 @@ export interface DirectoryOptions extends ClientTlsOptions {
   timeoutMs?: number;
 }
 
-export class DirectoryError extends Error {}
+class DirectoryError extends Error {}
 
 export interface DirectoryClient {
   /** Asks the Directory to (re)index the participant: `PUT /indexer/1.0/` with the id as the body. */

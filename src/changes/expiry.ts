@@ -22,7 +22,7 @@ export async function sweepExpiredParticipants(db: Database, today = utcToday())
   }
 }
 
-export function msUntilNextUtcMidnight(now = new Date()): number {
+function msUntilNextUtcMidnight(now = new Date()): number {
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime();
 }
 

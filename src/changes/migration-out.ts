@@ -17,7 +17,7 @@ const pick = (characters: string) => characters.charAt(randomInt(characters.leng
  * A random migration key that satisfies BDMSL's rule (`MIGRATION_KEY_PATTERN`), as phax/peppol-commons makes
  * them: 24 characters, two of each kind, the rest of any kind; here drawn by `crypto.randomInt` and shuffled.
  */
-export function newMigrationKey(): string {
+function newMigrationKey(): string {
   const characters = KINDS.flatMap((kind) => [pick(kind), pick(kind)]);
   while (characters.length < KEY_LENGTH) characters.push(pick(ANY));
   for (let index = characters.length - 1; index > 0; index -= 1) {

@@ -89,14 +89,14 @@ export async function forgetPushed(db: Queryable, participant: string): Promise<
   await db.query('DELETE FROM directory_participants WHERE participant = $1', [participant]);
 }
 
-export interface SmlRefusal {
+interface SmlRefusal {
   fault: string | null;
   code: string | null;
   message: string;
 }
 
 /** A target's view of one participant; `state` null where the target is not configured. */
-export interface TargetState<State extends string> {
+interface TargetState<State extends string> {
   state: State | null;
   since: string | null;
   lastError: SmlRefusal | null;

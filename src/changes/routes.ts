@@ -22,7 +22,7 @@ import { ParticipantParams } from '../participants/schemas.js';
 
 const READERS: readonly Access[] = [Role.admin, Role.registryAuthority, Role.serviceProvider];
 
-export interface ChangeRoutesOptions {
+interface ChangeRoutesOptions {
   /** The feed's `wait` polls one user may hold at once; beyond it 429 at once. */
   maxPollsPerUser: number;
   /** The most JSON one page of the audit or the feed carries (CHANGE_PAGE_MAX_BYTES); at least one entry always. */

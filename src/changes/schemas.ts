@@ -48,7 +48,7 @@ export const AUDIT_PAGE_RULE = `A page whose JSON would pass ${BUDGET} is served
 export type AuditQuery = Static<typeof AuditQuery>;
 export const AuditPage = PageSchema(ChangeEntry, 'ChangeEntryPage');
 
-export const MAX_FEED_WAIT_SECONDS = 60;
+const MAX_FEED_WAIT_SECONDS = 60;
 
 export const FeedQuery = Type.Object({
   after: Type.Integer({ minimum: 0, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),

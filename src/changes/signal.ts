@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import { appendedChanges, numberChanges, type ChangeNotice } from '../db/change-log.js';
 
-export type ChangeListener = (notice: ChangeNotice) => void;
+type ChangeListener = (notice: ChangeNotice) => void;
 
 /**
  * Tells the caches of this instance about every committed change, in log order, once each. The change log is
@@ -27,7 +27,7 @@ declare module 'fastify' {
   }
 }
 
-export const CHANGES_CHANNEL = 'registry_changes';
+const CHANGES_CHANNEL = 'registry_changes';
 
 /**
  * Runs `work` one call at a time; a call while one runs asks for one more run after it, never more (calls

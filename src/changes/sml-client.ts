@@ -6,7 +6,7 @@ import { formatQualifiedIdentifier, parseQualifiedIdentifier } from '../core/sch
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
 
 /** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
-export const MANAGE_NS = 'http://busdox.org/serviceMetadata/ManageBusinessIdentifierService/1.0/';
+const MANAGE_NS = 'http://busdox.org/serviceMetadata/ManageBusinessIdentifierService/1.0/';
 export const LOCATOR_NS = 'http://busdox.org/serviceMetadata/locator/1.0/';
 export const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
 const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -26,7 +26,7 @@ export interface SmlOptions extends ClientTlsOptions {
 }
 
 /** The fault elements of the SML's WSDL, the `detail` of its SOAP faults: what kind of refusal it is. */
-export const SML_FAULTS = ['BadRequestFault', 'NotFoundFault', 'UnauthorizedFault', 'InternalErrorFault'] as const;
+const SML_FAULTS = ['BadRequestFault', 'NotFoundFault', 'UnauthorizedFault', 'InternalErrorFault'] as const;
 export type SmlFault = (typeof SML_FAULTS)[number];
 
 /**

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { EVERYONE } from '../http/auth.js';
 import { catalogueSources } from './repository.js';
 
-export const CatalogueSourceList = Type.Array(Type.Object({
+const CatalogueSourceList = Type.Array(Type.Object({
   list: Type.Union([Type.Literal('processes'), Type.Literal('document-types'), Type.Literal('transport-profiles'), Type.Literal('starter')], {
     description: 'the code list; `starter`: the small catalogue a first start sets up when no code list was loaded',
   }),

@@ -31,7 +31,7 @@ export const UpdateParticipantForm = Type.Object(
 );
 export type UpdateParticipantForm = Static<typeof UpdateParticipantForm>;
 
-export const ServiceProviderSummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'ServiceProvider' });
+const ServiceProviderSummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'ServiceProvider' });
 
 export const Participant = Type.Object(
   {

@@ -22,9 +22,9 @@ export const ProcessForm = Type.Object(
 );
 export type ProcessForm = Static<typeof ProcessForm>;
 
-export const CapabilitySummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'Capability' });
+const CapabilitySummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'Capability' });
 
-export const DocumentTypeSummary = Type.Object(
+const DocumentTypeSummary = Type.Object(
   { identifier: Uuid(), qualifiedIdentifier: QualifiedIdentifierString, title: Type.String(), visible: Type.Boolean() },
   { title: 'DocumentTypeSummary' },
 );
