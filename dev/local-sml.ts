@@ -1,9 +1,9 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
-import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../src/core/schemas.js';
+import { formatQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS, type QualifiedIdentifier } from '../src/core/schemas.js';
 import { clientCertificateOf, startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
-import { escapeXml, IDS_NS, LOCATOR_NS, MIGRATION_KEY_PATTERN, participantXml, type SmlFault } from '../src/changes/sml-client.js';
+import { escapeXml, LOCATOR_NS, MIGRATION_KEY_PATTERN, participantXml, type SmlFault } from '../src/changes/sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
@@ -148,7 +148,7 @@ function prepareChangeCertificate(caller: string | undefined, request: SoapReque
 function page(all: string[], start: number): string {
   const ids = all.slice(start, start + PAGE).map(participantXml).join('');
   const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
-  return soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${ids}${next}</ParticipantIdentifierPage>`);
+  return soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${ids}${next}</ParticipantIdentifierPage>`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

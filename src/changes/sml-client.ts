@@ -2,13 +2,12 @@ import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { XMLParser } from 'fast-xml-parser';
-import { formatQualifiedIdentifier, parseQualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, parseQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS } from '../core/schemas.js';
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
 
 /** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
 const MANAGE_NS = 'http://busdox.org/serviceMetadata/ManageBusinessIdentifierService/1.0/';
 export const LOCATOR_NS = 'http://busdox.org/serviceMetadata/locator/1.0/';
-export const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
 const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 /** The official SML's SOAPAction values carry nine blanks before the colon; clients send them so. */
 const soapAction = (operation: string) => `"${MANAGE_NS}         :${operation}"`;
@@ -105,11 +104,11 @@ export function smlClient(options: SmlOptions): SmlClient {
 
   const manage = (operation: 'create' | 'delete') => async (participant: string) => {
     const element = operation === 'create' ? 'CreateParticipantIdentifier' : 'DeleteParticipantIdentifier';
-    await call(`${operation}In`, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${smp}${participantXml(participant)}</${element}>`);
+    await call(`${operation}In`, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${smp}${participantXml(participant)}</${element}>`);
   };
 
   const migration = (element: 'PrepareMigrationRecord' | 'CompleteMigrationRecord', action: string) => async (participant: string, key: string) => {
-    await call(action, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${IDS_NS}">${smp}${participantXml(participant)}<MigrationKey>${escapeXml(key)}</MigrationKey></${element}>`);
+    await call(action, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${smp}${participantXml(participant)}<MigrationKey>${escapeXml(key)}</MigrationKey></${element}>`);
   };
 
   return {

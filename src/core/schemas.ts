@@ -60,6 +60,9 @@ export const QualifiedIdentifierInput = Type.Union(
 );
 export type QualifiedIdentifierInput = Static<typeof QualifiedIdentifierInput>;
 
+/** The XML namespace of participant, document type and process identifiers in SMP and SML messages. */
+export const PEPPOL_IDENTIFIERS_NS = 'http://busdox.org/transport/identifiers/1.0/';
+
 export interface QualifiedIdentifier {
   scheme: string;
   value: string;

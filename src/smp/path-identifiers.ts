@@ -1,7 +1,6 @@
 import { ApiError } from '../core/errors.js';
-import { ICDS, parseQualifiedIdentifier } from '../core/schemas.js';
+import { ICDS, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { PARTICIPANT_SCHEME, type Organization } from '../participants/identifiers.js';
-import type { Identifier } from './xml.js';
 
 /** 400 in the common error body: the path names an identifier that does not parse. */
 class InvalidIdentifierError extends ApiError {
@@ -21,7 +20,7 @@ export function looksLikeIdentifier(segment: string): boolean {
 }
 
 /** `scheme::value`, split at the first `::` (values, such as document type ids, may contain `::` themselves). */
-export function parseIdentifier(segment: string, noun: string): Identifier {
+export function parseIdentifier(segment: string, noun: string): QualifiedIdentifier {
   const id = parseQualifiedIdentifier(segment);
   if (!id) throw new InvalidIdentifierError(`Invalid ${noun} identifier '${segment}': expected scheme::value`);
   if (id.scheme.length > MAX_SCHEME_LENGTH || id.value.length > MAX_VALUE_LENGTH) {
@@ -35,7 +34,7 @@ export function parseIdentifier(segment: string, noun: string): Identifier {
  * other than `iso6523-actorid-upis`, compared case-sensitively, or an unknown ICD). The value is case-insensitive:
  * organizations are stored in lower case. Throws when the identifier does not parse.
  */
-export function organizationOf(id: Identifier): Organization | undefined {
+export function organizationOf(id: QualifiedIdentifier): Organization | undefined {
   const colon = id.value.indexOf(':');
   if (colon <= 0 || colon === id.value.length - 1) {
     throw new InvalidIdentifierError(`Invalid participant identifier value '${id.value}': expected <ICD>:<identifier>`);
@@ -46,5 +45,5 @@ export function organizationOf(id: Identifier): Organization | undefined {
 }
 
 /** The participant identifier as stored and published. */
-export const participantIdentifierOf = (organization: Organization): Identifier =>
+export const participantIdentifierOf = (organization: Organization): QualifiedIdentifier =>
   ({ scheme: PARTICIPANT_SCHEME, value: `${organization.icd}:${organization.organizationIdentifier}` });

@@ -1,13 +1,13 @@
 import type { Database } from '../db/database.js';
 import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
-import { formatQualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './path-identifiers.js';
 import { findOrganization, publishedDocumentTypes, publishedProcesses } from './repository.js';
 import { SigningPool } from './signing-pool.js';
-import { businessCardXml, serviceGroupXml, type Identifier } from './xml.js';
+import { businessCardXml, serviceGroupXml } from './xml.js';
 
 export interface PublisherOptions {
   db: Database;
@@ -26,7 +26,7 @@ function cacheKeys(organization: Organization, answer: string): [string, string]
   return [formatQualifiedIdentifier(participantIdentifierOf(organization)), answer];
 }
 
-const metadataKeys = (organization: Organization, documentType: Identifier) =>
+const metadataKeys = (organization: Organization, documentType: QualifiedIdentifier) =>
   cacheKeys(organization, `service metadata ${formatQualifiedIdentifier(documentType)}`);
 
 const notFound = (what: string) => new NotFoundError(`No ${what} is published for this participant`);
@@ -63,11 +63,11 @@ export class SmpPublisher {
   }
 
   /** The signed answer already made for this lookup, if one is kept: no database, no signing. */
-  keptServiceMetadata(organization: Organization, documentType: Identifier): Buffer | undefined {
+  keptServiceMetadata(organization: Organization, documentType: QualifiedIdentifier): Buffer | undefined {
     return this.options.cache?.get(...metadataKeys(organization, documentType), this.now());
   }
 
-  async signedServiceMetadata(organization: Organization, documentType: Identifier): Promise<Buffer> {
+  async signedServiceMetadata(organization: Organization, documentType: QualifiedIdentifier): Promise<Buffer> {
     const { db, cache } = this.options;
     const { pool, keys } = this.requireSigning();
     const kept = this.keptServiceMetadata(organization, documentType);

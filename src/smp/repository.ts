@@ -1,8 +1,8 @@
-import { formatQualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { Organization } from '../participants/identifiers.js';
-import type { Identifier, PublishedEndpoint, PublishedProcess } from './xml.js';
+import type { PublishedEndpoint, PublishedProcess } from './xml.js';
 
 // An organization's live participants, each process they receive (visible ones only, with its visible document
 // types) and the endpoints of the access point of the participant's service provider. An endpoint without a
@@ -32,8 +32,8 @@ export async function findOrganization(db: Queryable, organization: Organization
   return row;
 }
 
-export function publishedDocumentTypes(db: Queryable, organization: Organization): Promise<Identifier[]> {
-  return db.query<Identifier>(
+export function publishedDocumentTypes(db: Queryable, organization: Organization): Promise<QualifiedIdentifier[]> {
+  return db.query<QualifiedIdentifier>(
     `SELECT DISTINCT dt.scheme, dt.value FROM ${PUBLISHED} WHERE ${OF_ORGANIZATION} ORDER BY dt.scheme, dt.value`,
     [organization.icd, organization.organizationIdentifier],
   );
@@ -50,7 +50,7 @@ interface EndpointRow extends Omit<PublishedEndpoint, 'activationDate' | 'expira
 const dateTime = (date: Date | null) => (date ? `${date.toISOString().slice(0, 19)}Z` : null);
 
 /** The processes of the organization that carry the document type, each with its endpoints. */
-export async function publishedProcesses(db: Queryable, organization: Organization, documentType: Identifier): Promise<PublishedProcess[]> {
+export async function publishedProcesses(db: Queryable, organization: Organization, documentType: QualifiedIdentifier): Promise<PublishedProcess[]> {
   const rows = await db.query<EndpointRow>(
     `SELECT pr.scheme AS "processScheme", pr.value AS "processValue", tp.value AS "transportProfile", e.url,
             e.certificate, coalesce(e.service_description, ap.title) AS "serviceDescription",

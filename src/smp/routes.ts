@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../core/errors.js';
+import type { QualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
 import { looksLikeIdentifier, organizationOf, parseIdentifier } from './path-identifiers.js';
 import type { SmpPublisher } from './publisher.js';
-import type { Identifier } from './xml.js';
 
 export interface SmpRoutesOptions {
   publisher: SmpPublisher;
@@ -32,7 +32,7 @@ function organizationNamed(segment: string): Organization {
 }
 
 /** What a service metadata lookup names, from its two decoded path segments; throws as `organizationNamed`. */
-export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { organization: Organization; documentType: Identifier } {
+export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { organization: Organization; documentType: QualifiedIdentifier } {
   return { organization: organizationNamed(participantSegment), documentType: parseIdentifier(documentTypeSegment, 'document type') };
 }
 

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Identifier, PublishedProcess } from './xml.js';
+import type { QualifiedIdentifier } from '../core/schemas.js';
+import type { PublishedProcess } from './xml.js';
 
 export interface SigningKeyPems {
   privateKeyPem: string;
@@ -12,8 +13,8 @@ export interface SigningTask {
   id: number;
   /** The pair in use when the signature was asked for: it changes at a certificate rollover. */
   key: SigningKeyPems;
-  participant: Identifier;
-  documentType: Identifier;
+  participant: QualifiedIdentifier;
+  documentType: QualifiedIdentifier;
   processes: PublishedProcess[];
 }
 export type SigningReply = { id: number; xml: string; error?: undefined } | { id: number; error: string; xml?: undefined };
@@ -81,7 +82,7 @@ export class SigningPool {
     return this.threads.length;
   }
 
-  sign(key: SigningKeyPems, participant: Identifier, documentType: Identifier, processes: PublishedProcess[]): Promise<string> {
+  sign(key: SigningKeyPems, participant: QualifiedIdentifier, documentType: QualifiedIdentifier, processes: PublishedProcess[]): Promise<string> {
     if (this.closed) return Promise.reject(new Error('the signing pool is closed'));
     const thread = this.leastBusy();
     clearTimeout(thread.idleTimer);

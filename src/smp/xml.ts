@@ -1,15 +1,9 @@
 import { XMLBuilder } from 'fast-xml-parser';
-import { formatQualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS, type QualifiedIdentifier } from '../core/schemas.js';
 
 const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
-const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
 const WSA_NS = 'http://www.w3.org/2005/08/addressing';
 const BUSINESS_CARD_NS = 'http://www.peppol.eu/schema/pd/businesscard/20180621/';
-
-export interface Identifier {
-  scheme: string;
-  value: string;
-}
 
 export interface PublishedEndpoint {
   transportProfile: string;
@@ -23,7 +17,7 @@ export interface PublishedEndpoint {
 }
 
 export interface PublishedProcess {
-  process: Identifier;
+  process: QualifiedIdentifier;
   endpoints: PublishedEndpoint[];
 }
 
@@ -32,7 +26,7 @@ export interface BusinessEntity {
   countryCode: string;
   registrationDate: string;
   /** The organization's identifier within its ICD's scheme (scheme = the ICD). */
-  identifier: Identifier;
+  identifier: QualifiedIdentifier;
 }
 
 /** Compact output: what is signed is served byte for byte, so nothing may re-indent it. */
@@ -47,17 +41,17 @@ function xmlText(value: string): string {
   return value.replace(/\r\n?/g, '\n').replace(NOT_XML_CHAR, '');
 }
 
-const identifier = (id: Identifier) => ({ '@scheme': xmlText(id.scheme), '#text': xmlText(id.value) });
+const identifier = (id: QualifiedIdentifier) => ({ '@scheme': xmlText(id.scheme), '#text': xmlText(id.value) });
 
 /** The full identifier in a URL path: `scheme::value`, percent-encoded as one segment. */
-const pathSegment = (id: Identifier) => encodeURIComponent(formatQualifiedIdentifier(id));
+const pathSegment = (id: QualifiedIdentifier) => encodeURIComponent(formatQualifiedIdentifier(id));
 
-export function serviceGroupXml(participant: Identifier, documentTypes: readonly Identifier[], publicBase: string): string {
+export function serviceGroupXml(participant: QualifiedIdentifier, documentTypes: readonly QualifiedIdentifier[], publicBase: string): string {
   const participantPath = `${publicBase}/${pathSegment(participant)}/services/`;
   return builder.build({
     ...DECLARATION,
     'smp:ServiceGroup': {
-      '@xmlns:smp': SMP_NS, '@xmlns:ids': IDS_NS,
+      '@xmlns:smp': SMP_NS, '@xmlns:ids': PEPPOL_IDENTIFIERS_NS,
       'ids:ParticipantIdentifier': identifier(participant),
       'smp:ServiceMetadataReferenceCollection': {
         'smp:ServiceMetadataReference': documentTypes.map((documentType) => ({ '@href': xmlText(participantPath + pathSegment(documentType)) })),
@@ -67,11 +61,11 @@ export function serviceGroupXml(participant: Identifier, documentTypes: readonly
 }
 
 /** The unsigned `SignedServiceMetadata`: the signature is appended as its last child when signed. */
-export function serviceMetadataXml(participant: Identifier, documentType: Identifier, processes: readonly PublishedProcess[]): string {
+export function serviceMetadataXml(participant: QualifiedIdentifier, documentType: QualifiedIdentifier, processes: readonly PublishedProcess[]): string {
   return builder.build({
     ...DECLARATION,
     'smp:SignedServiceMetadata': {
-      '@xmlns:smp': SMP_NS, '@xmlns:ids': IDS_NS, '@xmlns:wsa': WSA_NS,
+      '@xmlns:smp': SMP_NS, '@xmlns:ids': PEPPOL_IDENTIFIERS_NS, '@xmlns:wsa': WSA_NS,
       'smp:ServiceMetadata': {
         'smp:ServiceInformation': {
           'ids:ParticipantIdentifier': identifier(participant),
@@ -102,7 +96,7 @@ function endpointXml(endpoint: PublishedEndpoint) {
 }
 
 /** The Peppol Directory business card v3 of one organization. */
-export function businessCardXml(participant: Identifier, entity: BusinessEntity): string {
+export function businessCardXml(participant: QualifiedIdentifier, entity: BusinessEntity): string {
   return builder.build({
     ...DECLARATION,
     BusinessCard: {
