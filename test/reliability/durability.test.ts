@@ -1,19 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EMBEDDED_DURABILITY } from '../../src/db/embedded.js';
 import { testDatabaseKind } from '../helpers/database.js';
+import { cleanUpAfterAll } from './harness/clean-up.js';
 import { Ledger, runWriteLoad, verify } from './harness/write-load.js';
-import { freshStorage, provision, startService, stopService, type RunningService, type Storage } from './harness/service.js';
+import { freshStorage, provision, startService, type RunningService, type Storage } from './harness/service.js';
 
 const ROUNDS = Number(process.env.RELIABILITY_CRASH_ROUNDS ?? 5);
 const WORKERS = 8;
 
 let storage: Storage | undefined;
 let service: RunningService | undefined;
-afterAll(async () => {
-  if (service) await stopService(service, 'SIGKILL');
-  await storage?.drop();
-});
+cleanUpAfterAll(() => ({ service, storage }));
 
 describe(`crash durability on ${testDatabaseKind === 'embedded' ? 'the embedded database' : 'PostgreSQL'}`, () => {
   it('keeps every write answered 2xx and none that was refused, through SIGKILLs at random moments', async () => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseKind } from '../helpers/database.js';
+import { cleanUpAfterAll } from './harness/clean-up.js';
 import { Ledger, runWriteLoad, verify } from './harness/write-load.js';
 import {
   basic, call, freshStorage, loggedRequestIds, provision, startService, stopService, type RunningService, type Storage,
@@ -8,10 +9,7 @@ import {
 
 let storage: Storage | undefined;
 let service: RunningService | undefined;
-afterAll(async () => {
-  if (service) await stopService(service, 'SIGKILL');
-  await storage?.drop();
-});
+cleanUpAfterAll(() => ({ service, storage }));
 
 /** Failed logins of one username: from the fourth on, each is answered only after a growing delay. */
 async function slowRequests(running: RunningService) {
