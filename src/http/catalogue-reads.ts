@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { pageOf, type PageRequest } from '../core/paging.js';
 import type { CatalogueKind } from '../db/catalogue-table.js';
-import type { Serialize } from './resource-routes.js';
+
+/** The route's serializer of its 200 answer: the JSON Fastify would send for `body`. */
+export type Serialize = (body: unknown) => string;
 
 /**
  * The reads of a managed resource that the catalogue cache answers, serialized once per version of the rows: every

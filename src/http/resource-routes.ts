@@ -7,15 +7,12 @@ import { actorOf } from './actor.js';
 import type { Database, Queryable } from '../db/database.js';
 import { resourceReads } from '../db/sql.js';
 import type { Access } from './auth.js';
-import { catalogueReads } from './catalogue-reads.js';
+import { catalogueReads, type Serialize } from './catalogue-reads.js';
 import { pageOf, pageRequest, type PageRequest } from '../core/paging.js';
 import { UuidParams } from '../core/schemas.js';
 import { sendJsonArray } from './streaming.js';
 
 export type Operation = 'find' | 'get' | 'add' | 'update' | 'delete';
-
-/** The route's serializer of its 200 answer: the JSON Fastify would send for `body`. */
-export type Serialize = (body: unknown) => string;
 
 /** A route's schema serializer makes strings (Fastify's type also allows the buffers of a custom serializer, unused here). */
 const serializerOf = (reply: FastifyReply): Serialize => (body) => reply.serialize(body) as string;
