@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const eslint = new ESLint();
@@ -36,5 +39,47 @@ describe('the floors of src/ (README, "Code layout")', () => {
     const source = "export type { Queryable } from '../db/database.js';\nexport { callerOf } from '../http/auth.js';\n"
       + "export type { Process } from '../processes/schemas.js';\n";
     expect(await layeringErrors('src/document-types/probe.ts', source)).toEqual([]);
+  });
+});
+
+/** Every module of src/ with the modules of src/ it imports (type-only imports too: a type is a dependency). */
+function importsOfSrc(): Map<string, string[]> {
+  const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).map((file) => join('src', file));
+  return new Map(files.map((file) => [file, ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles
+    .map(({ fileName }) => fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => relative('.', resolve(dirname(file), name.replace(/\.js$/, '.ts'))))]));
+}
+
+/** The import circles among `imports`: Tarjan's strongly connected components of more than one module, or of one importing itself. */
+function circles(imports: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file) as number);
+    stack.push(file);
+    for (const next of imports.get(file) ?? []) {
+      if (!imports.has(next)) continue;
+      if (!index.has(next)) visit(next);
+      if (stack.includes(next)) low.set(file, Math.min(low.get(file) as number, low.get(next) as number));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component = stack.splice(stack.indexOf(file));
+    if (component.length > 1 || imports.get(file)?.includes(file)) found.push(component);
+  };
+  for (const file of imports.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+describe('the imports of src/', () => {
+  it('form no circle, within a folder as between floors', () => {
+    expect(circles(importsOfSrc())).toEqual([]);
+  });
+
+  it('would show a circle: the finder reports two modules importing each other', () => {
+    expect(circles(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']], ['c.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts']]);
   });
 });
