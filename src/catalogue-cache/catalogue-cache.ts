@@ -6,7 +6,7 @@ import { CAPABILITY_TABLE } from '../capabilities/repository.js';
 import type { Capability } from '../capabilities/schemas.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import type { PageRequest, SortOrder } from '../core/paging.js';
-import { formatQualifiedIdentifier, parseQualifiedIdentifier } from '../core/schemas.js';
+import { qualifiedNameOf } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
 import type { ReferenceInput } from '../db/references.js';
 import type { CatalogueKind, CatalogueTable } from '../db/catalogue-table.js';
@@ -91,8 +91,8 @@ export class HeldRows<T extends Identified> {
   /** The row a reference names, as resolveReferences reads it: by identifier, else by qualified identifier (if rows have one). */
   named(reference: ReferenceInput): T | undefined {
     if (reference.identifier) return this.row(reference.identifier.toLowerCase());
-    const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
-    return named && this.byQualifiedIdentifier.get(formatQualifiedIdentifier(named));
+    const name = qualifiedNameOf(reference);
+    return name === undefined ? undefined : this.byQualifiedIdentifier.get(name);
   }
 
   /** One page of all rows, ordered and cut as the database's page of the same request. */

@@ -79,6 +79,17 @@ export function parseQualifiedIdentifier(input: QualifiedIdentifierInput): Quali
   return { scheme: input.slice(0, at), value: input.slice(at + 2) };
 }
 
+/** The qualified identifier a reference names by its `qualifiedIdentifier`; undefined when it names none or one that does not parse. */
+export function qualifiedIdentifierNamedBy(reference: { qualifiedIdentifier?: QualifiedIdentifierInput }): QualifiedIdentifier | undefined {
+  return reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
+}
+
+/** The same, in its one string form (as rows hold it). */
+export function qualifiedNameOf(reference: { qualifiedIdentifier?: QualifiedIdentifierInput }): string | undefined {
+  const named = qualifiedIdentifierNamedBy(reference);
+  return named && formatQualifiedIdentifier(named);
+}
+
 const referenceFields = {
   identifier: Type.Optional(Uuid()),
   title: OptionalName({ description: 'ignored' }),

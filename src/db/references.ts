@@ -1,5 +1,5 @@
 import type { FieldErrorInput } from '../core/errors.js';
-import { formatQualifiedIdentifier, parseQualifiedIdentifier, type QualifiedIdentifierInput } from '../core/schemas.js';
+import { formatQualifiedIdentifier, qualifiedIdentifierNamedBy, type QualifiedIdentifierInput } from '../core/schemas.js';
 import type { Queryable } from './database.js';
 
 export interface ReferenceTarget {
@@ -99,7 +99,7 @@ function keyOf(target: ReferenceTarget, reference: ReferenceInput) {
   const identifier = reference.identifier ?? null;
   if (identifier || target.alternateKey === undefined) return { identifier, scheme: null, value: null };
   if (target.alternateKey === 'value') return { identifier, scheme: null, value: reference.value ?? null };
-  const qualified = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
+  const qualified = qualifiedIdentifierNamedBy(reference);
   return { identifier, scheme: qualified?.scheme ?? null, value: qualified?.value ?? null };
 }
 

@@ -1,5 +1,5 @@
 import type { FieldErrorInput } from '../core/errors.js';
-import { formatQualifiedIdentifier, parseQualifiedIdentifier, type Reference } from '../core/schemas.js';
+import { qualifiedNameOf, type Reference } from '../core/schemas.js';
 import type { Process } from '../processes/schemas.js';
 
 type Entry = Omit<FieldErrorInput, 'objectName'>;
@@ -21,12 +21,6 @@ export const processRuleOf = (process: Process): ProcessRule => ({
   requiredIcds: process.requiredICDs,
   dependencies: process.dependencies.map((dependency) => ({ id: dependency.identifier, name: dependency.qualifiedIdentifier })),
 });
-
-/** The qualified identifier a reference names, in its one string form; undefined when it names none (or an unreadable one). */
-export function qualifiedNameOf(reference: Reference): string | undefined {
-  const named = reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
-  return named && formatQualifiedIdentifier(named);
-}
 
 /** The rule a reference names: by identifier, else by qualified identifier (as the references were resolved). */
 function ruleOf(reference: Reference, rules: readonly ProcessRule[]): ProcessRule | undefined {

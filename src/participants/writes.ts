@@ -8,11 +8,11 @@ import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { processesFromDatabase, processesNamed, type HeldProcesses, type ProcessSource } from '../processes/repository.js';
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
-import type { ContactForm, Reference } from '../core/schemas.js';
+import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound, type Organization } from './identifiers.js';
 import { removeExpired, type ExpiryDue } from './expiry-sql.js';
 import { getParticipant, type Scope } from './repository.js';
-import { processRuleErrors, processRuleOf, qualifiedNameOf } from './rules.js';
+import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
 import {
   deleteParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
