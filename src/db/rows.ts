@@ -40,9 +40,14 @@ export const optionalSummaryJson = (alias: string) =>
 export const deletedMeanwhile = (field: string) => () =>
   new ConflictError(`A resource named in ${field} was deleted meanwhile; nothing was changed`);
 
-/** The id of the row an `INSERT ... RETURNING id` of one row inserted. */
-export async function insertedId(insert: Promise<readonly { id: string }[]>): Promise<string> {
+/** The row an `INSERT ... RETURNING` of one row inserted. */
+export async function insertedRow<Row>(insert: Promise<readonly Row[]>): Promise<Row> {
   const [row] = await insert;
   if (!row) throw new Error('An INSERT of one row returned none');
-  return row.id;
+  return row;
+}
+
+/** The id of the row an `INSERT ... RETURNING id` of one row inserted. */
+export async function insertedId(insert: Promise<readonly { id: string }[]>): Promise<string> {
+  return (await insertedRow(insert)).id;
 }

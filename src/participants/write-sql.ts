@@ -1,6 +1,7 @@
 /** The SQL of the participant writes: locks, inserts, process links, updates, transfers and deletes. */
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { ConflictError } from '../core/errors.js';
+import { insertedRow } from '../db/rows.js';
 import { qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
 import { located, participantColumns, TODAY, type Scope } from './repository.js';
 import type { Participant } from './schemas.js';
@@ -52,7 +53,7 @@ const alreadyRegistered = (organization: Organization) =>
 export async function insertParticipant(
   tx: Queryable, record: NewParticipant, processIds: readonly string[],
 ): Promise<Omit<Participant, 'processes'> & { processIds: string[] }> {
-  const [inserted] = await onUniqueViolation(onForeignKeyViolation(tx.query<Omit<Participant, 'processes'> & { processIds: string[] }>(
+  const inserted = await insertedRow(onUniqueViolation(onForeignKeyViolation(tx.query<Omit<Participant, 'processes'> & { processIds: string[] }>(
     `WITH pa AS (
        INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
                                  source_indicator, name, registration_date, last_modification_date, delete_date,
@@ -63,8 +64,7 @@ export async function insertParticipant(
     [record.serviceProviderId, record.icd, record.organizationIdentifier, record.organizationPartIdentifier,
       record.sourceIndicator, record.name, record.deleteDate, record.contact.name, record.contact.email,
       record.contact.phoneNumber, processIds],
-  ), processDeletedMeanwhile), () => alreadyRegistered(record));
-  if (!inserted) throw new Error('INSERT … RETURNING answered no row');
+  ), processDeletedMeanwhile), () => alreadyRegistered(record)));
   await refuseTaken(tx, record, processIds, inserted.processIds);
   return inserted;
 }
