@@ -4,11 +4,12 @@ import { readCodeLists, CodeListError } from './code-lists/codelists.js';
 import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './code-lists/repository.js';
-import { loadConfig, smlOptionsOf } from './config.js';
+import { ConfigError, loadConfig, smlOptionsOf } from './config.js';
 import { reconcileSml } from './changes/reconcile.js';
 import { smlClient, SmlError } from './changes/sml-client.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
+import { DatabaseStartError } from './db/open.js';
 import { loadSmpKeys, SmpKeyError } from './smp/keys.js';
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
@@ -45,7 +46,9 @@ Commands:
 /** A mistake of the operator: its message is all there is to say. */
 class UsageError extends Error {}
 
-const OPERATOR_ERRORS = [SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
+const OPERATOR_ERRORS = [
+  SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError, ConfigError, DatabaseStartError,
+];
 
 /** `runAlone`: a command that works without the database, so beside a running server on the embedded one too. */
 type Command = { run: (db: Database) => Promise<void> } | { runAlone: () => Promise<void> };
@@ -84,7 +87,8 @@ async function main(argv: string[]): Promise<void> {
   const command = withArguments(args);
   if (!command) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
   if ('runAlone' in command) return command.runAlone();
-  const db = await openDatabaseExclusively(configuration(), 'the registry command line');
+  const db = await openDatabaseExclusively(loadConfig(), 'the registry command line', (reason, remaining) =>
+    console.error(`the database does not answer yet (${reason}); waiting for it up to ${remaining} s more (DATABASE_WAIT_SECONDS)`));
   try {
     await command.run(db);
   } finally {
@@ -95,14 +99,6 @@ async function main(argv: string[]): Promise<void> {
 /** What an error says; undefined when what was thrown has no message. */
 function messageOf(error: unknown): unknown {
   return typeof error === 'object' && error !== null && 'message' in error ? error.message : undefined;
-}
-
-function configuration() {
-  try {
-    return loadConfig();
-  } catch (error) {
-    throw new UsageError(`Configuration: ${messageOf(error)}`);
-  }
 }
 
 /** The password of REGISTRY_PASSWORD for this user, or a generated one that is printed. */
@@ -160,7 +156,7 @@ function printReport(report: LoadReport): void {
 }
 
 async function smlReconcile(db: Database, args: string[]): Promise<void> {
-  const options = smlOptionsOf(configuration());
+  const options = smlOptionsOf(loadConfig());
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
   const result = await reconcileSml(db, smlClient(options), { dryRun: args.includes(DRY_RUN) });
   console.log(`SML ${options.url}, SMP ${options.smpId}: should hold ${result.expected}, holds ${result.held}`);
@@ -171,7 +167,7 @@ async function smlReconcile(db: Database, args: string[]): Promise<void> {
 }
 
 async function smlPrepareCertificate(): Promise<void> {
-  const config = configuration();
+  const config = loadConfig();
   const options = smlOptionsOf(config);
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
   const noNext = 'No next SMP certificate: set REGISTRY_SMP_NEXT_KEY_FILE, REGISTRY_SMP_NEXT_CERTIFICATE_FILE and REGISTRY_SMP_NEXT_CERTIFICATE_FROM.';

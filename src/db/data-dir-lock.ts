@@ -2,7 +2,7 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorCodeOf } from '../core/errors.js';
 import type { Database } from './database.js';
-import { openDatabase, type DatabaseSettings } from './open.js';
+import { openDatabase, unusableDataDirectory, type DatabaseSettings, type OnDatabaseWait } from './open.js';
 import { keepOwnerOnly } from './private-directory.js';
 
 /** The embedded database is one process's only: a second one would corrupt it. */
@@ -49,6 +49,15 @@ function lockDataDirectory(dir: string, holder: string): () => void {
   return release;
 }
 
+/** The data directory locked for this process; one it cannot make or write is the operator's to fix. */
+function takenDataDirectory(dir: string, holder: string): () => void {
+  try {
+    return lockDataDirectory(dir, holder);
+  } catch (error) {
+    throw error instanceof DataDirectoryInUseError ? error : unusableDataDirectory(dir, error);
+  }
+}
+
 function readLock(path: string): LockContent | undefined {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as LockContent;
@@ -70,9 +79,9 @@ function isRunning(pid: number): boolean {
  * The configured database, migrated; for the embedded one, only after taking its data directory (made its owner's
  * only), which closing the database gives back.
  */
-export async function openDatabaseExclusively(settings: DatabaseSettings, holder: string): Promise<Database> {
-  if (settings.DATABASE_URL) return openDatabase(settings);
-  const release = lockDataDirectory(settings.REGISTRY_DATA_DIR, holder);
+export async function openDatabaseExclusively(settings: DatabaseSettings, holder: string, onWait?: OnDatabaseWait): Promise<Database> {
+  if (settings.DATABASE_URL) return openDatabase(settings, onWait);
+  const release = takenDataDirectory(settings.REGISTRY_DATA_DIR, holder);
   let db: Database;
   try {
     db = await openDatabase(settings);
