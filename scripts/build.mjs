@@ -9,6 +9,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import console from 'node:console';
+import process from 'node:process';
 
 const ROOT = join(import.meta.dirname, '..');
 const STAMP = join(ROOT, 'dist', 'build-stamp.json');
