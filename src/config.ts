@@ -68,6 +68,9 @@ const ConfigSchema = Type.Object({
   // Bounded text, private files, quiet logs (issue 23)
   /** The most JSON one page of the audit or the change feed carries, in bytes; a page stops before passing it. */
   CHANGE_PAGE_MAX_BYTES: Type.Integer({ default: DEFAULT_PAGE_MAX_BYTES, minimum: 1 }),
+  // Status and certificates (issue 32).
+  /** A certificate the registry publishes or presents that expires within this many days is logged (at start, daily) and listed in the status. */
+  CERTIFICATE_WARNING_DAYS: Type.Integer({ default: 30, minimum: 0, maximum: 3650 }),
 });
 
 /**

@@ -118,6 +118,7 @@ async function serve(config: Config): Promise<void> {
     requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
+    certificateWarningDays: config.CERTIFICATE_WARNING_DAYS,
   }).catch(async (error: unknown) => {
     await db.close();
     throw error;
