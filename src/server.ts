@@ -53,7 +53,7 @@ async function superviseWorkers(config: Config): Promise<void> {
       [{ setting: 'REGISTRY_WORKERS', allowed: '1 without DATABASE_URL' }]);
   }
   const log = processLogger(config.LOG_LEVEL, bufferedStandardOutput());
-  const db = await openDatabaseExclusively(config, 'the registry server', waitingFor(log));
+  const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(log) });
   const setup = await prepareOrClose(db, config);
   await db.close();
   let stopping = false;
@@ -98,7 +98,7 @@ function waitingFor(log: FastifyBaseLogger) {
 
 async function serve(config: Config): Promise<void> {
   const logOutput = bufferedStandardOutput();
-  const db = await openDatabaseExclusively(config, 'the registry server', waitingFor(processLogger(config.LOG_LEVEL, logOutput)));
+  const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(processLogger(config.LOG_LEVEL, logOutput)) });
   // A worker's primary has already made the first start.
   const setup = cluster.isWorker ? undefined : await prepareOrClose(db, config);
   const sml = smlOptionsOf(config);

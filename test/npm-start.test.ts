@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKind } from './helpers/database.js';
 import { PROJECT_ROOT } from './helpers/openapi-tools.js';
+import { runRunbook } from './helpers/runbooks.js';
 
 /**
  * `npm start` as a user runs it, in a git checkout of the project of its own (its node_modules shared): the first
@@ -103,5 +104,24 @@ describe.runIf(testDatabaseKind === 'embedded')('npm start', () => {
     expect(await pulled.stop()).toBe(0);
     expect(stamp().commit).toBe(git(checkout, 'rev-parse', 'HEAD'));
     expect(stamp().commit).not.toBe(built.commit);
+  }, SLOW);
+
+  it('upgrades as docs/operations.md says (a release with a migration), then starts the fastest way: node dist/server.js', async () => {
+    const dataDir = join(checkout, 'data');
+    writeFileSync(join(upstream, 'src', 'db', 'migrations', '999_upgrade_probe.sql'), 'CREATE TABLE upgrade_probe (seen boolean);\n');
+    git(upstream, 'add', '-A');
+    git(upstream, '-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '-m', 'a release with a migration');
+    const upgraded = await runRunbook('upgrade', { cwd: checkout, registry: 'built', env: environment(dataDir) as Record<string, string> });
+    expect(upgraded.code, `${upgraded.stdout}\n${upgraded.stderr}`).toBe(0);
+    expect(upgraded.stdout).toContain('Applied 1 migrations: 999_upgrade_probe.sql.');
+    expect(stamp().commit).toBe(git(upstream, 'rev-parse', 'HEAD'));
+
+    const server = spawn(join(checkout, 'node_modules', '.bin', 'node'), ['dist/server.js'], { cwd: checkout, env: environment(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    await expect.poll(() => output, { timeout: 60_000 }).toMatch(/registry listening on/);
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
   }, SLOW);
 });

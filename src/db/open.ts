@@ -14,8 +14,12 @@ export interface DatabaseSettings {
   DATABASE_WAIT_SECONDS?: number;
 }
 
-/** Told while waiting for PostgreSQL: why it does not answer yet, and how many seconds the wait has left. */
-export type OnDatabaseWait = (reason: string, remainingSeconds: number) => void;
+export interface OpenOptions {
+  /** Told while waiting for PostgreSQL: why it does not answer yet, and how many seconds the wait has left. */
+  onWait?: (reason: string, remainingSeconds: number) => void;
+  /** false: the migrations are left to the caller (`registry migrate`, which lists what it applies). */
+  migrate?: boolean;
+}
 
 /**
  * What keeps the registry from its database that the operator must change or start: the message says what is wrong
@@ -59,7 +63,7 @@ function refusal(error: unknown, where: string): unknown {
 }
 
 /** Asks the server until it answers, for at most `waitSeconds`; a refusal that waiting cannot cure ends at once. */
-async function untilAnswering(db: Database, where: string, waitSeconds: number, onWait: OnDatabaseWait): Promise<void> {
+async function untilAnswering(db: Database, where: string, waitSeconds: number, onWait: NonNullable<OpenOptions['onWait']>): Promise<void> {
   const deadline = Date.now() + waitSeconds * 1000;
   let toldAt = 0;
   for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 2000)) {
@@ -99,15 +103,15 @@ function dataDirectory(dir: string): string {
 
 /**
  * PostgreSQL when DATABASE_URL is set (waited for up to DATABASE_WAIT_SECONDS when it does not answer yet), else the
- * embedded PostgreSQL in REGISTRY_DATA_DIR; migrated.
+ * embedded PostgreSQL in REGISTRY_DATA_DIR; migrated unless `options.migrate` is false.
  */
-export async function openDatabase(settings: DatabaseSettings, onWait: OnDatabaseWait = () => undefined): Promise<Database> {
+export async function openDatabase(settings: DatabaseSettings, options: OpenOptions = {}): Promise<Database> {
   const url = settings.DATABASE_URL;
   const db = url ? openPostgres({ connectionString: url }) : await openEmbedded(dataDirectory(settings.REGISTRY_DATA_DIR));
   const where = url ? `PostgreSQL at ${shownUrl(url)}` : undefined;
   try {
-    if (where) await untilAnswering(db, where, settings.DATABASE_WAIT_SECONDS ?? 0, onWait);
-    await migrate(db);
+    if (where) await untilAnswering(db, where, settings.DATABASE_WAIT_SECONDS ?? 0, options.onWait ?? (() => undefined));
+    if (options.migrate !== false) await migrate(db);
   } catch (error) {
     await db.close();
     throw where ? refusal(error, where) : error;
