@@ -41,7 +41,7 @@ beforeAll(async () => {
   t = await startTestApp({
     smp: { keys, publicUrl: 'https://smp.example.no' },
     // Nobody answers there; the retries wait long enough to leave the deliveries alone.
-    sml: { url: 'https://operator:sml-secret@127.0.0.1:9/edelivery-sml', smpId: 'STATUS-SMP', timeoutMs: 500 },
+    sml: { url: 'https://operator:sml-secret@127.0.0.1:9/edelivery-sml?token=sml-token', smpId: 'STATUS-SMP', timeoutMs: 500 },
     directory: { url: 'https://indexer:directory-secret@127.0.0.1:9/', timeoutMs: 500 },
     delivery: { retryMs: { first: 600_000, max: 600_000 } },
   });
@@ -82,10 +82,10 @@ describe('the status read', () => {
       next: expect.objectContaining({ subject: 'CN=SMP next', daysLeft: 399, from: new Date(rolloverAt).toISOString() }),
     });
     expect(Date.parse(status.smp.certificate.notAfter)).toBeGreaterThan(Date.now() + 19 * DAY);
-    expect(status.sml).toEqual({ url: 'https://127.0.0.1:9/edelivery-sml', smpId: 'STATUS-SMP', caPinned: false });
-    expect(status.directory).toEqual({ url: 'https://127.0.0.1:9/' });
+    expect(status.sml).toEqual({ url: 'https://operator@127.0.0.1:9/edelivery-sml', smpId: 'STATUS-SMP', caPinned: false });
+    expect(status.directory).toEqual({ url: 'https://indexer@127.0.0.1:9/' });
     expect(status.clientCertificate).toBeNull();
-    expect(response.body).not.toMatch(/sml-secret|directory-secret|PRIVATE KEY/);
+    expect(response.body).not.toMatch(/sml-secret|sml-token|directory-secret|PRIVATE KEY/);
     // Both deliveries, every field of their state.
     expect(status.deliveries.map((delivery: { target: string }) => delivery.target)).toEqual(['directory', 'sml']);
     expect(Object.keys(status.deliveries[0]).sort()).toEqual(['attempts', 'lastError', 'lastErrorAt', 'oldestPendingSeconds', 'pending', 'target']);

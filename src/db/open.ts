@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorCodeOf } from '../core/errors.js';
+import { shownUrl } from '../core/urls.js';
 import type { Database } from './database.js';
 import { openEmbedded } from './embedded.js';
 import { migrate } from './migrate.js';
@@ -30,18 +31,6 @@ export class DatabaseStartError extends Error {}
 /** Failures of a server that is not up yet (or not reachable yet): a start waits them out for a while. */
 const NOT_UP_YET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', '57P03', '53300']);
 const TELL_EVERY_MS = 10_000;
-
-/** A PostgreSQL URL as it may be shown: user, host, port and database, never the password. */
-function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    parsed.search = '';
-    return parsed.toString();
-  } catch {
-    return 'DATABASE_URL';
-  }
-}
 
 /** Why the server does not answer, in a few words: its error code, or its message when it has none. */
 const reasonOf = (error: unknown) => errorCodeOf(error) ?? (error instanceof Error ? error.message : String(error));
@@ -108,7 +97,7 @@ function dataDirectory(dir: string): string {
 export async function openDatabase(settings: DatabaseSettings, options: OpenOptions = {}): Promise<Database> {
   const url = settings.DATABASE_URL;
   const db = url ? openPostgres({ connectionString: url }) : await openEmbedded(dataDirectory(settings.REGISTRY_DATA_DIR));
-  const where = url ? `PostgreSQL at ${shownUrl(url)}` : undefined;
+  const where = url ? `PostgreSQL at ${shownUrl(url) ?? 'DATABASE_URL'}` : undefined;
   try {
     if (where) await untilAnswering(db, where, settings.DATABASE_WAIT_SECONDS ?? 0, options.onWait ?? (() => undefined));
     if (options.migrate !== false) await migrate(db);

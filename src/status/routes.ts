@@ -4,6 +4,7 @@ import { deliveryStatus } from '../changes/delivery-status.js';
 import type { DirectoryOptions } from '../changes/directory-client.js';
 import type { SmlOptions } from '../changes/sml-client.js';
 import { sharedRuns } from '../core/concurrency.js';
+import { shownUrl } from '../core/urls.js';
 import type { Database } from '../db/database.js';
 import { migrationFiles } from '../db/migrate.js';
 import { Role } from '../http/auth.js';
@@ -21,18 +22,6 @@ export interface StatusOptions {
   warningDays: number;
   /** When this instance started (ms since the epoch). */
   startedAt: number;
-}
-
-/** A URL as the status shows it: without a user or password it may carry. */
-function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return '(not a URL)';
-  }
 }
 
 async function lastMigration(db: Database): Promise<string | null> {
@@ -57,8 +46,8 @@ async function statusOf(db: Database, options: StatusOptions): Promise<Static<ty
       certificate: smp ? { ...smp, development: smp.development === true } : null,
       next: next?.from ? { ...next, from: next.from } : null,
     },
-    sml: sml ? { url: withoutCredentials(sml.url), smpId: sml.smpId, caPinned: sml.caFile !== undefined } : null,
-    directory: directory ? { url: withoutCredentials(directory.url) } : null,
+    sml: sml ? { url: shownUrl(sml.url) ?? '(not a URL)', smpId: sml.smpId, caPinned: sml.caFile !== undefined } : null,
+    directory: directory ? { url: shownUrl(directory.url) ?? '(not a URL)' } : null,
     clientCertificate: options.sources.clientCertificate ? certificateInfo(options.sources.clientCertificate, now) : null,
     deliveries: await deliveryStatus(db),
     counts: await counts(db, options.sources.catalogue, { sml: sml !== undefined, directory: directory !== undefined }),
@@ -76,7 +65,7 @@ const statusRoutes: FastifyPluginAsyncTypebox<StatusOptions> = async (app, optio
       summary: 'The registry\'s status: version, database, SMP certificate and the next one, SML and Directory with their deliveries, counts, '
         + 'and the certificates that expire soon',
       description: 'Counts are exact up to 100,000 rows; beyond that `exact` is false and the count is PostgreSQL\'s estimate. No secret is shown: '
-        + 'URLs lose any user and password they carry; of a certificate, only what it publishes.',
+        + 'URLs lose any password and query they carry; of a certificate, only what it publishes.',
       response: { 200: Status },
     },
     config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['status.get'] },
