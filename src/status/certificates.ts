@@ -89,15 +89,24 @@ function smpCertificates(keys: SmpKeys, now: number): WatchedCertificate[] {
   return [inUse, ...next];
 }
 
-/** Every access point endpoint's certificate, as the catalogue holds them (base64 DER). */
+/** A stored certificate (base64 DER) as the registry shows it; none for one Node cannot read (stored before the checks). */
+function storedCertificateInfo(base64Der: string, now: number): ReturnType<typeof certificateInfo> | undefined {
+  try {
+    return certificateInfo(Buffer.from(base64Der, 'base64'), now);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every access point endpoint's certificate, as the catalogue holds them. */
 async function accessPointCertificates(catalogue: CatalogueCache, now: number): Promise<WatchedCertificate[]> {
   const accessPoints = (await catalogue.rows('access-point')).rows;
-  return accessPoints.flatMap((accessPoint) => accessPoint.endpoints.flatMap((endpoint) => (endpoint.certificate
-    ? [{
-      use: 'access_point' as const, ...certificateInfo(Buffer.from(endpoint.certificate, 'base64'), now),
-      accessPoint: { identifier: accessPoint.identifier, title: accessPoint.title }, endpoint: endpoint.url,
-    }]
-    : [])));
+  return accessPoints.flatMap((accessPoint) => accessPoint.endpoints.flatMap((endpoint) => {
+    const info = endpoint.certificate === undefined ? undefined : storedCertificateInfo(endpoint.certificate, now);
+    return info
+      ? [{ use: 'access_point' as const, ...info, accessPoint: { identifier: accessPoint.identifier, title: accessPoint.title }, endpoint: endpoint.url }]
+      : [];
+  }));
 }
 
 /** Every certificate the registry publishes or presents now, with its days left. */
