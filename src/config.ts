@@ -115,13 +115,9 @@ export function directoryOptionsOf(config: Config) {
   return { url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE };
 }
 
-/** The SML options of a configuration; undefined when no SML is configured. */
+/** The SML options of a configuration (loadConfig refuses SML_URL without SML_SMP_ID); undefined when no SML is configured. */
 export function smlOptionsOf(config: Config) {
-  if (!config.SML_URL) return undefined;
-  if (!config.SML_SMP_ID) {
-    throw new ConfigError('SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier; set both, or neither',
-      [{ setting: 'SML_SMP_ID', allowed: 'the SMP identifier the SML knows this registry by' }]);
-  }
+  if (!config.SML_URL || !config.SML_SMP_ID) return undefined;
   return {
     url: config.SML_URL, smpId: config.SML_SMP_ID,
     clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
@@ -133,9 +129,15 @@ export type Config = Static<typeof ConfigSchema>;
 
 /** The settings of `env`, with their defaults; a ConfigError naming every setting that is not allowed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  let config: Config;
   try {
-    return envSchema<Config>({ schema: ConfigSchema, data: env, dotenv: false });
+    config = envSchema<Config>({ schema: ConfigSchema, data: env, dotenv: false });
   } catch (error) {
     throw refusedSettings(error, env);
   }
+  if (config.SML_URL && !config.SML_SMP_ID) {
+    throw new ConfigError('SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier; set both, or neither.',
+      [{ setting: 'SML_SMP_ID', allowed: 'the SMP identifier the SML knows this registry by' }]);
+  }
+  return config;
 }

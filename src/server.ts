@@ -15,11 +15,11 @@ import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
 import { buildManagementServer } from './operations/management.js';
 
-/** What the operator must change before a start (a setting, a file, the database, a port): its message is all there is to say. */
-const OPERATOR_ERRORS = [ConfigError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, FirstAdminError];
-
 /** A port or address the server cannot listen on. */
 class ListenError extends Error {}
+
+/** What the operator must change before a start (a setting, a file, the database, a port): its message is all there is to say. */
+const OPERATOR_ERRORS = [ConfigError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, FirstAdminError, ListenError];
 
 /** How long the requests in flight at SIGTERM have to finish: the change feed's waiting polls are answered at once. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -35,7 +35,7 @@ async function start(): Promise<void> {
  * trace. A fault of the program (no error the operator can fix) exits 2, its stack in the line's `err`.
  */
 function failedToStart(error: unknown): never {
-  const expected = [...OPERATOR_ERRORS, ListenError].some((kind) => error instanceof kind);
+  const expected = OPERATOR_ERRORS.some((kind) => error instanceof kind);
   const log = startFailureLog();
   if (expected) log.fatal({ ...(error instanceof ConfigError && error.problems.length > 0 ? { settings: error.problems } : {}) }, (error as Error).message);
   else log.fatal({ err: error }, `the registry failed to start: ${error instanceof Error ? error.message : String(error)}`);

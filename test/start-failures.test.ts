@@ -32,6 +32,8 @@ describe.runIf(testDatabaseKind === 'embedded')('settings the start refuses', ()
     expect(several.msg).toContain("LOG_REQUESTS is 'maybe': it must be true or false.");
     expect(several.msg).toContain('REGISTRY_ADMIN_PASSWORD: it must be a text of at least 12 characters.');
     expect(JSON.stringify(several)).not.toContain('short-pw');
+    const smlAlone = startFailure(await runServerToEnd({ REGISTRY_DATA_DIR: dataDir, SML_URL: 'http://127.0.0.1:9/' }));
+    expect(smlAlone).toMatchObject({ msg: 'SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier; set both, or neither.', settings: [{ setting: 'SML_SMP_ID' }] });
     // Nothing was made: the settings are refused before the data directory is touched.
     await expect(readdir(dataDir)).rejects.toThrow(/ENOENT/);
   }, SLOW);
@@ -106,8 +108,11 @@ describe.runIf(testDatabaseKind === 'postgres')('a PostgreSQL server that is mis
 
   it('a server that comes up while the start waits: the registry starts, and stops with exit status 0', async () => {
     proxy.cut();
+    const refusedBefore = proxy.refused();
     const starting = startServer({ DATABASE_URL: throughProxy(), DATABASE_WAIT_SECONDS: '60' });
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Up once the start has found it down (however long the process takes to get there), and a while after.
+    await expect.poll(() => proxy.refused(), { timeout: 60_000 }).toBeGreaterThan(refusedBefore);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     proxy.restore();
     const server = await starting;
     expect(server.output()).toMatch(/the database does not answer yet \(ECONNRESET\)/);
