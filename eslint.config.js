@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  */
 const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue-cache', 'code-lists',
   'document-types', 'organizations', 'participants', 'processes', 'service-providers', 'transport-profiles', 'users'];
-const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi'];
+const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi', 'status'];
 
 /**
  * Sideways imports between resources: each is a real dependency, and together they form no circle (keep it so: a
@@ -36,6 +36,8 @@ const RESOURCE_NEEDS = {
 const PART_NEEDS = {
   // The SMP's kept answers are counted and numbered by the request metrics and ids.
   smp: ['operations'],
+  // The status reads the SMP's certificates and the deliveries' state.
+  status: ['smp', 'changes'],
 };
 
 const FLOORS = {

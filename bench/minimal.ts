@@ -3,6 +3,7 @@
  * not the statements the service happens to send (that ceiling would move with the service). Each script draws
  * its keys the way the scenario does (bench/keys.ts), so it reads the same rows at the same spread.
  */
+import { EXACT_COUNT_LIMIT } from '../src/status/counts.js';
 import type { Dataset } from './dataset.js';
 import { NAME_FRAGMENTS, PARTICIPANT_SCHEME, PROVIDER_COUNT, sqlKeys } from './keys.js';
 
@@ -75,6 +76,9 @@ ${changeEntry('delete', 'pa.service_provider_id', 'FROM pa')};`,
     smp2: ['\\set bench_n random(1, 50)', organizationProcesses(N)],
     smp3: [participantN(count), organizationProcesses(N)],
     smp4: ['\\set bench_n random(1, 50)', organizationProcesses(N)],
+    // The promise the status keeps: participants counted exactly up to the limit (the other counts are of far fewer
+    // rows, or of the catalogue the service holds in memory).
+    status: [`SELECT count(*) FROM (SELECT 1 FROM participants pa WHERE ${LIVE} LIMIT ${EXACT_COUNT_LIMIT + 1}) bounded;`],
   };
   scripts['6s'] = scripts['6'] as string[];
   const lines = scripts[id];

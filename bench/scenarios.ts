@@ -176,6 +176,11 @@ export function scenarios(data: Dataset): Scenario[] {
         };
       },
     },
+    {
+      // Its counts read at most 100,000 rows each, then estimate: what it costs at the data set's size (issue 32).
+      id: 'status', title: 'the status read (AUT)', unit: 'requests', pgbenchVariables: [],
+      draw: () => ({ requests: [{ method: 'GET', path: '/rest/api/status', headers: { ...JSON_ACCEPT, authorization: authority } }], bindings: [] }),
+    },
     ...smpScenarios(data),
   ];
 }

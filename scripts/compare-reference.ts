@@ -2,7 +2,7 @@
  * Compares the project's own copies with a reference folder the caller names (the team's `shared/`; the project
  * assumes no such folder, so this is a check to run by hand, not a test):
  * - `reference-data/` is byte-identical to `shared/data/`, file for file (their READMEs apart);
- * - `test/reliability/role-table.md` is the summary table of `shared/spec/registry-service.md`, as it stands.
+ * - `docs/spec/` (the specification and its decisions) is byte-identical to `shared/spec/`, the same way.
  *
  *   npx tsx scripts/compare-reference.ts --shared DIR
  *
@@ -24,7 +24,10 @@ if (!existsSync(shared)) {
   process.exit(2);
 }
 
-const differences = [...referenceDataDifferences(join(ROOT, 'reference-data'), join(shared, 'data')), ...roleTableDifferences()];
+const differences = [
+  ...copyDifferences('reference-data', join(shared, 'data')),
+  ...copyDifferences('docs/spec', join(shared, 'spec')),
+];
 for (const difference of differences) console.error(difference);
 console.log(differences.length === 0 ? `the project's copies match ${shared}` : `${differences.length} differences from ${shared}`);
 process.exit(differences.length === 0 ? 0 : 1);
@@ -36,21 +39,15 @@ function filesUnder(root: string): string[] {
     .sort();
 }
 
-function referenceDataDifferences(own: string, reference: string): string[] {
+/** The files of the project's folder `copy` against those of `reference`, file for file (their READMEs apart). */
+function copyDifferences(copy: string, reference: string): string[] {
+  const own = join(ROOT, copy);
   const ownFiles = new Set(filesUnder(own));
   const referenceFiles = filesUnder(reference);
   return [
-    ...referenceFiles.filter((file) => !ownFiles.has(file)).map((file) => `reference-data/${file}: missing`),
-    ...[...ownFiles].filter((file) => !referenceFiles.includes(file)).map((file) => `reference-data/${file}: not in the reference`),
+    ...referenceFiles.filter((file) => !ownFiles.has(file)).map((file) => `${copy}/${file}: missing`),
+    ...[...ownFiles].filter((file) => !referenceFiles.includes(file)).map((file) => `${copy}/${file}: not in the reference`),
     ...referenceFiles.filter((file) => ownFiles.has(file) && !readFileSync(join(own, file)).equals(readFileSync(join(reference, file))))
-      .map((file) => `reference-data/${file}: differs`),
+      .map((file) => `${copy}/${file}: differs`),
   ];
-}
-
-/** The specification's summary table, as it stands between these two headings, against the project's copy. */
-function roleTableDifferences(): string[] {
-  const spec = readFileSync(join(shared, 'spec', 'registry-service.md'), 'utf8');
-  const table = spec.slice(spec.indexOf('### Summary table'), spec.indexOf('### Rules common to operations'));
-  return readFileSync(join(ROOT, 'test', 'reliability', 'role-table.md'), 'utf8') === table
-    ? [] : ['test/reliability/role-table.md: differs from the summary table of spec/registry-service.md'];
 }

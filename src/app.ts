@@ -48,6 +48,9 @@ import { loadSmpKeys, type SmpKeys, type SmpKeySettings } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
 import { keptServiceMetadata } from './smp/kept-answers.js';
 import smp from './smp/routes.js';
+import { fixedClientCertificate, watchedCertificates, type CertificateSources } from './status/certificates.js';
+import { expiryWarnings } from './status/expiry-warnings.js';
+import statusRoutes from './status/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,6 +93,8 @@ export interface AppOptions {
   maxFeedPollsPerUser?: number;
   /** The most JSON one page of the audit or the change feed carries; default DEFAULT_PAGE_MAX_BYTES. */
   changePageMaxBytes?: number;
+  /** CERTIFICATE_WARNING_DAYS: certificates expiring within as many days are logged (at start, then daily) and listed in the status; default 30. */
+  certificateWarningDays?: number;
 }
 
 export interface SmpOptions {
@@ -105,6 +110,7 @@ export interface SmpOptions {
 
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
 export async function buildApp(options: AppOptions) {
+  const startedAt = Date.now();
   // Set once the SMP publisher exists (it needs the app's logger) if it keeps answers; cleared on close, when Fastify
   // answers everything.
   let earlyAnswer = NO_EARLY_ANSWER;
@@ -160,7 +166,16 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onClose', () => delivery.stop());
   }
 
-  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db)));
+  const certificates: CertificateSources = {
+    keys: smpKeys, clientCertificate: fixedClientCertificate(options.sml ?? options.directory), catalogue: app.catalogue,
+  };
+  const warningDays = options.certificateWarningDays ?? 30;
+  if (options.followChanges !== false) {
+    const warnings = expiryWarnings(certificates, warningDays, app.log);
+    app.addHook('onReady', () => warnings.start());
+    app.addHook('onClose', () => warnings.stop());
+  }
+  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates)));
   await app.register(requestId);
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
@@ -186,6 +201,9 @@ export async function buildApp(options: AppOptions) {
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, {
     prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,
+  });
+  await app.register(statusRoutes, {
+    prefix: '/rest/api', sources: certificates, sml: options.sml, directory: options.directory, publicUrl: options.smp?.publicUrl, warningDays, startedAt,
   });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, smpKeys, app.log);

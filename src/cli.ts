@@ -1,14 +1,18 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { readCodeLists, CodeListError } from './code-lists/codelists.js';
 import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './code-lists/repository.js';
-import { loadConfig, smlOptionsOf } from './config.js';
+import { ConfigError, loadConfig, smlOptionsOf } from './config.js';
 import { reconcileSml } from './changes/reconcile.js';
 import { smlClient, SmlError } from './changes/sml-client.js';
 import type { Database } from './db/database.js';
-import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
+import { DataDirectoryInUseError, openDatabaseExclusively, restoreDataDirectory } from './db/data-dir-lock.js';
+import { migrate, migrationFiles } from './db/migrate.js';
+import { DatabaseStartError } from './db/open.js';
 import { loadSmpKeys, SmpKeyError } from './smp/keys.js';
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
@@ -37,6 +41,12 @@ Commands:
   sml-reconcile [--dry-run]       list what the SML should hold against what it holds (SML_URL, SML_SMP_ID)
                                   and, without --dry-run, register what is missing and delete what is extra;
                                   end the organizations migrating out that another SMP has migrated
+  migrate                         apply the migrations of this version that the database lacks, and list them
+                                  (a start applies them too; run it once before restarting instances one by one)
+  backup <file>                   write the embedded database (REGISTRY_DATA_DIR) into a new file, a gzipped tar
+                                  readable by its owner only; the server must be stopped. On PostgreSQL: pg_dump
+  restore <file>                  make REGISTRY_DATA_DIR (new or empty) the embedded database of a backup, migrated
+                                  to this version
   sml-prepare-certificate         announce the next SMP certificate (REGISTRY_SMP_NEXT_...) to the SML with
                                   the current one (BDMSL's PrepareChangeCertificate); running it again
                                   announces the same; needs no database
@@ -45,7 +55,9 @@ Commands:
 /** A mistake of the operator: its message is all there is to say. */
 class UsageError extends Error {}
 
-const OPERATOR_ERRORS = [SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
+const OPERATOR_ERRORS = [
+  SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError, ConfigError, DatabaseStartError,
+];
 
 /** `runAlone`: a command that works without the database, so beside a running server on the embedded one too. */
 type Command = { run: (db: Database) => Promise<void> } | { runAlone: () => Promise<void> };
@@ -71,6 +83,9 @@ const COMMANDS: Record<string, (args: string[]) => Command | undefined> = {
   'export-participants': (args) => (args.length <= 1 ? { run: (db) => exportFile(db, args[0]) } : undefined),
   'sml-reconcile': (args) => (args.length === 0 || (args.length === 1 && args[0] === DRY_RUN) ? { run: (db) => smlReconcile(db, args) } : undefined),
   'sml-prepare-certificate': (args) => (args.length === 0 ? { runAlone: smlPrepareCertificate } : undefined),
+  migrate: (args) => (args.length === 0 ? { runAlone: migrateDatabase } : undefined),
+  backup: (args) => (isOne(args) ? { runAlone: () => backup(args[0]) } : undefined),
+  restore: (args) => (isOne(args) ? { runAlone: () => restore(args[0]) } : undefined),
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -84,25 +99,27 @@ async function main(argv: string[]): Promise<void> {
   const command = withArguments(args);
   if (!command) throw new UsageError(`Wrong arguments for ${name}.\n\n${USAGE}`);
   if ('runAlone' in command) return command.runAlone();
-  const db = await openDatabaseExclusively(configuration(), 'the registry command line');
+  await withDatabase(command.run);
+}
+
+/** Runs `work` on the configured database, opened for this process alone (and migrated, unless `migrated` is false). */
+async function withDatabase(work: (db: Database) => Promise<void>, { migrated = true } = {}): Promise<void> {
+  const db = await openDatabaseExclusively(loadConfig(), HOLDER, { onWait: waitingForDatabase, migrate: migrated });
   try {
-    await command.run(db);
+    await work(db);
   } finally {
     await db.close();
   }
 }
 
+const HOLDER = 'the registry command line';
+
+const waitingForDatabase = (reason: string, remaining: number) =>
+  console.error(`the database does not answer yet (${reason}); waiting for it up to ${remaining} s more (DATABASE_WAIT_SECONDS)`);
+
 /** What an error says; undefined when what was thrown has no message. */
 function messageOf(error: unknown): unknown {
   return typeof error === 'object' && error !== null && 'message' in error ? error.message : undefined;
-}
-
-function configuration() {
-  try {
-    return loadConfig();
-  } catch (error) {
-    throw new UsageError(`Configuration: ${messageOf(error)}`);
-  }
 }
 
 /** The password of REGISTRY_PASSWORD for this user, or a generated one that is printed. */
@@ -160,7 +177,7 @@ function printReport(report: LoadReport): void {
 }
 
 async function smlReconcile(db: Database, args: string[]): Promise<void> {
-  const options = smlOptionsOf(configuration());
+  const options = smlOptionsOf(loadConfig());
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
   const result = await reconcileSml(db, smlClient(options), { dryRun: args.includes(DRY_RUN) });
   console.log(`SML ${options.url}, SMP ${options.smpId}: should hold ${result.expected}, holds ${result.held}`);
@@ -171,7 +188,7 @@ async function smlReconcile(db: Database, args: string[]): Promise<void> {
 }
 
 async function smlPrepareCertificate(): Promise<void> {
-  const config = configuration();
+  const config = loadConfig();
   const options = smlOptionsOf(config);
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
   const noNext = 'No next SMP certificate: set REGISTRY_SMP_NEXT_KEY_FILE, REGISTRY_SMP_NEXT_CERTIFICATE_FILE and REGISTRY_SMP_NEXT_CERTIFICATE_FROM.';
@@ -187,6 +204,45 @@ async function smlPrepareCertificate(): Promise<void> {
   const certificate = new X509Certificate(next.key.certificatePem);
   console.log(`SML ${options.url}, SMP ${options.smpId}: announced the certificate ${certificate.subject.replace(/\n/g, ', ')} `
     + `(serial ${certificate.serialNumber}) from ${instant.slice(0, 10)}; this registry switches to it at ${instant}`);
+}
+
+function migrateDatabase(): Promise<void> {
+  return withDatabase(async (db) => {
+    const applied = await migrate(db);
+    console.log(applied.length > 0
+      ? `Applied ${applied.length} migrations: ${applied.join(', ')}.`
+      : `Nothing to apply: the database has every migration of this version (the last: ${(await migrationFiles()).at(-1)}).`);
+  }, { migrated: false });
+}
+
+const ON_POSTGRES = 'On PostgreSQL, use pg_dump and pg_restore: see docs/operations.md, "Backup and restore".';
+
+/** The embedded database only: the configuration is checked before the database is opened. */
+function embeddedOnly(command: string) {
+  const config = loadConfig();
+  if (config.DATABASE_URL) throw new UsageError(`${command} is for the embedded database, and DATABASE_URL is set. ${ON_POSTGRES}`);
+  return config;
+}
+
+async function backup(file: string): Promise<void> {
+  const config = embeddedOnly('backup');
+  await withDatabase(async (db) => {
+    if (!db.dump) throw new UsageError(`backup is for the embedded database. ${ON_POSTGRES}`);
+    const archive = Buffer.from(await (await db.dump()).arrayBuffer());
+    await writeFile(file, archive, { flag: 'wx', mode: 0o600 }).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`);
+    });
+    console.log(`Backed up the embedded database in ${resolve(config.REGISTRY_DATA_DIR)} to ${file} (${(archive.length / 1024 / 1024).toFixed(1)} MiB).`);
+  });
+}
+
+async function restore(file: string): Promise<void> {
+  const config = embeddedOnly('restore');
+  const archive = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`Cannot read ${file}: ${error.code ?? error.message}`);
+  });
+  await restoreDataDirectory(config, new Blob([archive]), HOLDER);
+  console.log(`Restored ${file} into ${resolve(config.REGISTRY_DATA_DIR)}: start the registry with REGISTRY_DATA_DIR=${config.REGISTRY_DATA_DIR}.`);
 }
 
 async function importFile(db: Database, file: string, serviceProviderId: string | undefined, allOrNothing: boolean): Promise<void> {

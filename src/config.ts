@@ -2,17 +2,22 @@ import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 
+/** pino's levels: each logs itself and the levels before it; `silent` logs nothing. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   /** A PostgreSQL server; without it the embedded PostgreSQL keeps its data in REGISTRY_DATA_DIR. */
-  DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a PostgreSQL URL: postgres://user:password@host:port/database' })),
+  /** How long a start (or a command) waits for a PostgreSQL server that does not answer yet, in seconds. */
+  DATABASE_WAIT_SECONDS: Type.Integer({ default: 30, minimum: 0, maximum: 3600 }),
   REGISTRY_DATA_DIR: Type.String({ default: './data' }),
   REGISTRY_ADMIN_USERNAME: Type.String({ default: 'admin', minLength: 1 }),
   REGISTRY_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 12 })),
   /** The demo set (providers, a SERVICE_PROVIDER user, participants); default: only on the embedded database. */
   REGISTRY_DEMO: Type.Optional(Type.Boolean()),
-  LOG_LEVEL: Type.String({ default: 'info' }),
+  LOG_LEVEL: Type.Enum(LOG_LEVELS, { default: 'info' }),
   /** `false`: reads (GET, HEAD) answered below 500 write no request lines; writes and 5xx still do. */
   LOG_REQUESTS: Type.Boolean({ default: true }),
   /** Largest accepted request body, in bytes. */
@@ -63,17 +68,56 @@ const ConfigSchema = Type.Object({
   // Bounded text, private files, quiet logs (issue 23)
   /** The most JSON one page of the audit or the change feed carries, in bytes; a page stops before passing it. */
   CHANGE_PAGE_MAX_BYTES: Type.Integer({ default: DEFAULT_PAGE_MAX_BYTES, minimum: 1 }),
+  // Status and certificates (issue 32).
+  /** A certificate the registry publishes or presents that expires within this many days is logged (at start, daily) and listed in the status. */
+  CERTIFICATE_WARNING_DAYS: Type.Integer({ default: 30, minimum: 0, maximum: 3650 }),
 });
+
+/**
+ * A setting the operator must change before a start: its message says which, what it is, and what is allowed. A
+ * secret's value (a password, a DATABASE_URL that may hold one) is never repeated.
+ */
+export class ConfigError extends Error {
+  constructor(message: string, readonly problems: readonly { setting: string; allowed: string }[] = []) {
+    super(message);
+  }
+}
+
+const SECRET = /PASSWORD|DATABASE_URL/;
+
+type SettingSchema = { enum?: readonly string[]; type?: string; minimum?: number; maximum?: number; minLength?: number; pattern?: string; description?: string };
+
+/** What a setting's schema allows, in words. */
+function allowedBy(schema: SettingSchema | undefined): string {
+  if (schema?.enum) return `one of ${schema.enum.join(', ')}`;
+  if (schema?.pattern) return schema.description ?? `a text that matches ${schema.pattern}`;
+  if (schema?.type === 'boolean') return 'true or false';
+  if (schema?.type === 'integer') {
+    return schema.maximum === undefined ? `a whole number of at least ${schema.minimum}` : `a whole number from ${schema.minimum} to ${schema.maximum}`;
+  }
+  return (schema?.minLength ?? 0) > 1 ? `a text of at least ${schema?.minLength} characters` : 'a text that is not empty';
+}
+
+/** One ConfigError for every setting env-schema refused, each with its value (unless secret) and what it allows. */
+function refusedSettings(error: unknown, env: NodeJS.ProcessEnv): ConfigError {
+  const paths = (error as { errors?: { instancePath: string }[] }).errors?.map((entry) => entry.instancePath.replace(/^\//, '')) ?? [];
+  const settings = [...new Set(paths)].filter((setting) => setting in ConfigSchema.properties);
+  if (settings.length === 0) return new ConfigError(`Configuration: ${(error as Error).message}`);
+  const problems = settings.map((setting) => ({
+    setting, allowed: allowedBy(ConfigSchema.properties[setting as keyof typeof ConfigSchema.properties] as SettingSchema),
+  }));
+  const shown = (setting: string) => (SECRET.test(setting) ? '' : ` is '${env[setting]}'`);
+  return new ConfigError(problems.map(({ setting, allowed }) => `${setting}${shown(setting)}: it must be ${allowed}.`).join(' '), problems);
+}
 
 export function directoryOptionsOf(config: Config) {
   if (!config.DIRECTORY_URL) return undefined;
   return { url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE };
 }
 
-/** The SML options of a configuration; undefined when no SML is configured. */
+/** The SML options of a configuration (loadConfig refuses SML_URL without SML_SMP_ID); undefined when no SML is configured. */
 export function smlOptionsOf(config: Config) {
-  if (!config.SML_URL) return undefined;
-  if (!config.SML_SMP_ID) throw new Error('SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier');
+  if (!config.SML_URL || !config.SML_SMP_ID) return undefined;
   return {
     url: config.SML_URL, smpId: config.SML_SMP_ID,
     clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
@@ -83,6 +127,17 @@ export function smlOptionsOf(config: Config) {
 
 export type Config = Static<typeof ConfigSchema>;
 
+/** The settings of `env`, with their defaults; a ConfigError naming every setting that is not allowed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return envSchema<Config>({ schema: ConfigSchema, data: env, dotenv: false });
+  let config: Config;
+  try {
+    config = envSchema<Config>({ schema: ConfigSchema, data: env, dotenv: false });
+  } catch (error) {
+    throw refusedSettings(error, env);
+  }
+  if (config.SML_URL && !config.SML_SMP_ID) {
+    throw new ConfigError('SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier; set both, or neither.',
+      [{ setting: 'SML_SMP_ID', allowed: 'the SMP identifier the SML knows this registry by' }]);
+  }
+  return config;
 }

@@ -1,21 +1,46 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { SmpKeyError } from './smp/keys.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
-import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
+import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
+import { DatabaseStartError } from './db/open.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
-import { bufferedStandardOutput, loggerOptions } from './operations/logging.js';
+import { bufferedStandardOutput, loggerOptions, processLogger, startFailureLog, type LogOutput } from './operations/logging.js';
 import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
 import { buildManagementServer } from './operations/management.js';
 
-const config = loadConfig();
-if (cluster.isPrimary && config.REGISTRY_WORKERS > 1) await superviseWorkers(config);
-else await serve(config);
+/** A port or address the server cannot listen on. */
+class ListenError extends Error {}
+
+/** What the operator must change before a start (a setting, a file, the database, a port): its message is all there is to say. */
+const OPERATOR_ERRORS = [ConfigError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, FirstAdminError, ListenError];
+
+/** How long the requests in flight at SIGTERM have to finish: the change feed's waiting polls are answered at once. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function start(): Promise<void> {
+  const config = loadConfig();
+  if (cluster.isPrimary && config.REGISTRY_WORKERS > 1) await superviseWorkers(config);
+  else await serve(config);
+}
+
+/**
+ * A start that failed is one JSON line on standard error and exit status 1: what is wrong and what would do, no stack
+ * trace. A fault of the program (no error the operator can fix) exits 2, its stack in the line's `err`.
+ */
+function failedToStart(error: unknown): never {
+  const expected = OPERATOR_ERRORS.some((kind) => error instanceof kind);
+  const log = startFailureLog();
+  if (expected) log.fatal({ ...(error instanceof ConfigError && error.problems.length > 0 ? { settings: error.problems } : {}) }, (error as Error).message);
+  else log.fatal({ err: error }, `the registry failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(expected ? 1 : 2);
+}
 
 /**
  * REGISTRY_WORKERS > 1: migrations and the first start run here once, then the workers share the API and
@@ -24,11 +49,12 @@ else await serve(config);
  */
 async function superviseWorkers(config: Config): Promise<void> {
   if (config.DATABASE_URL === undefined) {
-    console.error(`REGISTRY_WORKERS=${config.REGISTRY_WORKERS} needs PostgreSQL (DATABASE_URL): the embedded database belongs to one process. Unset REGISTRY_WORKERS or set DATABASE_URL.`);
-    process.exit(1);
+    throw new ConfigError(`REGISTRY_WORKERS=${config.REGISTRY_WORKERS} needs PostgreSQL (DATABASE_URL): the embedded database belongs to one process. Unset REGISTRY_WORKERS or set DATABASE_URL.`,
+      [{ setting: 'REGISTRY_WORKERS', allowed: '1 without DATABASE_URL' }]);
   }
-  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError));
-  const setup = await prepareOrExit(db, config);
+  const log = processLogger(config.LOG_LEVEL, bufferedStandardOutput());
+  const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(log) });
+  const setup = await prepareOrClose(db, config);
   await db.close();
   let stopping = false;
   let exitCode = 0;
@@ -40,7 +66,7 @@ async function superviseWorkers(config: Config): Promise<void> {
   };
   cluster.on('exit', (worker, code, signal) => {
     if (!stopping) {
-      console.error(`registry worker ${worker.process.pid} exited (${signal ?? code}); stopping the others`);
+      log.error({ worker: worker.process.pid, code, signal }, `registry worker ${worker.process.pid} exited (${signal ?? code}); stopping the others`);
       stop(1);
     }
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
@@ -56,20 +82,26 @@ function delivery(config: Config, print: WelcomeDelivery['print'], announce: Wel
   return { terminal: process.stdout.isTTY === true, directory, print, announce };
 }
 
-/** The first start; settings it refuses end the process with their message alone. */
-function prepareOrExit(db: Database, config: Config) {
+/** The first start; the database is closed when it fails. */
+function prepareOrClose(db: Database, config: Config) {
   return prepare(db, config).catch(async (error: unknown) => {
     await db.close();
-    return exitOn(FirstAdminError)(error);
+    throw error;
   });
 }
 
+/** Said while a start waits for PostgreSQL (DATABASE_WAIT_SECONDS). */
+function waitingFor(log: FastifyBaseLogger) {
+  return (reason: string, remainingSeconds: number) =>
+    log.warn({ reason, remainingSeconds }, `the database does not answer yet (${reason}); waiting for it up to ${remainingSeconds} s more (DATABASE_WAIT_SECONDS)`);
+}
+
 async function serve(config: Config): Promise<void> {
-  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError));
-  // A worker's primary has already made the first start.
-  const setup = cluster.isWorker ? undefined : await prepareOrExit(db, config);
-  const sml = smlOptionsOf(config);
   const logOutput = bufferedStandardOutput();
+  const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(processLogger(config.LOG_LEVEL, logOutput)) });
+  // A worker's primary has already made the first start.
+  const setup = cluster.isWorker ? undefined : await prepareOrClose(db, config);
+  const sml = smlOptionsOf(config);
   const app = await buildApp({
     // The signed answers are kept: the change log tells the cache every committed change (app.ts).
     smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
@@ -86,48 +118,63 @@ async function serve(config: Config): Promise<void> {
     requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
+    certificateWarningDays: config.CERTIFICATE_WARNING_DAYS,
   }).catch(async (error: unknown) => {
     await db.close();
-    return exitOn(SmpKeyError)(error);
+    throw error;
   });
   // Warnings only: probes and scrapes every few seconds would drown the API's request log.
   const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
   const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog });
 
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal }, 'shutting down');
+  const stop = async () => {
     management.drain();
-    // Stops accepting connections and waits for the requests in flight; then the database goes.
+    // Stops accepting connections, answers the change feed's waiting polls at once and the requests in flight; then the database goes.
     await app.close();
     await management.server.close();
     await db.close();
+  };
+  closeWithGrace({
+    delay: SHUTDOWN_GRACE_MS,
+    logger: { error: (message: unknown) => app.log.error(message) },
+    onTimeout: (delay) => app.log.error({ delayMs: delay }, `shutdown took longer than ${delay} ms: exiting with requests still in flight`),
+  }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await stop();
   });
 
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  const address = await listenOrStop(app, { port: config.PORT, host: config.HOST }, ['PORT', 'HOST'], stop);
   app.log.info({ database: db.kind }, `registry listening on ${address}`);
   if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
   if (sml) app.log.info({ sml: sml.url, smpId: sml.smpId }, 'participants are delivered to the SML');
   else app.log.warn('no SML configured (SML_URL): nothing is registered with the SML; changes wait in the change log');
   if (!config.DIRECTORY_URL) app.log.info('no Peppol Directory configured (DIRECTORY_URL): nothing is pushed to it');
-  const managementAddress = await management.server.listen({ port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST });
+  const managementAddress = await listenOrStop(management.server, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST }, ['MANAGEMENT_PORT', 'MANAGEMENT_HOST'], stop);
   app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
+  welcomeAfterStart(setup, config, app, logOutput);
+}
+
+/** Listens, or stops what started and says which setting to change: a port in use or not allowed, an address not this machine's. */
+async function listenOrStop(server: FastifyInstance, at: { port: number; host: string }, [portSetting, hostSetting]: [string, string], stop: () => Promise<void>): Promise<string> {
+  try {
+    return await server.listen(at);
+  } catch (error) {
+    await stop();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ListenError(`${portSetting} ${at.port} is in use on ${at.host} by another process: stop it, or set ${portSetting} to a free port (0 to 65535; 0 takes any free one).`);
+    if (code === 'EACCES') throw new ListenError(`${portSetting} ${at.port} needs privileges this user lacks: set ${portSetting} to a port from 1024 to 65535 (a proxy can answer on 80 and 443).`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new ListenError(`${hostSetting} ${at.host} is not an address of this machine (${code}): set it to one of its addresses, 0.0.0.0 (all) or 127.0.0.1.`);
+    throw error;
+  }
+}
+
+/** The first start's message, through the log's buffer so it follows the lines logged before it. */
+function welcomeAfterStart(setup: Awaited<ReturnType<typeof prepare>> | undefined, config: Config, app: FastifyInstance, logOutput: LogOutput): void {
   const message = setup && welcome(setup, baseUrlOf(config.HOST, (app.server.address() as AddressInfo).port));
-  // Through the log's buffer, so it follows the lines logged before it.
   if (message) {
     deliverWelcome(setup, message, delivery(config, (text) => logOutput.write(`${text}\n`), (file) => app.log.warn({ file }, welcomeFileNotice(file))));
   }
 }
 
-/**
- * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of `kind`:
- * what the operator must change before a start (a setting, a file, another process on the data directory), not a
- * fault of the program. Any other error goes on as it was.
- */
-function exitOn(kind: abstract new (...args: never[]) => Error): (error: unknown) => never {
-  return (error) => {
-    if (!(error instanceof kind)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  };
-}
+await start().catch(failedToStart);

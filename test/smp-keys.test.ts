@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectErrorBody } from './helpers/assertions.js';
 import { testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
-import { runServerToEnd } from './helpers/entry-point.js';
+import { runServerToEnd, startFailure } from './helpers/entry-point.js';
 
 const silent = () => {
   const lines: string[] = [];
@@ -60,8 +60,7 @@ describe.runIf(testDatabaseKind === 'embedded')('a server whose SMP key file can
       REGISTRY_SMP_KEY_FILE: missing,
       REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'present-cert.pem'),
     });
-    expect(finished.code).toBe(1);
-    expect(finished.stderr.trim()).toBe(`SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`);
+    expect(startFailure(finished).msg).toBe(`SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`);
   });
 });
 

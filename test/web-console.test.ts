@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { build } from 'vite';
@@ -9,7 +8,7 @@ import { loadCatalogue } from '../src/code-lists/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 import { CONSOLE_CSP } from '../src/web/plugin.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
-import { launchChromium } from './helpers/browser.js';
+import { axeViolations, launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { PROJECT_ROOT, testOutputDir } from './helpers/openapi-tools.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
@@ -17,17 +16,7 @@ import { startLocalSml } from '../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WIDTHS = { phone: 390, desktop: 1280 } as const;
-
-/** axe-core's WCAG 2.1 A/AA violations on the page as it is now, each named by `where`. */
-async function axeViolations(page: Page, where: string): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } })
-    .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
-  expect(result.passes.length, `axe checked ${where}`).toBeGreaterThan(5);
-  return result.violations.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
 
 /** Every page of the console, as the role that sees it. */
 const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 'admin'; ready: string }> = [
@@ -46,6 +35,7 @@ const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 
   { name: 'audit', hash: '#/audit', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
   { name: 'audit-provider', hash: '#/audit', as: 'provider', ready: 'tbody tr:not(.placeholder)' },
   { name: 'deliveries', hash: '#/deliveries', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
+  { name: 'status', hash: '#/status', as: 'admin', ready: '#attention-heading' },
 ];
 
 describe('the web console in Chromium, against the real service', () => {

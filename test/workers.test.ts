@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseKind } from './helpers/database.js';
-import { freshDatabaseUrl, runServerToEnd, startServer } from './helpers/entry-point.js';
+import { freshDatabaseUrl, runServerToEnd, startFailure, startServer } from './helpers/entry-point.js';
 
 /** One scrape on a connection of its own, so that the cluster may hand it to either worker. */
 function scrapePid(url: string): Promise<string> {
@@ -40,8 +40,7 @@ describe.runIf(testDatabaseKind === 'postgres')('REGISTRY_WORKERS: several proce
 
   it('refuses more than one worker on the embedded database, saying why', async () => {
     const finished = await runServerToEnd({ REGISTRY_WORKERS: '2', REGISTRY_DATA_DIR: join(tmpdir(), `registry-workers-${process.pid}`) });
-    expect(finished.code).toBe(1);
-    expect(finished.stderr).toMatch(/REGISTRY_WORKERS=2 needs PostgreSQL \(DATABASE_URL\)/);
+    expect(startFailure(finished).msg).toMatch(/REGISTRY_WORKERS=2 needs PostgreSQL \(DATABASE_URL\)/);
   });
 });
 

@@ -5,7 +5,8 @@ import type { SmlError } from './sml-client.js';
  * Each participant's place in the network: what the SML said to it (`sml_participants`) and what the Directory
  * was pushed (`directory_participants`), written by the deliveries and read by the API (migration 017).
  */
-export type SmlState = 'registered' | 'held_elsewhere' | 'refused' | 'migrating_out';
+export const SML_STATES = ['registered', 'held_elsewhere', 'refused', 'migrating_out'] as const;
+export type SmlState = (typeof SML_STATES)[number];
 
 const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 

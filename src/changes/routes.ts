@@ -38,18 +38,23 @@ function scopeOf(request: FastifyRequest): ChangeScope {
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
 }
 
-/** Resolves on the next change this instance hears, after `ms`, or when the client goes, whichever comes first. */
-function nextChange(changes: ChangeSignal, ms: number, reply: FastifyReply): Promise<void> {
+/**
+ * Resolves on the next change this instance hears, after `ms`, when the client goes, or when the service begins to
+ * shut down (`closing`), whichever comes first.
+ */
+function nextChange(changes: ChangeSignal, ms: number, reply: FastifyReply, closing: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
       stop();
       reply.raw.off('close', done);
+      closing.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     const stop = changes.subscribe(done);
     reply.raw.once('close', done);
+    closing.addEventListener('abort', done);
   });
 }
 
@@ -90,6 +95,13 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   // Every waiting poll wakes on each change: those asking the same share one read of it.
   const sharedRead = sharedRuns<Awaited<ReturnType<typeof changesAfter>>>();
   const smlCalls = new Slots(SML_CALLS_PER_USER);
+  // At shutdown (SIGTERM) every waiting poll answers its page as it stands, so that a deploy neither waits out the
+  // polls nor cuts them: a follower asks again, from that page's `next`, at the instance that replaces this one.
+  const closing = new AbortController();
+  app.addHook('preClose', (done) => {
+    closing.abort();
+    done();
+  });
   const callSml = async <T>(request: FastifyRequest, operation: (sml: SmlClient) => Promise<T>): Promise<T> => {
     const user = callerOf(request).userId;
     if (!smlCalls.take(user)) throw new TooManyRequestsError(1, 'One SML call at a time per user; try again once it is answered');
@@ -197,10 +209,10 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
       let page = await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
       for (;;) {
         const remaining = deadline - Date.now();
-        if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed) return page;
+        if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed || closing.signal.aborted) return page;
         // Nothing in view yet: wait from the position read, so entries outside the view are not read again. A change
         // this instance heard since the read is read at once; otherwise the next one wakes the request.
-        if (app.changes.position <= page.next) await nextChange(app.changes, remaining, reply);
+        if (app.changes.position <= page.next) await nextChange(app.changes, remaining, reply, closing.signal);
         const { next } = page;
         page = await sharedRead(questionOf(next, limit, filters, scope), () => changesAfter(app.db, next, limit, filters, scope, options.pageMaxBytes));
       }

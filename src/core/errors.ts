@@ -32,7 +32,7 @@ export interface FieldErrorInput {
   constraintArguments?: unknown[];
 }
 
-/** Builds an entry with the message codes and arguments convention of DECISIONS.md. */
+/** Builds an entry with the message codes and arguments convention of docs/spec/DECISIONS.md. */
 export function fieldError(input: FieldErrorInput): FieldError {
   const { objectName: o, field: f, code: c } = input;
   return {

@@ -1,8 +1,9 @@
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorCodeOf } from '../core/errors.js';
 import type { Database } from './database.js';
-import { openDatabase, type DatabaseSettings } from './open.js';
+import { restoreEmbedded } from './embedded.js';
+import { DatabaseStartError, openDatabase, unusableDataDirectory, type DatabaseSettings, type OpenOptions } from './open.js';
 import { keepOwnerOnly } from './private-directory.js';
 
 /** The embedded database is one process's only: a second one would corrupt it. */
@@ -24,10 +25,9 @@ const LOCK_FILE = 'registry.lock';
 function lockDataDirectory(dir: string, holder: string): () => void {
   keepOwnerOnly(dir);
   const path = join(dir, LOCK_FILE);
-  const content: LockContent = { pid: process.pid, holder, since: new Date().toISOString() };
   for (let attempt = 0; ; attempt += 1) {
     try {
-      writeFileSync(path, JSON.stringify(content), { flag: 'wx' });
+      writeFileSync(path, lockContent(holder), { flag: 'wx' });
       break;
     } catch (error) {
       if (errorCodeOf(error) !== 'EEXIST' || attempt > 0) throw error;
@@ -48,6 +48,17 @@ function lockDataDirectory(dir: string, holder: string): () => void {
   process.on('exit', release);
   return release;
 }
+
+/** The data directory locked for this process; one it cannot make or write is the operator's to fix. */
+function takenDataDirectory(dir: string, holder: string): () => void {
+  try {
+    return lockDataDirectory(dir, holder);
+  } catch (error) {
+    throw error instanceof DataDirectoryInUseError ? error : unusableDataDirectory(dir, error);
+  }
+}
+
+const lockContent = (holder: string) => JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() } satisfies LockContent);
 
 function readLock(path: string): LockContent | undefined {
   try {
@@ -70,12 +81,12 @@ function isRunning(pid: number): boolean {
  * The configured database, migrated; for the embedded one, only after taking its data directory (made its owner's
  * only), which closing the database gives back.
  */
-export async function openDatabaseExclusively(settings: DatabaseSettings, holder: string): Promise<Database> {
-  if (settings.DATABASE_URL) return openDatabase(settings);
-  const release = lockDataDirectory(settings.REGISTRY_DATA_DIR, holder);
+export async function openDatabaseExclusively(settings: DatabaseSettings, holder: string, options: OpenOptions = {}): Promise<Database> {
+  if (settings.DATABASE_URL) return openDatabase(settings, options);
+  const release = takenDataDirectory(settings.REGISTRY_DATA_DIR, holder);
   let db: Database;
   try {
-    db = await openDatabase(settings);
+    db = await openDatabase(settings, options);
   } catch (error) {
     release();
     throw error;
@@ -93,4 +104,28 @@ export async function openDatabaseExclusively(settings: DatabaseSettings, holder
       }
     },
   };
+}
+
+/**
+ * A backup of the embedded database (`registry backup`) made the data directory `settings.REGISTRY_DATA_DIR`, which
+ * must be new or empty; then opened once as a start opens it, so that a damaged archive fails here and an older one
+ * is migrated to this version.
+ */
+export async function restoreDataDirectory(settings: DatabaseSettings, archive: Blob, holder: string): Promise<void> {
+  const dir = settings.REGISTRY_DATA_DIR;
+  const release = takenDataDirectory(dir, holder);
+  try {
+    if (readdirSync(dir).some((name) => name !== LOCK_FILE)) {
+      throw new DatabaseStartError(`REGISTRY_DATA_DIR ${resolve(dir)} is not empty: restore into a new directory, or move this one away first.`);
+    }
+    await restoreEmbedded(dir, archive).catch((error: unknown) => {
+      for (const name of readdirSync(dir)) if (name !== LOCK_FILE) rmSync(join(dir, name), { recursive: true, force: true });
+      throw new DatabaseStartError(`not a backup of the embedded database (${(error as Error).message})`);
+    });
+    // The archive held the lock of the process that made it: the lock is this process's again.
+    writeFileSync(join(dir, LOCK_FILE), lockContent(holder));
+  } finally {
+    release();
+  }
+  await (await openDatabaseExclusively(settings, holder)).close();
 }

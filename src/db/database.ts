@@ -53,6 +53,11 @@ export interface Database extends Queryable {
   listen(channel: string, onSignal: () => void): Promise<() => Promise<void>>;
   /** Connection use, for the metrics. */
   stats?(): PoolStats;
+  /**
+   * The embedded database only: its whole data directory as one gzipped tar (PGlite's dump, made while no statement
+   * runs), for `registry backup`; PostgreSQL has pg_dump.
+   */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
 }
 

@@ -12,13 +12,15 @@ export const EMBEDDED_DURABILITY =
   'an operating system crash or power loss can lose the last seconds of commits. Set DATABASE_URL (PostgreSQL) ' +
   'where that matters.';
 
+const EXTENSIONS = { pg_trgm };
+
 /**
  * The embedded PostgreSQL (PGlite): one connection in this process. Its queries run one at a time, and a
  * query sent while a transaction is open waits for that transaction to end.
  */
 export async function openEmbedded(dataDir?: string): Promise<Database> {
   const db = await PGlite.create(dataDir, {
-    extensions: { pg_trgm },
+    extensions: EXTENSIONS,
     parsers: { [pgliteTypes.DATE]: (value: string) => value, [pgliteTypes.INT8]: (value: string) => Number(value) },
   });
 
@@ -68,6 +70,12 @@ export async function openEmbedded(dataDir?: string): Promise<Database> {
       const stop = await db.listen(channel, () => onSignal());
       return () => stop();
     },
+    dump: () => tracked(() => db.dumpDataDir('gzip')),
     close: () => db.close(),
   };
+}
+
+/** Makes `dataDir` (new or empty) the database of an archive that `dump` made. */
+export async function restoreEmbedded(dataDir: string, archive: Blob): Promise<void> {
+  await (await PGlite.create(dataDir, { extensions: EXTENSIONS, loadDataDir: archive })).close();
 }

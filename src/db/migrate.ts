@@ -5,12 +5,17 @@ import type { Database } from './database.js';
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
+/** The migrations this version of the registry ships, in the order they apply. */
+export async function migrationFiles(): Promise<string[]> {
+  return (await readdir(migrationsDir)).filter((name) => name.endsWith('.sql')).sort();
+}
+
 /**
  * Applies the migrations not yet applied, in file-name order, each in its own transaction. A transaction
  * advisory lock (keyed by the schema) makes two instances starting at once apply each migration once.
  */
 export async function migrate(db: Database): Promise<string[]> {
-  const files = (await readdir(migrationsDir)).filter((name) => name.endsWith('.sql')).sort();
+  const files = await migrationFiles();
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`).catch(ignoreConcurrentCreate);
   const applied: string[] = [];

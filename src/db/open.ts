@@ -1,4 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errorCodeOf } from '../core/errors.js';
+import { shownUrl } from '../core/urls.js';
 import type { Database } from './database.js';
 import { openEmbedded } from './embedded.js';
 import { migrate } from './migrate.js';
@@ -7,22 +11,99 @@ import { openPostgres } from './postgres.js';
 export interface DatabaseSettings {
   DATABASE_URL?: string;
   REGISTRY_DATA_DIR: string;
+  /** How long to wait for a PostgreSQL server that does not answer yet, in seconds; default 0 (not at all). */
+  DATABASE_WAIT_SECONDS?: number;
 }
 
-/** PostgreSQL when DATABASE_URL is set, else the embedded PostgreSQL in REGISTRY_DATA_DIR; migrated. */
-export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  let db: Database;
-  if (settings.DATABASE_URL) {
-    db = openPostgres({ connectionString: settings.DATABASE_URL });
-  } else {
-    mkdirSync(settings.REGISTRY_DATA_DIR, { recursive: true });
-    db = await openEmbedded(settings.REGISTRY_DATA_DIR);
+export interface OpenOptions {
+  /** Told while waiting for PostgreSQL: why it does not answer yet, and how many seconds the wait has left. */
+  onWait?: (reason: string, remainingSeconds: number) => void;
+  /** false: the migrations are left to the caller (`registry migrate`, which lists what it applies). */
+  migrate?: boolean;
+}
+
+/**
+ * What keeps the registry from its database that the operator must change or start: the message says what is wrong
+ * and what would do, in one line, without the database's password.
+ */
+export class DatabaseStartError extends Error {}
+
+/** Failures of a server that is not up yet (or not reachable yet): a start waits them out for a while. */
+const NOT_UP_YET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', '57P03', '53300']);
+const TELL_EVERY_MS = 10_000;
+
+/** Why the server does not answer, in a few words: its error code, or its message when it has none. */
+const reasonOf = (error: unknown) => errorCodeOf(error) ?? (error instanceof Error ? error.message : String(error));
+
+const notUpYet = (error: unknown) => NOT_UP_YET.has(errorCodeOf(error) ?? '') || /Connection terminated/i.test(reasonOf(error));
+
+/** What a refusal of the PostgreSQL server means for the operator; the error as it was when it is none of those. */
+function refusal(error: unknown, where: string): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  switch (errorCodeOf(error)) {
+    case '3D000': return new DatabaseStartError(`${where}: ${message}. Create it (createdb), or correct DATABASE_URL.`);
+    case '28P01':
+    case '28000': return new DatabaseStartError(`${where}: the server refused the connection (${message}). Correct the user or password in DATABASE_URL, or the server's pg_hba.conf.`);
+    case '42501': return new DatabaseStartError(`${where}: ${message}. The user of DATABASE_URL must be allowed to create tables in its schema (it applies the migrations).`);
+    case '58P01':
+    case '0A000': return new DatabaseStartError(`${where}: ${message}. The registry needs the pg_trgm extension (Debian: the postgresql-contrib package).`);
+    default: return error;
   }
+}
+
+/** Asks the server until it answers, for at most `waitSeconds`; a refusal that waiting cannot cure ends at once. */
+async function untilAnswering(db: Database, where: string, waitSeconds: number, onWait: NonNullable<OpenOptions['onWait']>): Promise<void> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  let toldAt = 0;
+  for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 2000)) {
+    try {
+      await db.query('SELECT 1');
+      return;
+    } catch (error) {
+      if (!notUpYet(error)) throw refusal(error, where);
+      const remainingMs = deadline - Date.now();
+      if (remainingMs <= 0) {
+        throw new DatabaseStartError(`${where} does not answer (${reasonOf(error)})${waitSeconds > 0 ? `, waited ${waitSeconds} s` : ''}. `
+          + 'Start PostgreSQL or correct DATABASE_URL; DATABASE_WAIT_SECONDS sets how long a start waits for it.');
+      }
+      if (Date.now() - toldAt >= TELL_EVERY_MS) {
+        toldAt = Date.now();
+        onWait(reasonOf(error), Math.ceil(remainingMs / 1000));
+      }
+      await sleep(Math.min(delayMs, remainingMs));
+    }
+  }
+}
+
+/** A data directory this user cannot make or write (EACCES, EROFS, ENOTDIR, ...): the operator's to fix. */
+export function unusableDataDirectory(dir: string, error: unknown): DatabaseStartError {
+  return new DatabaseStartError(`REGISTRY_DATA_DIR ${resolve(dir)} cannot be used (${reasonOf(error)}): name a directory this user may create and write.`);
+}
+
+/** The embedded database's directory, made if need be. */
+function dataDirectory(dir: string): string {
   try {
-    await migrate(db);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  } catch (error) {
+    throw unusableDataDirectory(dir, error);
+  }
+}
+
+/**
+ * PostgreSQL when DATABASE_URL is set (waited for up to DATABASE_WAIT_SECONDS when it does not answer yet), else the
+ * embedded PostgreSQL in REGISTRY_DATA_DIR; migrated unless `options.migrate` is false.
+ */
+export async function openDatabase(settings: DatabaseSettings, options: OpenOptions = {}): Promise<Database> {
+  const url = settings.DATABASE_URL;
+  const db = url ? openPostgres({ connectionString: url }) : await openEmbedded(dataDirectory(settings.REGISTRY_DATA_DIR));
+  const where = url ? `PostgreSQL at ${shownUrl(url) ?? 'DATABASE_URL'}` : undefined;
+  try {
+    if (where) await untilAnswering(db, where, settings.DATABASE_WAIT_SECONDS ?? 0, options.onWait ?? (() => undefined));
+    if (options.migrate !== false) await migrate(db);
   } catch (error) {
     await db.close();
-    throw error;
+    throw where ? refusal(error, where) : error;
   }
   return db;
 }

@@ -77,7 +77,7 @@ function responseTypeOf(request: FastifyRequest, negotiation: Negotiation): stri
 }
 
 /**
- * Content negotiation of DECISIONS.md: the versioned type, `application/json`, wildcards or no Accept at all;
+ * Content negotiation of docs/spec/DECISIONS.md: the versioned type, `application/json`, wildcards or no Accept at all;
  * anything else is 406. A body in a type the operation does not take is 415, checked before it is parsed.
  */
 async function mediaTypes(fastify: FastifyInstance) {

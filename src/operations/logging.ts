@@ -57,6 +57,16 @@ export function loggerOptions(level: string, stream?: LoggerOptions['stream']): 
   };
 }
 
+/** The process's own lines, before the application's logger exists or beside it: the same JSON lines to the same output. */
+export function processLogger(level: string, output: LogOutput): pino.Logger {
+  return pino(loggerOptions(level), output);
+}
+
+/** For the line of a start that failed: standard error, written at once (the process exits next), whatever LOG_LEVEL says. */
+export function startFailureLog(): pino.Logger {
+  return pino(loggerOptions('info'), pino.destination({ dest: 2, sync: true }));
+}
+
 /** What the log writes to, and how a caller writes a line of its own after the lines logged before it. */
 export interface LogOutput {
   write(line: string): void;

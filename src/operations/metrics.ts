@@ -12,11 +12,23 @@ interface DeliveryCounts {
   attempts: number;
 }
 
-/** The Prometheus registry of one application: its requests, its database pool, its deliveries and the process itself. */
+/** What the metrics show of a certificate the registry publishes or presents; the wiring reads it from the status. */
+interface CertificateDays {
+  use: string;
+  accessPoint?: { identifier: string; title: string };
+  endpoint?: string;
+  daysLeftExactly: number;
+}
+
+/**
+ * The Prometheus registry of one application: its requests, its database pool, its deliveries, its certificates and
+ * the process itself.
+ */
 export function createMetrics(
   db: Database,
   openConnections: () => Promise<number>,
   deliveryStatus: () => Promise<readonly DeliveryCounts[]>,
+  certificates: () => Promise<readonly CertificateDays[]> = async () => [],
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -61,6 +73,21 @@ export function createMetrics(
       },
     });
   }
+  new Gauge({
+    name: 'certificate_days_left',
+    help: 'Days until a certificate the registry publishes or presents expires (negative once expired), by use: smp (in use), '
+      + 'smp_next (announced), client (fixed SML and Directory client certificate), access_point (with the access point and endpoint)',
+    labelNames: ['use', 'access_point', 'access_point_id', 'endpoint'] as const,
+    registers: [registry],
+    async collect() {
+      // Read afresh: a certificate replaced or an endpoint removed leaves no series behind.
+      this.reset();
+      for (const certificate of await certificates().catch(() => [])) {
+        const { use, accessPoint, endpoint = '', daysLeftExactly } = certificate;
+        this.set({ use, access_point: accessPoint?.title ?? '', access_point_id: accessPoint?.identifier ?? '', endpoint }, daysLeftExactly);
+      }
+    },
+  });
   new Gauge({
     name: 'http_open_connections',
     help: 'Client connections currently open on the API port',

@@ -33,7 +33,7 @@ function ruleOf(reference: Reference, rules: readonly ProcessRule[]): ProcessRul
 }
 
 /**
- * The participant rules of DECISIONS.md for the processes a participant newly takes: not restricted, its ICD
+ * The participant rules of docs/spec/DECISIONS.md for the processes a participant newly takes: not restricted, its ICD
  * among the process's required ICDs (when it has any), and every dependency among the participant's processes.
  * Processes it already has are kept as they are. Each violation is reported once, at the first reference.
  */

@@ -52,7 +52,7 @@ export function expectSpecifiedValidationError(
   });
 }
 
-/** The one 400 entry expected for a field, with the codes convention of DECISIONS.md. */
+/** The one 400 entry expected for a field, with the codes convention of docs/spec/DECISIONS.md. */
 export function expectFieldError(
   body: { message: string; errors?: Array<Record<string, unknown>> },
   objectName: string,

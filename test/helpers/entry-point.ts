@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { openPostgres } from '../../src/db/postgres.js';
 import { TEST_DATABASE_URL } from './database.js';
 
@@ -29,6 +30,20 @@ export interface Finished {
 /** `closeStdout`: the reader closes the pipe before reading anything, as `| head` does once it has enough. */
 export function runCli(args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
   return runToEnd('src/cli.ts', args, env, options);
+}
+
+/**
+ * What a start that failed wrote: exit status 1 and one JSON log line (level 60) on standard error, with no stack
+ * trace. Its fields, `msg` first among them.
+ */
+export function startFailure(finished: Finished): { msg: string; [field: string]: unknown } {
+  expect(finished.code, `${finished.stdout}\n${finished.stderr}`).toBe(1);
+  const lines = finished.stderr.trim().split('\n');
+  expect(lines, finished.stderr).toHaveLength(1);
+  const line = JSON.parse(lines[0] as string);
+  expect(line).toMatchObject({ level: 60, msg: expect.any(String) });
+  expect(finished.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/);
+  return line;
 }
 
 /** The server run for a start that must end by itself (a refused configuration). */

@@ -7,12 +7,12 @@ import { addDocumentType, addProcess, documentTypeForm, processForm } from '../h
 import { addParticipant, participantForm, type Participant } from '../helpers/participants.js';
 
 /**
- * The role matrix of the specification, read from its summary table (copied into role-table.md, so that a
- * clone on its own runs it; `scripts/compare-reference.ts` checks the copy against the specification): every operation, called by every role,
- * without credentials and with wrong ones. Allowed callers get the operation's success status on a resource
- * of their own; others get 401 (no or wrong credentials) or 403 (a role the operation does not admit).
+ * The role matrix of the specification (the project's copy, docs/spec/registry-service.md), read from its summary
+ * table: every operation, called by every role, without credentials and with wrong ones. Allowed callers get the
+ * operation's success status on a resource of their own; others get 401 (no or wrong credentials) or 403 (a role
+ * the operation does not admit).
  */
-const ROLE_TABLE = new URL('./role-table.md', import.meta.url);
+const SPECIFICATION = new URL('../../docs/spec/registry-service.md', import.meta.url);
 
 interface SpecOperation {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -23,7 +23,9 @@ interface SpecOperation {
 }
 
 function specOperations(): SpecOperation[] {
-  return readFileSync(ROLE_TABLE, 'utf8').split('\n')
+  const specification = readFileSync(SPECIFICATION, 'utf8');
+  const summaryTable = specification.slice(specification.indexOf('### Summary table'), specification.indexOf('### Rules common to operations'));
+  return summaryTable.split('\n')
     .map((line) => line.split('|').map((cell) => cell.trim()))
     .filter((cells) => /^(GET|POST|PUT|DELETE)$/.test(cells[1] ?? ''))
     .map((cells) => ({

@@ -4,7 +4,7 @@ import { testDatabaseKind } from '../helpers/database.js';
 import { cleanUpAfterAll } from './harness/clean-up.js';
 import { Ledger, runWriteLoad, verify } from './harness/write-load.js';
 import {
-  basic, call, freshStorage, loggedRequestIds, provision, startService, stopService, type RunningService, type Storage,
+  ADMIN_PASSWORD, basic, call, freshStorage, loggedRequestIds, provision, startService, stopService, type RunningService, type Storage,
 } from './harness/service.js';
 
 let storage: Storage | undefined;
@@ -19,6 +19,16 @@ async function slowRequests(running: RunningService) {
   const answers = ids.map((requestId) => call(running.url, { path: '/rest/api/participants', authorization: wrong, requestId }));
   while (!ids.every((id) => loggedRequestIds(running, 'incoming request').has(id))) await sleep(10);
   return answers;
+}
+
+/** The feed's cursor after everything committed so far: the `next` of the last page read from the start. */
+async function feedEnd(running: RunningService, authorization: string): Promise<number> {
+  let after = 0;
+  for (;;) {
+    const page = (await call(running.url, { path: `/rest/api/changes?after=${after}&limit=1000`, authorization })).json<{ entries: unknown[]; next: number }>();
+    if (page.entries.length === 0) return page.next;
+    after = page.next;
+  }
 }
 
 describe('graceful shutdown', () => {
@@ -59,4 +69,33 @@ describe('graceful shutdown', () => {
       `${incoming.size} requests begun and all answered, ${ledger.unanswered} never reached the service, exit after ${Math.round(tookMs)} ms`);
     await stopService(service);
   }, 180_000);
+
+  it('answers the change feed\'s waiting polls at once with their page at SIGTERM, and exits 0 without waiting out the grace', async () => {
+    await storage?.drop();
+    storage = await freshStorage(testDatabaseKind);
+    service = await startService(storage.env);
+    const admin = basic('admin', ADMIN_PASSWORD);
+    const end = await feedEnd(service, admin);
+    const ids = ['poll-1', 'poll-2', 'poll-3'];
+    const polls = ids.map((requestId) => call(service!.url, { path: `/rest/api/changes?after=${end}&wait=60`, authorization: admin, requestId, timeoutMs: 70_000 }));
+    while (!ids.every((id) => loggedRequestIds(service!, 'incoming request').has(id))) await sleep(10);
+    // Held: nothing has changed since `end`.
+    await sleep(300);
+    const signalledAt = performance.now();
+    service.child.kill('SIGTERM');
+    const answers = await Promise.all(polls);
+    const answeredMs = performance.now() - signalledAt;
+    const exit = await service.exited;
+    const exitedMs = performance.now() - signalledAt;
+
+    for (const answer of answers) expect([answer.status, answer.json()]).toEqual([200, { entries: [], next: end }]);
+    // Exit 0: the 10 s grace did not run out (it ends in status 1). Typically milliseconds; the bound leaves room for a loaded machine.
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(answeredMs).toBeLessThan(5000);
+    expect(exitedMs).toBeLessThan(5000);
+    // Every line from the shutdown on is a JSON log line: no plain "killed by timeout".
+    const shutdown = service.output.slice(service.output.findIndex((line) => line.includes('"msg":"shutting down"')));
+    expect(shutdown.filter((line) => !line.startsWith('{'))).toEqual([]);
+    console.log(`shutdown with ${ids.length} waiting polls (${testDatabaseKind}): answered after ${Math.round(answeredMs)} ms, exited 0 after ${Math.round(exitedMs)} ms`);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../web/src/api/types.js';
 import { problemOf } from '../../web/src/api/problem.js';
 import { age, fieldChanges, localToIso } from '../../web/src/format.js';
-import { certificateExpiry, isExpired } from '../../web/src/certificates.js';
+import { certificateExpiry, expiryOf } from '../../web/src/certificates.js';
 import { contactForm, processMessages } from '../../web/src/forms.js';
 import { TEXTS, translator } from '../../web/src/i18n.js';
 import { exportLine, parseParticipantLines } from '../../web/src/jsonl.js';
@@ -161,8 +161,12 @@ describe('certificates and texts', () => {
     expect(certificateExpiry(undefined)).toBeUndefined();
     expect(certificateExpiry('bm90IGEgY2VydGlmaWNhdGU=')).toBeUndefined();
     expect(certificateExpiry(base64Der(cert).slice(0, 200))).toBeUndefined();
-    expect(isExpired('2020-01-01', new Date('2026-01-01'))).toBe(true);
-    expect(isExpired('2027-01-01', new Date('2026-01-01'))).toBe(false);
+    // Marked when expired, and when it expires within 30 days (the registry's warning window), not only once expired.
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(expiryOf('2025-12-31T00:00:00Z', now)).toEqual({ state: 'expired', daysLeft: -1 });
+    expect(expiryOf('2026-01-20T12:00:00Z', now)).toEqual({ state: 'expiring', daysLeft: 19 });
+    expect(expiryOf('2026-01-31T00:00:00Z', now)).toEqual({ state: 'expiring', daysLeft: 30 });
+    expect(expiryOf('2026-02-01T00:00:00Z', now)).toEqual({ state: 'valid', daysLeft: 31 });
   });
 
   it('every English text has a Norwegian one with the same placeholders', () => {

@@ -8,6 +8,7 @@ import { Lookup } from './pages/lookup.js';
 import { ParticipantForm } from './pages/participant-form.js';
 import { Participants } from './pages/participants.js';
 import { SignIn } from './pages/sign-in.js';
+import { StatusPage } from './pages/status.js';
 import { href, navigate, useRoute } from './router.js';
 import { isAuthority, isProvider, signOut, type Session } from './session.js';
 
@@ -23,6 +24,7 @@ const PAGES: Page[] = [
   { path: 'catalogue', label: 'catalogue', allowed: PUBLIC },
   { path: 'participants', label: 'participants', allowed: isProvider },
   { path: 'import', label: 'importFile', allowed: isProvider },
+  { path: 'status', label: 'statusPage', allowed: isAuthority },
   { path: 'service-providers', label: 'serviceProviders', allowed: isAuthority },
   { path: 'access-point-providers', label: 'accessPointProviders', allowed: isAuthority },
   { path: 'access-points', label: 'accessPoints', allowed: isAuthority },
@@ -56,7 +58,7 @@ export function App() {
 
   const onSignedIn = (signed: Session) => {
     setSession(signed);
-    navigate(signed.role === 'SERVICE_PROVIDER' ? 'participants' : signed.role === 'ACCESS_POINT_PROVIDER' ? 'lookup' : 'service-providers');
+    navigate(signed.role === 'SERVICE_PROVIDER' ? 'participants' : signed.role === 'ACCESS_POINT_PROVIDER' ? 'lookup' : 'status');
   };
   const onSignOut = () => {
     signOut();
@@ -76,6 +78,7 @@ export function App() {
         if (rest[0] === 'edit' && rest[1]) return <ParticipantForm identifier={rest[1]} />;
         return <Participants />;
       case 'import': return <ImportParticipants />;
+      case 'status': return <StatusPage />;
       case 'service-providers': return <ServiceProviders />;
       case 'access-point-providers': return <AccessPointProviders />;
       case 'access-points': return <AccessPoints />;

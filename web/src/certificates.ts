@@ -55,6 +55,14 @@ function timeOf(der: Uint8Array, time: Element): string | undefined {
   return `${fullYear}-${month}-${day}T${hour}:${minute}:${second}Z`;
 }
 
-export function isExpired(expiry: string, now = new Date()): boolean {
-  return Date.parse(expiry) < now.getTime();
+/** A certificate expiring within this many days is marked, as the registry's log and status warn of it (CERTIFICATE_WARNING_DAYS' default). */
+export const EXPIRY_WARNING_DAYS = 30;
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Whether a certificate has expired, expires within `warningDays`, or neither; with its whole days left. */
+export function expiryOf(expiry: string, now = new Date(), warningDays = EXPIRY_WARNING_DAYS): { state: 'expired' | 'expiring' | 'valid'; daysLeft: number } {
+  const left = Date.parse(expiry) - now.getTime();
+  const daysLeft = Math.floor(left / DAY_MS);
+  return { state: left < 0 ? 'expired' : left <= warningDays * DAY_MS ? 'expiring' : 'valid', daysLeft };
 }

@@ -1,7 +1,9 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import { STATUS_EN, STATUS_NB } from './texts/status.js';
 
 const en = {
+  ...STATUS_EN,
   appName: 'Registry', skip: 'Skip to content', language: 'Language', lookup: 'Look up', catalogue: 'Catalogue',
   signIn: 'Sign in', signOut: 'Sign out', signedInAs: 'Signed in as', username: 'Username', password: 'Password',
   signInHint: 'Your credentials stay in this tab only: a reload or sign-out forgets them.',
@@ -69,6 +71,7 @@ const en = {
 export type TextKey = keyof typeof en;
 
 const nb: Record<TextKey, string> = {
+  ...STATUS_NB,
   appName: 'Registeret', skip: 'Hopp til innholdet', language: 'Språk', lookup: 'Oppslag', catalogue: 'Katalog',
   signIn: 'Logg inn', signOut: 'Logg ut', signedInAs: 'Innlogget som', username: 'Brukernavn', password: 'Passord',
   signInHint: 'Påloggingen gjelder bare denne fanen: en ny innlasting eller utlogging glemmer den.',

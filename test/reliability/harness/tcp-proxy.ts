@@ -6,14 +6,20 @@ export interface TcpProxy {
   /** Resets every open connection and every new one until `restore`. */
   cut(): void;
   restore(): void;
+  /** Connections reset while cut, so far: a client has tried. */
+  refused(): number;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let open = true;
+  let refused = 0;
   const server = net.createServer((client) => {
-    if (!open) return void client.resetAndDestroy();
+    if (!open) {
+      refused += 1;
+      return void client.resetAndDestroy();
+    }
     const upstream = net.connect(targetPort, targetHost);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -34,6 +40,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     restore() {
       open = true;
     },
+    refused: () => refused,
     close: () => new Promise((resolve) => {
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());

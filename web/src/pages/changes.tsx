@@ -113,11 +113,11 @@ function ChangeDetails({ entry }: { entry: Entry }) {
 
 type Delivery = Schemas['DeliveryStatus'];
 
-/** Delivery to the SML and the Directory: what waits, for how long, and the last failure. */
-export function Deliveries() {
+/** The columns of a delivery's state: every field the API answers of it (the deliveries page and the status page). */
+export function useDeliveryColumns(): Column<Delivery>[] {
   const t = useT();
   const { language } = useContext(I18n);
-  const columns: Column<Delivery>[] = [
+  return [
     { key: 'target', label: t('target'), render: (delivery) => delivery.target.toUpperCase() },
     { key: 'pending', label: t('pending'), render: (delivery) => delivery.pending },
     { key: 'oldestPendingSeconds', label: t('oldestPending'), render: (delivery) => (delivery.pending > 0 ? age(delivery.oldestPendingSeconds) : '–') },
@@ -128,6 +128,11 @@ export function Deliveries() {
         : t('noError')),
     },
   ];
+}
+
+/** Delivery to the SML and the Directory: what waits, for how long, and the last failure. */
+export function Deliveries() {
+  const columns = useDeliveryColumns();
   return (
     <StatusTable level="h1" title="deliveries" intro="deliveriesIntro" empty="noDeliveries" load={() => ok(api.GET('/rest/api/deliveries'))}
       columns={columns} rowKey={(delivery) => delivery.target} placeholderRows={2}>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../api/client.js';
-import { certificateExpiry, isExpired } from '../../certificates.js';
+import { certificateExpiry, expiryOf } from '../../certificates.js';
 import { Check, Field, Select } from '../../components/ui.js';
 import { isoToLocal, localToIso } from '../../format.js';
 import { contactForm } from '../../forms.js';
@@ -65,13 +65,14 @@ function Endpoints({ endpoints }: { endpoints: Endpoint[] }) {
     <ul class="endpoints">
       {endpoints.map((endpoint) => {
         const expiry = certificateExpiry(endpoint.certificate);
-        const expired = expiry !== undefined && isExpired(expiry);
+        const { state, daysLeft } = expiry === undefined ? { state: 'valid', daysLeft: 0 } : expiryOf(expiry);
         return (
           <li key={endpoint.url}>
             <code class="id">{endpoint.url}</code> · {endpoint.transportProfile.value}
             {endpoint.transportProfile.certificateTypes.length > 0 ? <> · {t('certificateTypes')}: {endpoint.transportProfile.certificateTypes.join(', ')}</> : null}
             {' · '}{expiry
-              ? <span class={`expiry${expired ? ' failed' : ''}`}>{t('certificateExpires')} {expiry.slice(0, 10)}{expired ? ` (${t('expired')})` : ''}</span>
+              ? <span class={`expiry ${state}`}>{t('certificateExpires')} {expiry.slice(0, 10)}
+                {state === 'expired' ? ` (${t('expired')})` : state === 'expiring' ? ` (${t('expiresInDays', { days: daysLeft })})` : ''}</span>
               : <span class="hint">{t('noCertificate')}</span>}
             {endpoint.requireBusinessLevelSignature ? <> · {t('requireBusinessLevelSignature')}</> : null}
           </li>
