@@ -1,6 +1,7 @@
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
+import { DEFAULT_PEER_ANSWER_MAX_BYTES, DEFAULT_PEER_TIMEOUT_MS } from './changes/peer-http.js';
 
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -63,11 +64,21 @@ const ConfigSchema = Type.Object({
   // Bounded text, private files, quiet logs (issue 23)
   /** The most JSON one page of the audit or the change feed carries, in bytes; a page stops before passing it. */
   CHANGE_PAGE_MAX_BYTES: Type.Integer({ default: DEFAULT_PAGE_MAX_BYTES, minimum: 1 }),
+  // The network lifecycle held against peers (issue 29).
+  /** A call to the SML or the Directory ends after this many seconds in all, whatever has arrived meanwhile. */
+  NETWORK_CALL_TIMEOUT_SECONDS: Type.Integer({ default: DEFAULT_PEER_TIMEOUT_MS / 1000, minimum: 1, maximum: 300 }),
+  /** The most bytes an answer of the SML or the Directory may carry; a larger one ends the call. */
+  NETWORK_ANSWER_MAX_BYTES: Type.Integer({ default: DEFAULT_PEER_ANSWER_MAX_BYTES, minimum: 1024, maximum: 64 * 1024 * 1024 }),
 });
+
+/** The bounds of every call to the SML and the Directory. */
+const peerBoundsOf = (config: Config) => ({ timeoutMs: config.NETWORK_CALL_TIMEOUT_SECONDS * 1000, maxAnswerBytes: config.NETWORK_ANSWER_MAX_BYTES });
 
 export function directoryOptionsOf(config: Config) {
   if (!config.DIRECTORY_URL) return undefined;
-  return { url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE };
+  return {
+    url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE, ...peerBoundsOf(config),
+  };
 }
 
 /** The SML options of a configuration; undefined when no SML is configured. */
@@ -77,7 +88,7 @@ export function smlOptionsOf(config: Config) {
   return {
     url: config.SML_URL, smpId: config.SML_SMP_ID,
     clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
-    caFile: config.SML_CA_FILE,
+    caFile: config.SML_CA_FILE, ...peerBoundsOf(config),
   };
 }
 
