@@ -21,8 +21,7 @@ let sml: LocalSml;
 let directory: LocalDirectory;
 let app: App;
 let served: DeliveryTestApp['served'];
-let servedToo: DeliveryTestApp['servedToo'];
-useDeliveryTestApp((started) => ({ t, sml, directory, app, served, servedToo } = started), checkResponsesAgainstDescription);
+useDeliveryTestApp((started) => ({ t, sml, directory, app, served } = started), checkResponsesAgainstDescription);
 /** A participant with a process: it serves its organization, and has its say over its registration. */
 const addParticipant = (on: App, user: TestUser, overrides: Record<string, unknown> = {}) => addServed(on, user, served, overrides);
 afterEach(() => {
