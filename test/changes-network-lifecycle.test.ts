@@ -9,7 +9,7 @@ import { call } from './helpers/requests.js';
 import type { TestApp, TestUser } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
 import { expectErrorBody } from './helpers/assertions.js';
-import { addParticipant as addAnyParticipant, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
+import { addParticipant as addAnyParticipant, PARTICIPANTS, uniqueOrganization, type Participant } from './helpers/participants.js';
 import { addServed, deliveryOptions, SMP_ID, useDeliveryTestApp, type DeliveryTestApp } from './helpers/delivery.js';
 
 let t: TestApp;
@@ -103,7 +103,7 @@ describe('an organization whose delivery keeps failing is set aside; the others 
       const bad = uniqueOrganization();
       sml.failFor(qualified(bad), failure);
       const failing = await addParticipant(t.users.serviceProvider, { organizationIdentifier: bad });
-      const others = [];
+      const others: Participant[] = [];
       for (let index = 0; index < 4; index += 1) others.push(await addParticipant(t.users.serviceProvider));
       await vi.waitFor(() => expect(others.every((other) => held().has(other.qualifiedIdentifier))).toBe(true), { timeout: 10_000, interval: 50 });
       await vi.waitFor(async () => expect(await networkOf(failing)).toMatchObject({
@@ -171,7 +171,7 @@ describe('an organization whose delivery keeps failing is set aside; the others 
       await delivered();
       const creates = sml.calls.create;
       sml.fail(failure);
-      const added = [];
+      const added: Participant[] = [];
       for (let index = 0; index < 6; index += 1) added.push(await addParticipant(t.users.serviceProvider));
       await vi.waitFor(async () => expect((await status()).attempts).toBeGreaterThan(2), { timeout: 10_000 });
       expect(await status()).toMatchObject({ setAside: 0 });
