@@ -138,12 +138,12 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
    * each with whether its organization is set aside here or there.
    */
   const pageAfter = async (cursor: number) => {
-    const [page] = await db.query<{ position: number; entries: Entry[] }>(
+    const [page] = await db.query<{ position: number; logPosition: number; entries: Entry[] }>(
       `WITH bound AS (
          SELECT CASE WHEN $3::text IS NULL THEN p.seq
                      ELSE least(p.seq, coalesce((SELECT d.seq FROM delivery_cursors d WHERE d.target = $3), 0)) END AS seq
            FROM change_log_position p)
-       SELECT (SELECT seq FROM bound) AS position,
+       SELECT (SELECT seq FROM bound) AS position, (SELECT seq FROM change_log_position) AS "logPosition",
               (SELECT coalesce(json_agg(e ORDER BY e.seq), '[]'::json) FROM (
                  SELECT c.seq, c.identifier, c.operation,
                         EXISTS (SELECT 1 FROM delivery_set_aside a WHERE a.target = $4 AND a.participant = c.identifier) AS "asideHere",
@@ -153,7 +153,7 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
                   ORDER BY c.seq LIMIT $2) e) AS entries`,
       [cursor, batch, target.after ?? null, TARGET],
     );
-    return { position: page?.position ?? cursor, entries: page?.entries ?? [] };
+    return { position: page?.position ?? cursor, logPosition: page?.logPosition ?? cursor, entries: page?.entries ?? [] };
   };
 
   /** Another organization than `failing` among the next entries, to try the peer with: a different one per `attempts`. */
@@ -174,7 +174,7 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
     const asideNow = new Set<string>();
     const probed = new Map<string, number>();
     for (;;) {
-      const { position, entries } = await pageAfter(cursor);
+      const { position, logPosition, entries } = await pageAfter(cursor);
       const settled = (entry: Entry) => entry.asideHere || entry.asideBefore || asideNow.has(entry.identifier)
         || (probed.get(entry.identifier) ?? -1) >= entry.seq;
       for (const [index, entry] of entries.entries()) {
@@ -185,7 +185,8 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
           if (failure !== undefined) {
             const probe = probeFor(entries, index, entry.identifier, start.attempts, settled);
             if (probe === undefined) {
-              await hold(failure, position);
+              // Nothing else to try the peer with: the next change anywhere in the log lets it try again.
+              await hold(failure, logPosition);
               return 'held';
             }
             if ((await attempt(probe.identifier, probe.operation)) !== undefined) {
