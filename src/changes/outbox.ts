@@ -22,10 +22,11 @@ export interface DeliveryTarget {
   /** The target that must have delivered an entry before this one delivers it. */
   after?: string;
   /**
-   * Returns once the target answered (accepted, or refused for good and recorded); throws when it did not (a
-   * retry may cure it). `operation` is the change log entry's; none on a retry of an organization set aside.
+   * Returns once the target agrees with the organization: true when the peer was called and answered (accepted, or
+   * refused for good and recorded), false when nothing had to be sent. Throws when the peer did not answer (a retry
+   * may cure it). `operation` is the change log entry's; none on a retry of an organization set aside.
    */
-  deliver(db: Queryable, participant: string, operation?: string): Promise<void>;
+  deliver(db: Queryable, participant: string, operation?: string): Promise<boolean>;
 }
 
 export interface DeliveryWorker {
@@ -108,14 +109,13 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
 
   const release = () => db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me]);
 
-  /** undefined when the target answered; else what failed. */
-  const attempt = async (participant: string, operation?: string): Promise<unknown> => {
+  /** Whether the peer answered (`called`: it had to be asked), or what failed. */
+  const attempt = async (participant: string, operation?: string): Promise<{ failure?: unknown; called: boolean }> => {
     try {
-      await target.deliver(db, participant, operation);
-      return undefined;
+      return { called: await target.deliver(db, participant, operation) };
     } catch (error) {
       options.onError?.(error);
-      return error ?? new Error('delivery failed');
+      return { failure: error ?? new Error('delivery failed'), called: true };
     }
   };
 
@@ -156,15 +156,33 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
     return { position: page?.position ?? cursor, logPosition: page?.logPosition ?? cursor, entries: page?.entries ?? [] };
   };
 
-  /** Another organization than `failing` among the next entries, to try the peer with: a different one per `attempts`. */
-  const probeFor = (entries: Entry[], from: number, failing: string, attempts: number, skip: (entry: Entry) => boolean): Entry | undefined => {
+  /**
+   * Other organizations than `failing` among the next entries, to try the peer with, the first a different one per
+   * `attempts` (a held cursor tries another each time).
+   */
+  const probesFor = (entries: Entry[], from: number, failing: string, attempts: number, skip: (entry: Entry) => boolean): Entry[] => {
     const candidates = new Map<string, Entry>();
     for (const entry of entries.slice(from + 1)) {
       if (candidates.size >= PROBE_WINDOW) break;
       if (entry.identifier !== failing && !skip(entry) && !candidates.has(entry.identifier)) candidates.set(entry.identifier, entry);
     }
     const choices = [...candidates.values()];
-    return choices[attempts % Math.max(choices.length, 1)];
+    const first = attempts % Math.max(choices.length, 1);
+    return [...choices.slice(first), ...choices.slice(0, first)];
+  };
+
+  /**
+   * Whether the peer answers another organization than the one that failed: the first probe that has to call it
+   * decides (one that needs no call is delivered, and the next is tried). undefined: none had to call it.
+   */
+  const peerAnswersOthers = async (probes: Entry[], delivered: (entry: Entry) => void): Promise<boolean | undefined> => {
+    for (const probe of probes) {
+      const { failure, called } = await attempt(probe.identifier, probe.operation);
+      if (failure !== undefined) return false;
+      delivered(probe);
+      if (called) return true;
+    }
+    return undefined;
   };
 
   /** Delivers the log after the cursor; 'held' when the peer failed for everyone, 'lost' when the lease went. */
@@ -181,19 +199,15 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
         if (held.lost) return 'lost';
         if (entry.asideBefore && target.after !== undefined) await waitFor(entry.identifier, target.after);
         if (!settled(entry)) {
-          const failure = await attempt(entry.identifier, entry.operation);
+          const { failure } = await attempt(entry.identifier, entry.operation);
           if (failure !== undefined) {
-            const probe = probeFor(entries, index, entry.identifier, start.attempts, settled);
-            if (probe === undefined) {
-              // Nothing else to try the peer with: the next change anywhere in the log lets it try again.
-              await hold(failure, logPosition);
+            const probes = probesFor(entries, index, entry.identifier, start.attempts, settled);
+            const answers = await peerAnswersOthers(probes, (probe) => probed.set(probe.identifier, position));
+            if (answers !== true) {
+              // The peer fails for everyone; or nothing else could try it: the next change in the log lets it try again.
+              await hold(failure, answers === undefined ? logPosition : null);
               return 'held';
             }
-            if ((await attempt(probe.identifier, probe.operation)) !== undefined) {
-              await hold(failure, null);
-              return 'held';
-            }
-            probed.set(probe.identifier, position);
             asideNow.add(entry.identifier);
             await setAside(entry.identifier, failure);
           }
@@ -220,7 +234,7 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
         [TARGET, target.after ?? null],
       );
       if (!due) return;
-      const failure = await attempt(due.participant);
+      const { failure } = await attempt(due.participant);
       if (failure === undefined) {
         await db.query('DELETE FROM delivery_set_aside WHERE target = $1 AND participant = $2', [TARGET, due.participant]);
       } else {

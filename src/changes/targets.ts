@@ -37,16 +37,19 @@ export const directoryTarget = (directory: DirectoryClient, after?: string): Del
   async deliver(db, participant) {
     try {
       if (await organizationIsLive(db, participant)) {
-        if (after !== undefined && !heldForThisSmp(await smlStateOf(db, participant))) return;
+        if (after !== undefined && !heldForThisSmp(await smlStateOf(db, participant))) return false;
         await directory.put(participant);
         await recordPushed(db, participant);
-      } else if (await wasPushed(db, participant)) {
-        await directory.delete(participant);
-        await forgetPushed(db, participant);
+        return true;
       }
+      if (!(await wasPushed(db, participant))) return false;
+      await directory.delete(participant);
+      await forgetPushed(db, participant);
+      return true;
     } catch (error) {
       if (!(error instanceof DirectoryError && error.final)) throw error;
       await recordDirectoryRefusal(db, participant, error);
+      return true;
     }
   },
 });
@@ -57,17 +60,21 @@ function refusalOf(error: unknown): SmlError {
   throw error;
 }
 
-async function deliverToSml(db: Queryable, sml: SmlClient, participant: string, operation?: string): Promise<void> {
+async function deliverToSml(db: Queryable, sml: SmlClient, participant: string, operation?: string): Promise<boolean> {
   const { state, migrationKey } = await smlRecordOf(db, participant);
   const live = await organizationIsLive(db, participant);
   // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
   const ours = heldForThisSmp(state);
   // The change a migration key logged, whose key an earlier delivery already used: the SML's answer to it is recorded,
   // and a Create now would be refused as held elsewhere over the key's own refusal.
-  if (live && !ours && operation === 'migrate' && migrationKey === undefined) return;
+  if (live && !ours && operation === 'migrate' && migrationKey === undefined) return false;
   if (live && !ours) await registerInSml(db, sml, participant, migrationKey);
   else if (!live && ours) await deleteFromSml(db, sml, participant);
-  else if (!live && state !== undefined) await forgetSml(db, participant);
+  else {
+    if (!live && state !== undefined) await forgetSml(db, participant);
+    return false;
+  }
+  return true;
 }
 
 /**
