@@ -48,6 +48,7 @@ describe('who may move an organization\'s registration in the SML', () => {
     const rightful = await addParticipant(t.users.serviceProvider);
     await delivered();
     const intruder = await addAnyParticipant(app, t.users.otherServiceProvider, { organizationIdentifier: rightful.organizationIdentifier });
+    await delivered();
     // It learns nothing of the rightful provider's registration.
     expect(await networkOf(intruder, t.users.otherServiceProvider)).toMatchObject({ sml: { state: 'no_process', lastError: null }, directory: { state: 'no_process' } });
     for (const answer of [await migrationOut(intruder, t.users.otherServiceProvider), await migrationOut(intruder, t.users.otherServiceProvider, 'DELETE'),

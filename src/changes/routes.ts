@@ -64,6 +64,8 @@ async function participantOf(db: Queryable, app: FastifyInstance, request: Fasti
   return participant;
 }
 
+const MOVE_RULE = 'For the organization\'s only service provider with a process, or the registry authority (409 otherwise): the registration is shared by every provider that serves it.';
+
 /** A provider acts on its own participants' organizations; the authority on any organization. */
 const NETWORK_ACTORS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
 
@@ -167,6 +169,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   app.put('/participants/:identifier/migration-key', {
     schema: {
       summary: 'Take the participant\'s organization over from the SMP that holds it, with the migration key its previous provider gave',
+      description: MOVE_RULE,
       params: ParticipantParams, body: MigrationKeyForm,
     },
     config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-key'], objectName: 'migrationKeyForm' },
@@ -186,6 +189,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   app.post('/participants/:identifier/migration-out', {
     schema: {
       summary: 'Let another SMP take the participant\'s organization over: a migration key, registered with the SML, shown this once',
+      description: MOVE_RULE,
       params: ParticipantParams, response: { 201: MigrationOut },
     },
     config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-out'] },
@@ -197,7 +201,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   });
 
   app.delete('/participants/:identifier/migration-out', {
-    schema: { summary: 'Withdraw the migration key given out: the SML gets another one, shown to no one', params: ParticipantParams },
+    schema: { summary: 'Withdraw the migration key given out: the SML gets another one, shown to no one', description: MOVE_RULE, params: ParticipantParams },
     config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-out'] },
   }, async (request, reply) => {
     const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
