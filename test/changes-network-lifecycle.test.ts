@@ -122,13 +122,19 @@ describe('an organization whose delivery keeps failing is set aside; the others 
     });
   }
 
-  it('refused for good by the SML with a soap:Client fault (a request it cannot read): recorded as refused, not retried, the others go on', async () => {
+  /** An organization the peer refuses (as `refuse` makes it), added before another; both delivered. */
+  const refusedBeforeAnother = async (refuse: (participant: string) => void) => {
     await delivered();
     const bad = uniqueOrganization();
-    sml.failFor(qualified(bad), 'clientFault');
+    refuse(qualified(bad));
     const refused = await addParticipant(t.users.serviceProvider, { organizationIdentifier: bad });
     const other = await addParticipant(t.users.serviceProvider);
     await delivered();
+    return { bad, refused, other };
+  };
+
+  it('refused for good by the SML with a soap:Client fault (a request it cannot read): recorded as refused, not retried, the others go on', async () => {
+    const { refused, other } = await refusedBeforeAnother((participant) => sml.failFor(participant, 'clientFault'));
     expect(held().has(other.qualifiedIdentifier)).toBe(true);
     expect(await networkOf(refused)).toMatchObject({ sml: { state: 'refused', lastError: { fault: 'soap:Client' } } });
     expect(await status()).toMatchObject({ setAside: 0, attempts: 0 });
@@ -138,12 +144,7 @@ describe('an organization whose delivery keeps failing is set aside; the others 
   });
 
   it('refused for good by the Directory (400): recorded as refused, the others pushed', async () => {
-    await delivered();
-    const bad = uniqueOrganization();
-    directory.failFor(qualified(bad), 'badRequest');
-    const refused = await addParticipant(t.users.serviceProvider, { organizationIdentifier: bad });
-    const other = await addParticipant(t.users.serviceProvider);
-    await delivered();
+    const { bad, refused, other } = await refusedBeforeAnother((participant) => directory.failFor(participant, 'badRequest'));
     expect(directory.indexed.has(other.qualifiedIdentifier)).toBe(true);
     expect(await networkOf(refused)).toMatchObject({ sml: { state: 'registered' }, directory: { state: 'refused', lastError: { code: 'HTTP 400' } } });
     expect(await status('directory')).toMatchObject({ setAside: 0, attempts: 0 });
