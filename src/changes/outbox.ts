@@ -201,11 +201,13 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
         if (!settled(entry)) {
           const { failure } = await attempt(entry.identifier, entry.operation);
           if (failure !== undefined) {
-            const probes = probesFor(entries, index, entry.identifier, start.attempts, settled);
-            const answers = await peerAnswersOthers(probes, (probe) => probed.set(probe.identifier, position));
+            // Changes made while the call failed (it can take the whole call bound) are candidates too.
+            const latest = index + 1 < entries.length ? { position, logPosition, entries, from: index } : { ...(await pageAfter(cursor)), from: -1 };
+            const probes = probesFor(latest.entries, latest.from, entry.identifier, start.attempts, settled);
+            const answers = await peerAnswersOthers(probes, (probe) => probed.set(probe.identifier, latest.position));
             if (answers !== true) {
               // The peer fails for everyone; or nothing else could try it: the next change in the log lets it try again.
-              await hold(failure, answers === undefined ? logPosition : null);
+              await hold(failure, answers === undefined ? latest.logPosition : null);
               return 'held';
             }
             asideNow.add(entry.identifier);
