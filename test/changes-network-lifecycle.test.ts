@@ -31,7 +31,8 @@ const addParticipant = (user: TestUser, overrides: Record<string, unknown> = {})
 interface Status { target: string; pending: number; setAside: number; attempts: number; lastError: string | null }
 const statuses = async (): Promise<Status[]> => expectStatus(await call(app, { url: '/rest/api/deliveries', user: t.users.authority }), 200);
 const status = async (target = 'sml') => (await statuses()).find((entry) => entry.target === target) as Status;
-const delivered = () => vi.waitFor(async () => expect((await statuses()).map((entry) => entry.pending)).toEqual([0, 0]), { timeout: 10_000, interval: 50 });
+/** Nothing pending and nothing set aside (a call slowed by a loaded machine can set one aside for a moment). */
+const delivered = () => vi.waitFor(async () => expect((await statuses()).map((entry) => [entry.pending, entry.setAside])).toEqual([[0, 0], [0, 0]]), { timeout: 10_000, interval: 50 });
 interface Place { state: string | null; since: string | null; lastError: { fault: string | null; code: string | null; message: string } | null; nextAttemptAt: string | null }
 const networkOf = async (participant: { identifier: string }, user = t.users.serviceProvider): Promise<{ sml: Place; directory: Place }> =>
   expectStatus(await call(app, { url: `${PARTICIPANTS}/${participant.identifier}/network`, user }), 200);
@@ -111,7 +112,9 @@ describe('an organization whose delivery keeps failing is set aside; the others 
         sml: { state: 'set_aside', lastError: { message: expect.stringMatching(failure === 'fault' ? /InternalErrorFault/ : /SML/) } },
         directory: { state: 'waiting_for_sml' },
       }), { timeout: 10_000, interval: 50 });
-      expect(await status()).toMatchObject({ setAside: 1, attempts: 0 });
+      const failingStatus = await status();
+      expect(failingStatus.setAside).toBeGreaterThanOrEqual(1);
+      expect(failingStatus.attempts).toBe(0);
       expect(await stuck()).toContainEqual(expect.objectContaining({ participant: qualified(bad), target: 'sml', state: 'set_aside' }));
       // Its later changes wait with it, and are delivered as its state of the moment once the SML answers for it.
       expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${failing.identifier}`, user: t.users.serviceProvider, payload: { ...served, contact: { name: 'Later' } } }), 200);

@@ -30,14 +30,15 @@ afterEach(() => {
 });
 
 const held = () => sml.registrations.get(SMP_ID) ?? new Set<string>();
-interface Status { target: string; pending: number; attempts: number; lastError: string | null }
+interface Status { target: string; pending: number; setAside: number; attempts: number; lastError: string | null }
 const statuses = async (): Promise<Status[]> =>
   expectStatus(await t.app.inject({ method: 'GET', url: '/rest/api/deliveries', headers: { authorization: t.users.authority.authorization } }), 200);
 const status = async (target = 'sml') => (await statuses()).find((entry) => entry.target === target) as Status;
 const delivered = () => vi.waitFor(async () => {
   const all = await statuses();
   expect(all.map((entry) => entry.target)).toEqual(['directory', 'sml']);
-  expect(all.map((entry) => entry.pending)).toEqual([0, 0]);
+  // Nothing set aside either: a call slowed by a loaded machine can set one aside for a moment.
+  expect(all.map((entry) => [entry.pending, entry.setAside])).toEqual([[0, 0], [0, 0]]);
 }, { timeout: 10_000, interval: 50 });
 
 describe('delivery to the SML', () => {
