@@ -1,11 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { parseQualifiedIdentifier } from '../src/core/schemas.js';
-import { startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
+import { startLocalServer, type Failure, type LocalServer, type LocalTls } from './local-server.js';
 
 export interface LocalDirectory extends LocalServer {
   /** The participants it has indexed, and how often each was pushed. */
   indexed: Map<string, number>;
   calls: { put: number; delete: number; failed: number };
+  /** From now on, misbehave for this participant only (`none` ends it): as `Failure` says, or `badRequest` (400). */
+  failFor(participant: string, failure: Failure | 'badRequest' | 'none'): void;
 }
 
 const INDEXER = '/indexer/1.0/';
@@ -18,8 +20,13 @@ const INDEXER = '/indexer/1.0/';
 export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<LocalDirectory> {
   const indexed = new Map<string, number>();
   const calls = { put: 0, delete: 0, failed: 0 };
-  const server = await startLocalServer(port, (request, body, response) => {
+  const failing = new Map<string, Failure | 'badRequest'>();
+  const server = await startLocalServer(port, (request, body, response, misbehave) => {
     const path = request.url ?? '';
+    const named = (request.method === 'PUT' ? body.trim() : decodeURIComponent(path.slice(INDEXER.length))).toLowerCase();
+    const failure = failing.get(named);
+    if (failure === 'badRequest') return void response.writeHead(400).end('the indexer refuses this participant (local Directory failure mode)');
+    if (failure) return misbehave(failure);
     if (request.method === 'PUT' && path === INDEXER) {
       const participant = body.trim().toLowerCase();
       if (parseQualifiedIdentifier(participant) === undefined) return void response.writeHead(400).end('not a participant identifier');
@@ -38,7 +45,13 @@ export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<Loc
     calls.failed += 1;
     response.writeHead(500).end('indexer failing (local Directory failure mode)');
   }, tls);
-  return { ...server, indexed, calls };
+  return {
+    ...server, indexed, calls,
+    failFor(participant, how) {
+      if (how === 'none') failing.delete(participant);
+      else failing.set(participant, how);
+    },
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

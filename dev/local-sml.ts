@@ -1,8 +1,8 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS, type QualifiedIdentifier } from '../src/core/schemas.js';
-import { clientCertificateOf, startLocalServer, type LocalServer, type LocalTls } from './local-server.js';
+import { clientCertificateOf, startLocalServer, type Failure, type LocalServer, type LocalTls } from './local-server.js';
 import { escapeXml, LOCATOR_NS, MIGRATION_KEY_PATTERN, participantXml, type SmlFault } from '../src/changes/sml-client.js';
 
 export interface LocalSml extends LocalServer {
@@ -19,6 +19,13 @@ export interface LocalSml extends LocalServer {
    * announced it: the next certificate's fingerprint and the day it takes effect. A new announcement replaces one.
    */
   certificateChanges: Map<string, { certificate: string; migrationDate: string }>;
+  /**
+   * From now on, misbehave for the requests that name this participant only (`none` ends it): as `Failure` says,
+   * or `clientFault`, the fault JAX-WS answers a request it cannot read.
+   */
+  failFor(participant: string, failure: Failure | 'clientFault' | 'none'): void;
+  /** From now on, answer this operation (its body element, e.g. `PrepareMigrationRecord`) `ms` after doing it. */
+  answerLate(operation: string, ms: number): void;
 }
 
 const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '@' });
@@ -31,6 +38,25 @@ function fault(kind: SmlFault, code: string, text: string): string {
   const message = escapeXml(`[${code}] ${text} [${randomBytes(16).toString('hex')}]`);
   return soap(`<S:Fault><faultcode>S:Server</faultcode><faultstring>${message}</faultstring>`
     + `<detail><${kind} xmlns="${LOCATOR_NS}"><FaultMessage>${message}</FaultMessage></${kind}></detail></S:Fault>`);
+}
+
+/**
+ * How BDMSL (JAX-WS on Apache CXF) answers a request it cannot read, not well-formed or not valid against its
+ * schema: HTTP 500, faultcode `soap:Client`, CXF's message, and no `detail` (no fault element of the WSDL).
+ */
+function clientFault(text: string): string {
+  return soap(`<S:Fault><faultcode>S:Client</faultcode><faultstring>${escapeXml(text)}</faultstring></S:Fault>`);
+}
+
+/** A character XML 1.0 cannot carry (as text or as a character reference). */
+const NOT_XML_1_0 = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]|&#0*(?:[0-8]|1[1-24-9]|2\d|3[01]);|&#x0*(?:[0-8bcef]|1[0-9a-f]);/iu;
+
+/** Why CXF's StAX reader would stop reading `text`; undefined when it is well-formed XML 1.0. */
+function unreadable(text: string): string | undefined {
+  const illegal = NOT_XML_1_0.exec(text);
+  if (illegal) return `Error reading XMLStreamReader: Illegal character at offset ${illegal.index}`;
+  const checked = XMLValidator.validate(text);
+  return checked === true ? undefined : `Error reading XMLStreamReader: ${checked.err.msg} [row,col]: [${checked.err.line},${checked.err.col}]`;
 }
 
 const alreadyExists = ({ scheme, value }: QualifiedIdentifier) =>
@@ -51,8 +77,15 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
   const heldByAnyone = (participant: string) => [...registrations.values()].some((ids) => ids.has(participant));
   const createdAt = new Map<string, number>();
   const certificateChanges = new Map<string, { certificate: string; migrationDate: string }>();
-  const server = await startLocalServer(port, (request, text, response) => {
-    const send = (status: number, xml: string) => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
+  const failing = new Map<string, Failure | 'clientFault'>();
+  const late = new Map<string, number>();
+  const server = await startLocalServer(port, (request, text, response, misbehave) => {
+    let answerAfter = 0;
+    const send = (status: number, xml: string) => {
+      const answer = () => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
+      if (answerAfter > 0) setTimeout(answer, answerAfter);
+      else answer();
+    };
     const refuse = (xml: string) => {
       calls.refused += 1;
       send(500, xml);
@@ -62,6 +95,8 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
       return send(answer.status, answer.xml);
     }
     if (!request.url?.endsWith('/manageparticipantidentifier')) return void response.writeHead(404).end();
+    const cannotRead = unreadable(text);
+    if (cannotRead) return refuse(clientFault(cannotRead));
     const body = (parser.parse(text) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
     const [operation, content] = Object.entries(body)[0] ?? [];
     const smp = String(content?.ServiceMetadataPublisherID ?? '');
@@ -71,6 +106,10 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
     const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
     const identifier = id ? { scheme: String(id['@scheme']).toLowerCase(), value: String(id['#text']).toLowerCase() } : undefined;
     const participant = identifier ? formatQualifiedIdentifier(identifier) : '';
+    const failure = failing.get(participant);
+    if (failure === 'clientFault') return refuse(clientFault(`Unmarshalling Error: the request for ${participant} cannot be read (local SML failure mode)`));
+    if (failure) return misbehave(failure);
+    answerAfter = late.get(operation) ?? 0;
     if (operation === 'CreateParticipantIdentifier' && identifier) {
       if (heldByAnyone(participant)) return refuse(alreadyExists(identifier));
       calls.create += 1;
@@ -109,7 +148,16 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
     calls.faults += 1;
     response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
   }, tls);
-  return { ...server, registrations, calls, createdAt, migrations, certificateChanges };
+  return {
+    ...server, registrations, calls, createdAt, migrations, certificateChanges,
+    failFor(participant, how) {
+      if (how === 'none') failing.delete(participant);
+      else failing.set(participant, how);
+    },
+    answerLate(operation, ms) {
+      late.set(operation, ms);
+    },
+  };
 }
 
 type SoapRequest = { Envelope?: { Body?: Record<string, Record<string, unknown>> } };

@@ -3,11 +3,13 @@
  * database (by hand, not in CI):
  *
  *   npx tsx scripts/change-log-cost.ts [--writes 2000] [--concurrency 8] [--participants 300] [--only postgres|embedded]
+ *                                      [--failing fault|timeout|trickle|clientFault] [--skip-write-cost]
  *
  * 1. a write (one INSERT in its own transaction) without and with its change log entry, same run, same
  *    concurrency: writes/s and p50/p99 latency; the entries/s appended is the rate with the log;
  * 2. delivery lag: participants added through the API at the same concurrency while a local SML receives them;
- *    lag = SML Create received - API answer, p50/p99.
+ *    lag = SML Create received - API answer, p50/p99. With `--failing`, one organization added first fails for ever
+ *    at the SML (that kind of failure, for it alone): the lag is the others', and `setAside` says where it went.
  * CHANGE_LOG_COST_DATABASE_URL names the server (default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from 'node:crypto';
@@ -28,8 +30,13 @@ const { values: options } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     participants: { type: 'string', default: '300' },
     only: { type: 'string' },
+    failing: { type: 'string' },
+    'skip-write-cost': { type: 'boolean', default: false },
   },
 });
+const FAILURES = ['fault', 'timeout', 'trickle', 'clientFault'] as const;
+const failing = options.failing as (typeof FAILURES)[number] | undefined;
+if (failing !== undefined && !FAILURES.includes(failing)) throw new Error(`--failing: one of ${FAILURES.join(', ')}`);
 const writes = Number(options.writes);
 const concurrency = Number(options.concurrency);
 const participants = Number(options.participants);
@@ -78,21 +85,35 @@ async function deliveryLag(db: Database) {
   const app = await buildApp({ db, sml: { url: sml.url, smpId: 'lag-smp' }, delivery: { intervalMs: 200 } });
   await app.ready();
   const answered = new Map<string, number>();
-  const rate = await run(participants, async (index) => {
-    const organizationIdentifier = `lag${index}${randomBytes(3).toString('hex')}`;
+  const add = async (organizationIdentifier: string) => {
     const response = await app.inject({
       method: 'POST', url: '/rest/api/participants', headers: { authorization, 'content-type': 'application/json' },
       payload: { icd: '0192', organizationIdentifier, name: 'Lag AS', processes: [], contact: { name: 'Ops' } },
     });
     if (response.statusCode !== 201) throw new Error(`add participant: ${response.statusCode} ${response.body}`);
+  };
+  if (failing !== undefined) {
+    const organizationIdentifier = `lagfailing${randomBytes(3).toString('hex')}`;
+    sml.failFor(`iso6523-actorid-upis::0192:${organizationIdentifier}`, failing);
+    await add(organizationIdentifier);
+  }
+  const rate = await run(participants, async (index) => {
+    const organizationIdentifier = `lag${index}${randomBytes(3).toString('hex')}`;
+    await add(organizationIdentifier);
     answered.set(`iso6523-actorid-upis::0192:${organizationIdentifier}`, Date.now());
   });
   const deadline = Date.now() + 120_000;
-  while (sml.createdAt.size < participants && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  const lags = [...answered].map(([participant, at]) => (sml.createdAt.get(participant) ?? Number.NaN) - at).sort((a, b) => a - b);
+  const deliveredOfOthers = () => [...answered.keys()].filter((participant) => sml.createdAt.has(participant)).length;
+  while (deliveredOfOthers() < participants && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  const lags = [...answered].map(([participant, at]) => (sml.createdAt.get(participant) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
+  const [status] = await db.query<{ setAside: number }>(`SELECT count(*)::int AS "setAside" FROM delivery_set_aside WHERE target = 'sml' AND waiting_for IS NULL`)
+    .catch(() => [{ setAside: 0 }]);
   await app.close();
   await sml.close();
-  return { addsPerSecond: rate.perSecond, delivered: sml.createdAt.size, lagP50ms: percentile(lags, 0.5), lagP99ms: percentile(lags, 0.99) };
+  return {
+    addsPerSecond: rate.perSecond, delivered: deliveredOfOthers(), lagP50ms: percentile(lags, 0.5), lagP99ms: percentile(lags, 0.99),
+    ...(failing === undefined ? {} : { failing, setAside: status?.setAside }),
+  };
 }
 
 async function measure(kind: 'postgres' | 'embedded') {
@@ -113,7 +134,7 @@ async function measure(kind: 'postgres' | 'embedded') {
   }
   await migrate(db);
   try {
-    const cost = await writeCost(db);
+    const cost = options['skip-write-cost'] ? {} : await writeCost(db);
     const lag = await deliveryLag(db);
     console.log(JSON.stringify({ database: kind, writes, concurrency, ...cost, delivery: lag }));
   } finally {

@@ -44,7 +44,7 @@ import users from './users/routes.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
 import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
-import { loadSmpKeys, type SmpKeys, type SmpKeySettings } from './smp/keys.js';
+import { loadSmpKeys, networkClientCertificate, type SmpKeys, type SmpKeySettings } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
 import { keptServiceMetadata } from './smp/kept-answers.js';
 import smp from './smp/routes.js';
@@ -151,8 +151,7 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onClose', () => expiry.stop());
   }
   const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
-  // In Peppol the SMP certificate is the SML and Directory client certificate: unless files name another, the pair in use.
-  const clientCertificate = smpKeys && !smpKeys.current.development ? { clientCertificate: () => smpKeys.clientCertificate() } : {};
+  const clientCertificate = networkClientCertificate(smpKeys);
   const sml = options.sml ? smlClient({ ...clientCertificate, ...options.sml }) : undefined;
   app.decorate('sml', sml);
   const targets: DeliveryTarget[] = [

@@ -7,13 +7,13 @@ import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './code-lists/repository.js';
 import { ConfigError, loadConfig, smlOptionsOf } from './config.js';
-import { reconcileSml } from './changes/reconcile.js';
+import { reconcileSml, type Difference } from './changes/reconcile.js';
 import { smlClient, SmlError } from './changes/sml-client.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively, restoreDataDirectory } from './db/data-dir-lock.js';
 import { migrate, migrationFiles } from './db/migrate.js';
 import { DatabaseStartError } from './db/open.js';
-import { loadSmpKeys, SmpKeyError } from './smp/keys.js';
+import { loadSmpKeys, networkClientCertificate, SmpKeyError } from './smp/keys.js';
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
 import { hashPassword } from './users/password.js';
@@ -176,13 +176,23 @@ function printReport(report: LoadReport): void {
   for (const warning of report.warnings) console.log(`  warning: ${warning}`);
 }
 
+/** What a repair came to, as the report says it. */
+const OUTCOMES: Record<NonNullable<Difference['outcome']>, string> = {
+  registered: 'registered', held_elsewhere: 'held by another SMP', refused: 'refused', deleted: 'deleted', failed: 'not answered; run again',
+};
+const reported = ({ participant, outcome, message }: Difference) =>
+  `${participant}${outcome ? ` (${OUTCOMES[outcome]}${message && outcome !== 'registered' && outcome !== 'deleted' ? `: ${message}` : ''})` : ''}`;
+
 async function smlReconcile(db: Database, args: string[]): Promise<void> {
-  const options = smlOptionsOf(loadConfig());
+  const config = loadConfig();
+  const options = smlOptionsOf(config);
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
-  const result = await reconcileSml(db, smlClient(options), { dryRun: args.includes(DRY_RUN) });
+  // As the server builds it: the SMP's pair in use (the next one from its instant) unless SML_CLIENT_* name another.
+  const keys = await loadSmpKeys(config, { info: () => {}, warn: (line) => console.error(line) });
+  const result = await reconcileSml(db, smlClient({ ...networkClientCertificate(keys), ...options }), { dryRun: args.includes(DRY_RUN) });
   console.log(`SML ${options.url}, SMP ${options.smpId}: should hold ${result.expected}, holds ${result.held}`);
-  for (const participant of result.missing) console.log(`  missing: ${participant}${result.repaired ? ' (registered)' : ''}`);
-  for (const participant of result.extra) console.log(`  extra:   ${participant}${result.repaired ? ' (deleted)' : ''}`);
+  for (const difference of result.missing) console.log(`  missing: ${reported(difference)}`);
+  for (const difference of result.extra) console.log(`  extra:   ${reported(difference)}`);
   for (const participant of result.migrated) console.log(`  migrated to another SMP: ${participant}${result.repaired ? ' (ended)' : ''}`);
   if (result.missing.length + result.extra.length + result.migrated.length === 0) console.log('  in step');
 }

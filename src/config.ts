@@ -1,6 +1,7 @@
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
+import { DEFAULT_PEER_ANSWER_MAX_BYTES, DEFAULT_PEER_TIMEOUT_MS } from './changes/peer-http.js';
 
 /** pino's levels: each logs itself and the levels before it; `silent` logs nothing. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -71,6 +72,11 @@ const ConfigSchema = Type.Object({
   // Status and certificates (issue 32).
   /** A certificate the registry publishes or presents that expires within this many days is logged (at start, daily) and listed in the status. */
   CERTIFICATE_WARNING_DAYS: Type.Integer({ default: 30, minimum: 0, maximum: 3650 }),
+  // The network lifecycle held against peers (issue 29).
+  /** A call to the SML or the Directory ends after this many seconds in all, whatever has arrived meanwhile. */
+  NETWORK_CALL_TIMEOUT_SECONDS: Type.Integer({ default: DEFAULT_PEER_TIMEOUT_MS / 1000, minimum: 1, maximum: 300 }),
+  /** The most bytes an answer of the SML or the Directory may carry; a larger one ends the call. */
+  NETWORK_ANSWER_MAX_BYTES: Type.Integer({ default: DEFAULT_PEER_ANSWER_MAX_BYTES, minimum: 1024, maximum: 64 * 1024 * 1024 }),
 });
 
 /**
@@ -110,9 +116,14 @@ function refusedSettings(error: unknown, env: NodeJS.ProcessEnv): ConfigError {
   return new ConfigError(problems.map(({ setting, allowed }) => `${setting}${shown(setting)}: it must be ${allowed}.`).join(' '), problems);
 }
 
+/** The bounds of every call to the SML and the Directory. */
+const peerBoundsOf = (config: Config) => ({ timeoutMs: config.NETWORK_CALL_TIMEOUT_SECONDS * 1000, maxAnswerBytes: config.NETWORK_ANSWER_MAX_BYTES });
+
 export function directoryOptionsOf(config: Config) {
   if (!config.DIRECTORY_URL) return undefined;
-  return { url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE };
+  return {
+    url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE, ...peerBoundsOf(config),
+  };
 }
 
 /** The SML options of a configuration (loadConfig refuses SML_URL without SML_SMP_ID); undefined when no SML is configured. */
@@ -121,7 +132,7 @@ export function smlOptionsOf(config: Config) {
   return {
     url: config.SML_URL, smpId: config.SML_SMP_ID,
     clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
-    caFile: config.SML_CA_FILE,
+    caFile: config.SML_CA_FILE, ...peerBoundsOf(config),
   };
 }
 

@@ -10,30 +10,35 @@ import { call } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
 import { expectErrorBody } from './helpers/assertions.js';
-import { addParticipant, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
+import { addParticipant as addAnyParticipant, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
 import { checkResponsesAgainstDescription } from './helpers/openapi-responses.js';
 import { TEST_DATABASE_URL, testDatabaseKind } from './helpers/database.js';
-import { deliveryOptions, SMP_ID, useDeliveryTestApp } from './helpers/delivery.js';
+import { addServed, deliveryOptions, SMP_ID, useDeliveryTestApp, type DeliveryTestApp } from './helpers/delivery.js';
+import type { TestUser } from './helpers/app.js';
 
 let t: TestApp;
 let sml: LocalSml;
 let directory: LocalDirectory;
 let app: App;
-useDeliveryTestApp((started) => ({ t, sml, directory, app } = started), checkResponsesAgainstDescription);
+let served: DeliveryTestApp['served'];
+useDeliveryTestApp((started) => ({ t, sml, directory, app, served } = started), checkResponsesAgainstDescription);
+/** A participant with a process: it serves its organization, and has its say over its registration. */
+const addParticipant = (on: App, user: TestUser, overrides: Record<string, unknown> = {}) => addServed(on, user, served, overrides);
 afterEach(() => {
   sml.fail('none');
   directory.fail('none');
 });
 
 const held = () => sml.registrations.get(SMP_ID) ?? new Set<string>();
-interface Status { target: string; pending: number; attempts: number; lastError: string | null }
+interface Status { target: string; pending: number; setAside: number; attempts: number; lastError: string | null }
 const statuses = async (): Promise<Status[]> =>
   expectStatus(await t.app.inject({ method: 'GET', url: '/rest/api/deliveries', headers: { authorization: t.users.authority.authorization } }), 200);
 const status = async (target = 'sml') => (await statuses()).find((entry) => entry.target === target) as Status;
 const delivered = () => vi.waitFor(async () => {
   const all = await statuses();
   expect(all.map((entry) => entry.target)).toEqual(['directory', 'sml']);
-  expect(all.map((entry) => entry.pending)).toEqual([0, 0]);
+  // Nothing set aside either: a call slowed by a loaded machine can set one aside for a moment.
+  expect(all.map((entry) => [entry.pending, entry.setAside])).toEqual([[0, 0], [0, 0]]);
 }, { timeout: 10_000, interval: 50 });
 
 describe('delivery to the SML', () => {
@@ -43,7 +48,7 @@ describe('delivery to the SML', () => {
     await delivered();
     expect(held().has(first.qualifiedIdentifier)).toBe(true);
     // A second provider serves the same organization: still one registration.
-    const second = await addParticipant(app, t.users.otherServiceProvider, { organizationIdentifier: first.organizationIdentifier });
+    const second = await addAnyParticipant(app, t.users.otherServiceProvider, { organizationIdentifier: first.organizationIdentifier });
     const url = `${PARTICIPANTS}/${first.qualifiedIdentifier}`;
     expectStatus(await call(app, { method: 'DELETE', url: `${PARTICIPANTS}/${second.identifier}`, user: t.users.otherServiceProvider }), 204);
     expect((await call(app, { method: 'PUT', url: `${url}/transfer/${t.fixture.otherServiceProviderId}`, user: t.users.serviceProvider })).statusCode).toBe(200);
@@ -131,7 +136,7 @@ describe('refusals of the SML that no retry can cure', () => {
 
     // The other SMP lets it go; the participant's next change registers it and pushes it.
     sml.registrations.get(OTHER_SMP)?.delete(taken);
-    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${held.identifier}`, user: t.users.serviceProvider, payload: { processes: [], contact: { name: 'Taken Back' } } }), 200);
+    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${held.identifier}`, user: t.users.serviceProvider, payload: { ...served, contact: { name: 'Taken Back' } } }), 200);
     await delivered();
     expect(sml.registrations.get(SMP_ID)?.has(taken)).toBe(true);
     expect(directory.indexed.has(taken)).toBe(true);
@@ -245,7 +250,7 @@ describe('migration out: another SMP takes an organization over', () => {
     expect(migrationKey).toMatch(MIGRATION_KEY_PATTERN);
     expect(await networkOf(participant)).toMatchObject({ sml: { state: 'migrating_out' }, directory: { state: 'pushed' } });
     // Served as usual meanwhile: a change is delivered and leaves the migration as it is.
-    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${participant.identifier}`, user: t.users.serviceProvider, payload: { processes: [], contact: { name: 'Still Here' } } }), 200);
+    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${participant.identifier}`, user: t.users.serviceProvider, payload: { ...served, contact: { name: 'Still Here' } } }), 200);
     await delivered();
     expect(await networkOf(participant)).toMatchObject({ sml: { state: 'migrating_out' } });
     expect((await reconcileSml(t.db, smlClient({ url: sml.url, smpId: SMP_ID }))).migrated).toEqual([]);
@@ -300,7 +305,7 @@ describe('delivery to the Peppol Directory', () => {
     directory.fail('fault');
     const participant = await addParticipant(app, t.users.serviceProvider);
     const url = `${PARTICIPANTS}/${participant.qualifiedIdentifier}`;
-    expectStatus(await call(app, { method: 'PUT', url, user: t.users.serviceProvider, payload: { processes: [], contact: { name: 'New Contact' } } }), 200);
+    expectStatus(await call(app, { method: 'PUT', url, user: t.users.serviceProvider, payload: { ...served, contact: { name: 'New Contact' } } }), 200);
     await vi.waitFor(async () => expect((await status('directory')).attempts).toBeGreaterThan(0), { timeout: 10_000 });
     expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(false);
     directory.fail('none');
@@ -336,9 +341,12 @@ describe('sml-reconcile', () => {
     held().add('iso6523-actorid-upis::0192:stranger');
     const client = smlClient({ url: sml.url, smpId: SMP_ID });
     const listed = await reconcileSml(t.db, client, { dryRun: true });
-    expect(listed).toMatchObject({ missing: [participant.qualifiedIdentifier], extra: ['iso6523-actorid-upis::0192:stranger'], repaired: false });
+    expect(listed).toMatchObject({ missing: [{ participant: participant.qualifiedIdentifier }], extra: [{ participant: 'iso6523-actorid-upis::0192:stranger' }], repaired: false });
     expect(held().has(participant.qualifiedIdentifier)).toBe(false);
-    await reconcileSml(t.db, client);
+    expect(await reconcileSml(t.db, client)).toMatchObject({
+      missing: [{ participant: participant.qualifiedIdentifier, outcome: 'registered' }],
+      extra: [{ participant: 'iso6523-actorid-upis::0192:stranger', outcome: 'deleted' }],
+    });
     expect(held().has(participant.qualifiedIdentifier)).toBe(true);
     expect(held().has('iso6523-actorid-upis::0192:stranger')).toBe(false);
     expect(await reconcileSml(t.db, client, { dryRun: true })).toMatchObject({ missing: [], extra: [] });
@@ -398,7 +406,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances and an SML slower
 
   it('send each Create once: the lease outlives a delivery that takes longer than it', async () => {
     slow.delay(4 * LEASE_MS);
-    const participant = await addParticipant(instances[0]?.app as App, own.users.serviceProvider);
+    const participant = await addAnyParticipant(instances[0]?.app as App, own.users.serviceProvider);
     await vi.waitFor(() => expect(slow.registrations.get(SMP_ID)?.has(participant.qualifiedIdentifier)).toBe(true), { timeout: 10_000, interval: 50 });
     // Long enough for the other instance to have sent it again had it taken the lease.
     await new Promise((resolve) => setTimeout(resolve, 8 * LEASE_MS));

@@ -168,6 +168,17 @@ describe.runIf(testDatabaseKind === 'embedded')('the operator\'s commands', () =
     ]);
   }, 60_000);
 
+  it('sml-reconcile calls the SML as the server does (the SMP pair as client certificate, mutual TLS) and says what it did', async () => {
+    const stranger = 'iso6523-actorid-upis::0192:reconcile-stranger';
+    sml.registrations.set(SMP_ID, new Set([...(sml.registrations.get(SMP_ID) ?? []), stranger]));
+    const calls = sml.clientCertificates.length;
+    const finished = await runCli(['sml-reconcile'], environment(Date.now() + HOUR));
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(finished.stdout).toContain(`extra:   ${stranger} (deleted)`);
+    expect(new Set(sml.clientCertificates.slice(calls))).toEqual(new Set([fingerprint('current')]));
+    expect(sml.registrations.get(SMP_ID)?.has(stranger)).toBe(false);
+  }, 60_000);
+
   it('the server refuses to start with a next key that does not match, or an instant past the next certificate\'s expiry', async () => {
     const mismatched = await runServerToEnd(environment(Date.now() + HOUR, 'next', 'current'));
     expect(startFailure(mismatched).msg).toBe('next SMP key: does not belong to the SMP certificate');

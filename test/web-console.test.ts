@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BILLING_PROCESS } from '../src/setup/demo.js';
 import { loadCatalogue } from '../src/code-lists/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
+import { addProcess } from './helpers/catalogue.js';
 import { CONSOLE_CSP } from '../src/web/plugin.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { axeViolations, launchChromium } from './helpers/browser.js';
@@ -386,7 +387,7 @@ describe('the web console in Chromium, against the real service', () => {
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(2);
 
     await page.evaluate(() => { location.hash = '#/deliveries'; });
-    const sml = page.locator('tbody tr', { hasText: 'SML' });
+    const sml = page.locator('table').first().locator('tbody tr', { hasText: 'SML' });
     await expect.poll(() => sml.innerText(), { timeout: 15_000 }).toMatch(/[1-9]\d*\s.*\s[1-9]\d*\s.*(ECONNREFUSED|connect|fetch)/is);
     await context.close();
 
@@ -402,7 +403,9 @@ describe('the web console in Chromium, against the real service', () => {
   }, 90_000);
 
   it('a participant\'s place in the network: pending with the SML\'s failure on its page, and among the held-up on the deliveries page', async () => {
-    const participant = await addParticipant(test.app, test.users.serviceProvider, { name: 'Nettverk Venter AS' });
+    // With a process: a participant without one has no part in its organization's registration, and sees none of it.
+    const process = await addProcess(test.app, test.users.admin);
+    const participant = await addParticipant(test.app, test.users.serviceProvider, { name: 'Nettverk Venter AS', processes: [{ identifier: process.identifier }] });
     const { context, page } = await open(`#/participants/edit/${participant.identifier}`, { user: test.users.serviceProvider });
     const place = page.getByRole('region', { name: 'Place in the network' });
     await expect.poll(() => place.innerText(), { timeout: 15_000 }).toMatch(/SML\s+Pending · Since .*(ECONNREFUSED|connect)/s);
@@ -426,7 +429,11 @@ describe('the web console in Chromium, against the real service', () => {
       const taken = `iso6523-actorid-upis::0192:${uniqueOrganization()}`;
       sml.registrations.set('OTHER-SMP', new Set([taken]));
       await smlClient({ url: sml.url, smpId: 'OTHER-SMP' }).prepareToMigrate(taken, 'aB3$cD4%eF5^gH6!');
-      const participant = await addParticipant(own.app, own.users.serviceProvider, { organizationIdentifier: taken.split(':').at(-1), name: 'Flytter Inn AS' });
+      // With a process: the provider's say over the organization's registration.
+      const process = await addProcess(own.app, own.users.admin);
+      const participant = await addParticipant(own.app, own.users.serviceProvider, {
+        organizationIdentifier: taken.split(':').at(-1), name: 'Flytter Inn AS', processes: [{ identifier: process.identifier }],
+      });
       const edit = `#/participants/edit/${participant.identifier}`;
       const smlState = async () => (await own.app.inject({
         url: `/rest/api/participants/${participant.identifier}/network`, headers: { authorization: own.users.serviceProvider.authorization },

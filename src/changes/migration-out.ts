@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import { endMigratedOrganization } from '../participants/writes.js';
 import type { Actor } from '../db/change-log.js';
-import { forgetSml, heldForThisSmp, participantsMigratingOut, recordSml, smlStateOf } from './network.js';
+import { forgetSml, heldForThisSmp, participantsMigratingOut, recordSmlIfUnchanged, smlStateSince } from './network.js';
 import type { SmlClient } from './sml-client.js';
 
 const KEY_LENGTH = 24;
@@ -27,23 +27,29 @@ function newMigrationKey(): string {
   return characters.join('');
 }
 
+const changedMeanwhile = (participant: string) =>
+  new ConflictError(`The registration of ${participant} in the SML changed while the SML answered (a delete or a migration was delivered); ask again`);
+
 /**
  * Lets another SMP take the organization over: registers a new key with the SML (PrepareToMigrate; one asked
- * for while migrating replaces the last) and returns it, to be shown once. It is kept nowhere.
+ * for while migrating replaces the last) and returns it, to be shown once. It is kept nowhere. The state is
+ * recorded only if no delivery recorded another meanwhile (else 409: the key went to a registration that is gone).
  */
 export async function prepareMigrationOut(db: Queryable, sml: SmlClient, participant: string): Promise<string> {
-  if (!heldForThisSmp(await smlStateOf(db, participant))) throw new ConflictError(`The SML does not hold ${participant} for this SMP`);
+  const before = await smlStateSince(db, participant);
+  if (!before || !heldForThisSmp(before.state)) throw new ConflictError(`The SML does not hold ${participant} for this SMP`);
   const key = newMigrationKey();
   await sml.prepareToMigrate(participant, key);
-  await recordSml(db, participant, 'migrating_out');
+  if (!(await recordSmlIfUnchanged(db, participant, 'migrating_out', before))) throw changedMeanwhile(participant);
   return key;
 }
 
 /** Withdraws the key given: the SML's migration record gets another key, which no one is shown. */
 export async function withdrawMigrationOut(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
-  if (await smlStateOf(db, participant) !== 'migrating_out') throw new ConflictError(`No migration of ${participant} is under way`);
+  const before = await smlStateSince(db, participant);
+  if (before?.state !== 'migrating_out') throw new ConflictError(`No migration of ${participant} is under way`);
   await sml.prepareToMigrate(participant, newMigrationKey());
-  await recordSml(db, participant, 'registered');
+  if (!(await recordSmlIfUnchanged(db, participant, 'registered', before))) throw changedMeanwhile(participant);
 }
 
 /**

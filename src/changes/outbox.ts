@@ -6,20 +6,27 @@ import { coalesced, type ChangeSignal } from './signal.js';
 export interface DeliveryOptions {
   /** The lease's length; an instance that stops delivering loses it after this. */
   leaseMs?: number;
-  /** Back-off after a failure: doubled per attempt from the first, up to the last. */
+  /** Back-off after a failure (of the peer, or of one organization set aside): doubled per attempt from the first, up to the last. */
   retryMs?: { first: number; max: number };
   /** How often a pass runs without a signal (retries, other instances' leases). */
   intervalMs?: number;
   batch?: number;
+  /** The time a pass spends retrying organizations set aside before the log's new entries get their turn again. */
+  retryBudgetMs?: number;
   onError?: (error: unknown) => void;
 }
 
-/** Where participant changes go: makes the target agree with the participant's current state. */
+/** Where participant changes go: makes the target agree with the organization's current state. */
 export interface DeliveryTarget {
   name: string;
   /** The target that must have delivered an entry before this one delivers it. */
   after?: string;
-  deliver(db: Queryable, participant: string): Promise<void>;
+  /**
+   * Returns once the target agrees with the organization: true when the peer was called and answered (accepted, or
+   * refused for good and recorded), false when nothing had to be sent. Throws when the peer did not answer (a retry
+   * may cure it). `operation` is the change log entry's; none on a retry of an organization set aside.
+   */
+  deliver(db: Queryable, participant: string, operation?: string): Promise<boolean>;
 }
 
 export interface DeliveryWorker {
@@ -29,13 +36,32 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+interface Entry {
+  seq: number;
+  identifier: string;
+  operation: string;
+  /** Set aside by this target, or by the one it waits for. */
+  asideHere: boolean;
+  asideBefore: boolean;
+}
+
+/** A probe of the peer is an organization among the next this many of the log (a different one at each attempt). */
+const PROBE_WINDOW = 8;
+const DEFAULT_RETRY_BUDGET_MS = 1000;
+
 /**
- * Delivery of the registry's participants to the SML and the Peppol Directory (transactional outbox): the change log is the outbox, and
- * `delivery_cursors` says how far a target has delivered. One instance at a time holds a target's lease (a
- * compare-and-set update of its cursor row, renewed with every delivered entry), so two instances never send
- * the same change at once; entries are delivered in log order, so per participant too. Each entry is made
- * good against the current state (an organization with a live participant is registered, one without is not),
- * so a retry, a crash after a send or a repeated entry changes nothing twice (at least once, idempotent).
+ * Delivery of the registry's participants to the SML and the Peppol Directory (transactional outbox): the change log is
+ * the outbox, `delivery_cursors` says how far a target has delivered, `delivery_set_aside` which organizations it left
+ * behind. One instance at a time holds a target's lease (a compare-and-set update of its cursor row, renewed while a
+ * pass runs), so two instances never send the same change at once.
+ *
+ * Order is kept per organization, not for the whole log. An entry whose delivery fails is retried at once with
+ * another organization (a probe: one of the next few in the log, a different one at each attempt): if the peer
+ * answers that one, the failure is this organization's own, and it is set aside with its later changes (retried with
+ * back-off, each retry making the target agree with its state of the moment) while the cursor goes on. If the probe
+ * fails too, the peer fails for everyone: the cursor holds, with back-off, and nothing is set aside. Each entry is
+ * made good against the current state, so a retry, a crash after a send or a repeated entry changes nothing twice
+ * (at least once, idempotent).
  */
 export function outboxDelivery(db: Database, signal: ChangeSignal, target: DeliveryTarget, options: DeliveryOptions = {}): DeliveryWorker {
   const TARGET = target.name;
@@ -43,37 +69,181 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
   const leaseMs = options.leaseMs ?? 30_000;
   const retry = options.retryMs ?? { first: 1000, max: 60_000 };
   const batch = options.batch ?? 100;
+  const retryBudgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let running = false;
+  const BACK_OFF = (attempts: string) => `least($1::float8, $2::float8 * power(2, ${attempts})) * interval '1 millisecond'`;
 
-  const lease = async (): Promise<number | undefined> => {
-    const [row] = await db.query<{ seq: number }>(
+  /** The cursor, when this instance may deliver now: its back-off is over, or a new change can probe a failing peer. */
+  const lease = async (): Promise<{ seq: number; attempts: number } | undefined> => {
+    const [row] = await db.query<{ seq: number; attempts: number }>(
       `UPDATE delivery_cursors SET leased_by = $2, leased_until = now() + $3 * interval '1 millisecond'
-        WHERE target = $1 AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now() OR leased_by = $2)
-        RETURNING seq`,
+        WHERE target = $1 AND (leased_until IS NULL OR leased_until < now() OR leased_by = $2)
+          AND (next_attempt_at <= now() OR (probe_horizon IS NOT NULL
+               AND EXISTS (SELECT 1 FROM change_log WHERE seq > probe_horizon AND resource = 'participant')))
+        RETURNING seq, attempts`,
       [TARGET, me, leaseMs],
     );
-    return row?.seq;
+    return row;
   };
 
   /** Moves the cursor while still holding the lease (renewing it); false when another instance took it. */
   const advance = async (seq: number): Promise<boolean> => {
     const rows = await db.query(
-      `UPDATE delivery_cursors SET seq = $3, attempts = 0, last_error = NULL, leased_until = now() + $4 * interval '1 millisecond'
+      `UPDATE delivery_cursors SET seq = $3, attempts = 0, last_error = NULL, probe_horizon = NULL,
+              leased_until = now() + $4 * interval '1 millisecond'
         WHERE target = $1 AND leased_by = $2 RETURNING 1`,
       [TARGET, me, seq, leaseMs],
     );
     return rows.length > 0;
   };
 
-  const failed = (error: unknown) => db.query(
-    `UPDATE delivery_cursors SET attempts = attempts + 1, last_error = $3, last_error_at = now(), leased_by = NULL,
-            leased_until = NULL,
-            next_attempt_at = now() + least($5::float8, $4::float8 * power(2, attempts)) * interval '1 millisecond'
-      WHERE target = $1 AND leased_by = $2`,
-    [TARGET, me, error instanceof Error ? error.message : String(error), retry.first, retry.max],
+  /** The peer failed for everyone (or could not be told apart): the cursor waits, and gives up the lease. */
+  const hold = (error: unknown, probeHorizon: number | null) => db.query(
+    `UPDATE delivery_cursors SET attempts = attempts + 1, last_error = $5, last_error_at = now(), leased_by = NULL,
+            leased_until = NULL, probe_horizon = $6, next_attempt_at = now() + ${BACK_OFF('attempts')}
+      WHERE target = $3 AND leased_by = $4`,
+    [retry.max, retry.first, TARGET, me, messageOf(error), probeHorizon],
   );
+
+  const release = () => db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me]);
+
+  /** Whether the peer answered (`called`: it had to be asked), or what failed. */
+  const attempt = async (participant: string, operation?: string): Promise<{ failure?: unknown; called: boolean }> => {
+    try {
+      return { called: await target.deliver(db, participant, operation) };
+    } catch (error) {
+      options.onError?.(error);
+      return { failure: error ?? new Error('delivery failed'), called: true };
+    }
+  };
+
+  const setAside = (participant: string, error: unknown) => db.query(
+    `INSERT INTO delivery_set_aside (target, participant, attempts, next_attempt_at, last_error, last_error_at)
+     VALUES ($3, $4, 1, now() + ${BACK_OFF('0')}, $5, now())
+     ON CONFLICT (target, participant) DO UPDATE SET attempts = delivery_set_aside.attempts + 1, waiting_for = NULL,
+            next_attempt_at = now() + ${BACK_OFF('delivery_set_aside.attempts')}, last_error = excluded.last_error, last_error_at = now()`,
+    [retry.max, retry.first, TARGET, participant, messageOf(error)],
+  );
+
+  /** Waits, with no failure of its own, for the target before this one to deliver the organization it set aside. */
+  const waitFor = (participant: string, before: string) => db.query(
+    `INSERT INTO delivery_set_aside (target, participant, waiting_for) VALUES ($1, $2, $3) ON CONFLICT (target, participant) DO NOTHING`,
+    [TARGET, participant, before],
+  );
+
+  /**
+   * The entries after the cursor, up to the log's position (or the position the target before this one reached),
+   * each with whether its organization is set aside here or there.
+   */
+  const pageAfter = async (cursor: number) => {
+    const [page] = await db.query<{ position: number; logPosition: number; entries: Entry[] }>(
+      `WITH bound AS (
+         SELECT CASE WHEN $3::text IS NULL THEN p.seq
+                     ELSE least(p.seq, coalesce((SELECT d.seq FROM delivery_cursors d WHERE d.target = $3), 0)) END AS seq
+           FROM change_log_position p)
+       SELECT (SELECT seq FROM bound) AS position, (SELECT seq FROM change_log_position) AS "logPosition",
+              (SELECT coalesce(json_agg(e ORDER BY e.seq), '[]'::json) FROM (
+                 SELECT c.seq, c.identifier, c.operation,
+                        EXISTS (SELECT 1 FROM delivery_set_aside a WHERE a.target = $4 AND a.participant = c.identifier) AS "asideHere",
+                        EXISTS (SELECT 1 FROM delivery_set_aside a WHERE a.target = $3 AND a.participant = c.identifier) AS "asideBefore"
+                   FROM change_log c
+                  WHERE c.seq > $1 AND c.seq <= (SELECT seq FROM bound) AND c.resource = 'participant'
+                  ORDER BY c.seq LIMIT $2) e) AS entries`,
+      [cursor, batch, target.after ?? null, TARGET],
+    );
+    return { position: page?.position ?? cursor, logPosition: page?.logPosition ?? cursor, entries: page?.entries ?? [] };
+  };
+
+  /**
+   * Other organizations than `failing` among the next entries, to try the peer with, the first a different one per
+   * `attempts` (a held cursor tries another each time).
+   */
+  const probesFor = (entries: Entry[], from: number, failing: string, attempts: number, skip: (entry: Entry) => boolean): Entry[] => {
+    const candidates = new Map<string, Entry>();
+    for (const entry of entries.slice(from + 1)) {
+      if (candidates.size >= PROBE_WINDOW) break;
+      if (entry.identifier !== failing && !skip(entry) && !candidates.has(entry.identifier)) candidates.set(entry.identifier, entry);
+    }
+    const choices = [...candidates.values()];
+    const first = attempts % Math.max(choices.length, 1);
+    return [...choices.slice(first), ...choices.slice(0, first)];
+  };
+
+  /**
+   * Whether the peer answers another organization than the one that failed: the first probe that has to call it
+   * decides (one that needs no call is delivered, and the next is tried). undefined: none had to call it.
+   */
+  const peerAnswersOthers = async (probes: Entry[], delivered: (entry: Entry) => void): Promise<boolean | undefined> => {
+    for (const probe of probes) {
+      const { failure, called } = await attempt(probe.identifier, probe.operation);
+      if (failure !== undefined) return false;
+      delivered(probe);
+      if (called) return true;
+    }
+    return undefined;
+  };
+
+  /** Delivers the log after the cursor; 'held' when the peer failed for everyone, 'lost' when the lease went. */
+  async function deliverLog(start: { seq: number; attempts: number }, held: { lost: boolean }): Promise<'done' | 'held' | 'lost'> {
+    let cursor = start.seq;
+    // Organizations set aside in this pass, and those a probe delivered (up to the log position it read).
+    const asideNow = new Set<string>();
+    const probed = new Map<string, number>();
+    for (;;) {
+      const { position, logPosition, entries } = await pageAfter(cursor);
+      const settled = (entry: Entry) => entry.asideHere || entry.asideBefore || asideNow.has(entry.identifier)
+        || (probed.get(entry.identifier) ?? -1) >= entry.seq;
+      for (const [index, entry] of entries.entries()) {
+        if (held.lost) return 'lost';
+        if (entry.asideBefore && target.after !== undefined) await waitFor(entry.identifier, target.after);
+        if (!settled(entry)) {
+          const { failure } = await attempt(entry.identifier, entry.operation);
+          if (failure !== undefined) {
+            // Changes made while the call failed (it can take the whole call bound) are candidates too.
+            const latest = index + 1 < entries.length ? { position, logPosition, entries, from: index } : { ...(await pageAfter(cursor)), from: -1 };
+            const probes = probesFor(latest.entries, latest.from, entry.identifier, start.attempts, settled);
+            const answers = await peerAnswersOthers(probes, (probe) => probed.set(probe.identifier, latest.position));
+            if (answers !== true) {
+              // The peer fails for everyone; or nothing else could try it: the next change in the log lets it try again.
+              await hold(failure, answers === undefined ? latest.logPosition : null);
+              return 'held';
+            }
+            asideNow.add(entry.identifier);
+            await setAside(entry.identifier, failure);
+          }
+        }
+        if (!(await advance(entry.seq))) return 'lost';
+        cursor = entry.seq;
+      }
+      if (entries.length < batch) {
+        if (position > cursor && !(await advance(position))) return 'lost';
+        return 'done';
+      }
+    }
+  }
+
+  /** Retries the organizations set aside whose time has come, for at most the retry budget (then the log's turn). */
+  async function retrySetAside(held: { lost: boolean }): Promise<void> {
+    const started = Date.now();
+    while (!held.lost && Date.now() - started < retryBudgetMs) {
+      const [due] = await db.query<{ participant: string }>(
+        `SELECT a.participant FROM delivery_set_aside a
+          WHERE a.target = $1 AND a.next_attempt_at <= now()
+            AND NOT EXISTS (SELECT 1 FROM delivery_set_aside b WHERE b.target = $2 AND b.participant = a.participant)
+          ORDER BY a.next_attempt_at LIMIT 1`,
+        [TARGET, target.after ?? null],
+      );
+      if (!due) return;
+      const { failure } = await attempt(due.participant);
+      if (failure === undefined) {
+        await db.query('DELETE FROM delivery_set_aside WHERE target = $1 AND participant = $2', [TARGET, due.participant]);
+      } else {
+        await setAside(due.participant, failure);
+      }
+    }
+  }
 
   /**
    * Renews the lease while a pass runs, so it cannot expire under a delivery slower than the lease (a slow SML,
@@ -94,38 +264,15 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
   async function pass(): Promise<void> {
     const leased = await lease();
     if (leased === undefined) return;
-    let cursor: number = leased;
     const held = holdLease();
     try {
-      for (;;) {
-        const [page] = await db.query<{ position: number; entries: Array<{ seq: number; identifier: string }> }>(
-          `WITH bound AS (
-             SELECT CASE WHEN $3::text IS NULL THEN p.seq
-                         ELSE least(p.seq, coalesce((SELECT d.seq FROM delivery_cursors d WHERE d.target = $3), 0)) END AS seq
-               FROM change_log_position p)
-           SELECT (SELECT seq FROM bound) AS position,
-                  (SELECT coalesce(json_agg(e ORDER BY e.seq), '[]'::json) FROM (
-                     SELECT seq, identifier FROM change_log
-                      WHERE seq > $1 AND seq <= (SELECT seq FROM bound) AND resource = 'participant'
-                      ORDER BY seq LIMIT $2) e) AS entries`,
-          [cursor, batch, target.after ?? null],
-        );
-        const entries: Array<{ seq: number; identifier: string }> = page?.entries ?? [];
-        for (const entry of entries) {
-          if (held.lost) return;
-          await target.deliver(db, entry.identifier);
-          if (!(await advance(entry.seq))) return;
-          cursor = entry.seq;
-        }
-        if (entries.length < batch) {
-          if ((page?.position ?? cursor) > cursor) await advance(page?.position ?? cursor);
-          break;
-        }
+      if ((await deliverLog(leased, held)) === 'done') {
+        await retrySetAside(held);
+        await release();
       }
-      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me]);
     } catch (error) {
       options.onError?.(error);
-      await failed(error);
+      await hold(error, null);
     } finally {
       held.stop();
     }
@@ -152,8 +299,9 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
       clearInterval(timer);
       unsubscribe?.();
       await passes.settled();
-      await db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me])
-        .catch(() => undefined);
+      await release().catch(() => undefined);
     },
   };
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -9,7 +9,7 @@ import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type Ch
 import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery-status.js';
-import { heldForThisSmp, keepMigrationKey, networkStateOf, smlStateOf, stuckParticipants } from './network.js';
+import { heldForThisSmp, keepMigrationKey, networkStateOf, sayOf, smlStateOf, stuckParticipants } from './network.js';
 import { appendChange } from '../db/change-log.js';
 import { actorOf } from '../http/actor.js';
 import { ConflictError, ServiceUnavailableError } from '../core/errors.js';
@@ -67,6 +67,29 @@ async function participantOf(db: Queryable, app: FastifyInstance, request: Fasti
   const participant = await getParticipant(db, participantKeyOrNotFound(identifier), scopeOf(request), app.catalogue);
   if (participant === undefined) throw participantNotFound(identifier);
   return participant;
+}
+
+const MOVE_RULE = 'For the organization\'s only service provider with a process, or the registry authority (409 otherwise): the registration is shared by every provider that serves it.';
+
+/** A provider acts on its own participants' organizations; the authority on any organization. */
+const NETWORK_ACTORS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
+
+/**
+ * Whether the caller may move the organization's whole registration in the SML (a migration key in or out, its
+ * withdrawal): the authority may; a provider only when it is the organization's only provider with a process, since
+ * the registration is every such provider's and a migration moves all of them. 409 otherwise, saying why.
+ */
+async function mayMoveRegistration(db: Queryable, request: FastifyRequest, organization: string): Promise<void> {
+  const caller = callerOf(request);
+  if (caller.role !== Role.serviceProvider) return;
+  const say = await sayOf(db, organization, caller.serviceProviderId ?? '');
+  if (say === 'none') {
+    throw new ConflictError(`Your participant of ${organization} has no process: it has no say over the organization's registration in the SML`);
+  }
+  if (say === 'shared') {
+    throw new ConflictError(`Other service providers serve ${organization} too: its registration in the SML is theirs as well, `
+      + 'so only the registry authority can move it');
+  }
 }
 
 /**
@@ -148,18 +171,25 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
       params: ParticipantParams, response: { 200: NetworkState },
     },
     config: { access: READERS, mediaTypes: ['participants.network'] },
-  }, async (request) => networkStateOf(app.db, (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier));
+  }, async (request) => {
+    const participant = await participantOf(app.db, app, request, request.params.identifier);
+    // A provider whose participant has no process has no part in the organization's registration: it sees nothing of it.
+    const hasSay = callerOf(request).role !== Role.serviceProvider || (participant.processes ?? []).length > 0;
+    return networkStateOf(app.db, participant.qualifiedIdentifier, { hasSay });
+  });
 
   app.put('/participants/:identifier/migration-key', {
     schema: {
       summary: 'Take the participant\'s organization over from the SMP that holds it, with the migration key its previous provider gave',
+      description: MOVE_RULE,
       params: ParticipantParams, body: MigrationKeyForm,
     },
-    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-key'], objectName: 'migrationKeyForm' },
+    config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-key'], objectName: 'migrationKeyForm' },
   }, async (request, reply) => {
     await app.db.transaction(async (tx) => {
       const participant = await participantOf(tx, app, request, request.params.identifier);
       const organization = participant.qualifiedIdentifier;
+      await mayMoveRegistration(tx, request, organization);
       if (heldForThisSmp(await smlStateOf(tx, organization))) throw new ConflictError(`The SML holds ${organization} for this SMP already`);
       await keepMigrationKey(tx, organization, request.body.migrationKey);
       // The change makes the SML delivery try again, now with Migrate; the key stays out of the log.
@@ -171,20 +201,23 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   app.post('/participants/:identifier/migration-out', {
     schema: {
       summary: 'Let another SMP take the participant\'s organization over: a migration key, registered with the SML, shown this once',
+      description: MOVE_RULE,
       params: ParticipantParams, response: { 201: MigrationOut },
     },
-    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
+    config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-out'] },
   }, async (request, reply) => {
     const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    await mayMoveRegistration(app.db, request, participant);
     const migrationKey = await callSml(request, (sml) => prepareMigrationOut(app.db, sml, participant));
     return reply.status(201).send({ participant, migrationKey });
   });
 
   app.delete('/participants/:identifier/migration-out', {
-    schema: { summary: 'Withdraw the migration key given out: the SML gets another one, shown to no one', params: ParticipantParams },
-    config: { access: [Role.serviceProvider], mediaTypes: ['participants.migration-out'] },
+    schema: { summary: 'Withdraw the migration key given out: the SML gets another one, shown to no one', description: MOVE_RULE, params: ParticipantParams },
+    config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-out'] },
   }, async (request, reply) => {
     const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    await mayMoveRegistration(app.db, request, participant);
     await callSml(request, (sml) => withdrawMigrationOut(app.db, sml, participant));
     return reply.status(204).send();
   });

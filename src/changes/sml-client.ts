@@ -1,9 +1,8 @@
 import { X509Certificate } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import { XMLParser } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, parseQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS } from '../core/schemas.js';
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
+import { callPeer, type PeerBounds } from './peer-http.js';
 
 /** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
 const MANAGE_NS = 'http://busdox.org/serviceMetadata/ManageBusinessIdentifierService/1.0/';
@@ -16,32 +15,38 @@ const BDMSL_DATA_NS = 'ec:services:wsdl:BDMSL:data:1.0';
 const PREPARE_CHANGE_CERTIFICATE_ACTION = '"ec:services:wsdl:BDMSL:1.0:prepareChangeCertificateIn"';
 
 /** The SMP's client certificate (mutual TLS; needed for an https SML) and the SML's CA. */
-export interface SmlOptions extends ClientTlsOptions {
+export interface SmlOptions extends ClientTlsOptions, PeerBounds {
   /** The SML's base URL; `{url}/manageparticipantidentifier` and `{url}/bdmslservice` are its services. */
   url: string;
   /** This SMP's identifier at the SML. */
   smpId: string;
-  timeoutMs?: number;
 }
 
 /** The fault elements of the SML's WSDL, the `detail` of its SOAP faults: what kind of refusal it is. */
 const SML_FAULTS = ['BadRequestFault', 'NotFoundFault', 'UnauthorizedFault', 'InternalErrorFault'] as const;
-export type SmlFault = (typeof SML_FAULTS)[number];
+/**
+ * The fault's kind: a fault element of the WSDL, or `soap:Client` for a fault without one whose `faultcode` blames
+ * the request (how JAX-WS/CXF answers a request it cannot read: not well-formed, or not valid against the schema).
+ */
+export type SmlFault = (typeof SML_FAULTS)[number] | 'soap:Client';
 
 /**
- * An answer of the SML that is not success: a SOAP fault (`fault` the WSDL's element, `code` BDMSL's `ERR-nnn`),
- * a timeout, a refused connection, an HTTP error without a fault.
+ * An answer of the SML that is not success: a SOAP fault (`fault` its kind, `code` BDMSL's `ERR-nnn`), a timeout,
+ * a refused connection, an answer too large, an HTTP error without a fault.
  */
 export class SmlError extends Error {
   constructor(message: string, readonly fault?: SmlFault, readonly code?: string) {
     super(message);
   }
 
-  /** A refusal no retry can cure: a fault the WSDL names, but for the SML's internal error. */
+  /** A refusal no retry can cure: a fault the WSDL names, but for the SML's internal error, or a client fault. */
   get final(): boolean {
     return this.fault !== undefined && this.fault !== 'InternalErrorFault';
   }
 }
+
+/** A SOAP message carries no document type declaration (SOAP 1.1, 3): one that does is not read at all. */
+const DOCTYPE = /<!DOCTYPE/i;
 
 export const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -91,7 +96,9 @@ export function smlClient(options: SmlOptions): SmlClient {
   const call = (operation: string, body: string) => callAt(target, soapAction(operation), body);
 
   async function callAt(url: URL, action: string, body: string): Promise<Record<string, unknown>> {
-    const text = await post(url, envelope(body), action, tls(), options.timeoutMs ?? 10_000);
+    const request = { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: action }, body: envelope(body), tls: tls() };
+    const text = await callPeer(url, request, options, SmlCallError);
+    if (DOCTYPE.test(text.body)) throw new SmlError(`SML answered HTTP ${text.status} with a document type declaration`);
     const parsed = parser.parse(text.body) as { Envelope?: { Body?: Record<string, unknown> | '' } };
     // An empty Body (Create, Delete) parses to an empty string.
     const content = parsed.Envelope?.Body;
@@ -141,25 +148,18 @@ const textOf = (value: unknown) => String(typeof value === 'object' && value !==
 /** A SOAP fault as BDMSL sends it: the kind in the `detail` element's name, the code in the `faultstring`'s `[ERR-nnn]`. */
 function faultError(fault: { faultstring?: unknown; faultcode?: unknown; detail?: unknown }): SmlError {
   const detail = typeof fault.detail === 'object' && fault.detail !== null ? Object.keys(fault.detail) : [];
-  const kind = SML_FAULTS.find((name) => detail.includes(name));
+  const code = textOf(fault.faultcode);
+  const kind = SML_FAULTS.find((name) => detail.includes(name)) ?? (CLIENT_FAULT_CODE.test(code) ? 'soap:Client' : undefined);
   const text = textOf(fault.faultstring);
-  return new SmlError(`SML fault ${kind ?? textOf(fault.faultcode)}: ${text}`, kind, /^\s*\[(ERR-\d+)\]/.exec(text)?.[1]);
+  return new SmlError(`SML fault ${kind ?? code}: ${text}`, kind, /^\s*\[(ERR-\d+)\]/.exec(text)?.[1]);
 }
 
-function post(url: URL, body: string, action: string, tls: object, timeoutMs: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: action },
-      ...tls,
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', (error) => reject(new SmlError(`SML: ${error.message}`)));
-    });
-    request.setTimeout(timeoutMs, () => request.destroy(new SmlError(`SML did not answer within ${timeoutMs} ms`)));
-    request.on('error', (error) => reject(error instanceof SmlError ? error : new SmlError(`SML: ${error.message}`)));
-    request.end(body);
-  });
+/** SOAP 1.1's `Client` fault code (any prefix, any dotted refinement such as `Client.Authentication`). */
+const CLIENT_FAULT_CODE = /^(?:[^:]*:)?Client(?:\.|$)/;
+
+/** A call that did not reach a readable answer: a failed connection, a timeout, an answer too large. */
+class SmlCallError extends SmlError {
+  constructor(message: string) {
+    super(`SML: ${message}`);
+  }
 }

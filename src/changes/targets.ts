@@ -2,9 +2,10 @@ import type { Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { DeliveryTarget } from './outbox.js';
-import type { DirectoryClient } from './directory-client.js';
+import { DirectoryError, type DirectoryClient } from './directory-client.js';
 import {
-  forgetMigrationKey, forgetPushed, forgetSml, heldForThisSmp, recordPushed, recordSml, smlRecordOf, smlStateOf, wasPushed,
+  forgetMigrationKey, forgetPushed, forgetSml, heldForThisSmp, recordDirectoryRefusal, recordPushed, recordSml, smlRecordOf, smlStateOf,
+  wasPushed,
 } from './network.js';
 import { SmlError, type SmlClient } from './sml-client.js';
 
@@ -21,26 +22,34 @@ async function organizationIsLive(db: Queryable, participant: string): Promise<b
 /** The SML: registered when the organization has its first live participant, deleted when the last one goes. */
 export const smlTarget = (sml: SmlClient): DeliveryTarget => ({
   name: 'sml',
-  deliver: (db, participant) => deliverToSml(db, sml, participant),
+  deliver: (db, participant, operation) => deliverToSml(db, sml, participant, operation),
 });
 
 /**
  * The Peppol Directory: every change of a participant pushed (PUT), the organization deleted with its last one.
  * With `after: 'sml'` an entry is pushed only once the SML has it, since the Directory looks a pushed
  * participant up through the SML, and only while the SML holds it for this SMP (not one another SMP holds).
- * Only what was pushed is deleted.
+ * Only what was pushed is deleted. A refusal no retry can cure (a 4xx) is recorded for the organization.
  */
 export const directoryTarget = (directory: DirectoryClient, after?: string): DeliveryTarget => ({
   name: 'directory',
   ...(after === undefined ? {} : { after }),
   async deliver(db, participant) {
-    if (await organizationIsLive(db, participant)) {
-      if (after !== undefined && !heldForThisSmp(await smlStateOf(db, participant))) return;
-      await directory.put(participant);
-      await recordPushed(db, participant);
-    } else if (await wasPushed(db, participant)) {
+    try {
+      if (await organizationIsLive(db, participant)) {
+        if (after !== undefined && !heldForThisSmp(await smlStateOf(db, participant))) return false;
+        await directory.put(participant);
+        await recordPushed(db, participant);
+        return true;
+      }
+      if (!(await wasPushed(db, participant))) return false;
       await directory.delete(participant);
       await forgetPushed(db, participant);
+      return true;
+    } catch (error) {
+      if (!(error instanceof DirectoryError && error.final)) throw error;
+      await recordDirectoryRefusal(db, participant, error);
+      return true;
     }
   },
 });
@@ -51,14 +60,21 @@ function refusalOf(error: unknown): SmlError {
   throw error;
 }
 
-async function deliverToSml(db: Queryable, sml: SmlClient, participant: string): Promise<void> {
+async function deliverToSml(db: Queryable, sml: SmlClient, participant: string, operation?: string): Promise<boolean> {
   const { state, migrationKey } = await smlRecordOf(db, participant);
   const live = await organizationIsLive(db, participant);
   // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
   const ours = heldForThisSmp(state);
+  // The change a migration key logged, whose key an earlier delivery already used: the SML's answer to it is recorded,
+  // and a Create now would be refused as held elsewhere over the key's own refusal.
+  if (live && !ours && operation === 'migrate' && migrationKey === undefined) return false;
   if (live && !ours) await registerInSml(db, sml, participant, migrationKey);
   else if (!live && ours) await deleteFromSml(db, sml, participant);
-  else if (!live && state !== undefined) await forgetSml(db, participant);
+  else {
+    if (!live && state !== undefined) await forgetSml(db, participant);
+    return false;
+  }
+  return true;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Database } from '../db/database.js';
 interface DeliveryCounts {
   target: string;
   pending: number;
+  setAside: number;
   oldestPendingSeconds: number;
   attempts: number;
 }
@@ -64,6 +65,7 @@ export function createMetrics(
     ['delivery_pending_changes', 'Participant changes not yet delivered, by target (sml, directory)', (status) => status.pending],
     ['delivery_oldest_pending_seconds', 'Age of the oldest participant change not yet delivered, by target', (status) => status.oldestPendingSeconds],
     ['delivery_failed_attempts', 'Failed delivery attempts since the last success, by target', (status) => status.attempts],
+    ['delivery_set_aside_organizations', 'Organizations set aside (failing while the target answers the others), by target', (status) => status.setAside],
   ];
   for (const [name, help, value] of deliveryGauges) {
     new Gauge({

@@ -57,6 +57,14 @@ export class SmpKeys {
   }
 }
 
+/**
+ * How the SML and Directory clients present themselves (Peppol: the SMP certificate is their client certificate): the
+ * pair in use at each call, never a development pair; unless files name another (`SML_CLIENT_*`, which win).
+ */
+export function networkClientCertificate(keys: SmpKeys | undefined): { clientCertificate?: () => { cert: string; key: string } } {
+  return keys && !keys.current.development ? { clientCertificate: () => keys.clientCertificate() } : {};
+}
+
 interface Log {
   info(message: string): void;
   warn(message: string): void;

@@ -2,7 +2,9 @@ import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { startLocalDirectory, type LocalDirectory } from '../../dev/local-directory.js';
 import { startLocalSml, type LocalSml } from '../../dev/local-sml.js';
-import { startTestApp, type TestApp } from './app.js';
+import { startTestApp, type TestApp, type TestUser } from './app.js';
+import { addProcess } from './catalogue.js';
+import { addParticipant, type Participant } from './participants.js';
 
 /** The registry's SMP id at the local SML. */
 export const SMP_ID = 'test-smp';
@@ -21,7 +23,15 @@ export interface DeliveryTestApp {
   t: TestApp;
   /** An instance on the test app's database that delivers to the local SML and Directory. */
   app: App;
+  /** The processes of a participant that serves its organization (one process: a say over its registration). */
+  served: { processes: Array<{ identifier: string }> };
+  /** Another process, for a second provider that serves the same organization (a process has one provider per organization). */
+  servedToo: { processes: Array<{ identifier: string }> };
 }
+
+/** Adds a participant with a process through `app`: it has its part in its organization's registration. */
+export const addServed = (app: App, user: TestUser, served: DeliveryTestApp['served'], overrides: Record<string, unknown> = {}): Promise<Participant> =>
+  addParticipant(app, user, { ...served, ...overrides });
 
 /**
  * The set-up of a delivery test file: before its tests, a local SML and Directory, a test app and an instance on
@@ -40,7 +50,8 @@ export function useDeliveryTestApp(use: (started: DeliveryTestApp) => void, prep
     app = await buildApp({ db: t.db, ...deliveryOptions(sml, directory) });
     prepare(app);
     await app.ready();
-    use({ sml, directory, t, app });
+    const [one, two] = [await addProcess(t.app, t.users.admin), await addProcess(t.app, t.users.admin)];
+    use({ sml, directory, t, app, served: { processes: [{ identifier: one.identifier }] }, servedToo: { processes: [{ identifier: two.identifier }] } });
   });
   afterAll(async () => {
     await app?.close();

@@ -120,7 +120,11 @@ export function useDeliveryColumns(): Column<Delivery>[] {
   return [
     { key: 'target', label: t('target'), render: (delivery) => delivery.target.toUpperCase() },
     { key: 'pending', label: t('pending'), render: (delivery) => delivery.pending },
-    { key: 'oldestPendingSeconds', label: t('oldestPending'), render: (delivery) => (delivery.pending > 0 ? age(delivery.oldestPendingSeconds) : '–') },
+    { key: 'setAside', label: t('setAside'), render: (delivery) => <span class={delivery.setAside > 0 ? 'failed' : undefined}>{delivery.setAside}</span> },
+    {
+      key: 'oldestPendingSeconds', label: t('oldestPending'),
+      render: (delivery) => (delivery.pending + delivery.setAside > 0 ? age(delivery.oldestPendingSeconds) : '–'),
+    },
     { key: 'attempts', label: t('failedAttempts'), render: (delivery) => <span class={delivery.attempts > 0 ? 'failed' : undefined}>{delivery.attempts}</span> },
     {
       key: 'lastError', label: t('lastError'), render: (delivery) => (delivery.lastError
@@ -149,13 +153,14 @@ function StuckParticipants() {
   const { language } = useContext(I18n);
   const columns: Column<Stuck>[] = [
     { key: 'participant', label: t('participant'), render: (row) => <code>{row.participant}</code> },
+    { key: 'target', label: t('target'), render: (row) => t(row.target) },
     { key: 'state', label: t('state'), render: (row) => <span class={row.state === 'pending' ? undefined : 'failed'}>{t(stateText(row.state))}</span> },
     { key: 'since', label: t('stateSince'), render: (row) => <time dateTime={row.since}>{when(row.since, language)}</time> },
     { key: 'lastError', label: t('lastError'), render: (row) => (row.lastError ? <NetworkErrorText error={row.lastError} /> : '–') },
   ];
   return (
     <StatusTable level="h2" title="stuckParticipants" intro="stuckIntro" empty="noStuck" load={() => ok(api.GET('/rest/api/deliveries/participants'))}
-      columns={columns} rowKey={(row) => `${row.state} ${row.participant}`} placeholderRows={3} />
+      columns={columns} rowKey={(row) => `${row.target} ${row.state} ${row.participant}`} placeholderRows={3} />
   );
 }
 

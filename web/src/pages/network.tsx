@@ -9,10 +9,11 @@ type State = Schemas['SmlState']['state'] | Schemas['DirectoryState']['state'];
 
 const STATE_TEXT: Record<NonNullable<State>, TextKey> = {
   registered: 'stateRegistered', pending: 'statePending', held_elsewhere: 'stateHeldElsewhere', refused: 'stateRefused',
-  migrating_out: 'stateMigratingOut', pushed: 'statePushed', waiting_for_sml: 'stateWaitingForSml',
+  migrating_out: 'stateMigratingOut', pushed: 'statePushed', waiting_for_sml: 'stateWaitingForSml', set_aside: 'stateSetAside',
+  no_process: 'stateNoProcess',
 };
 
-const HELD_UP: ReadonlySet<State> = new Set(['held_elsewhere', 'refused']);
+const HELD_UP: ReadonlySet<State> = new Set(['held_elsewhere', 'refused', 'set_aside']);
 
 export const stateText = (state: State): TextKey => (state === null ? 'stateNone' : STATE_TEXT[state]);
 
@@ -39,6 +40,7 @@ export function NetworkPlace({ identifier }: { identifier: string }) {
             <dd>
               <strong class={HELD_UP.has(place.state) ? 'failed' : undefined}>{t(stateText(place.state))}</strong>
               {place.since ? <> · {t('stateSince')} <time dateTime={place.since}>{when(place.since, language)}</time></> : null}
+              {place.nextAttemptAt ? <> · {t('nextAttempt')} <time dateTime={place.nextAttemptAt}>{when(place.nextAttemptAt, language)}</time></> : null}
               {place.lastError ? <><br /><NetworkErrorText error={place.lastError} /></> : null}
             </dd>
           </div>

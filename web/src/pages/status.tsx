@@ -39,6 +39,10 @@ function useDeliveriesHeldUp(status: Status): Attention[] {
       return [{ key: `delivery-${delivery.target}`, severity: 'problem', act,
         text: t('attentionDeliveryFailing', { target, attempts: delivery.attempts, error: delivery.lastError ?? '' }) }];
     }
+    if (delivery.setAside > 0) {
+      return [{ key: `delivery-${delivery.target}`, severity: 'warning', act,
+        text: t('attentionSetAside', { target, count: delivery.setAside }) }];
+    }
     if (delivery.pending > 0 && delivery.oldestPendingSeconds > HELD_UP_AFTER_SECONDS) {
       return [{ key: `delivery-${delivery.target}`, severity: 'warning', act,
         text: t('attentionDeliveryWaiting', { target, pending: delivery.pending, age: age(delivery.oldestPendingSeconds) }) }];
