@@ -88,7 +88,7 @@ describe('the status read', () => {
     expect(response.body).not.toMatch(/sml-secret|sml-token|directory-secret|PRIVATE KEY/);
     // Both deliveries, every field of their state.
     expect(status.deliveries.map((delivery: { target: string }) => delivery.target)).toEqual(['directory', 'sml']);
-    expect(Object.keys(status.deliveries[0]).sort()).toEqual(['attempts', 'lastError', 'lastErrorAt', 'oldestPendingSeconds', 'pending', 'target']);
+    expect(Object.keys(status.deliveries[0]).sort()).toEqual(['attempts', 'lastError', 'lastErrorAt', 'oldestPendingSeconds', 'pending', 'setAside', 'target']);
     // The certificate in use expires after the rollover: nothing to warn of.
     expect(status.certificateWarningDays).toBe(30);
     expect(status.expiringCertificates).toEqual([]);
