@@ -51,7 +51,8 @@ export const AuditPage = PageSchema(ChangeEntry, 'ChangeEntryPage');
 const MAX_FEED_WAIT_SECONDS = 60;
 
 export const FeedQuery = Type.Object({
-  after: Type.Integer({ minimum: 0, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
+  // Bounded (every integer is): a cursor beyond what JSON carries exactly cannot name a position.
+  after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
   limit: Type.Integer({
     minimum: 1, maximum: 1000, default: 100,
     description: `the most entries answered; a page also stops before its JSON would pass ${BUDGET}, one entry at least, `

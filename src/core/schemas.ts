@@ -94,7 +94,7 @@ const referenceFields = {
   identifier: Type.Optional(Uuid()),
   title: OptionalName({ description: 'ignored' }),
   reference: OptionalName({ description: 'ignored' }),
-  id: Type.Optional(Type.Integer()),
+  id: Type.Optional(Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'ignored' })),
 };
 
 /** Reference objects point at existing resources: by `identifier`, else by `qualifiedIdentifier`. */
