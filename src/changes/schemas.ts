@@ -128,8 +128,8 @@ export const StuckParticipantList = Type.Array(Type.Object({
 
 export const MigrationKeyForm = Type.Object({
   migrationKey: Type.String({
-    minLength: 8, maxLength: 24, pattern: MIGRATION_KEY_PATTERN.source,
-    description: 'the key the organization\'s previous provider got from the SML (PrepareToMigrate): 8 to 24 characters, '
+    minLength: 8, maxLength: 24, pattern: MIGRATION_KEY_PATTERN.source, format: 'printable-ascii',
+    description: 'the key the organization\'s previous provider got from the SML (PrepareToMigrate): 8 to 24 printable US-ASCII characters, '
       + 'at least two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`; never shown again',
   }),
 }, { title: 'MigrationKeyForm' });

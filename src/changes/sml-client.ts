@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { XMLParser } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, parseQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS } from '../core/schemas.js';
+import { characterXmlCannotCarry, xmlEscaped } from '../core/xml-text.js';
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
 
 /** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
@@ -43,7 +44,15 @@ export class SmlError extends Error {
   }
 }
 
-export const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * Text for the SML's requests (core/xml-text.ts). One holding a character XML cannot carry (only a row stored before
+ * the registry refused them can) is never sent: the SML could not read the request, and no retry would change that.
+ */
+export function escapeXml(text: string): string {
+  const unwritable = characterXmlCannotCarry(text);
+  if (unwritable) throw new SmlError(`not sent to the SML: the request would hold ${unwritable}, which XML cannot carry`, 'BadRequestFault');
+  return xmlEscaped(text);
+}
 
 /**
  * `iso6523-actorid-upis::0192:123` as the SML's ParticipantIdentifier element. One without a scheme goes as a value
