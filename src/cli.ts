@@ -12,6 +12,7 @@ import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-
 import { loadSmpKeys, SmpKeyError } from './smp/keys.js';
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
+import { KeyFileError } from './core/private-key-file.js';
 import { hashPassword } from './users/password.js';
 import { passwordProblem } from './users/password-rules.js';
 import { usernameProblem } from './users/username.js';
@@ -45,7 +46,7 @@ Commands:
 /** A mistake of the operator: its message is all there is to say. */
 class UsageError extends Error {}
 
-const OPERATOR_ERRORS = [SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
+const OPERATOR_ERRORS = [SmlError, SmpKeyError, KeyFileError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError];
 
 /** `runAlone`: a command that works without the database, so beside a running server on the embedded one too. */
 type Command = { run: (db: Database) => Promise<void> } | { runAlone: () => Promise<void> };

@@ -4,6 +4,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { SmpKeyError } from './smp/keys.js';
+import { KeyFileError } from './core/private-key-file.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
@@ -88,7 +89,7 @@ async function serve(config: Config): Promise<void> {
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
   }).catch(async (error: unknown) => {
     await db.close();
-    return exitOn(SmpKeyError)(error);
+    return exitOn(SmpKeyError, KeyFileError)(error);
   });
   // Warnings only: probes and scrapes every few seconds would drown the API's request log.
   const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
@@ -120,13 +121,13 @@ async function serve(config: Config): Promise<void> {
 }
 
 /**
- * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of `kind`:
+ * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of one of `kinds`:
  * what the operator must change before a start (a setting, a file, another process on the data directory), not a
  * fault of the program. Any other error goes on as it was.
  */
-function exitOn(kind: abstract new (...args: never[]) => Error): (error: unknown) => never {
+function exitOn(...kinds: Array<abstract new (...args: never[]) => Error>): (error: unknown) => never {
   return (error) => {
-    if (!(error instanceof kind)) throw error;
+    if (!kinds.some((kind) => error instanceof kind)) throw error;
     console.error(error.message);
     process.exit(1);
   };
