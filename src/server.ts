@@ -127,7 +127,7 @@ async function serve(config: Config): Promise<void> {
  */
 function exitOn(...kinds: Array<abstract new (...args: never[]) => Error>): (error: unknown) => never {
   return (error) => {
-    if (!kinds.some((kind) => error instanceof kind)) throw error;
+    if (!(error instanceof Error) || !kinds.some((kind) => error instanceof kind)) throw error;
     console.error(error.message);
     process.exit(1);
   };

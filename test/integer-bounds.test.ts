@@ -66,7 +66,7 @@ beforeAll(async () => {
 /** `{"processes":[{"id":5}]}` for `processes[0].id`. */
 function bodyWith(field: string, value: number): unknown {
   const steps = field.split(/\.|(?=\[)/).map((step) => (step.startsWith('[') ? Number(step.slice(1, -1)) : step));
-  const root: Record<string | number, unknown> = typeof steps[0] === 'number' ? [] : {};
+  const root = (typeof steps[0] === 'number' ? [] : {}) as Record<string | number, unknown>;
   let node = root;
   steps.forEach((step, index) => {
     const next = steps[index + 1];
