@@ -60,9 +60,10 @@ async function recordOf(tx: Queryable, form: UserForm, refused: Resolved['errors
 }
 
 /**
- * Credentials, ADMIN only. Passwords are write-only and hashed before the transaction opens (the hash is slow by
- * design). A change or a delete takes effect on the very next request: the credential cache hears it from the change
- * log before the answer is sent (every instance soon after), and a check that read the old row meanwhile does not cache it.
+ * Credentials, ADMIN only, but for each user's change of its own password. Passwords are write-only and hashed before
+ * the transaction opens (the hash is slow by design). A change or a delete takes effect on the very next request: the
+ * credential cache hears it from the change log before the answer is sent (every instance soon after), and a check
+ * that read the old row meanwhile does not cache it.
  */
 const users: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
@@ -117,7 +118,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     return changed;
   });
 
-  // Declared before `/:identifier` would be matched: `me` is no UUID, and the path has a segment more anyway.
+  // A segment more than `/:identifier`: no user's path.
   app.put('/me/password', {
     schema: {
       summary: 'Change your own password: the current one is checked (and throttled) as a sign-in is',
