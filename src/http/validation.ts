@@ -151,7 +151,9 @@ function formatError(base: EntryBase, format: string, data: unknown) {
     return fieldError({ ...base, code: 'Email', defaultMessage: 'must be a well-formed email address' });
   }
   if (format === 'https-url') {
-    return fieldError({ ...base, code: 'URL', defaultMessage: 'must be an absolute https URL, in printable US-ASCII (percent-encode anything else)' });
+    const found = typeof data === 'string' ? characterOutsidePrintableAscii(data) : undefined;
+    const defaultMessage = found ? `must not contain ${found}: a URL is printable US-ASCII (percent-encode anything else)` : 'must be an absolute https URL';
+    return fieldError({ ...base, code: 'URL', defaultMessage });
   }
   const characters = CHARACTER_FORMATS[format];
   if (characters) {

@@ -2,12 +2,12 @@ import { hash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
 import type { Caller, CredentialVerifier } from '../http/auth.js';
-import type { SecurityEventLog } from '../http/security-events.js';
+import type { SecurityEvent, SecurityEventLog } from '../http/security-events.js';
 import { TooManyRequestsError } from '../core/errors.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
-import { loginThrottle, type LoginThrottleOptions, type SignInLock } from './login-throttle.js';
+import { loginThrottle, type LoginThrottle, type LoginThrottleOptions, type SignInLock } from './login-throttle.js';
 import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
 import { lockInForce, locksInForce, storeLock } from './sign-in-locks.js';
@@ -70,6 +70,12 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
   // Bumped by forgetAll: a check that read the users table before a change must not cache what it read.
   let generation = 0;
   const throttle = loginThrottle(options.throttle);
+  // Wrong current passwords of a password change are counted apart: the right password the same client signs in with
+  // (its tab's Basic credentials, checked again whenever the cache is dropped) ends a sign-in's count, and must not end
+  // the count of guesses at the password it does not know. Their lock is a sign-in lock all the same.
+  const changes = loginThrottle(options.throttle);
+  // Both hold every lock: a lock refuses a sign-in and a password change alike, and a lift ends it for both.
+  const both = [throttle, changes];
   const hashing = hashingQueue(options.hashing);
   // The same credentials sent again while they are being checked wait for that check instead of making another:
   // a client's first burst costs one check, and a guesser repeating a password gains nothing.
@@ -88,8 +94,11 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
     storeLock(db, lock, { origin: 'api', requestId: request.id }).then(hold, options.onError ?? (() => undefined));
   }
 
-  /** One password check in its turn, counted by the throttle once the turns admit it; null when it fails. */
-  async function checked(username: string, password: string, request: FastifyRequest, failure: 'sign_in_failed' | 'password_change_failed') {
+  /**
+   * One password check in its turn, counted by `counts` once the turns admit it (refused while the pair is locked);
+   * null when it fails.
+   */
+  async function checked(username: string, password: string, request: FastifyRequest, counts: LoginThrottle, failure: SecurityEvent) {
     const address = request.ip;
     throttle.check(username, address);
     const user = await hashing.run(address, async () => {
@@ -97,25 +106,28 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
         const found = await findCredentials(db, username);
         return (await verifyPassword(password, found?.passwordHash ?? UNKNOWN_USER_HASH)) ? found : undefined;
       } catch (error) {
-        throttle.abandoned(username, address);
+        counts.abandoned(username, address);
         throw error;
       }
-    }, () => throttle.begin(username, address)).catch(naming(username));
+    }, () => counts.begin(username, address)).catch(naming(username));
     if (!user) {
-      const { lock, delayMs } = throttle.failed(username, address);
+      const { lock, delayMs } = counts.failed(username, address);
       events.record(request, failure, username);
-      if (lock) store(lock, request);
+      if (lock) {
+        for (const each of both) each.lock(lock);
+        store(lock, request);
+      }
       if (delayMs > 0) await sleep(delayMs);
       return null;
     }
-    throttle.succeeded(username, address);
+    counts.succeeded(username, address);
     const { passwordHash: _, ...caller } = user;
     return caller;
   }
 
   async function check(username: string, password: string, request: FastifyRequest, entryKey: string): Promise<Caller | null> {
     const readAt = generation;
-    const caller = await checked(username, password, request, 'sign_in_failed');
+    const caller = await checked(username, password, request, throttle, 'sign_in_failed');
     if (!caller || readAt !== generation) return caller;
     if (verified.size >= maxEntries) verified.delete(verified.keys().next().value as string);
     verified.set(entryKey, { caller, expires: Date.now() + ttlMs });
@@ -126,14 +138,14 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
   // whatever a read that began before the lift answers.
   const lifted = new Set<string>();
   const hold = (lock: SignInLock) => {
-    throttle.lock(lock);
+    for (const each of both) each.lock(lock);
     // Lifted meanwhile: what this process held of it (also a lock it made, stored since) goes too.
-    if (lifted.has(lock.id as string)) throttle.lift(lock.id as string);
+    if (lifted.has(lock.id as string)) for (const each of both) each.lift(lock.id as string);
   };
   const lift = (id: string) => {
     lifted.add(id);
     if (lifted.size > MAX_REMEMBERED_LIFTS) lifted.delete(lifted.values().next().value as string);
-    throttle.lift(id);
+    for (const each of both) each.lift(id);
   };
   const readLock = (id: string) => lockInForce(db, id).then((lock) => lock && hold(lock), options.onError ?? (() => undefined));
 
@@ -156,7 +168,7 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
       checking.set(entryKey, result);
       return result;
     },
-    checkPassword: (username, password, request) => checked(username, password, request, 'password_change_failed'),
+    checkPassword: (username, password, request) => checked(username, password, request, changes, 'password_change_failed'),
     forgetAll,
     async loadLocks() {
       for (const lock of await locksInForce(db)) hold(lock);
