@@ -31,7 +31,7 @@ import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
 import { NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
-import requestMetrics, { createMetrics, requestRecorder } from './operations/metrics.js';
+import requestMetrics, { createMetrics, requestRecorder, securityEventCounter } from './operations/metrics.js';
 import { RequestLogController } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import processes from './processes/routes.js';
@@ -41,6 +41,8 @@ import { credentialVerifier, type Credentials } from './users/credentials.js';
 import type { HashingQueueOptions } from './users/hashing-queue.js';
 import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
+import signInLocks from './users/lock-routes.js';
+import { securityEventLog } from './http/security-events.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
 import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
@@ -137,10 +139,21 @@ export async function buildApp(options: AppOptions) {
   const changes = changeSignal(options.db, { onListenerError: (error) => app.log.error({ err: error }, 'a change listener failed') });
   app.decorate('changes', changes);
   app.decorate('db', catchingUpAfterWrites(options.db, changes));
-  app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle, hashing: options.hashing }));
-  changes.subscribe((notice) => app.credentials.onChange(notice));
   app.decorate('catalogue', new CatalogueCache(options.db));
   changes.subscribe((notice) => app.catalogue.onChange(notice));
+  const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
+  const certificates: CertificateSources = {
+    keys: smpKeys, clientCertificate: fixedClientCertificate(options.sml ?? options.directory), catalogue: app.catalogue,
+  };
+  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates)));
+  app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
+  app.decorate('credentials', credentialVerifier(app.db, {
+    throttle: options.loginThrottle, hashing: options.hashing, events: app.securityEvents,
+    onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; it holds in this process'),
+  }));
+  changes.subscribe((notice) => app.credentials.onChange(notice));
+  // Every instance refuses the pairs locked anywhere: those in force at the start, then each from the change log.
+  if (options.followChanges !== false) app.addHook('onReady', () => app.credentials.loadLocks());
   const smpCache = options.smp?.cache;
   if (smpCache) changes.subscribe((notice) => smpCache.onChange(notice));
   if (options.followChanges !== false) app.addHook('onReady', () => changes.start());
@@ -150,7 +163,6 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onReady', () => expiry.start());
     app.addHook('onClose', () => expiry.stop());
   }
-  const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
   const clientCertificate = networkClientCertificate(smpKeys);
   const sml = options.sml ? smlClient({ ...clientCertificate, ...options.sml }) : undefined;
   app.decorate('sml', sml);
@@ -165,16 +177,12 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onClose', () => delivery.stop());
   }
 
-  const certificates: CertificateSources = {
-    keys: smpKeys, clientCertificate: fixedClientCertificate(options.sml ?? options.directory), catalogue: app.catalogue,
-  };
   const warningDays = options.certificateWarningDays ?? 30;
   if (options.followChanges !== false) {
     const warnings = expiryWarnings(certificates, warningDays, app.log);
     app.addHook('onReady', () => warnings.start());
     app.addHook('onClose', () => warnings.stop());
   }
-  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates)));
   await app.register(requestId);
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
@@ -197,6 +205,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(capabilities, { prefix: '/rest/api/capabilities' });
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
+  await app.register(signInLocks, { prefix: '/rest/api/sign-in-locks' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, {
     prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,

@@ -16,6 +16,7 @@ import { DatabaseStartError } from './db/open.js';
 import { loadSmpKeys, networkClientCertificate, SmpKeyError } from './smp/keys.js';
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
+import { KeyFileError } from './core/private-key-file.js';
 import { hashPassword } from './users/password.js';
 import { passwordProblem } from './users/password-rules.js';
 import { usernameProblem } from './users/username.js';
@@ -56,7 +57,7 @@ Commands:
 class UsageError extends Error {}
 
 const OPERATOR_ERRORS = [
-  SmlError, SmpKeyError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError, ConfigError, DatabaseStartError,
+  SmlError, SmpKeyError, KeyFileError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError, ConfigError, DatabaseStartError,
 ];
 
 /** `runAlone`: a command that works without the database, so beside a running server on the embedded one too. */

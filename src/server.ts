@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { SmpKeyError } from './smp/keys.js';
+import { KeyFileError } from './core/private-key-file.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
@@ -19,7 +20,7 @@ import { buildManagementServer } from './operations/management.js';
 class ListenError extends Error {}
 
 /** What the operator must change before a start (a setting, a file, the database, a port): its message is all there is to say. */
-const OPERATOR_ERRORS = [ConfigError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, FirstAdminError, ListenError];
+const OPERATOR_ERRORS = [ConfigError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, KeyFileError, FirstAdminError, ListenError];
 
 /** How long the requests in flight at SIGTERM have to finish: the change feed's waiting polls are answered at once. */
 const SHUTDOWN_GRACE_MS = 10_000;

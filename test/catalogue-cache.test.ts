@@ -174,6 +174,7 @@ describe('the catalogue cache of one instance', () => {
     'service-provider': ['service-provider'],
     participant: [],
     user: [],
+    'sign-in-lock': [],
   };
 
   it.each(Object.entries(DROPPED_BY))('drops on a change of a %s exactly the kinds that show it: %j', async (resource, dropped) => {

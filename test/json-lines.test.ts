@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportParticipants } from '../src/participants/json-lines.js';
+import { exportParticipants, ImportError, importParticipants } from '../src/participants/json-lines.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus, vendor } from './helpers/administration.js';
-import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
+import { addParticipant, PARTICIPANTS, participantForm, uniqueOrganization } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
 
 /** A name with both Unicode line terminators that JSON may carry raw. */
@@ -60,5 +60,29 @@ describe('U+2028 and U+2029 in JSON that is read line by line', () => {
     expect(lines.map((line) => JSON.parse(line).organizationIdentifier)).toContain(organizationIdentifier);
     const exported = lines.map((line) => JSON.parse(line)).find((participant) => participant.organizationIdentifier === organizationIdentifier);
     expect([exported.name, exported.contact.name]).toEqual([NAME, NAME]);
+  });
+});
+
+describe('import-participants with characters the registry refuses', () => {
+  it('refuses each such line with its number and reason, and imports the rest', async () => {
+    const organizations = [uniqueOrganization(), uniqueOrganization(), uniqueOrganization(), uniqueOrganization()];
+    const path = join(dir, 'refused-characters.jsonl');
+    await writeFile(path, [
+      participantForm({ organizationIdentifier: organizations[0] }),
+      participantForm({ organizationIdentifier: `${organizations[1]}\u0000` }),
+      participantForm({ organizationIdentifier: organizations[2], name: 'Nul\u0000 AS', contact: { name: 'Bell\u0007' } }),
+      participantForm({ organizationIdentifier: organizations[3] }),
+    ].map((line) => JSON.stringify(line)).join('\n'));
+    const outcome = await importParticipants(t.db, path, { serviceProviderId: t.fixture.serviceProviderId }).catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(ImportError);
+    expect((outcome as ImportError).message.split('\n')).toEqual([
+      'Imported 2 participants (0 already present); 2 of 4 lines are wrong and were not imported.',
+      'line 2: organizationIdentifier: must not contain U+0000: only printable US-ASCII is allowed here (U+0021 to U+007E: no blank, no control character, no other letter)',
+      'line 3: name: must not contain U+0000: XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates); '
+        + 'contact.name: must not contain U+0007: XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates)',
+    ]);
+    const stored = await t.db.query<{ organization: string }>(
+      'SELECT organization_identifier AS organization FROM participants WHERE organization_identifier = ANY($1) ORDER BY 1', [organizations]);
+    expect(stored.map((row) => row.organization)).toEqual([organizations[0], organizations[3]].sort());
   });
 });

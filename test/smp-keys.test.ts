@@ -1,8 +1,10 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSmpKey, SmpKeyError } from '../src/smp/keys.js';
+import { clientTls } from '../src/changes/client-tls.js';
+import { KeyFileError } from '../src/core/private-key-file.js';
+import { loadSmpKey, loadSmpKeys, SmpKeyError } from '../src/smp/keys.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectErrorBody } from './helpers/assertions.js';
 import { testCertificate } from './helpers/certificates.js';
@@ -31,6 +33,15 @@ describe('the SMP signing key', () => {
     expect(second?.certificatePem).toBe(first?.certificatePem);
   });
 
+  it('keeps the development key its owner\'s only, also one left readable by others', async () => {
+    const key = join(dir, 'data', 'smp-development-key.pem');
+    await loadSmpKey({ REGISTRY_DATA_DIR: join(dir, 'data') }, silent());
+    expect((await stat(key)).mode & 0o777).toBe(0o600);
+    await chmod(key, 0o644);
+    await loadSmpKey({ REGISTRY_DATA_DIR: join(dir, 'data') }, silent());
+    expect((await stat(key)).mode & 0o777).toBe(0o600);
+  });
+
   it('has none on a PostgreSQL server without configured files, and says how to configure one', async () => {
     const log = silent();
     expect(await loadSmpKey({ DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir }, log)).toBeUndefined();
@@ -39,7 +50,7 @@ describe('the SMP signing key', () => {
 
   it('reads configured files, and refuses a key that does not belong to the certificate', async () => {
     const [one, two] = [await testCertificate('one.example'), await testCertificate('two.example')];
-    await writeFile(join(dir, 'key.pem'), one.key);
+    await writeFile(join(dir, 'key.pem'), one.key, { mode: 0o600 });
     await writeFile(join(dir, 'cert.pem'), one.cert);
     await writeFile(join(dir, 'other.pem'), two.cert);
     const settings = { DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir, REGISTRY_SMP_KEY_FILE: join(dir, 'key.pem') };
@@ -47,6 +58,55 @@ describe('the SMP signing key', () => {
     expect(key?.development).toBe(false);
     await expect(loadSmpKey({ ...settings, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'other.pem') }, silent())).rejects.toThrow(SmpKeyError);
     await expect(loadSmpKey(settings, silent())).rejects.toThrow(/both/);
+  });
+});
+
+describe('private key files readable by others than their owner', () => {
+  let pair: { key: string; cert: string };
+  const file = (name: string) => join(dir, name);
+  beforeAll(async () => {
+    pair = await testCertificate('open.example');
+    await writeFile(file('open-cert.pem'), pair.cert);
+  });
+
+  /** A key file with `mode`, set explicitly (whatever the umask). */
+  async function keyFile(name: string, mode: number): Promise<string> {
+    await writeFile(file(name), pair.key);
+    await chmod(file(name), mode);
+    return file(name);
+  }
+  const refusal = (setting: string, path: string, mode: string) =>
+    `${setting} names ${path}, whose mode ${mode} gives its group or others access: a private key must be its owner's only (chmod 600 ${path})`;
+
+  it('are refused as ssh refuses them, naming the setting, the file and its mode: the current and the next SMP key', async () => {
+    const current = await keyFile('group-readable.key', 0o640);
+    const settings = { DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir, REGISTRY_SMP_KEY_FILE: current, REGISTRY_SMP_CERTIFICATE_FILE: file('open-cert.pem') };
+    await expect(loadSmpKey(settings, silent())).rejects.toThrow(new SmpKeyError(`SMP key: ${refusal('REGISTRY_SMP_KEY_FILE', current, '0640')}`));
+    await chmod(current, 0o400);
+    expect((await loadSmpKey(settings, silent()))?.development).toBe(false);
+
+    const next = await keyFile('others-readable.key', 0o604);
+    const withNext = {
+      ...settings, REGISTRY_SMP_NEXT_KEY_FILE: next, REGISTRY_SMP_NEXT_CERTIFICATE_FILE: file('open-cert.pem'),
+      REGISTRY_SMP_NEXT_CERTIFICATE_FROM: new Date(Date.now() + 3_600_000).toISOString(),
+    };
+    await expect(loadSmpKeys(withNext, silent())).rejects.toThrow(`next SMP key: ${refusal('REGISTRY_SMP_NEXT_KEY_FILE', next, '0604')}`);
+  });
+
+  it('are refused for the SML client too', async () => {
+    const key = await keyFile('sml-client.key', 0o660);
+    expect(() => clientTls({ clientCertificateFile: file('open-cert.pem'), clientKeyFile: key }))
+      .toThrow(new KeyFileError(refusal('SML_CLIENT_KEY_FILE', key, '0660')));
+  });
+
+  it.runIf(testDatabaseKind === 'embedded')('stop a server at start with that one line, and no stack trace', async () => {
+    const key = await keyFile('server-sml-client.key', 0o644);
+    const finished = await runServerToEnd({
+      REGISTRY_DATA_DIR: join(dir, 'open-key-server-data'),
+      SML_URL: 'http://127.0.0.1:9', SML_SMP_ID: 'test-smp', SML_CLIENT_CERT_FILE: file('open-cert.pem'), SML_CLIENT_KEY_FILE: key,
+    });
+    expect(finished.code).toBe(1);
+    expect(finished.stderr.trim()).toBe(refusal('SML_CLIENT_KEY_FILE', key, '0644'));
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Queryable } from '../src/db/database.js';
+import type { Database } from '../src/db/database.js';
 import { ensureAdmin, FirstAdminError } from '../src/users/bootstrap.js';
 import { credentialVerifier } from '../src/users/credentials.js';
 import { basic, type TestUser } from './helpers/app.js';
@@ -9,6 +9,9 @@ import {
 import { unique } from './helpers/requests.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { openTestDatabase } from './helpers/database.js';
+
+/** What the credentials read of a request: its client address. */
+const LOOPBACK = { ip: '127.0.0.1' } as never;
 
 const { t, http, BASE, FORM } = useAdministrationApp({ path: '/rest/api/users', form: 'userFormDTO' });
 
@@ -194,7 +197,7 @@ describe('changes take effect on the very next request', () => {
       username: user.username, role: 'SERVICE_PROVIDER', serviceProvider: { identifier: t.fixture.otherServiceProviderId },
     }), 200);
     expect(moved.serviceProvider).toEqual({ identifier: t.fixture.otherServiceProviderId, title: 'Provider Two' });
-    const caller = await t.app.credentials.verify(user.username, user.password, undefined as never);
+    const caller = await t.app.credentials.verify(user.username, user.password, LOOPBACK);
     expect(caller?.serviceProviderId).toBe(t.fixture.otherServiceProviderId);
   });
 });
@@ -204,7 +207,8 @@ describe('the credential cache', () => {
     const user = await serviceProviderUser();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const slowDb: Queryable = {
+    const slowDb: Database = {
+      ...t.db,
       query: async (sql, params) => {
         await gate;
         return t.db.query(sql, params);
@@ -212,12 +216,12 @@ describe('the credential cache', () => {
       runScript: (sql) => t.db.runScript(sql),
     };
     const verifier = credentialVerifier(slowDb);
-    const racing = verifier.verify(user.username, user.password, undefined as never);
+    const racing = verifier.verify(user.username, user.password, LOOPBACK);
     verifier.forgetAll();
     release();
     expect((await racing)?.userId).toBe(user.identifier);
     await t.db.query('DELETE FROM users WHERE id = $1', [user.identifier]);
-    expect(await verifier.verify(user.username, user.password, undefined as never)).toBeNull();
+    expect(await verifier.verify(user.username, user.password, LOOPBACK)).toBeNull();
   });
 });
 

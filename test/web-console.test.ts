@@ -16,6 +16,8 @@ import { addParticipant, uniqueOrganization } from './helpers/participants.js';
 import { startLocalSml } from '../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
+import { SYSTEM_ACTOR } from '../src/db/change-log.js';
+import { storeLock } from '../src/users/sign-in-locks.js';
 
 const WIDTHS = { phone: 390, desktop: 1280 } as const;
 
@@ -37,6 +39,7 @@ const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 
   { name: 'audit-provider', hash: '#/audit', as: 'provider', ready: 'tbody tr:not(.placeholder)' },
   { name: 'deliveries', hash: '#/deliveries', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
   { name: 'status', hash: '#/status', as: 'admin', ready: '#attention-heading' },
+  { name: 'password', hash: '#/password', as: 'provider', ready: '#password-form' },
 ];
 
 describe('the web console in Chromium, against the real service', () => {
@@ -497,6 +500,55 @@ describe('the web console in Chromium, against the real service', () => {
     await expect.poll(() => anonymous.page.getByRole('alert').innerText()).not.toBe('');
     expect(await anonymous.page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length)).toBe(0);
     await anonymous.context.close();
+  }, 90_000);
+
+  it('the ADMIN lifts a sign-in lock on the users page; a user changes its own password; a refused character shows at its field', async () => {
+    const password = 'first-browser-password';
+    const created = await test.app.inject({
+      method: 'POST', url: '/rest/api/users', headers: { authorization: test.users.admin.authorization },
+      payload: { username: 'locked-browser-user', password, role: 'SERVICE_PROVIDER', serviceProvider: { identifier: test.fixture.serviceProviderId } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const user: TestUser = { username: 'locked-browser-user', password, authorization: `Basic ${Buffer.from(`locked-browser-user:${password}`).toString('base64')}` };
+    const signsIn = async (secret: string) =>
+      (await fetch(`${base}/rest/api/participants?size=1`, { headers: { authorization: `Basic ${Buffer.from(`${user.username}:${secret}`).toString('base64')}` } })).status;
+    // As too many wrong passwords from this machine would have locked it.
+    await storeLock(test.db, { username: user.username, address: '127.0.0.1', until: Date.now() + 600_000 }, SYSTEM_ACTOR);
+    await expect.poll(() => signsIn(password), { timeout: 10_000 }).toBe(429);
+
+    const admin = await open('#/users', { user: test.users.admin });
+    const locks = admin.page.getByRole('region', { name: 'Sign-in locks' });
+    await locks.getByRole('button', { name: `Lift the lock of ${user.username} from 127.0.0.1` }).click();
+    await expect.poll(() => locks.getByRole('status').innerText()).toBe(`${user.username} can sign in again from that address.`);
+    await expect.poll(() => locks.locator('tbody tr', { hasText: user.username }).count()).toBe(0);
+    expect(await signsIn(password)).toBe(200);
+    await admin.context.close();
+
+    const own = await open('#/participants', { user });
+    await own.page.getByRole('link', { name: 'Change password' }).click();
+    const form = own.page.locator('#password-form');
+    await form.getByLabel('Current password').fill('not-my-password');
+    await form.getByLabel('New password').fill('second-browser-password');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => form.locator('.field', { has: own.page.getByLabel('Current password') }).locator('.field-error').innerText()).toBe('is not your current password');
+    await form.getByLabel('Current password').fill(password);
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => form.getByRole('status').innerText()).toBe('Your password is changed. Use the new one from now on.');
+    expect(await signsIn(password)).toBe(401);
+    expect(await signsIn('second-browser-password')).toBe(200);
+    // The tab goes on with the new password: a page that reads the API still loads.
+    await own.page.evaluate(() => { location.hash = '#/participants'; });
+    await own.page.locator('tbody tr:not(.placeholder)').first().waitFor();
+
+    // An organization number with a blank: the API's message at its field.
+    await own.page.getByRole('link', { name: 'Add a participant' }).click();
+    await own.page.getByLabel('ICD').fill('0192');
+    await own.page.getByLabel('Organization number').fill('666 777');
+    await own.page.getByLabel('Contact name').fill('Kari Nordmann');
+    await own.page.getByRole('button', { name: 'Save' }).click();
+    const numberError = own.page.locator('.field', { has: own.page.getByLabel('Organization number') }).locator('.field-error');
+    await expect.poll(() => numberError.innerText()).toBe('must not contain U+0020: only printable US-ASCII is allowed here (U+0021 to U+007E: no blank, no control character, no other letter)');
+    await own.context.close();
   }, 90_000);
 
   it('every page: no axe-core WCAG 2.1 A/AA violation, no layout jump after load, screenshots at phone and desktop width', async () => {

@@ -1,16 +1,16 @@
 import { Type, type Static } from 'typebox';
 import { AccessPointProvider, AccessPointProviderIdentifiable } from '../access-point-providers/schemas.js';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { IdentifiableByUuid, OptionalName, RequiredName, TextBound, Uuid } from '../core/schemas.js';
+import { FreeText, IdentifiableByUuid, IdentifierText, OptionalName, RequiredName, TextBound, Uuid } from '../core/schemas.js';
 import { TRANSPORT_PROFILE_VALUE_LENGTH } from '../transport-profiles/schemas.js';
 
 /** An endpoint's transport profile in a form: a known profile, by identifier or by value, and the endpoint's certificate types. */
 const EndpointTransportProfileForm = Type.Object(
   {
     identifier: Type.Optional(Uuid({ description: 'the identifier of a known transport profile' })),
-    value: Type.Optional(Type.String({ maxLength: TRANSPORT_PROFILE_VALUE_LENGTH, description: 'the value of a known transport profile, when identifier is absent' })),
+    value: Type.Optional(IdentifierText({ maxLength: TRANSPORT_PROFILE_VALUE_LENGTH, description: 'the value of a known transport profile, when identifier is absent' })),
     title: OptionalName({ description: 'ignored: the known profile’s title is served' }),
-    certificateTypes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: TextBound.name }), {
+    certificateTypes: Type.Optional(Type.Array(FreeText({ minLength: 1, maxLength: TextBound.name }), {
       uniqueItems: true, default: [], description: 'certificate types used by the endpoint',
     })),
   },
@@ -24,7 +24,7 @@ const EndpointPublication = {
     description: 'addition (SMP publication): the access point certificate of this endpoint, PEM or base64 DER; '
       + 'parsed when stored, an expired one is refused; served as base64 DER. An endpoint without one is not published.',
   })),
-  serviceDescription: Type.Optional(Type.String({
+  serviceDescription: Type.Optional(FreeText({
     maxLength: 1000, description: 'addition (SMP publication): a human-readable description of the service; default: the access point title',
   })),
   technicalContactUrl: Type.Optional(Type.String({

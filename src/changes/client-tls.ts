@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readPrivateKeyFile } from '../core/private-key-file.js';
 
 /** A client certificate and its key (PEM) for mutual TLS. */
 export interface ClientCertificate {
@@ -24,7 +25,7 @@ export interface ClientTlsOptions {
 export function clientTls(options: ClientTlsOptions): () => Partial<ClientCertificate> & { ca?: Buffer } {
   const ca = options.caFile === undefined ? {} : { ca: readFileSync(options.caFile) };
   if (options.clientCertificateFile && options.clientKeyFile) {
-    const fixed = { cert: readFileSync(options.clientCertificateFile), key: readFileSync(options.clientKeyFile), ...ca };
+    const fixed = { cert: readFileSync(options.clientCertificateFile), key: readPrivateKeyFile('SML_CLIENT_KEY_FILE', options.clientKeyFile), ...ca };
     return () => fixed;
   }
   const inUse = options.clientCertificate;

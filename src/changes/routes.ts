@@ -127,7 +127,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   });
   const callSml = async <T>(request: FastifyRequest, operation: (sml: SmlClient) => Promise<T>): Promise<T> => {
     const user = callerOf(request).userId;
-    if (!smlCalls.take(user)) throw new TooManyRequestsError(1, 'One SML call at a time per user; try again once it is answered');
+    if (!smlCalls.take(user)) throw new TooManyRequestsError(1, 'One SML call at a time per user; try again once it is answered', 'sml_calls_refused');
     try {
       return await withSml(app.sml, operation);
     } finally {
@@ -234,7 +234,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     if (wait === 0) return changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
     const user = callerOf(request).userId;
     if (!polls.take(user)) {
-      throw new TooManyRequestsError(POLL_RETRY_AFTER_SECONDS, `At most ${options.maxPollsPerUser} waiting polls of the change feed per user`);
+      throw new TooManyRequestsError(POLL_RETRY_AFTER_SECONDS, `At most ${options.maxPollsPerUser} waiting polls of the change feed per user`, 'feed_polls_refused');
     }
     try {
       const deadline = Date.now() + wait * 1000;

@@ -4,7 +4,7 @@ import { Nullable, Uuid } from '../core/schemas.js';
 import { MIGRATION_KEY_PATTERN } from './sml-client.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
-  'transport-profile', 'capability', 'user'] as const;
+  'transport-profile', 'capability', 'user', 'sign-in-lock'] as const;
 const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire', 'migrate'] as const;
 
 /** The most JSON one page of the audit or the feed carries unless CHANGE_PAGE_MAX_BYTES says otherwise: 4 MiB. */
@@ -51,7 +51,8 @@ export const AuditPage = PageSchema(ChangeEntry, 'ChangeEntryPage');
 const MAX_FEED_WAIT_SECONDS = 60;
 
 export const FeedQuery = Type.Object({
-  after: Type.Integer({ minimum: 0, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
+  // Bounded (every integer is): a cursor beyond what JSON carries exactly cannot name a position.
+  after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
   limit: Type.Integer({
     minimum: 1, maximum: 1000, default: 100,
     description: `the most entries answered; a page also stops before its JSON would pass ${BUDGET}, one entry at least, `
@@ -138,8 +139,8 @@ export const StuckParticipantList = Type.Array(Type.Object({
 
 export const MigrationKeyForm = Type.Object({
   migrationKey: Type.String({
-    minLength: 8, maxLength: 24, pattern: MIGRATION_KEY_PATTERN.source,
-    description: 'the key the organization\'s previous provider got from the SML (PrepareToMigrate): 8 to 24 characters, '
+    minLength: 8, maxLength: 24, pattern: MIGRATION_KEY_PATTERN.source, format: 'printable-ascii',
+    description: 'the key the organization\'s previous provider got from the SML (PrepareToMigrate): 8 to 24 printable US-ASCII characters, '
       + 'at least two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`; never shown again',
   }),
 }, { title: 'MigrationKeyForm' });

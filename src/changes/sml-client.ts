@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, parseQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS } from '../core/schemas.js';
+import { characterXmlCannotCarry, xmlEscaped } from '../core/xml-text.js';
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
 import { callPeer, type PeerBounds } from './peer-http.js';
 
@@ -48,7 +49,15 @@ export class SmlError extends Error {
 /** A SOAP message carries no document type declaration (SOAP 1.1, 3): one that does is not read at all. */
 const DOCTYPE = /<!DOCTYPE/i;
 
-export const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * Text for the SML's requests (core/xml-text.ts). One holding a character XML cannot carry (only a row stored before
+ * the registry refused them can) is never sent: the SML could not read the request, and no retry would change that.
+ */
+export function escapeXml(text: string): string {
+  const unwritable = characterXmlCannotCarry(text);
+  if (unwritable) throw new SmlError(`not sent to the SML: the request would hold ${unwritable}, which XML cannot carry`, 'BadRequestFault');
+  return xmlEscaped(text);
+}
 
 /**
  * `iso6523-actorid-upis::0192:123` as the SML's ParticipantIdentifier element. One without a scheme goes as a value

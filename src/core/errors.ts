@@ -128,7 +128,15 @@ export class UnsupportedMediaTypeError extends ApiError {
 }
 
 export class TooManyRequestsError extends ApiError {
-  constructor(retryAfterSeconds: number, message = 'Too many failed attempts; try again later') {
+  /** Who was refused, when the limit knows (a sign-in's username); answered, the refusal is logged as a security event. */
+  username?: string;
+
+  constructor(
+    retryAfterSeconds: number,
+    message = 'Too many failed attempts; try again later',
+    /** The security event the refusal is logged and counted as (http/security-events.ts). */
+    readonly event?: string,
+  ) {
     super(429, message, { 'retry-after': String(retryAfterSeconds) });
   }
 }

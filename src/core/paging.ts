@@ -9,7 +9,7 @@ const MAX_SORT_TERMS = 8;
 export const PageQuery = {
   // int32, as `number` of the envelope: a larger page would overflow the row offset.
   page: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'page to retrieve, first page is 0' }),
-  size: Type.Integer({ minimum: 1, default: 30, description: `page size; above ${MAX_PAGE_SIZE} served as ${MAX_PAGE_SIZE}` }),
+  size: Type.Integer({ minimum: 1, maximum: 2147483647, default: 30, description: `page size; above ${MAX_PAGE_SIZE} served as ${MAX_PAGE_SIZE}` }),
   sort: Type.Optional(
     Type.Array(Type.String(), {
       description: `\`property\` or \`property,property(,ASC|DESC)\`; repeat for different directions; nested properties dotted; `

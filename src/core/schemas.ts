@@ -25,13 +25,22 @@ export const IcdSchema = Type.Unsafe<Icd>({
  */
 export const TextBound = { name: 255, email: 254, phoneNumber: 50 } as const;
 
+/**
+ * Free text, which may reach XML (the SMP answers, the business card): refused when it holds a character XML 1.0
+ * cannot carry (`XmlCharacters`, see core/xml-text.ts).
+ */
+export const FreeText = (options: Record<string, unknown> = {}) => Type.String({ format: 'xml-text', ...options });
+
+/** Part of an identifier as Peppol's clients take it: printable US-ASCII (`PrintableAscii`, see docs/decisions.md). */
+export const IdentifierText = (options: Record<string, unknown> = {}) => Type.String({ format: 'printable-ascii', ...options });
+
 /** A name or title: required, 1 to 255 characters. */
 export const RequiredName = (options: Record<string, unknown> = {}) =>
-  Type.String({ minLength: 1, maxLength: TextBound.name, 'x-constraint': 'NotEmpty', ...options });
+  FreeText({ minLength: 1, maxLength: TextBound.name, 'x-constraint': 'NotEmpty', ...options });
 
 /** Optional text up to 255 characters. */
 export const OptionalName = (options: Record<string, unknown> = {}) =>
-  Type.Optional(Type.String({ maxLength: TextBound.name, ...options }));
+  Type.Optional(FreeText({ maxLength: TextBound.name, ...options }));
 
 export const Uuid = (options: Record<string, unknown> = {}) => Type.String({ format: 'uuid', ...options });
 
@@ -53,10 +62,10 @@ export const QualifiedIdentifierInput = Type.Union(
   [
     // The scheme must not start with `::`, or the first `::` would leave it empty.
     // Bounded so that an identifier always fits a database index entry (about 2.7 kB).
-    Type.String({ pattern: '^(?!::).+::.+$', maxLength: 600 }),
-    Type.Object({ scheme: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ minLength: 1, maxLength: 500 }) }),
+    IdentifierText({ pattern: '^(?!::).+::.+$', maxLength: 600 }),
+    Type.Object({ scheme: IdentifierText({ minLength: 1, maxLength: 100 }), value: IdentifierText({ minLength: 1, maxLength: 500 }) }),
   ],
-  { title: 'QualifiedIdentifier', description: '`<scheme>::<value>`, or an object with scheme and value' },
+  { title: 'QualifiedIdentifier', description: '`<scheme>::<value>`, or an object with scheme and value; printable US-ASCII' },
 );
 export type QualifiedIdentifierInput = Static<typeof QualifiedIdentifierInput>;
 
@@ -94,7 +103,7 @@ const referenceFields = {
   identifier: Type.Optional(Uuid()),
   title: OptionalName({ description: 'ignored' }),
   reference: OptionalName({ description: 'ignored' }),
-  id: Type.Optional(Type.Integer()),
+  id: Type.Optional(Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'ignored' })),
 };
 
 /** Reference objects point at existing resources: by `identifier`, else by `qualifiedIdentifier`. */
@@ -123,7 +132,7 @@ export const ContactForm = Type.Object(
   {
     name: RequiredName(),
     email: Type.Optional(Type.String({ format: 'email', maxLength: TextBound.email })),
-    phoneNumber: Type.Optional(Type.String({ maxLength: TextBound.phoneNumber })),
+    phoneNumber: Type.Optional(FreeText({ maxLength: TextBound.phoneNumber })),
   },
   { title: 'ContactForm' },
 );

@@ -3,7 +3,7 @@ import { afterCommit, type Queryable } from './database.js';
 import { isRecord } from '../core/json.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
-  | 'service-provider' | 'transport-profile' | 'capability' | 'user';
+  | 'service-provider' | 'transport-profile' | 'capability' | 'user' | 'sign-in-lock';
 type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate';
 
 /** What a cache hears of a committed change: changes/signal.ts tells every subscriber each one, in log order, once. */

@@ -2,8 +2,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { isDatabaseUnreachable } from '../db/database.js';
 import {
-  ApiError, errorBody, MethodNotAllowedError, ServiceUnavailableError, ValidationError, fieldError, type FieldError,
+  ApiError, errorBody, MethodNotAllowedError, ServiceUnavailableError, TooManyRequestsError, ValidationError, fieldError, type FieldError,
 } from '../core/errors.js';
+import { isSecurityEvent } from './security-events.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { validationErrorOf } from './validation.js';
 
@@ -78,6 +79,10 @@ async function errorHandler(fastify: FastifyInstance) {
     if (request.is404) return notFound(request, reply);
     const apiError = toApiError(error, request);
     if (apiError) {
+      // A refusal by a limit on one address or user is a security event, logged and counted as it is answered.
+      if (apiError instanceof TooManyRequestsError && isSecurityEvent(apiError.event)) {
+        request.server.securityEvents.record(request, apiError.event, apiError.username);
+      }
       reply.headers(apiError.headers);
       const errors = apiError instanceof ValidationError ? apiError.errors : undefined;
       return send(reply, request, apiError.status, apiError.exception, apiError.message, errors);

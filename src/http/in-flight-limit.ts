@@ -23,7 +23,7 @@ async function inFlightLimit(fastify: FastifyInstance, options: InFlightLimitOpt
   fastify.addHook('onRequest', synchronousHook((request, reply) => {
     const address = request.ip;
     if (!inFlight.take(address)) {
-      throw new TooManyRequestsError(RETRY_AFTER_SECONDS, 'Too many requests in flight from this address; try again later');
+      throw new TooManyRequestsError(RETRY_AFTER_SECONDS, 'Too many requests in flight from this address; try again later', 'requests_in_flight_refused');
     }
     reply.raw.once('close', () => inFlight.release(address));
   }));

@@ -1,5 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { fieldError, ValidationError, type FieldError, type FieldErrorInput } from '../core/errors.js';
+import { characterOutsidePrintableAscii, characterXmlCannotCarry } from '../core/xml-text.js';
 
 type EntryBase = Omit<FieldErrorInput, 'code' | 'defaultMessage'>;
 
@@ -35,9 +36,14 @@ const INT_MAX = 2147483647;
 export function validationErrorOf(objectName: string, errors: FastifySchemaValidationError[]): ValidationError {
   const failures = errors as ValidatorError[];
   const unions = failures.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');
-  const insideUnion = (error: ValidatorError) =>
-    unions.some((union) => union !== error && error.schemaPath.startsWith(`${union.schemaPath}/`));
-  const entries = failures.filter((error) => !insideUnion(error)).map((error) => entryOf(objectName, error));
+  const inside = (union: ValidatorError, error: ValidatorError) => union !== error && error.schemaPath.startsWith(`${union.schemaPath}/`);
+  // A value of the right shape with characters a branch refuses (`a::b` with a control character) is told that, not
+  // that its shape is wrong: such a failure stands for its union.
+  const characters = failures.filter(isCharacterFailure);
+  const reported = (error: ValidatorError) => (unions.some((union) => inside(union, error))
+    ? isCharacterFailure(error)
+    : !characters.some((failure) => inside(error, failure)));
+  const entries = failures.filter(reported).map((error) => entryOf(objectName, error));
   return new ValidationError(objectName, dedupe(entries));
 }
 
@@ -89,7 +95,7 @@ function entryOf(objectName: string, error: ValidatorError): FieldError {
     case 'maximum':
       return boundError(base, 'Max', 'less', error.params.limit);
     case 'format':
-      return formatError(base, String(error.params.format));
+      return formatError(base, String(error.params.format), error.data);
     case 'anyOf':
     case 'oneOf':
       return fieldError({
@@ -126,12 +132,33 @@ function sizeError(base: EntryBase, schema: SchemaLike) {
   });
 }
 
-function formatError(base: EntryBase, format: string) {
+/** The formats that refuse characters: text that reaches XML, and identifiers (see core/xml-text.ts). */
+const CHARACTER_FORMATS: Readonly<Record<string, { code: string; problem: (text: string) => string | undefined; rule: string }>> = {
+  'xml-text': {
+    code: 'XmlCharacters', problem: characterXmlCannotCarry,
+    rule: 'XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates)',
+  },
+  'printable-ascii': {
+    code: 'PrintableAscii', problem: characterOutsidePrintableAscii,
+    rule: 'only printable US-ASCII is allowed here (U+0021 to U+007E: no blank, no control character, no other letter)',
+  },
+};
+
+const isCharacterFailure = (error: ValidatorError) => error.keyword === 'format' && Object.hasOwn(CHARACTER_FORMATS, String(error.params.format));
+
+function formatError(base: EntryBase, format: string, data: unknown) {
   if (format === 'email') {
     return fieldError({ ...base, code: 'Email', defaultMessage: 'must be a well-formed email address' });
   }
   if (format === 'https-url') {
-    return fieldError({ ...base, code: 'URL', defaultMessage: 'must be an absolute https URL' });
+    const found = typeof data === 'string' ? characterOutsidePrintableAscii(data) : undefined;
+    const defaultMessage = found ? `must not contain ${found}: a URL is printable US-ASCII (percent-encode anything else)` : 'must be an absolute https URL';
+    return fieldError({ ...base, code: 'URL', defaultMessage });
+  }
+  const characters = CHARACTER_FORMATS[format];
+  if (characters) {
+    const found = typeof data === 'string' ? characters.problem(data) : undefined;
+    return fieldError({ ...base, code: characters.code, defaultMessage: `must not contain ${found ?? 'this character'}: ${characters.rule}` });
   }
   return fieldError({ ...base, code: 'typeMismatch', bindingFailure: true, defaultMessage: `must be a valid ${format}` });
 }

@@ -3,6 +3,7 @@ import ajvFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isRecord } from '../core/json.js';
+import { isPrintableAscii, isXmlText } from '../core/xml-text.js';
 
 /**
  * Request bodies are validated as sent: a value of the wrong JSON type is a binding failure, never coerced.
@@ -13,6 +14,9 @@ function validator(options: Options): Ajv {
   ajvFormats.default(ajv);
   ajv.addKeyword('x-constraint');
   ajv.addFormat('https-url', isHttpsUrl);
+  // Text that reaches XML, and identifiers as Peppol's clients take them (core/xml-text.ts, docs/decisions.md).
+  ajv.addFormat('xml-text', isXmlText);
+  ajv.addFormat('printable-ascii', isPrintableAscii);
   ajv.addFormat('date', isStorableDate);
   ajv.addFormat('date-time', isStorableInstant);
   return ajv;
@@ -37,8 +41,13 @@ function isStorableInstant(value: string): boolean {
   return inStorableYears(new Date(value.replace(/(\d\d:\d\d):60/, '$1:59')).getUTCFullYear());
 }
 
-/** An absolute https URL with a host and without user information (an endpoint address others will call). */
+/**
+ * An absolute https URL with a host and without user information (an endpoint address others will call), written in
+ * printable US-ASCII: the URL parser would drop a tab or line feed and encode a control character, so the text stored
+ * and published would not be the address it checked.
+ */
 function isHttpsUrl(value: string): boolean {
+  if (!isPrintableAscii(value)) return false;
   const url = URL.parse(value);
   return url !== null && url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
 }

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { synchronousHook } from '../http/synchronous-hook.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
+import { SECURITY_EVENTS, type SecurityEvent } from '../http/security-events.js';
 
 /** What the metrics show of one delivery target; the wiring reads it from the deliveries' status. */
 interface DeliveryCounts {
@@ -75,6 +76,14 @@ export function createMetrics(
       },
     });
   }
+  const securityEvents = new Counter({
+    name: 'registry_security_events_total',
+    help: 'Security events (failed sign-ins, locks, refusals by a per-address or per-user limit, password changes), by event',
+    labelNames: ['event'] as const,
+    registers: [registry],
+  });
+  // Every event from the start, at 0: an alert on a rate needs the series before the first event.
+  for (const event of SECURITY_EVENTS) securityEvents.inc({ event }, 0);
   new Gauge({
     name: 'certificate_days_left',
     help: 'Days until a certificate the registry publishes or presents expires (negative once expired), by use: smp (in use), '
@@ -99,6 +108,12 @@ export function createMetrics(
     },
   });
   return registry;
+}
+
+/** Counts one security event in the registry's `registry_security_events_total`. */
+export function securityEventCounter(registry: Registry): (event: SecurityEvent) => void {
+  const counter = registry.getSingleMetric('registry_security_events_total') as Counter<'event'>;
+  return (event) => counter.inc({ event });
 }
 
 /** Counts and times one answered request; `route` is its pattern, so identifiers do not explode the labels. */

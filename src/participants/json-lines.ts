@@ -8,8 +8,9 @@ import type { Database, Queryable } from '../db/database.js';
 import { ApiError, ValidationError } from '../core/errors.js';
 import { escapeLineSeparators } from '../core/json.js';
 import { validatorCompiler } from '../http/validators.js';
+import { validationErrorOf } from '../http/validation.js';
 import { isUuid } from './identifiers.js';
-import { registerParticipant, registerParticipants, type Registration } from './writes.js';
+import { ADD_FORM, registerParticipant, registerParticipants, type Registration } from './writes.js';
 import { streamParticipants } from './repository.js';
 import { existingServiceProviders } from './service-provider-lookups.js';
 import { AddParticipantForm, type Participant } from './schemas.js';
@@ -216,7 +217,9 @@ function registrationOf(text: string, serviceProviderId: string | undefined): Re
     throw new ImportError('not a JSON object');
   }
   if (!isAddParticipantForm(parsed)) {
-    throw new ImportError((checkLine.errors ?? []).map((error) => `${error.instancePath || 'line'} ${error.message}`).join('; '));
+    // In the API's words: each field and what is wrong with it, as a 400 of POST /participants would list them.
+    const { errors } = validationErrorOf(ADD_FORM, checkLine.errors ?? []);
+    throw new ImportError(errors.map((error) => `${error.field || 'line'}: ${error.defaultMessage}`).join('; '));
   }
   const providerId = serviceProviderId ?? providerIdentifierOf(parsed);
   if (typeof providerId !== 'string') throw new ImportError('names no service provider (provider.identifier)');

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
-  Contact, ContactForm, IcdSchema, Nullable, OptionalName, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
+  Contact, ContactForm, IcdSchema, IdentifierText, Nullable, OptionalName, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
 } from '../core/schemas.js';
 import { Process } from '../processes/schemas.js';
 
@@ -13,8 +13,10 @@ const DeleteDate = Type.Optional(DateString('extension: the day the participant 
 export const AddParticipantForm = Type.Object(
   {
     icd: IcdSchema,
-    organizationIdentifier: Type.String({ minLength: 1, maxLength: 35, description: 'case-insensitive, stored in lower case' }),
-    organizationPartIdentifier: Type.Optional(Type.String({ maxLength: 35 })),
+    organizationIdentifier: IdentifierText({
+      minLength: 1, maxLength: 35, description: 'case-insensitive, stored in lower case; printable US-ASCII (no blank, no control character)',
+    }),
+    organizationPartIdentifier: Type.Optional(IdentifierText({ maxLength: 35, description: 'printable US-ASCII' })),
     sourceIndicator: Type.Optional(Type.String({ minLength: 1, maxLength: 1, pattern: '^[0-9]$' })),
     name: OptionalName({ description: 'organization name' }),
     processes: Type.Array(ProcessIdentifiable),

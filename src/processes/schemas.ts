@@ -1,13 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
-  CapabilityIdentifiable, DocumentTypeIdentifiable, IcdSchema, Nullable, ProcessIdentifiable,
+  CapabilityIdentifiable, DocumentTypeIdentifiable, FreeText, IcdSchema, Nullable, ProcessIdentifiable,
   OptionalName, QualifiedIdentifierInput, QualifiedIdentifierString, RequiredName, TextBound, TextSearch, Uuid,
 } from '../core/schemas.js';
 
 export const ProcessForm = Type.Object(
   {
-    domain: Type.String({ maxLength: TextBound.name, description: 'the domain the process belongs to' }),
+    domain: FreeText({ maxLength: TextBound.name, description: 'the domain the process belongs to' }),
     title: RequiredName(),
     alias: OptionalName(),
     qualifiedIdentifier: QualifiedIdentifierInput,

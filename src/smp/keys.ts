@@ -1,9 +1,10 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { errorCodeOf } from '../core/errors.js';
+import { KeyFileError, readPrivateKeyFile } from '../core/private-key-file.js';
 
 /** The key the SMP signs with and the certificate it publishes in every signature. */
 export interface SmpKey {
@@ -86,7 +87,7 @@ export async function loadSmpKey(settings: SmpKeySettings, log: Log): Promise<Sm
   const { REGISTRY_SMP_KEY_FILE: keyFile, REGISTRY_SMP_CERTIFICATE_FILE: certificateFile } = settings;
   if (keyFile !== undefined || certificateFile !== undefined) {
     if (keyFile === undefined || certificateFile === undefined) throw new SmpKeyError(`SMP key: ${HOW_TO_CONFIGURE} (both, not one)`);
-    return checkedKey(await readConfigured('REGISTRY_SMP_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_CERTIFICATE_FILE', certificateFile), false);
+    return checkedKey(readConfiguredKey('REGISTRY_SMP_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_CERTIFICATE_FILE', certificateFile), false);
   }
   if (settings.DATABASE_URL !== undefined) {
     log.warn(`SMP publication disabled (answers 503) until a signing key is configured: ${HOW_TO_CONFIGURE}`);
@@ -139,7 +140,7 @@ async function loadNextSmpKey(settings: SmpKeySettings): Promise<NextSmpKey | un
   }
   let key: SmpKey;
   try {
-    key = checkedKey(await readConfigured('REGISTRY_SMP_NEXT_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_NEXT_CERTIFICATE_FILE', certificateFile), false);
+    key = checkedKey(readConfiguredKey('REGISTRY_SMP_NEXT_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_NEXT_CERTIFICATE_FILE', certificateFile), false);
   } catch (error) {
     throw error instanceof SmpKeyError ? new SmpKeyError(`next ${error.message}`) : error;
   }
@@ -160,6 +161,16 @@ async function readConfigured(setting: string, path: string): Promise<string> {
   }
 }
 
+/** A private key file the operator named, refused unless it is its owner's only (see readPrivateKeyFile). */
+function readConfiguredKey(setting: string, path: string): string {
+  try {
+    return readPrivateKeyFile(setting, path).toString('utf8');
+  } catch (error) {
+    throw error instanceof KeyFileError ? new SmpKeyError(`SMP key: ${error.message}`) : error;
+  }
+}
+
+/** Made once, its owner's only (also one an older version left with wider modes): nobody else may sign with it. */
 async function developmentKey(dataDir: string): Promise<SmpKey> {
   const keyPath = join(dataDir, DEV_KEY);
   const certificatePath = join(dataDir, DEV_CERTIFICATE);
@@ -173,6 +184,7 @@ async function developmentKey(dataDir: string): Promise<SmpKey> {
     await writeFile(keyPath, pems.private, { mode: 0o600 });
     await writeFile(certificatePath, pems.cert);
   }
+  await chmod(keyPath, 0o600);
   return checkedKey(await readFile(keyPath, 'utf8'), await readFile(certificatePath, 'utf8'), true);
 }
 

@@ -1,5 +1,6 @@
 import { ApiError } from '../core/errors.js';
 import { ICDS, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
+import { characterXmlCannotCarry } from '../core/xml-text.js';
 import { PARTICIPANT_SCHEME, type Organization } from '../participants/identifiers.js';
 
 /** 400 in the common error body: the path names an identifier that does not parse. */
@@ -19,8 +20,14 @@ export function looksLikeIdentifier(segment: string): boolean {
   return segment.includes('::');
 }
 
-/** `scheme::value`, split at the first `::` (values, such as document type ids, may contain `::` themselves). */
+/**
+ * `scheme::value`, split at the first `::` (values, such as document type ids, may contain `::` themselves). One
+ * holding a character XML cannot carry (which only a row stored before the registry refused them can have) cannot be
+ * answered with the identifier it asked for: it is refused, not answered with another.
+ */
 export function parseIdentifier(segment: string, noun: string): QualifiedIdentifier {
+  const unwritable = characterXmlCannotCarry(segment);
+  if (unwritable) throw new InvalidIdentifierError(`Invalid ${noun} identifier: it holds ${unwritable}, which XML cannot carry`);
   const id = parseQualifiedIdentifier(segment);
   if (!id) throw new InvalidIdentifierError(`Invalid ${noun} identifier '${segment}': expected scheme::value`);
   if (id.scheme.length > MAX_SCHEME_LENGTH || id.value.length > MAX_VALUE_LENGTH) {

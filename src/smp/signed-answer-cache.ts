@@ -67,7 +67,7 @@ export class SignedAnswerCache {
    */
   onChange(notice: ChangeNotice): void {
     if (notice.resource === 'participant') this.dropParticipant(notice.identifier.toLowerCase());
-    else if (notice.resource !== 'user' && notice.resource !== 'capability') this.clear();
+    else if (!UNPUBLISHED.has(notice.resource)) this.clear();
   }
 
   clear(): void {
@@ -98,5 +98,8 @@ export class SignedAnswerCache {
     this.entries.delete(key);
   }
 }
+
+/** What no SMP answer is built from: a change of it keeps every answer. */
+const UNPUBLISHED: ReadonlySet<ChangeNotice['resource']> = new Set(['user', 'capability', 'sign-in-lock']);
 
 const keyOf = (participant: string, documentType: string) => `${participant}\u0000${documentType}`;

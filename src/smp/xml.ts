@@ -1,5 +1,6 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS, type QualifiedIdentifier } from '../core/schemas.js';
+import { xmlEscaped } from '../core/xml-text.js';
 
 const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
 const WSA_NS = 'http://www.w3.org/2005/08/addressing';
@@ -29,19 +30,15 @@ export interface BusinessEntity {
   identifier: QualifiedIdentifier;
 }
 
-/** Compact output: what is signed is served byte for byte, so nothing may re-indent it. */
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false, format: false });
+/**
+ * Compact output: what is signed is served byte for byte, so nothing may re-indent it. Every value is escaped here
+ * (xmlEscaped, core/xml-text.ts), not by the builder: a carriage return must become `&#13;`, or it would be read back
+ * as a line feed and the signature over it would no longer verify.
+ */
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false, format: false, processEntities: false });
 const DECLARATION = { '?xml': { '@version': '1.0', '@encoding': 'UTF-8' } };
 
-// A carriage return would be read back as a line feed (so the digest would differ) and the control characters
-// XML 1.0 forbids cannot be written at all: both are normalized before anything is built or signed.
-// eslint-disable-next-line no-control-regex
-const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
-function xmlText(value: string): string {
-  return value.replace(/\r\n?/g, '\n').replace(NOT_XML_CHAR, '');
-}
-
-const identifier = (id: QualifiedIdentifier) => ({ '@scheme': xmlText(id.scheme), '#text': xmlText(id.value) });
+const identifier = (id: QualifiedIdentifier) => ({ '@scheme': xmlEscaped(id.scheme), '#text': xmlEscaped(id.value) });
 
 /** The full identifier in a URL path: `scheme::value`, percent-encoded as one segment. */
 const pathSegment = (id: QualifiedIdentifier) => encodeURIComponent(formatQualifiedIdentifier(id));
@@ -54,7 +51,7 @@ export function serviceGroupXml(participant: QualifiedIdentifier, documentTypes:
       '@xmlns:smp': SMP_NS, '@xmlns:ids': PEPPOL_IDENTIFIERS_NS,
       'ids:ParticipantIdentifier': identifier(participant),
       'smp:ServiceMetadataReferenceCollection': {
-        'smp:ServiceMetadataReference': documentTypes.map((documentType) => ({ '@href': xmlText(participantPath + pathSegment(documentType)) })),
+        'smp:ServiceMetadataReference': documentTypes.map((documentType) => ({ '@href': xmlEscaped(participantPath + pathSegment(documentType)) })),
       },
     },
   });
@@ -84,14 +81,14 @@ export function serviceMetadataXml(participant: QualifiedIdentifier, documentTyp
 
 function endpointXml(endpoint: PublishedEndpoint) {
   return {
-    '@transportProfile': xmlText(endpoint.transportProfile),
-    'wsa:EndpointReference': { 'wsa:Address': xmlText(endpoint.url) },
+    '@transportProfile': xmlEscaped(endpoint.transportProfile),
+    'wsa:EndpointReference': { 'wsa:Address': xmlEscaped(endpoint.url) },
     'smp:RequireBusinessLevelSignature': String(endpoint.requireBusinessLevelSignature),
     ...(endpoint.activationDate ? { 'smp:ServiceActivationDate': endpoint.activationDate } : {}),
     ...(endpoint.expirationDate ? { 'smp:ServiceExpirationDate': endpoint.expirationDate } : {}),
-    'smp:Certificate': endpoint.certificate,
-    'smp:ServiceDescription': xmlText(endpoint.serviceDescription),
-    'smp:TechnicalContactUrl': xmlText(endpoint.technicalContactUrl),
+    'smp:Certificate': xmlEscaped(endpoint.certificate),
+    'smp:ServiceDescription': xmlEscaped(endpoint.serviceDescription),
+    'smp:TechnicalContactUrl': xmlEscaped(endpoint.technicalContactUrl),
   };
 }
 
@@ -104,7 +101,7 @@ export function businessCardXml(participant: QualifiedIdentifier, entity: Busine
       ParticipantIdentifier: identifier(participant),
       BusinessEntity: {
         '@registrationDate': entity.registrationDate,
-        Name: xmlText(entity.name ?? participant.value),
+        Name: xmlEscaped(entity.name ?? participant.value),
         CountryCode: entity.countryCode,
         Identifier: identifier(entity.identifier),
       },

@@ -1,11 +1,17 @@
 import { hash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyRequest } from 'fastify';
 import type { Caller, CredentialVerifier } from '../http/auth.js';
+import type { SecurityEvent, SecurityEventLog } from '../http/security-events.js';
+import { TooManyRequestsError } from '../core/errors.js';
 import type { ChangeNotice } from '../db/change-log.js';
-import type { Queryable } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
-import { loginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { loginThrottle, type LoginThrottle, type LoginThrottleOptions, type SignInLock } from './login-throttle.js';
 import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
+import { lockInForce, locksInForce, storeLock } from './sign-in-locks.js';
+import { MAX_USERNAME_LENGTH } from './username.js';
 
 export interface CredentialCacheOptions {
   ttlMs?: number;
@@ -14,13 +20,39 @@ export interface CredentialCacheOptions {
   throttle?: LoginThrottleOptions;
   /** The turns of the password checks themselves (see hashing-queue.ts). */
   hashing?: HashingQueueOptions;
+  /** Where failed sign-ins and locks are logged and counted (http/security-events.ts); nowhere without it. */
+  events?: SecurityEventLog;
+  /** A lock that could not be stored (it still holds in this process); see storeLock. */
+  onError?: (error: unknown) => void;
 }
 
 export interface Credentials extends CredentialVerifier {
+  /**
+   * Checks a password as a sign-in does (the same throttle, locks and turns), never from the cache: the current
+   * password of a user who changes it. A wrong one is the security event `password_change_failed`.
+   */
+  checkPassword(username: string, password: string, request: FastifyRequest): Promise<Caller | null>;
   /** Forgets every verified credential. */
   forgetAll(): void;
-  /** Hears every committed change (the change log's ChangeNotice): a user's forgets every verified credential. */
+  /** Reads the sign-in locks in force (the start: later ones come through `onChange`). */
+  loadLocks(): Promise<void>;
+  /**
+   * Hears every committed change (the change log's ChangeNotice): a user's forgets every verified credential; a sign-in
+   * lock's (made or lifted on any instance) is read again, so this process refuses what the database holds.
+   */
   onChange(notice: ChangeNotice): void;
+}
+
+const NO_EVENTS: SecurityEventLog = { record: () => undefined };
+/** Lifts remembered (an ADMIN's, rare): enough to outlast any read that began before one. */
+const MAX_REMEMBERED_LIFTS = 10_000;
+
+/** Names the refused username on a 429 of the throttle or the turns, for its security event. */
+function naming(username: string) {
+  return (error: unknown): never => {
+    if (error instanceof TooManyRequestsError && error.username === undefined) error.username = username;
+    throw error;
+  };
 }
 
 /**
@@ -29,14 +61,21 @@ export interface Credentials extends CredentialVerifier {
  * holds no password and nothing from which one could be checked offline. One call of `hash` per request:
  * an HMAC object per request (key import, two hash objects) was a sixth of the main thread under load.
  */
-export function credentialVerifier(db: Queryable, options: CredentialCacheOptions = {}): Credentials {
+export function credentialVerifier(db: Database, options: CredentialCacheOptions = {}): Credentials {
   const ttlMs = options.ttlMs ?? 60_000;
   const maxEntries = options.maxEntries ?? 10_000;
+  const events = options.events ?? NO_EVENTS;
   const key = randomBytes(32).toString('base64');
   const verified = new Map<string, { caller: Caller; expires: number }>();
   // Bumped by forgetAll: a check that read the users table before a change must not cache what it read.
   let generation = 0;
   const throttle = loginThrottle(options.throttle);
+  // Wrong current passwords of a password change are counted apart: the right password the same client signs in with
+  // (its tab's Basic credentials, checked again whenever the cache is dropped) ends a sign-in's count, and must not end
+  // the count of guesses at the password it does not know. Their lock is a sign-in lock all the same.
+  const changes = loginThrottle(options.throttle);
+  // Both hold every lock: a lock refuses a sign-in and a password change alike, and a lift ends it for both.
+  const both = [throttle, changes];
   const hashing = hashingQueue(options.hashing);
   // The same credentials sent again while they are being checked wait for that check instead of making another:
   // a client's first burst costs one check, and a guesser repeating a password gains nothing.
@@ -49,46 +88,96 @@ export function credentialVerifier(db: Queryable, options: CredentialCacheOption
 
   const cacheKey = (username: string, password: string) => hash('sha256', `${key}${username}\u0000${password}`, 'base64');
 
-  async function check(username: string, password: string, address: string, entryKey: string): Promise<Caller | null> {
-    throttle.begin(username, address);
-    const readAt = generation;
+  /** Stores a lock this process made, so that every instance refuses the pair too; it holds here meanwhile. */
+  function store(lock: SignInLock, request: FastifyRequest) {
+    events.record(request, 'sign_in_locked', lock.username, { lockedUntil: new Date(lock.until).toISOString() });
+    storeLock(db, lock, { origin: 'api', requestId: request.id }).then(hold, options.onError ?? (() => undefined));
+  }
+
+  /**
+   * One password check in its turn, counted by `counts` once the turns admit it (refused while the pair is locked);
+   * null when it fails.
+   */
+  async function checked(username: string, password: string, request: FastifyRequest, counts: LoginThrottle, failure: SecurityEvent) {
+    const address = request.ip;
+    throttle.check(username, address);
     const user = await hashing.run(address, async () => {
-      const found = await findCredentials(db, username);
-      return (await verifyPassword(password, found?.passwordHash ?? UNKNOWN_USER_HASH)) ? found : undefined;
-    }).catch((error: unknown) => {
-      throttle.abandoned(username, address);
-      throw error;
-    });
+      try {
+        const found = await findCredentials(db, username);
+        return (await verifyPassword(password, found?.passwordHash ?? UNKNOWN_USER_HASH)) ? found : undefined;
+      } catch (error) {
+        counts.abandoned(username, address);
+        throw error;
+      }
+    }, () => counts.begin(username, address)).catch(naming(username));
     if (!user) {
-      await throttle.failed(username, address);
+      const { lock, delayMs } = counts.failed(username, address);
+      events.record(request, failure, username);
+      if (lock) {
+        for (const each of both) each.lock(lock);
+        store(lock, request);
+      }
+      if (delayMs > 0) await sleep(delayMs);
       return null;
     }
-    throttle.succeeded(username, address);
+    counts.succeeded(username, address);
     const { passwordHash: _, ...caller } = user;
-    if (readAt !== generation) return caller;
+    return caller;
+  }
+
+  async function check(username: string, password: string, request: FastifyRequest, entryKey: string): Promise<Caller | null> {
+    const readAt = generation;
+    const caller = await checked(username, password, request, throttle, 'sign_in_failed');
+    if (!caller || readAt !== generation) return caller;
     if (verified.size >= maxEntries) verified.delete(verified.keys().next().value as string);
     verified.set(entryKey, { caller, expires: Date.now() + ttlMs });
     return caller;
   }
 
+  // A lifted lock's row is gone for good (a new lock of the pair is a new row): once heard, its id is never held again,
+  // whatever a read that began before the lift answers.
+  const lifted = new Set<string>();
+  const hold = (lock: SignInLock) => {
+    for (const each of both) each.lock(lock);
+    // Lifted meanwhile: what this process held of it (also a lock it made, stored since) goes too.
+    if (lifted.has(lock.id as string)) for (const each of both) each.lift(lock.id as string);
+  };
+  const lift = (id: string) => {
+    lifted.add(id);
+    if (lifted.size > MAX_REMEMBERED_LIFTS) lifted.delete(lifted.values().next().value as string);
+    for (const each of both) each.lift(id);
+  };
+  const readLock = (id: string) => lockInForce(db, id).then((lock) => lock && hold(lock), options.onError ?? (() => undefined));
+
   return {
     async verify(username, password, request) {
+      // No user has a longer name: refused at once, and no memory is spent on it.
+      if (username.length > MAX_USERNAME_LENGTH) {
+        events.record(request, 'sign_in_failed', username);
+        return null;
+      }
       // Refused before the cache too: a cache hit would tell a locked-out guesser the password is right.
-      const address = request?.ip ?? '';
-      throttle.check(username, address);
+      throttle.check(username, request.ip);
       const entryKey = cacheKey(username, password);
       const cached = verified.get(entryKey);
       if (cached && cached.expires > Date.now()) return cached.caller;
       verified.delete(entryKey);
       const running = checking.get(entryKey);
       if (running) return running;
-      const checked = check(username, password, address, entryKey).finally(() => checking.delete(entryKey));
-      checking.set(entryKey, checked);
-      return checked;
+      const result = check(username, password, request, entryKey).finally(() => checking.delete(entryKey));
+      checking.set(entryKey, result);
+      return result;
     },
+    checkPassword: (username, password, request) => checked(username, password, request, changes, 'password_change_failed'),
     forgetAll,
+    async loadLocks() {
+      for (const lock of await locksInForce(db)) hold(lock);
+    },
     onChange(notice) {
       if (notice.resource === 'user') forgetAll();
+      // A lift is heard and applied before the answer that made it (catchingUpAfterWrites); a lock is read from the database.
+      else if (notice.resource === 'sign-in-lock' && notice.operation === 'delete') lift(notice.identifier);
+      else if (notice.resource === 'sign-in-lock') readLock(notice.identifier);
     },
   };
 }

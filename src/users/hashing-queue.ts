@@ -17,9 +17,10 @@ const FAILURE_MEMORY_MS = 10_000;
 export interface HashingQueue {
   /**
    * Runs `task` (a password check, resolving to what the credentials found, undefined when they are wrong) in its
-   * turn, or throws the 429 at once when this address has too many.
+   * turn, or throws the 429 at once when this address has too many. `admitted` runs once the check is let in, before
+   * it waits its turn; what it throws refuses the check, which is then not queued.
    */
-  run<T>(address: string, task: () => Promise<T | undefined>): Promise<T | undefined>;
+  run<T>(address: string, task: () => Promise<T | undefined>, admitted?: () => void): Promise<T | undefined>;
 }
 
 interface Client {
@@ -95,11 +96,12 @@ export function hashingQueue(options: HashingQueueOptions = {}): HashingQueue {
   }
 
   return {
-    async run(address, task) {
+    async run(address, task, admitted) {
       const client = clients.get(address) ?? { running: 0, waiting: [] };
       if (client.running + client.waiting.length >= perAddress || waiting >= maxWaiting) {
-        throw tooManyRequests(1000, 'Too many password checks from this address at once; try again later');
+        throw tooManyRequests(1000, 'Too many password checks from this address at once; try again later', 'password_checks_refused');
       }
+      admitted?.();
       clients.set(address, client);
       const turn = new Promise<void>((resolve) => client.waiting.push(resolve));
       waiting += 1;

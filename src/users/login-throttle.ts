@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TooManyRequestsError } from '../core/errors.js';
 import { usernameKey } from './username.js';
 
@@ -10,59 +9,122 @@ export interface LoginThrottleOptions {
   maxDelayMs?: number;
   /**
    * Password checks of one username from one client address, running or failed, after which that address is
-   * refused with 429; once that many have failed, for `lockMs`.
+   * refused with 429; once that many have failed, it is locked for `lockMs`.
    */
   maxFailures?: number;
-  /** How long such a refusal lasts. */
+  /** How long such a lock lasts. */
   lockMs?: number;
   /** Failures older than this are forgotten. */
   windowMs?: number;
-  /** Usernames and pairs remembered at most; the oldest are dropped first, so memory stays bounded. */
+  /**
+   * Usernames and pairs whose failures are counted, at most; those counted longest ago are forgotten first, so memory
+   * stays bounded. Locks are kept apart and never forgotten before they end.
+   */
   maxEntries?: number;
+}
+
+/** A (username, client address) pair refused until `until` (ms since the epoch); `id` once it is stored (sign-in-locks.ts). */
+export interface SignInLock {
+  id?: string;
+  username: string;
+  address: string;
+  until: number;
 }
 
 export interface LoginThrottle {
   /** Throws the 429 when this username is refused for this address, before any password is checked. */
   check(username: string, address: string): void;
-  /** Counts a password check about to run, or throws the 429 when this address has no check left. */
+  /** Counts a password check about to run (one the hashing queue admitted), or throws the 429 when this address has no check left. */
   begin(username: string, address: string): void;
-  /** Ends a begun check that was not made (its hashing was refused). */
+  /** Ends a begun check that was not made. */
   abandoned(username: string, address: string): void;
-  /** Records a begun check's failure and resolves after the delay this failure earns. */
-  failed(username: string, address: string): Promise<void>;
-  /** A correct password ends the slowing down and the refusal of this username. */
+  /** Records a begun check's failure: the lock it made (if it made one), and how long its answer is to wait. */
+  failed(username: string, address: string): { lock?: SignInLock; delayMs: number };
+  /** A correct password ends the slowing down of this username and the count of this pair. */
   succeeded(username: string, address: string): void;
+  /** Holds a lock made here or elsewhere (another instance, through the change log) until it ends or is lifted. */
+  lock(lock: SignInLock): void;
+  /** Lifts the stored lock `id`: the pair signs in again with a fresh count, and its username is no longer slowed. */
+  lift(id: string): void;
 }
 
-interface Failures {
+interface Count {
   count: number;
   /** Checks begun and not yet ended: they count against the limit, so parallel guesses cannot outrun it. */
   running: number;
   since: number;
-  lockedUntil: number;
 }
 
-/** A Map that drops its oldest entries beyond `max` and treats entries past the window as gone. */
-function boundedFailures(max: number, windowMs: number) {
-  const entries = new Map<string, Failures>();
+/**
+ * Counts of failures by key, at most `max`: beyond it the entry counted longest ago with no check running is dropped
+ * (the running ones are few: the hashing queue bounds them). Entries past the window are treated as gone.
+ */
+function boundedCounts(max: number, windowMs: number) {
+  const entries = new Map<string, Count>();
+  const ended = (entry: Count, now: number) => entry.since + windowMs < now && entry.running === 0;
+  function evictOne() {
+    for (const [key, entry] of entries) {
+      if (entry.running === 0) return void entries.delete(key);
+    }
+  }
   return {
-    get(key: string, now: number): Failures | undefined {
+    get(key: string, now: number): Count | undefined {
       const entry = entries.get(key);
-      if (entry && entry.since + windowMs < now && entry.lockedUntil < now && entry.running === 0) {
+      if (entry && ended(entry, now)) {
         entries.delete(key);
         return undefined;
       }
       return entry;
     },
     /** The entry of `key`, made the newest; a new one when there was none. */
-    touch(key: string, now: number): Failures {
-      const entry = this.get(key, now) ?? { count: 0, running: 0, since: now, lockedUntil: 0 };
+    touch(key: string, now: number): Count {
+      const entry = this.get(key, now) ?? { count: 0, running: 0, since: now };
       entries.delete(key);
       entries.set(key, entry);
-      if (entries.size > max) entries.delete(entries.keys().next().value as string);
+      if (entries.size > max) evictOne();
       return entry;
     },
     delete: (key: string) => entries.delete(key),
+  };
+}
+
+/**
+ * The locks in force, apart from the counts: a flood of checks of other usernames can evict counts, never a lock. Each
+ * lock costs `maxFailures` password checks, whose rate LOGIN_CHECKS_AT_ONCE bounds, so the locks in force are bounded
+ * by that rate over one lock's time; a lock ends with its time (dropped when met, and from the oldest on as others come).
+ */
+function heldLocks() {
+  const byPair = new Map<string, SignInLock>();
+  const pairById = new Map<string, string>();
+  const drop = (pair: string) => {
+    const held = byPair.get(pair);
+    if (held?.id !== undefined) pairById.delete(held.id);
+    byPair.delete(pair);
+  };
+  return {
+    get(pair: string, now: number): SignInLock | undefined {
+      const held = byPair.get(pair);
+      if (held && held.until <= now) {
+        drop(pair);
+        return undefined;
+      }
+      return held;
+    },
+    set(pair: string, lock: SignInLock, now: number) {
+      drop(pair);
+      byPair.set(pair, lock);
+      if (lock.id !== undefined) pairById.set(lock.id, pair);
+      for (const [oldest, held] of byPair) {
+        if (held.until > now) break;
+        drop(oldest);
+      }
+    },
+    /** Drops the lock `id`; the pair it held, if it held one. */
+    lift(id: string): string | undefined {
+      const pair = pairById.get(id);
+      if (pair !== undefined) drop(pair);
+      return pair;
+    },
   };
 }
 
@@ -80,16 +142,19 @@ export function loginThrottle(options: LoginThrottleOptions = {}): LoginThrottle
   const maxFailures = options.maxFailures ?? 10;
   const lockMs = options.lockMs ?? 5 * 60_000;
   const windowMs = options.windowMs ?? 15 * 60_000;
-  const byUsername = boundedFailures(options.maxEntries ?? 10_000, windowMs);
-  const byPair = boundedFailures(options.maxEntries ?? 10_000, windowMs);
+  const byUsername = boundedCounts(options.maxEntries ?? 10_000, windowMs);
+  const byPair = boundedCounts(options.maxEntries ?? 10_000, windowMs);
+  const locks = heldLocks();
   const pairKey = (username: string, address: string) => `${usernameKey(username)}\u0000${address}`;
 
   function check(username: string, address: string) {
     const now = Date.now();
-    const pair = byPair.get(pairKey(username, address), now);
-    if (pair && pair.lockedUntil > now) throw tooManyRequests(pair.lockedUntil - now);
+    const key = pairKey(username, address);
+    const lock = locks.get(key, now);
+    if (lock) throw refused(lock.until - now, username);
     // The checks still running may all fail and lock the address: asked again in a second, it is told.
-    if (pair && pair.count + pair.running >= maxFailures) throw tooManyRequests(1000);
+    const pair = byPair.get(key, now);
+    if (pair && pair.count + pair.running >= maxFailures) throw refused(1000, username);
   }
 
   return {
@@ -99,29 +164,50 @@ export function loginThrottle(options: LoginThrottleOptions = {}): LoginThrottle
       byPair.touch(pairKey(username, address), Date.now()).running += 1;
     },
     abandoned(username, address) {
-      const pair = byPair.touch(pairKey(username, address), Date.now());
-      pair.running = Math.max(0, pair.running - 1);
+      const pair = byPair.get(pairKey(username, address), Date.now());
+      if (pair) pair.running = Math.max(0, pair.running - 1);
     },
-    async failed(username, address) {
+    failed(username, address) {
       const now = Date.now();
-      const pair = byPair.touch(pairKey(username, address), now);
+      const key = pairKey(username, address);
+      const pair = byPair.touch(key, now);
       pair.running = Math.max(0, pair.running - 1);
       pair.count += 1;
-      if (pair.count >= maxFailures) Object.assign(pair, { count: 0, since: now, lockedUntil: now + lockMs });
+      let lock: SignInLock | undefined;
+      if (pair.count >= maxFailures) {
+        lock = { username, address, until: now + lockMs };
+        locks.set(key, lock, now);
+        if (pair.running === 0) byPair.delete(key);
+        else Object.assign(pair, { count: 0, since: now });
+      }
       const failures = byUsername.touch(usernameKey(username), now);
       failures.count += 1;
       const slowed = failures.count - freeFailures;
-      if (slowed > 0) await sleep(Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(slowed - 1, 20)));
+      return { lock, delayMs: slowed > 0 ? Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(slowed - 1, 20)) : 0 };
     },
     succeeded(username, address) {
       byUsername.delete(usernameKey(username));
       byPair.delete(pairKey(username, address));
     },
+    lock(lock) {
+      locks.set(pairKey(lock.username, lock.address), lock, Date.now());
+    },
+    lift(id) {
+      const pair = locks.lift(id);
+      if (pair === undefined) return;
+      byPair.delete(pair);
+      byUsername.delete(pair.slice(0, pair.indexOf('\u0000')));
+    },
   };
 }
 
-/** The 429 of a sign-in refused before its password is checked, asked to wait `ms`. */
-export function tooManyRequests(ms: number, message?: string): TooManyRequestsError {
+/** The 429 of a sign-in refused before its password is checked, asked to wait `ms`: the security event `sign_in_refused`. */
+function refused(ms: number, username: string): TooManyRequestsError {
+  return Object.assign(tooManyRequests(ms, undefined, 'sign_in_refused'), { username });
+}
+
+/** The 429 of a sign-in refused before its password is checked, asked to wait `ms`, logged as `event`. */
+export function tooManyRequests(ms: number, message?: string, event?: string): TooManyRequestsError {
   // basic-auth keeps a status it finds on the error instead of making it a 401.
-  return Object.assign(new TooManyRequestsError(Math.ceil(ms / 1000), message), { statusCode: 429 });
+  return Object.assign(new TooManyRequestsError(Math.ceil(ms / 1000), message, event), { statusCode: 429 });
 }

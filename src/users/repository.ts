@@ -81,6 +81,11 @@ export async function updateUser(tx: Queryable, id: string, user: UserRecord, pa
   ), () => duplicate(user.username)), providerDeleted(user));
 }
 
+/** Sets a user's password hash, nothing else. */
+export async function setPasswordHash(tx: Queryable, id: string, passwordHash: string): Promise<void> {
+  await tx.query('UPDATE users SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
+}
+
 /**
  * 409 when the user `id` is the last ADMIN, whom nobody could replace through the API. The lock on every ADMIN
  * row makes two requests that each remove one of the last two admins run one after the other.

@@ -5,7 +5,7 @@ import { actorOf } from '../http/actor.js';
 import type { Queryable } from '../db/database.js';
 import { resolveReference, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
 import { lockRow } from '../db/rows.js';
-import { Role, type Access } from '../http/auth.js';
+import { callerOf, Role, ROLES, type Access } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { UuidParams } from '../core/schemas.js';
@@ -13,12 +13,13 @@ import { SERVICE_PROVIDER_REFERENCE } from '../service-providers/repository.js';
 import { hashPassword } from './password.js';
 import { passwordProblem } from './password-rules.js';
 import {
-  deleteUser, findUsers, getUser, insertUserRecord, keepLastAdmin, updateUser, USER_SORTABLE, USER_TIE_BREAKER, type UserRecord,
+  deleteUser, findUsers, getUser, insertUserRecord, keepLastAdmin, setPasswordHash, updateUser, USER_SORTABLE, USER_TIE_BREAKER, type UserRecord,
 } from './repository.js';
-import { AddUserForm, UpdateUserForm, User, UserPage, UserQuery, type UserForm } from './schemas.js';
+import { AddUserForm, PasswordChangeForm, UpdateUserForm, User, UserPage, UserQuery, type UserForm } from './schemas.js';
 
 const ADMINS: readonly Access[] = [Role.admin];
 const FORM = 'userFormDTO';
+const PASSWORD_FORM = 'passwordChangeFormDTO';
 
 /** The provider a user acts for: required for `role`, refused for any other role. */
 async function actingFor(tx: Queryable, form: UserForm, role: Role, field: 'serviceProvider' | 'accessPointProvider', target: ReferenceTarget) {
@@ -59,9 +60,10 @@ async function recordOf(tx: Queryable, form: UserForm, refused: Resolved['errors
 }
 
 /**
- * Credentials, ADMIN only. Passwords are write-only and hashed before the transaction opens (the hash is slow by
- * design). A change or a delete takes effect on the very next request: the credential cache hears it from the change
- * log before the answer is sent (every instance soon after), and a check that read the old row meanwhile does not cache it.
+ * Credentials, ADMIN only, but for each user's change of its own password. Passwords are write-only and hashed before
+ * the transaction opens (the hash is slow by design). A change or a delete takes effect on the very next request: the
+ * credential cache hears it from the change log before the answer is sent (every instance soon after), and a check
+ * that read the old row meanwhile does not cache it.
  */
 const users: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
@@ -100,7 +102,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     const { identifier } = request.params;
     const refused = passwordErrors(request.body);
     const passwordHash = await hashOf(request.body, refused);
-    return app.db.transaction(async (tx) => {
+    const changed = await app.db.transaction(async (tx) => {
       await lockRow(tx, 'users', identifier);
       const before = await getUser(tx, identifier);
       const record = await recordOf(tx, request.body, refused);
@@ -112,6 +114,38 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
       });
       return after;
     });
+    if (passwordHash !== undefined) app.securityEvents.record(request, 'password_changed', changed.username, { changedBy: callerOf(request).username });
+    return changed;
+  });
+
+  // A segment more than `/:identifier`: no user's path.
+  app.put('/me/password', {
+    schema: {
+      summary: 'Change your own password: the current one is checked (and throttled) as a sign-in is',
+      description: 'Answers 200 without a body (as a transfer does); the old password stops working on every instance at once (the verified credentials are '
+        + 'dropped everywhere). A wrong current password counts as a failed sign-in of this username from this address.',
+      body: PasswordChangeForm,
+    },
+    config: { access: ROLES, mediaTypes: ['users.password'], objectName: PASSWORD_FORM },
+  }, async (request, reply) => {
+    const caller = callerOf(request);
+    const { currentPassword, newPassword } = request.body;
+    const problem = newPassword === currentPassword ? 'must differ from the current password' : passwordProblem(newPassword, caller.username);
+    const checked = await app.credentials.checkPassword(caller.username, currentPassword, request);
+    const errors: Resolved['errors'] = [
+      ...(checked?.userId === caller.userId ? [] : [{ field: 'currentPassword', code: 'WrongPassword', defaultMessage: 'is not your current password' }]),
+      ...(problem ? [{ field: 'newPassword', code: 'WeakPassword', defaultMessage: problem }] : []),
+    ];
+    if (errors.length > 0) throw ValidationError.of(PASSWORD_FORM, errors);
+    const passwordHash = await hashPassword(newPassword);
+    await app.db.transaction(async (tx) => {
+      await lockRow(tx, 'users', caller.userId);
+      const before = await getUser(tx, caller.userId);
+      await setPasswordHash(tx, caller.userId, passwordHash);
+      await appendChange(tx, actorOf(request), { resource: 'user', identifier: caller.userId, operation: 'update', before, after: { ...before, passwordChanged: true } });
+    });
+    app.securityEvents.record(request, 'password_changed', caller.username);
+    return reply.status(200).send();
   });
 
   app.delete('/:identifier', {

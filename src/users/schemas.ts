@@ -4,7 +4,7 @@ import { ROLES, type Role } from '../http/auth.js';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import { Nullable, Uuid } from '../core/schemas.js';
 import { ServiceProviderIdentifiable } from '../service-providers/schemas.js';
-import { USERNAME_PATTERN } from './username.js';
+import { MAX_USERNAME_LENGTH, USERNAME_PATTERN } from './username.js';
 
 const MIN_PASSWORD_LENGTH = 12;
 
@@ -13,15 +13,16 @@ const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], title: 
 const userFields = {
   // No look-alikes (see username.ts); a colon could not be sent in HTTP Basic credentials anyway.
   username: Type.String({
-    minLength: 1, maxLength: 100, pattern: USERNAME_PATTERN, 'x-constraint': 'NotEmpty',
+    minLength: 1, maxLength: MAX_USERNAME_LENGTH, pattern: USERNAME_PATTERN, 'x-constraint': 'NotEmpty',
     description: 'ASCII letters, digits and . _ @ -; unique, case-insensitively',
   }),
   role: RoleSchema,
   serviceProvider: Type.Optional(ServiceProviderIdentifiable),
   accessPointProvider: Type.Optional(AccessPointProviderIdentifiable),
 };
+const MAX_PASSWORD_LENGTH = 1024;
 const Password = Type.String({
-  minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, writeOnly: true,
+  minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, writeOnly: true,
   description: `at least ${MIN_PASSWORD_LENGTH} characters, not the username, not one character repeated, not a common password; never returned`,
 });
 
@@ -47,3 +48,28 @@ export type User = Static<typeof User>;
 
 export const UserPage = PageSchema(User, 'UserPage');
 export const UserQuery = Type.Object(PageQuery);
+
+/** A user's change of its own password: the current one, checked (and throttled) as a sign-in is, and the new one. */
+export const PasswordChangeForm = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH, writeOnly: true, 'x-constraint': 'NotEmpty', description: 'the password in use now' }),
+  newPassword: Password,
+}, { title: 'PasswordChangeForm' });
+export type PasswordChangeForm = Static<typeof PasswordChangeForm>;
+
+const Instant = (description: string) => Type.String({ format: 'date-time', description });
+
+/** A sign-in lock in force: the pair refused, and until when. */
+export const SignInLockView = Type.Object({
+  identifier: Uuid({ description: 'the lock, to lift it' }),
+  username: Type.String({ description: 'as the client sent it; locks are kept for unknown usernames too' }),
+  clientAddress: Type.String({ description: 'the client address the username is refused from (see REGISTRY_TRUSTED_PROXIES)' }),
+  lockedAt: Instant('when the lock began'),
+  lockedUntil: Instant('when it ends unless an ADMIN lifts it earlier'),
+}, { title: 'SignInLock' });
+export type SignInLockView = Static<typeof SignInLockView>;
+
+export const SignInLockPage = PageSchema(SignInLockView, 'SignInLockPage');
+export const SignInLockQuery = Type.Object({
+  ...PageQuery,
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_USERNAME_LENGTH, description: 'only the locks of this username (any letter case)' })),
+});

@@ -2,6 +2,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isPrintableAscii, isXmlText } from '../../src/core/xml-text.js';
 import { afterAll, afterEach } from 'vitest';
 
 /**
@@ -81,6 +82,9 @@ function bareType(contentType: string | undefined): string | undefined {
 export function describedResponses(description: Description): DescribedResponses {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajvFormats.default(ajv);
+  // The service's own formats of text (src/http/validators.ts), which a response shares with its form.
+  ajv.addFormat('xml-text', isXmlText);
+  ajv.addFormat('printable-ascii', isPrintableAscii);
   ajv.addSchema({ $id: COMPONENTS_ID, $defs: closed(description.components?.schemas ?? {}) });
   const validators = new Map<string, ValidateFunction>();
   const errorBody = description.components?.schemas?.ErrorBody;

@@ -34,6 +34,9 @@ async function onFile(content: string | Buffer, command: (file: string) => [stri
   }
 }
 
+/** libxml2's own reading of a document: whether it is well-formed XML. */
+export const checkWellFormed = (xml: string | Buffer) => onFile(xml, (file) => ['xmllint', ['--noout', file]]);
+
 /** libxml2's own schema validation against peppol-smp-1.0.xsd. */
 export const validateAgainstSmpSchema = (xml: string | Buffer) =>
   onFile(xml, (file) => ['xmllint', ['--noout', '--schema', SMP_XSD, file]]);

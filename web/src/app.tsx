@@ -6,6 +6,7 @@ import { Audit, Deliveries } from './pages/changes.js';
 import { ImportParticipants } from './pages/import.js';
 import { Lookup } from './pages/lookup.js';
 import { ParticipantForm } from './pages/participant-form.js';
+import { ChangePassword } from './pages/account.js';
 import { Participants } from './pages/participants.js';
 import { SignIn } from './pages/sign-in.js';
 import { StatusPage } from './pages/status.js';
@@ -16,6 +17,8 @@ interface Page {
   path: string;
   label: TextKey;
   allowed: (session: Session | null) => boolean;
+  /** Reached from the account area of the header, not the menu. */
+  inAccount?: boolean;
 }
 
 const PUBLIC = () => true;
@@ -33,6 +36,7 @@ const PAGES: Page[] = [
   { path: 'catalogue-admin', label: 'catalogueAdmin', allowed: isAuthority },
   { path: 'audit', label: 'audit', allowed: (session) => isAuthority(session) || isProvider(session) },
   { path: 'deliveries', label: 'deliveries', allowed: isAuthority },
+  { path: 'password', label: 'changePassword', allowed: (session) => session !== null, inAccount: true },
 ];
 
 function initialLanguage(): Language {
@@ -86,6 +90,7 @@ export function App() {
       case 'users': return <Users />;
       case 'audit': return <Audit authority={isAuthority(session)} />;
       case 'deliveries': return <Deliveries />;
+      case 'password': return session ? <ChangePassword session={session} /> : null;
       default: return <CatalogueAdmin />;
     }
   }
@@ -97,7 +102,7 @@ export function App() {
         <a class="brand" href={href('lookup')}>{t('appName')}</a>
         <nav aria-label={t('navigation')}>
           <ul>
-            {PAGES.filter((candidate) => candidate.allowed(session)).map((candidate) => (
+            {PAGES.filter((candidate) => candidate.allowed(session) && !candidate.inAccount).map((candidate) => (
               <li key={candidate.path}>
                 <a href={href(candidate.path)} aria-current={candidate === page ? 'page' : undefined}>{t(candidate.label)}</a>
               </li>
@@ -115,6 +120,7 @@ export function App() {
           {session ? (
             <>
               <span class="who">{t('signedInAs')} <strong>{session.username}</strong> ({session.role})</span>
+              <a class="button" href={href('password')} aria-current={first === 'password' ? 'page' : undefined}>{t('changePassword')}</a>
               <button type="button" onClick={onSignOut}>{t('signOut')}</button>
             </>
           ) : <a class="button" href={href('sign-in')}>{t('signIn')}</a>}

@@ -68,6 +68,11 @@ const en = {
   takeOver: 'Take over', giveMigrationKey: 'Give a migration key', withdrawMigrationKey: 'Withdraw the key',
   migrationKeyGiven: 'Give this key to the organization\'s new provider. It is shown this once only:',
   migrationKeySent: 'The key is on its way to the SML.', migrationKeyWithdrawn: 'The key is withdrawn; the organization stays with you.',
+  signInLocks: 'Sign-in locks', signInLocksIntro: 'Usernames refused from one address after too many failed password checks, until the time shown. Lift a lock when its user is known to be the one signing in.',
+  clientAddress: 'Client address', lockedUntil: 'Locked until', liftLock: 'Lift', liftLockOf: 'Lift the lock of {username} from {address}',
+  lockLifted: '{username} can sign in again from that address.', resourceSignInLock: 'Sign-in lock',
+  changePassword: 'Change password', currentPassword: 'Current password', passwordChanged: 'Your password is changed. Use the new one from now on.',
+  newPasswordHint: 'At least 12 characters, not your username, not a common password.',
 } as const;
 
 export type TextKey = keyof typeof en;
@@ -138,6 +143,11 @@ const nb: Record<TextKey, string> = {
   takeOver: 'Overta', giveMigrationKey: 'Gi en flyttenøkkel', withdrawMigrationKey: 'Trekk tilbake nøkkelen',
   migrationKeyGiven: 'Gi denne nøkkelen til organisasjonens nye leverandør. Den vises bare denne ene gangen:',
   migrationKeySent: 'Nøkkelen er på vei til SML.', migrationKeyWithdrawn: 'Nøkkelen er trukket tilbake; organisasjonen blir hos deg.',
+  signInLocks: 'Innloggingssperrer', signInLocksIntro: 'Brukernavn som avvises fra én adresse etter for mange mislykkede passordforsøk, til tidspunktet som vises. Opphev en sperre når du vet at det er brukeren selv som logger inn.',
+  clientAddress: 'Klientadresse', lockedUntil: 'Sperret til', liftLock: 'Opphev', liftLockOf: 'Opphev sperren av {username} fra {address}',
+  lockLifted: '{username} kan logge inn fra den adressen igjen.', resourceSignInLock: 'Innloggingssperre',
+  changePassword: 'Bytt passord', currentPassword: 'Nåværende passord', passwordChanged: 'Passordet ditt er byttet. Bruk det nye fra nå av.',
+  newPasswordHint: 'Minst 12 tegn, ikke brukernavnet ditt, ikke et vanlig passord.',
 };
 
 export type Language = 'nb' | 'en';

@@ -13,7 +13,7 @@ type Operation = Schemas['ChangeOperation'];
 const RESOURCES: Record<Resource, TextKey> = {
   participant: 'resourceParticipant', process: 'resourceProcess', 'document-type': 'resourceDocumentType',
   'access-point': 'accessPoint', 'access-point-provider': 'resourceAccessPointProvider', 'service-provider': 'resourceServiceProvider',
-  'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser',
+  'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser', 'sign-in-lock': 'resourceSignInLock',
 };
 const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire', migrate: 'operationMigrate' };
 

@@ -5,8 +5,10 @@ import type { paths } from '../../api/schema.js';
 import { Confirm, DataTable, Field, FormProblem, Modal, Pager, problemFrom, Status, useAction, useLoad, type Column } from '../../components/ui.js';
 import { useT, type TextKey, type Translate } from '../../i18n.js';
 
-/** A collection path whose items are at `{path}/{identifier}`: the path of a resource the authority manages. */
-type ManagedPath = { [P in keyof paths]: `${P}/{identifier}` extends keyof paths ? P : never }[keyof paths];
+/** A collection path whose items are at `{path}/{identifier}`, read one by one: the path of a resource the authority manages. */
+type ManagedPath = {
+  [P in keyof paths]: `${P}/{identifier}` extends keyof paths ? (paths[`${P}/{identifier}`] extends { get: { responses: { 200: unknown } } } ? P : never) : never;
+}[keyof paths];
 type ItemOf<P extends ManagedPath> = paths[`${P}/{identifier}` & keyof paths];
 /** What a request or response carries as JSON (each media type of an operation carries the same schema). */
 type Json<Message> = Message extends { content: infer Media } ? Media[keyof Media] : never;

@@ -6,6 +6,7 @@ import { isoToLocal, localToIso } from '../../format.js';
 import { contactForm } from '../../forms.js';
 import { useT } from '../../i18n.js';
 import { CodeListRelease, documentTypeColumns, processColumns } from '../catalogue.js';
+import { SignInLocks } from '../account.js';
 import { firstError, resourceKind, ResourcePage, text, useAll } from './engine.js';
 
 // The kinds of resource the authority manages, each declared once (its path, table and form), and their pages.
@@ -262,7 +263,8 @@ export const ServiceProviders = () => <ResourcePage kind={serviceProviders} />;
 export const AccessPointProviders = () => <ResourcePage kind={accessPointProviders} />;
 export const AccessPoints = () => <ResourcePage kind={accessPoints} />;
 export const TransportProfiles = () => <ResourcePage kind={transportProfiles} />;
-export const Users = () => <ResourcePage kind={users} />;
+/** The users, and the sign-in locks in force with a control to lift each. */
+export const Users = () => <><ResourcePage kind={users} /><SignInLocks /></>;
 
 /** The catalogue as the authority keeps it: the code-list release, then processes and document types, each editable. */
 export function CatalogueAdmin() {

@@ -1,0 +1,77 @@
+import { useContext, useState } from 'preact/hooks';
+import { api, ok, page, useCredentials, type Schemas } from '../api/client.js';
+import { when } from '../format.js';
+import { DataTable, Field, FormProblem, Status, useAction, useLoad, type Column } from '../components/ui.js';
+import { I18n, useT } from '../i18n.js';
+import type { Session } from '../session.js';
+
+type Lock = Schemas['SignInLock'];
+
+/**
+ * The sign-in locks in force (a username refused from one address after too many failed password checks), each
+ * lifted with one button: the ADMIN's, on the users page. The list is the API's, the same from every instance.
+ */
+export function SignInLocks() {
+  const t = useT();
+  const { language } = useContext(I18n);
+  const [notice, setNotice] = useState('');
+  const lift = useAction();
+  const locks = useLoad(() => page(api.GET('/rest/api/sign-in-locks', { params: { query: { size: 100, sort: ['lockedUntil,desc'] } } })), []);
+  const columns: Column<Lock>[] = [
+    { key: 'username', label: t('username'), render: (lock) => lock.username },
+    { key: 'clientAddress', label: t('clientAddress'), render: (lock) => <code class="id">{lock.clientAddress}</code> },
+    { key: 'lockedUntil', label: t('lockedUntil'), render: (lock) => <time dateTime={lock.lockedUntil}>{when(lock.lockedUntil, language)}</time> },
+    {
+      key: 'actions', label: t('actions'),
+      render: (lock) => (
+        <button type="button" aria-label={t('liftLockOf', { username: lock.username, address: lock.clientAddress })} disabled={lift.busy}
+          onClick={() => lift.run(
+            () => ok(api.DELETE('/rest/api/sign-in-locks/{identifier}', { params: { path: { identifier: lock.identifier } } })),
+            () => { setNotice(t('lockLifted', { username: lock.username })); locks.reload(); },
+          )}>{t('liftLock')}</button>
+      ),
+    },
+  ];
+  return (
+    <section aria-labelledby="sign-in-locks">
+      <h2 id="sign-in-locks">{t('signInLocks')}</h2>
+      <p>{t('signInLocksIntro')}</p>
+      {notice ? <Status text={notice} /> : null}
+      <FormProblem problem={locks.problem ?? lift.problem} />
+      <DataTable caption={t('signInLocks')} columns={columns} rows={locks.data?.content} loading={locks.loading} rowKey={(lock) => lock.identifier} placeholderRows={1} />
+      <button type="button" onClick={() => { setNotice(''); locks.reload(); }}>{t('refresh')}</button>
+    </section>
+  );
+}
+
+/** A user's change of its own password: the current one and the new one; the tab signs in with the new one after. */
+export function ChangePassword({ session }: { session: Session }) {
+  const t = useT();
+  const action = useAction();
+  const [done, setDone] = useState(false);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const body: Schemas['PasswordChangeForm'] = { currentPassword: String(data.get('currentPassword') ?? ''), newPassword: String(data.get('newPassword') ?? '') };
+    setDone(false);
+    return action.run(() => ok(api.PUT('/rest/api/users/me/password', { body })), () => {
+      useCredentials(session.username, body.newPassword);
+      form.reset();
+      setDone(true);
+    });
+  };
+  const error = (field: string) => action.problem?.fields[field];
+  return (
+    <section class="narrow">
+      <h1>{t('changePassword')}</h1>
+      <form id="password-form" onSubmit={submit}>
+        <Field label={t('currentPassword')} name="currentPassword" type="password" autocomplete="current-password" required error={error('currentPassword')} />
+        <Field label={t('newPassword')} name="newPassword" type="password" autocomplete="new-password" required minLength={12} hint={t('newPasswordHint')} error={error('newPassword')} />
+        <FormProblem problem={action.problem} shown={['currentPassword', 'newPassword']} />
+        {done ? <Status text={t('passwordChanged')} /> : null}
+        <button type="submit" class="primary" disabled={action.busy}>{action.busy ? t('working') : t('changePassword')}</button>
+      </form>
+    </section>
+  );
+}
