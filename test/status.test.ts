@@ -166,7 +166,7 @@ describe('a fixed SML and Directory client certificate, and a registry without a
   beforeAll(async () => {
     const client = await testCertificate('SML client', inDays(-1), inDays(12));
     await writeFile(join(dir, 'client.pem'), client.cert);
-    await writeFile(join(dir, 'client.key'), client.key);
+    await writeFile(join(dir, 'client.key'), client.key, { mode: 0o600 });
     other = await startTestApp({
       sml: { url: 'https://127.0.0.1:9/', smpId: 'OTHER-SMP', timeoutMs: 500, clientCertificateFile: join(dir, 'client.pem'), clientKeyFile: join(dir, 'client.key') },
       delivery: { retryMs: { first: 600_000, max: 600_000 } },

@@ -36,7 +36,16 @@ describe('the status page in Chromium', () => {
       // An SML nobody answers at: the delivery fails, and its retry waits long enough to stay failed.
       sml: { url: 'http://127.0.0.1:9/', smpId: 'STATUS-PAGE-SMP', timeoutMs: 500 },
       delivery: { retryMs: { first: 600_000, max: 600_000 } },
+      // Two wrong passwords lock a username at an address, without slowing: a locked sign-in needs attention.
+      loginThrottle: { freeFailures: 5, maxFailures: 2 },
     });
+    for (const attempt of ['first-wrong-password', 'second-wrong-password']) {
+      const answer = await t.app.inject({
+        url: '/rest/api/accessPoints', remoteAddress: '203.0.113.7',
+        headers: { authorization: `Basic ${Buffer.from(`guessed-user:${attempt}`).toString('base64')}` },
+      });
+      expect(answer.statusCode).toBe(401);
+    }
     const soon = await testCertificate('ap-soon.example', inDays(-1), inDays(10));
     const later = await testCertificate('ap-later.example', inDays(-1), inDays(200));
     const provider = await addAccessPointProvider(t);
@@ -87,6 +96,7 @@ describe('the status page in Chromium', () => {
       expect(items.slice(1)).toEqual([
         expect.stringMatching(/^Warning: The certificate of Expiring AP \(https:\/\/ap-soon\.example\/as4\) expires on .+, in 9 days\. Access points$/),
         expect.stringMatching(/^Warning: The SMP certificate expires on .+, in 19 days\.$/),
+        'Warning: 1 sign-ins are locked after too many wrong passwords (a username at one address); an ADMIN lifts them on the users page.',
       ]);
       expect(await page.getByRole('link', { name: 'Access points' }).last().getAttribute('href')).toBe('#/access-points');
       const facts = await page.locator('main').innerText();

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
-import { api, ok, type Schemas } from '../api/client.js';
+import { api, ok, page, type Schemas } from '../api/client.js';
 import { DataTable, FormProblem, useLoad } from '../components/ui.js';
 import { age, when } from '../format.js';
 import { I18n, useT, type TextKey } from '../i18n.js';
@@ -76,7 +76,15 @@ function useCertificatesExpiring(status: Status): Attention[] {
   return [...signing, ...expiring];
 }
 
-const ATTENTION: readonly AttentionBlock[] = [useDeliveriesHeldUp, useCertificatesExpiring];
+/** Usernames refused at an address after too many wrong passwords: the ADMIN lifts them on the users page. */
+function useLockedUsers(): Attention[] {
+  const t = useT();
+  const locks = useLoad(() => page(api.GET('/rest/api/sign-in-locks', { params: { query: { size: 1 } } })), []);
+  const count = locks.data?.totalElements ?? 0;
+  return count === 0 ? [] : [{ key: 'sign-in-locks', severity: 'warning', text: t('attentionLockedUsers', { count }) }];
+}
+
+const ATTENTION: readonly AttentionBlock[] = [useDeliveriesHeldUp, useCertificatesExpiring, useLockedUsers];
 
 /** Problems first, then warnings; each says what, and links to where it is acted on. */
 function NeedsAttention({ status }: { status: Status }) {
