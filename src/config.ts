@@ -8,6 +8,10 @@ const ConfigSchema = Type.Object({
   /** A PostgreSQL server; without it the embedded PostgreSQL keeps its data in REGISTRY_DATA_DIR. */
   DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   REGISTRY_DATA_DIR: Type.String({ default: './data' }),
+  /** Hot standbys of DATABASE_URL's primary (connection strings, separated by commas or spaces): the public and long reads come from them. */
+  DATABASE_READ_URLS: Type.Optional(Type.String({ minLength: 1 })),
+  /** A standby whose replay is further behind the primary's change log than this takes no reads until it catches up. */
+  DATABASE_READ_MAX_LAG_SECONDS: Type.Number({ default: 5, exclusiveMinimum: 0 }),
   REGISTRY_ADMIN_USERNAME: Type.String({ default: 'admin', minLength: 1 }),
   REGISTRY_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 12 })),
   /** The demo set (providers, a SERVICE_PROVIDER user, participants); default: only on the embedded database. */

@@ -8,6 +8,8 @@ import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type We
 import { directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
+import { openStandbys } from './db/open.js';
+import { ConnectionStringError } from './db/primary-host.js';
 import { bufferedStandardOutput, loggerOptions } from './operations/logging.js';
 import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
@@ -27,7 +29,7 @@ async function superviseWorkers(config: Config): Promise<void> {
     console.error(`REGISTRY_WORKERS=${config.REGISTRY_WORKERS} needs PostgreSQL (DATABASE_URL): the embedded database belongs to one process. Unset REGISTRY_WORKERS or set DATABASE_URL.`);
     process.exit(1);
   }
-  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError));
+  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError, ConnectionStringError));
   const setup = await prepareOrExit(db, config);
   await db.close();
   let stopping = false;
@@ -65,7 +67,9 @@ function prepareOrExit(db: Database, config: Config) {
 }
 
 async function serve(config: Config): Promise<void> {
-  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError));
+  const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError, ConnectionStringError));
+  const standbys = await standbysOrExit(db, config);
+  const closeDatabases = () => Promise.all([db, ...standbys.map((standby) => standby.db)].map((open) => open.close()));
   // A worker's primary has already made the first start.
   const setup = cluster.isWorker ? undefined : await prepareOrExit(db, config);
   const sml = smlOptionsOf(config);
@@ -86,13 +90,15 @@ async function serve(config: Config): Promise<void> {
     requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
+    standbys,
+    replication: { maxLagMs: config.DATABASE_READ_MAX_LAG_SECONDS * 1000 },
   }).catch(async (error: unknown) => {
-    await db.close();
+    await closeDatabases();
     return exitOn(SmpKeyError)(error);
   });
   // Warnings only: probes and scrapes every few seconds would drown the API's request log.
   const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
-  const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog });
+  const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog, replication: app.replication });
 
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
@@ -101,7 +107,7 @@ async function serve(config: Config): Promise<void> {
     // Stops accepting connections and waits for the requests in flight; then the database goes.
     await app.close();
     await management.server.close();
-    await db.close();
+    await closeDatabases();
   });
 
   const address = await app.listen({ port: config.PORT, host: config.HOST });
@@ -119,14 +125,24 @@ async function serve(config: Config): Promise<void> {
   }
 }
 
+/** The hot standbys of DATABASE_READ_URLS; settings it refuses end the process with their message alone. */
+async function standbysOrExit(db: Database, config: Config) {
+  try {
+    return openStandbys(config);
+  } catch (error) {
+    await db.close();
+    return exitOn(ConnectionStringError)(error);
+  }
+}
+
 /**
- * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of `kind`:
+ * A catch handler that ends the process with the error's message alone (exit 1, no stack trace) when it is of a `kind`:
  * what the operator must change before a start (a setting, a file, another process on the data directory), not a
  * fault of the program. Any other error goes on as it was.
  */
-function exitOn(kind: abstract new (...args: never[]) => Error): (error: unknown) => never {
+function exitOn(...kinds: Array<abstract new (...args: never[]) => Error>): (error: unknown) => never {
   return (error) => {
-    if (!(error instanceof kind)) throw error;
+    if (!(error instanceof Error) || !kinds.some((kind) => error instanceof kind)) throw error;
     console.error(error.message);
     process.exit(1);
   };
