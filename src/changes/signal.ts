@@ -12,6 +12,11 @@ type ChangeListener = (notice: ChangeNotice) => void;
 export interface ChangeSignal {
   /** Calls `listener` with every change committed from now on; returns the function that stops it. */
   subscribe(listener: ChangeListener): () => void;
+  /**
+   * Calls `listener` when the log is no longer the one told (after a failover that lost its last entries, the new
+   * primary numbers new ones at positions already told): anything held may be stale. Returns the function that stops it.
+   */
+  onReset(listener: () => void): () => void;
   /** Reads the log after the last position told and tells the listeners; resolves when they have heard. */
   catchUp(): Promise<void>;
   /** The last position told. */
@@ -56,28 +61,74 @@ const BATCH = 1000;
 export interface ChangeSignalOptions {
   /** How often the log is read without a signal, in case a listening connection died unnoticed. */
   pollMs?: number;
+  /**
+   * The log of a hot standby, as it has replayed it: read-only and without NOTIFY, so the signal neither numbers nor
+   * listens nor polls; its owner calls `catchUp` (src/changes/standbys.ts).
+   */
+  standby?: boolean;
   /** A listener that throws; the others still hear the change. */
   onListenerError?: (error: unknown) => void;
 }
 
+/** A read of the log: its last position and the entry at the signal's (`told`, its id), and one entry after it (null when none). */
+interface ReadRow extends Omit<ChangeNotice, 'seq'> {
+  last: number;
+  told: number | null;
+  id: number;
+  seq: number | null;
+}
+
 export function changeSignal(db: Database, options: ChangeSignalOptions = {}): ChangeSignal {
   const listeners = new Set<ChangeListener>();
+  const resetListeners = new Set<() => void>();
   let position = 0;
+  /** The id of the entry at `position`: another entry there means the log was replaced under the signal (a failover). */
+  let toldId: number | null = null;
   let started = false;
   let stopListening: (() => Promise<void>) | undefined;
   let poll: NodeJS.Timeout | undefined;
 
+  /** The entries after the position, with the log's last position and the entry at ours, from one snapshot. */
+  const readAfterPosition = () => db.query<ReadRow>(
+    `SELECT p.seq AS last, (SELECT t.id FROM change_log t WHERE t.seq = $1 AND $1 > 0) AS told,
+            c.id, c.seq, c.resource, c.identifier, c.operation, c.user_id AS "userId", c.acting_provider_id AS "actingProviderId"
+       FROM change_log_position p
+       LEFT JOIN LATERAL (SELECT * FROM change_log WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true`,
+    [position, BATCH],
+  );
+
   async function readNew(): Promise<void> {
     for (;;) {
-      const rows = await db.query<ChangeNotice>(
-        'SELECT seq, resource, identifier, operation FROM change_log WHERE seq > $1 ORDER BY seq LIMIT $2',
-        [position, BATCH],
-      );
-      for (const notice of rows) {
-        position = notice.seq;
-        tell(notice);
+      const rows = await readAfterPosition();
+      const [first] = rows;
+      if (!first) return;
+      if (first.last < position || (toldId !== null && first.told !== toldId)) {
+        replaced(first.last);
+        continue;
       }
-      if (rows.length < BATCH) return;
+      toldId = first.told;
+      let told = 0;
+      for (const { last: _last, told: _told, id, seq, ...notice } of rows) {
+        if (seq === null) continue;
+        position = seq;
+        toldId = id;
+        told += 1;
+        tell({ seq, ...notice });
+      }
+      if (told < BATCH) return;
+    }
+  }
+
+  /** Starts again from the log's end as it is now, and tells that anything heard before may be stale. */
+  function replaced(last: number): void {
+    position = last;
+    toldId = null;
+    for (const listener of resetListeners) {
+      try {
+        listener();
+      } catch (error) {
+        options.onListenerError?.(error);
+      }
     }
   }
 
@@ -105,6 +156,10 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    onReset(listener) {
+      resetListeners.add(listener);
+      return () => resetListeners.delete(listener);
+    },
     catchUp,
     get position() {
       return position;
@@ -112,10 +167,14 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
     async start() {
       if (started) return;
       // What committed before the start is in no cache yet: the listeners hear what follows.
-      await numberChanges(db);
-      const [row] = await db.query<{ seq: number }>('SELECT seq FROM change_log_position');
+      if (!options.standby) await numberChanges(db);
+      const [row] = await db.query<{ seq: number; id: number | null }>(
+        'SELECT p.seq, (SELECT c.id FROM change_log c WHERE c.seq = p.seq) AS id FROM change_log_position p',
+      );
       position = row?.seq ?? 0;
+      toldId = row?.id ?? null;
       started = true;
+      if (options.standby) return;
       stopListening = await db.listen(CHANGES_CHANNEL, signalled);
       poll = setInterval(polled, options.pollMs ?? 10_000);
       poll.unref();
