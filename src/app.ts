@@ -1,8 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
+import { following, Replication, standbyView, viewsByRequest, type ReplicationOptions, type StandbyDatabase } from './changes/standbys.js';
+import readRouting from './http/read-routing.js';
 import type { Database } from './db/database.js';
 import { CatalogueCache } from './catalogue-cache/catalogue-cache.js';
 import accessPointProviders from './access-point-providers/routes.js';
@@ -57,6 +59,8 @@ declare module 'fastify' {
     metrics: Registry;
     /** The SML (BDMSL) client; undefined without `SML_URL`. */
     sml: SmlClient | undefined;
+    /** The hot standbys reads come from; undefined without any. */
+    replication: Replication | undefined;
   }
 }
 
@@ -90,6 +94,9 @@ export interface AppOptions {
   maxFeedPollsPerUser?: number;
   /** The most JSON one page of the audit or the change feed carries; default DEFAULT_PAGE_MAX_BYTES. */
   changePageMaxBytes?: number;
+  /** Hot standbys of `db` (DATABASE_READ_URLS), opened and closed by the caller: the standby routes read from them. */
+  standbys?: readonly StandbyDatabase[];
+  replication?: Omit<ReplicationOptions, 'onStateChange' | 'onError'>;
 }
 
 export interface SmpOptions {
@@ -128,16 +135,31 @@ export async function buildApp(options: AppOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
-  const changes = changeSignal(options.db, { onListenerError: (error) => app.log.error({ err: error }, 'a change listener failed') });
-  app.decorate('changes', changes);
-  app.decorate('db', catchingUpAfterWrites(options.db, changes));
-  app.decorate('credentials', credentialVerifier(options.db, { throttle: options.loginThrottle, hashing: options.hashing }));
+  const onListenerError = (error: unknown) => app.log.error({ err: error }, 'a change listener failed');
+  const changes = changeSignal(options.db, { onListenerError });
+  const primary = { db: catchingUpAfterWrites(options.db, changes), catalogue: following(new CatalogueCache(options.db), changes), changes };
+  // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
+  const replication = options.standbys?.length ? new Replication(options.db, changes, options.standbys, replicationOptions(app, options.replication)) : undefined;
+  const reads = replication ? standbyView(replication, primary) : primary;
+  const views = replication && viewsByRequest(primary, reads, replication);
+  const served = views?.served ?? primary;
+  app.decorate('changes', served.changes);
+  app.decorate('db', served.db);
+  app.decorate('catalogue', served.catalogue);
+  app.decorate('replication', replication);
+  app.decorate('credentials', credentialVerifier(replication?.primaryFirst ?? options.db, { throttle: options.loginThrottle, hashing: options.hashing }));
   changes.subscribe((notice) => app.credentials.onChange(notice));
-  app.decorate('catalogue', new CatalogueCache(options.db));
-  changes.subscribe((notice) => app.catalogue.onChange(notice));
+  changes.onReset(() => app.credentials.forgetAll());
   const smpCache = options.smp?.cache;
-  if (smpCache) changes.subscribe((notice) => smpCache.onChange(notice));
-  if (options.followChanges !== false) app.addHook('onReady', () => changes.start());
+  if (smpCache) {
+    reads.changes.subscribe((notice) => smpCache.onChange(notice));
+    reads.changes.onReset(() => smpCache.clear());
+  }
+  if (options.followChanges !== false) {
+    app.addHook('onReady', () => changes.start());
+    if (replication) app.addHook('onReady', () => replication.start());
+  }
+  if (replication) app.addHook('onClose', () => replication.stop());
   app.addHook('onClose', () => changes.stop());
   if (options.followChanges !== false) {
     const expiry = expirySweeper(app.db, (error) => app.log.error({ err: error }, 'expiring participants failed; retried at the next sweep'));
@@ -160,7 +182,7 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onClose', () => delivery.stop());
   }
 
-  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db)));
+  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db), replication && (() => replication.status())));
   await app.register(requestId);
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
@@ -170,6 +192,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(authentication, { credentials: app.credentials });
   await app.register(mediaTypes);
   await app.register(requestHygiene);
+  if (views) await app.register(readRouting, { runReads: views.runReads });
   // Before the resources: the description is built from the routes registered after it.
   await app.register(openapi);
 
@@ -188,7 +211,7 @@ export async function buildApp(options: AppOptions) {
     prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,
   });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
-  const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, smpKeys, app.log);
+  const smpOptions = await smpRoutesOptions(reads.db, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
   // Without a cache nothing is kept, so there is nothing to answer early.
@@ -209,6 +232,19 @@ async function smpRoutesOptions(db: Database, options: SmpOptions, keys: SmpKeys
   });
   const publisher = new SmpPublisher({ db, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
   return { publisher };
+}
+
+/** The replication's settings, its changes and failures said in the application's log. */
+function replicationOptions(app: FastifyInstance, options: AppOptions['replication']): ReplicationOptions {
+  return {
+    ...options,
+    onStateChange: (standby) => {
+      const line = { standby: standby.name, state: standby.state, lagSeconds: standby.lagSeconds };
+      if (standby.state === 'in rotation') app.log.info(line, `standby ${standby.name} in rotation: reads go to it`);
+      else app.log.warn(line, `standby ${standby.name} ${standby.state}: out of rotation until it is back`);
+    },
+    onError: (error) => app.log.warn({ err: error }, 'checking a standby failed'),
+  };
 }
 
 function openConnections(server: Server): Promise<number> {
