@@ -67,8 +67,8 @@ function prepareOrExit(db: Database, config: Config) {
 }
 
 async function serve(config: Config): Promise<void> {
+  const standbys = standbysOrExit(config);
   const db = await openDatabaseExclusively(config, 'the registry server').catch(exitOn(DataDirectoryInUseError, ConnectionStringError));
-  const standbys = await standbysOrExit(db, config);
   const closeDatabases = () => Promise.all([db, ...standbys.map((standby) => standby.db)].map((open) => open.close()));
   // A worker's primary has already made the first start.
   const setup = cluster.isWorker ? undefined : await prepareOrExit(db, config);
@@ -125,12 +125,11 @@ async function serve(config: Config): Promise<void> {
   }
 }
 
-/** The hot standbys of DATABASE_READ_URLS; settings it refuses end the process with their message alone. */
-async function standbysOrExit(db: Database, config: Config) {
+/** The hot standbys of DATABASE_READ_URLS (no connection yet); settings it refuses end the process with their message alone. */
+function standbysOrExit(config: Config) {
   try {
     return openStandbys(config);
   } catch (error) {
-    await db.close();
     return exitOn(ConnectionStringError)(error);
   }
 }

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
@@ -7,7 +9,9 @@ import { openPostgres } from '../src/db/postgres.js';
 import { buildManagementServer } from '../src/operations/management.js';
 import { checkedKey, SmpKeys } from '../src/smp/keys.js';
 import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
+import { ConnectionStringError, connectionTargets, hostOf } from '../src/db/primary-host.js';
 import { startTcpProxy, type TcpProxy } from './reliability/harness/tcp-proxy.js';
+import { runServerToEnd } from './helpers/entry-point.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, asAdmin, expectStatus } from './helpers/administration.js';
 import { processForm } from './helpers/catalogue.js';
@@ -39,6 +43,34 @@ async function otherInstance(cluster: TestCluster, standbyUrl: string, maxLagMs:
     },
   };
 }
+
+describe('the settings of a primary and its standbys', () => {
+  it('takes a DATABASE_URL of several hosts as one connection string per host, the first that takes writes with target_session_attrs=read-write', () => {
+    expect(connectionTargets('postgres://app:secret@db1:5432,[::1]:5433/registry?sslmode=require&target_session_attrs=read-write')).toEqual({
+      urls: ['postgres://app:secret@db1:5432/registry?sslmode=require', 'postgres://app:secret@[::1]:5433/registry?sslmode=require'],
+      writable: true,
+    });
+    expect(connectionTargets('postgresql://db1,db2/registry').urls).toEqual(['postgresql://db1/registry', 'postgresql://db2/registry']);
+    expect(connectionTargets('postgres://app@db1/registry?target_session_attrs=primary').writable).toBe(true);
+    const single = 'postgres://app:secret@db1:5432/registry?application_name=x';
+    expect(connectionTargets(single)).toEqual({ urls: [single], writable: false });
+  });
+
+  it('refuses a target_session_attrs it does not implement, saying which it takes', () => {
+    expect(() => connectionTargets('postgres://db1,db2/registry?target_session_attrs=prefer-standby')).toThrow(ConnectionStringError);
+    expect(() => connectionTargets('postgres://db1,db2/registry?target_session_attrs=prefer-standby')).toThrow(/read-write/);
+  });
+
+  it('names a server by its host and database, never by its credentials', () => {
+    expect(hostOf('postgres://app:secret@standby-1.example:5432/registry?sslmode=require')).toBe('standby-1.example:5432/registry');
+  });
+
+  it('refuses standbys without a PostgreSQL primary at start, in one line', async () => {
+    const finished = await runServerToEnd({ DATABASE_READ_URLS: 'postgres://127.0.0.1:1/registry', REGISTRY_DATA_DIR: join(tmpdir(), `registry-standbys-${process.pid}`) });
+    expect(finished.code).toBe(1);
+    expect(finished.stderr.trim()).toBe('DATABASE_READ_URLS names hot standbys of a PostgreSQL primary: set DATABASE_URL to that primary (the embedded database has no standbys)');
+  });
+});
 
 describe.runIf(testDatabaseKind === 'postgres')('reads from a hot standby (DATABASE_READ_URLS)', () => {
   let cluster: TestCluster;
