@@ -112,3 +112,39 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     expect(again.some((row) => cut.some((old) => old.pid === row.pid))).toBe(false);
   });
 });
+
+describe('the change signal after a failover that lost the last entries it told', () => {
+  it('tells a reset when another entry holds a position it told, then goes on from the new log\'s end', async () => {
+    const signal = changeSignal(t.db, { pollMs: 60_000 });
+    const heard: string[] = [];
+    let resets = 0;
+    signal.subscribe((notice) => heard.push(notice.identifier));
+    signal.onReset(() => (resets += 1));
+    await signal.start();
+    const append = (identifier: string) => t.db.transaction((tx) =>
+      appendChange(tx, SYSTEM_ACTOR, { resource: 'capability', identifier, operation: 'create', before: null, after: null }));
+    try {
+      const lost = unique('lost');
+      await append(lost);
+      await signal.catchUp();
+      expect(heard).toEqual([lost]);
+      // The promoted standby had not received that entry: its log ends before it, and its next change takes its position.
+      await t.db.transaction(async (tx) => {
+        await tx.query('DELETE FROM change_log WHERE identifier = $1', [lost]);
+        await tx.query('UPDATE change_log_position SET seq = seq - 1');
+      });
+      const taken = unique('taken');
+      await append(taken);
+      await signal.catchUp();
+      expect(resets).toBe(1);
+      expect(heard, 'what the reset covers is not told as a change').toEqual([lost]);
+      const after = unique('after');
+      await append(after);
+      await signal.catchUp();
+      expect(heard).toEqual([lost, after]);
+      expect(resets).toBe(1);
+    } finally {
+      await signal.stop();
+    }
+  });
+});

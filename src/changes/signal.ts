@@ -70,11 +70,18 @@ export interface ChangeSignalOptions {
   onListenerError?: (error: unknown) => void;
 }
 
-/** A read of the log: its last position and the entry at the signal's (`told`, its id), and one entry after it (null when none). */
+/**
+ * The mark of the entry at a position: its id and the time of its transaction. A new primary after a failover that
+ * lost entries may give a new entry a lost one's position, and even its id (a sequence's advance can be lost too),
+ * never both with its time.
+ */
+const markOf = (entry: string) => `${entry}.id || ':' || extract(epoch FROM ${entry}.changed_at)`;
+
+/** A read of the log: its last position, the mark of the entry at the signal's (`told`), and one entry after it (null when none). */
 interface ReadRow extends Omit<ChangeNotice, 'seq'> {
   last: number;
-  told: number | null;
-  id: number;
+  told: string | null;
+  mark: string;
   seq: number | null;
 }
 
@@ -82,16 +89,16 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   const listeners = new Set<ChangeListener>();
   const resetListeners = new Set<() => void>();
   let position = 0;
-  /** The id of the entry at `position`: another entry there means the log was replaced under the signal (a failover). */
-  let toldId: number | null = null;
+  /** The mark of the entry at `position`: another entry there means the log was replaced under the signal (a failover). */
+  let toldMark: string | null = null;
   let started = false;
   let stopListening: (() => Promise<void>) | undefined;
   let poll: NodeJS.Timeout | undefined;
 
   /** The entries after the position, with the log's last position and the entry at ours, from one snapshot. */
   const readAfterPosition = () => db.query<ReadRow>(
-    `SELECT p.seq AS last, (SELECT t.id FROM change_log t WHERE t.seq = $1 AND $1 > 0) AS told,
-            c.id, c.seq, c.resource, c.identifier, c.operation, c.user_id AS "userId", c.acting_provider_id AS "actingProviderId"
+    `SELECT p.seq AS last, (SELECT ${markOf('t')} FROM change_log t WHERE t.seq = $1 AND $1 > 0) AS told, ${markOf('c')} AS mark,
+            c.seq, c.resource, c.identifier, c.operation, c.user_id AS "userId", c.acting_provider_id AS "actingProviderId"
        FROM change_log_position p
        LEFT JOIN LATERAL (SELECT * FROM change_log WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true`,
     [position, BATCH],
@@ -102,16 +109,16 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
       const rows = await readAfterPosition();
       const [first] = rows;
       if (!first) return;
-      if (first.last < position || (toldId !== null && first.told !== toldId)) {
+      if (first.last < position || (toldMark !== null && first.told !== toldMark)) {
         replaced(first.last);
         continue;
       }
-      toldId = first.told;
+      toldMark = first.told;
       let told = 0;
-      for (const { last: _last, told: _told, id, seq, ...notice } of rows) {
+      for (const { last: _last, told: _told, mark, seq, ...notice } of rows) {
         if (seq === null) continue;
         position = seq;
-        toldId = id;
+        toldMark = mark;
         told += 1;
         tell({ seq, ...notice });
       }
@@ -122,7 +129,7 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   /** Starts again from the log's end as it is now, and tells that anything heard before may be stale. */
   function replaced(last: number): void {
     position = last;
-    toldId = null;
+    toldMark = null;
     for (const listener of resetListeners) {
       try {
         listener();
@@ -168,11 +175,11 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
       if (started) return;
       // What committed before the start is in no cache yet: the listeners hear what follows.
       if (!options.standby) await numberChanges(db);
-      const [row] = await db.query<{ seq: number; id: number | null }>(
-        'SELECT p.seq, (SELECT c.id FROM change_log c WHERE c.seq = p.seq) AS id FROM change_log_position p',
+      const [row] = await db.query<{ seq: number; mark: string | null }>(
+        `SELECT p.seq, (SELECT ${markOf('c')} FROM change_log c WHERE c.seq = p.seq) AS mark FROM change_log_position p`,
       );
       position = row?.seq ?? 0;
-      toldId = row?.id ?? null;
+      toldMark = row?.mark ?? null;
       started = true;
       if (options.standby) return;
       stopListening = await db.listen(CHANGES_CHANNEL, signalled);
