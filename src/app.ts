@@ -96,7 +96,7 @@ export interface AppOptions {
   changePageMaxBytes?: number;
   /** Hot standbys of `db` (DATABASE_READ_URLS), opened and closed by the caller: the standby routes read from them. */
   standbys?: readonly StandbyDatabase[];
-  replication?: Omit<ReplicationOptions, 'onStateChange' | 'onError'>;
+  replication?: Pick<ReplicationOptions, 'maxLagMs' | 'checkMs'>;
 }
 
 export interface SmpOptions {
@@ -139,7 +139,9 @@ export async function buildApp(options: AppOptions) {
   const changes = changeSignal(options.db, { onListenerError });
   const primary = { db: catchingUpAfterWrites(options.db, changes), catalogue: following(new CatalogueCache(options.db), changes), changes };
   // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
-  const replication = options.standbys?.length ? new Replication(options.db, changes, options.standbys, replicationOptions(app, options.replication)) : undefined;
+  const replication = options.standbys?.length
+    ? new Replication(options.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
+    : undefined;
   const reads = replication ? standbyView(replication, primary) : primary;
   const views = replication && viewsByRequest(primary, reads, replication);
   const served = views?.served ?? primary;
@@ -234,14 +236,14 @@ async function smpRoutesOptions(db: Database, options: SmpOptions, keys: SmpKeys
   return { publisher };
 }
 
-/** The replication's settings, its changes and failures said in the application's log. */
-function replicationOptions(app: FastifyInstance, options: AppOptions['replication']): ReplicationOptions {
+/** The standbys' changes of state and failed checks, said in the application's log. */
+function replicationLog(app: FastifyInstance): ReplicationOptions {
   return {
-    ...options,
-    onStateChange: (standby) => {
-      const line = { standby: standby.name, state: standby.state, lagSeconds: standby.lagSeconds };
-      if (standby.state === 'in rotation') app.log.info(line, `standby ${standby.name} in rotation: reads go to it`);
-      else app.log.warn(line, `standby ${standby.name} ${standby.state}: out of rotation until it is back`);
+    onStateChange: ({ name, state, lagSeconds, reading }) => {
+      const line = { standby: name, state, lagSeconds, reading };
+      // Out of rotation a standby still takes the reads while the primary does not answer (`reading`).
+      if (state === 'in rotation') app.log.info(line, `standby ${name} in rotation`);
+      else app.log.warn(line, `standby ${name} ${state}: out of rotation until it is back`);
     },
     onError: (error) => app.log.warn({ err: error }, 'checking a standby failed'),
   };

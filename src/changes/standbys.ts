@@ -19,7 +19,10 @@ export interface ReplicationOptions {
   checkMs?: number;
   /** A standby changed state (into or out of rotation, promoted, unreachable): for the log. */
   onStateChange?: (standby: StandbyStatus) => void;
+  /** A check of a standby failed otherwise than by not answering (a standby not yet migrated, say). */
   onError?: (error: unknown) => void;
+  /** A listener of the reads' change signal threw; the others still heard the change. */
+  onListenerError?: (error: unknown) => void;
 }
 
 export type StandbyState = 'in rotation' | 'lagging' | 'unreachable' | 'promoted';
@@ -106,6 +109,7 @@ export class Replication {
   private primaryAnswers = true;
   private running = false;
   private timer: NodeJS.Timeout | undefined;
+  private checking: Promise<void> = Promise.resolve();
   /** The log the reads' caches follow: the chosen standby's, or the primary's when none is chosen. */
   readonly changes: ReadSignal;
   /** The database the standby routes read from: the chosen standby, else the primary; writes always go to the primary. */
@@ -114,8 +118,8 @@ export class Replication {
   constructor(private readonly primary: Database, private readonly primarySignal: ChangeSignal, standbys: readonly StandbyDatabase[], private readonly options: ReplicationOptions = {}) {
     this.maxLagMs = options.maxLagMs ?? 5000;
     this.checkMs = options.checkMs ?? 1000;
-    this.followers = standbys.map((standby) => new Follower(standby, options.onError));
-    this.changes = new ReadSignal(primarySignal, options.onError);
+    this.followers = standbys.map((standby) => new Follower(standby, options.onListenerError));
+    this.changes = new ReadSignal(primarySignal, options.onListenerError);
     for (const follower of this.followers) this.changes.follow(follower.signal);
     this.db = this.readingDatabase();
     primarySignal.subscribe((notice) => this.heardOnPrimary(notice));
@@ -129,6 +133,7 @@ export class Replication {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
+    await this.checking;
     await Promise.all(this.followers.map((follower) => follower.signal.stop()));
   }
 
@@ -218,14 +223,15 @@ export class Replication {
   }
 
   /** Asks the primary and every standby whether they answer, reads the standbys' logs, and chooses again; then waits. */
-  private async check(): Promise<void> {
-    await Promise.all([this.checkPrimary(), ...this.followers.map((follower) => this.checkFollower(follower))]);
-    this.forgetShownWrites();
-    this.evaluate();
-    if (this.running) {
+  private check(): Promise<void> {
+    this.checking = Promise.all([this.checkPrimary(), ...this.followers.map((follower) => this.checkFollower(follower))]).then(() => {
+      this.forgetShownWrites();
+      this.evaluate();
+      if (!this.running) return;
       this.timer = setTimeout(() => void this.check(), this.checkMs);
       this.timer.unref();
-    }
+    });
+    return this.checking;
   }
 
   private async checkPrimary(): Promise<void> {
@@ -262,19 +268,21 @@ export class Replication {
     return this.lagMs(follower) > this.maxLagMs ? 'lagging' : 'in rotation';
   }
 
-  /** Chooses the standby the reads go to, says what changed, and moves the reads' caches to its log. */
+  /** Chooses the standby the reads go to, moves the reads' caches to its log, and says which standbys changed state. */
   private evaluate(): void {
-    for (const follower of this.followers) {
+    const changed = this.followers.filter((follower) => {
       const state = this.stateOf(follower);
-      if (state === follower.state) continue;
+      if (state === follower.state) return false;
       follower.state = state;
-      this.options.onStateChange?.(this.statusOf(follower));
-    }
+      return true;
+    });
     const inRotation = this.followers.find((follower) => follower.state === 'in rotation');
     const next = this.primaryAnswers ? inRotation : (inRotation ?? this.freshestAnswering());
-    if (next === this.chosen) return;
-    this.chosen = next;
-    this.changes.switchTo(next?.signal ?? this.primarySignal);
+    if (next !== this.chosen) {
+      this.chosen = next;
+      this.changes.switchTo(next?.signal ?? this.primarySignal);
+    }
+    for (const follower of changed) this.options.onStateChange?.(this.statusOf(follower));
   }
 
   /** Of the standbys that answer (promoted ones too), the one whose log shows the most. */
