@@ -34,6 +34,17 @@ declare module 'fastify' {
 
 const CHANGES_CHANNEL = 'registry_changes';
 
+/** Calls every listener with `argument`; one that throws (said to `onError`) does not keep the others from hearing. */
+export function tellEach<A>(listeners: Iterable<(argument: A) => void>, argument: A, onError?: (error: unknown) => void): void {
+  for (const listener of listeners) {
+    try {
+      listener(argument);
+    } catch (error) {
+      onError?.(error);
+    }
+  }
+}
+
 /**
  * Runs `work` one call at a time; a call while one runs asks for one more run after it, never more (calls
  * meanwhile share that run). Resolves when a run that started after the call has finished.
@@ -130,24 +141,10 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   function replaced(last: number): void {
     position = last;
     toldMark = null;
-    for (const listener of resetListeners) {
-      try {
-        listener();
-      } catch (error) {
-        options.onListenerError?.(error);
-      }
-    }
+    tellEach(resetListeners, undefined, options.onListenerError);
   }
 
-  function tell(notice: ChangeNotice): void {
-    for (const listener of listeners) {
-      try {
-        listener(notice);
-      } catch (error) {
-        options.onListenerError?.(error);
-      }
-    }
-  }
+  const tell = (notice: ChangeNotice) => tellEach(listeners, notice, options.onListenerError);
 
   // Reads run one after the other; a signal during a read asks for one more read after it, never more.
   const read = coalesced(readNew);

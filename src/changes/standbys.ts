@@ -4,7 +4,7 @@ import { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { contextual } from '../core/contextual.js';
 import { isDatabaseUnreachable, type Database, type Queryable } from '../db/database.js';
 import type { ChangeNotice } from '../db/change-log.js';
-import { changeSignal, type ChangeSignal } from './signal.js';
+import { changeSignal, tellEach, type ChangeSignal } from './signal.js';
 
 /** A hot standby of the primary the registry reads from (DATABASE_READ_URLS), named as status and metrics show it. */
 export interface StandbyDatabase {
@@ -364,7 +364,7 @@ class ReadSignal implements ChangeSignal {
   /** Passes on what `signal` tells while it is the source. */
   follow(signal: ChangeSignal): void {
     signal.subscribe((notice) => {
-      if (this.source === signal) this.tell(this.listeners, notice);
+      if (this.source === signal) tellEach(this.listeners, notice, this.onListenerError);
     });
     signal.onReset(() => {
       if (this.source === signal) this.reset();
@@ -400,18 +400,7 @@ class ReadSignal implements ChangeSignal {
   async stop(): Promise<void> {}
 
   private reset(): void {
-    this.tell(this.resetListeners, undefined);
-  }
-
-  /** Calls every listener; one that throws does not keep the others from hearing. */
-  private tell<A>(listeners: Iterable<(argument: A) => void>, argument: A): void {
-    for (const listener of listeners) {
-      try {
-        listener(argument);
-      } catch (error) {
-        this.onListenerError?.(error);
-      }
-    }
+    tellEach(this.resetListeners, undefined, this.onListenerError);
   }
 }
 
