@@ -1,27 +1,21 @@
 /**
- * The benchmark's own PostgreSQL cluster: the machine's PostgreSQL binaries, `initdb` into a temporary directory,
- * a port of its own and memory sized for the data set, so that results do not depend on a shared server's
- * defaults. Durability stays as in production (fsync and synchronous_commit on).
+ * The benchmark's own PostgreSQL cluster: the machine's PostgreSQL binaries (dev/local-cluster.ts), `initdb` into a
+ * temporary directory, a port of its own and memory sized for the data set, so that results do not depend on a shared
+ * server's defaults. Durability stays as in production (fsync and synchronous_commit on). With `--standby`, a streaming
+ * hot standby beside it, for the configuration whose public reads go to a standby.
  */
-import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { serverBinaries, startPrimary, startStandby, type LocalServer } from '../dev/local-cluster.js';
 
 export interface Cluster {
   adminUrl: string;
   settings: Record<string, string>;
   version: string;
+  /**
+   * Starts a streaming hot standby of the cluster with the same settings (a base backup: made after the data set, it
+   * copies it) and resolves to its server; it stops with the cluster.
+   */
+  addStandby(): Promise<LocalServer>;
   stop(): void;
-}
-
-/** The newest PostgreSQL server binaries of the machine (Debian keeps them under /usr/lib/postgresql/<major>/bin). */
-function serverBinaries(): { dir: string; version: string } {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const version = versions.find((v) => existsSync(join(root, v, 'bin/initdb')));
-  if (!version) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql: install postgresql, or pass --database-url');
-  return { dir: join(root, version, 'bin'), version };
 }
 
 /**
@@ -48,47 +42,25 @@ export function clusterSettings(participants: number): Record<string, string> {
   };
 }
 
-/** `command args` as the `postgres` user when running as root (PostgreSQL refuses to run as root). */
-function asServerUser(command: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-}
-
-function run(command: string, args: string[]): void {
-  const [file, argv] = asServerUser(command, args);
-  execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/** Creates and starts the cluster on `port`; `stop()` stops it and removes its directory (also on exit). */
-export function startCluster(participants: number, port: number): Cluster {
-  const { dir: bin, version } = serverBinaries();
-  const dataDir = mkdtempSync(join(tmpdir(), 'registry-bench-pg-'));
-  if (process.getuid?.() === 0) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
-    chownSync(dataDir, uid, gid);
-  }
+/** Creates and starts the cluster; `stop()` stops it and its standby and removes their directories (also on exit). */
+export async function startCluster(participants: number): Promise<Cluster> {
   const settings = clusterSettings(participants);
-  let stopped = false;
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      run(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
-    } catch {
-      // Not started, or already gone: the directory is removed either way.
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  process.once('exit', stop);
+  const standbys: LocalServer[] = [];
+  let primary: LocalServer;
   try {
-    run(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
-    const options = [`-p ${port}`, `-k ${dataDir}`, "-c listen_addresses='127.0.0.1'",
-      ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
-    run(join(bin, 'pg_ctl'), ['-D', dataDir, '-o', options, '-l', join(dataDir, 'server.log'), '-w', 'start']);
+    primary = await startPrimary({ settings });
   } catch (error) {
-    stop();
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-    throw new Error(`could not start the benchmark's PostgreSQL cluster: ${stderr.slice(0, 1000)}`, { cause: error });
+    throw new Error(`could not start the benchmark's PostgreSQL cluster (or pass --database-url): ${(error as Error).message}`, { cause: error });
   }
-  return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, settings, version, stop };
+  return {
+    adminUrl: primary.url(),
+    settings,
+    version: serverBinaries().version,
+    async addStandby() {
+      const standby = await startStandby(primary, { settings });
+      standbys.push(standby);
+      return standby;
+    },
+    stop: () => [...standbys, primary].forEach((server) => server.stop()),
+  };
 }

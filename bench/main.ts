@@ -46,6 +46,8 @@ const { values: args } = parseArgs({
     label: { type: 'string', default: '' },
     /** REGISTRY_WORKERS of the service, one configuration per value: `1,2` compares one and two processes. */
     workers: { type: 'string', default: '1' },
+    /** PostgreSQL's own cluster: after the primary-only configurations, the same again with a streaming hot standby taking the public reads. */
+    standby: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
   },
@@ -236,7 +238,8 @@ async function measureStream(run: Run): Promise<Result> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function startService(store: Store, workers: number, label: string, smpEnv: Record<string, string>): Promise<RunningProcess> {
+async function startService(store: Store, workers: number, label: string, smpEnv: Record<string, string>): Promise<RunningProcess & { managementUrl: string }> {
+  const managementPort = await freePort();
   const port = await freePort();
   const serviceLog = join(tmpdir(), `registry-bench-${stamp}-${label.replace(/\W+/g, '-')}-service.log`);
   const service = await startProcess([...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
@@ -245,16 +248,25 @@ async function startService(store: Store, workers: number, label: string, smpEnv
     // Every user of the load signs in from this one address: their checks (the warm-up's, a minute's cache misses)
     // must not meet the per-address bound meant for one client.
     LOGIN_CHECKS_PER_ADDRESS: '1000',
-    MANAGEMENT_PORT: String(await freePort()), ...smpEnv,
+    MANAGEMENT_PORT: String(managementPort), ...smpEnv,
   }, port, serviceLog, '/rest/api/processes');
   log(`${label}: service pid ${service.pid} on ${service.url}, log ${serviceLog}`);
-  return service;
+  return { ...service, managementUrl: `http://127.0.0.1:${managementPort}` };
 }
 
-/** Every selected scenario against the service started on the store with REGISTRY_WORKERS=`workers`. */
-async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, workers: number, smpEnv: Record<string, string>): Promise<ConfigurationReport> {
-  const label = `${run.store.kind} ×${workers}`;
-  const service = await startService(run.store, workers, label, smpEnv);
+/** The queries the standby answered, by the service's metrics (`db_standby_reads_total`; one worker's with several). */
+async function standbyReads(service: { managementUrl: string }): Promise<number> {
+  const metrics = await (await fetch(`${service.managementUrl}/metrics`)).text();
+  return [...metrics.matchAll(/^db_standby_reads_total\{[^}]*\} (\d+)/gm)].reduce((total, match) => total + Number(match[1]), 0);
+}
+
+/**
+ * Every selected scenario against the service started on the store with REGISTRY_WORKERS=`workers`; with `standbyUrl`,
+ * its standby routes read from that streaming hot standby (DATABASE_READ_URLS).
+ */
+async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, workers: number, smpEnv: Record<string, string>, standbyUrl?: string): Promise<ConfigurationReport> {
+  const label = `${run.store.kind} ×${workers}${standbyUrl ? ' +standby' : ''}`;
+  const service = await startService(run.store, workers, label, { ...smpEnv, ...(standbyUrl ? { DATABASE_READ_URLS: standbyUrl } : {}) });
   try {
     const withService = { ...run, service, workers };
     await sleep(2000);
@@ -269,7 +281,8 @@ async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, worke
     // What the process keeps for good: the signing threads end once idle for their time.
     await sleep(SIGNING_THREAD_IDLE_MS);
     const memory = { restAtStartMiB, restAtEndMiB, restAfterIdleMiB: rssMiB(service.pid) };
-    return { label, database: run.store.kind, workers, participants: run.store.data.participants, memory, results };
+    const standby = standbyUrl ? { reads: await standbyReads(service) } : undefined;
+    return { label, database: run.store.kind, workers, participants: run.store.data.participants, memory, results, standby };
   } finally {
     await service.stop();
   }
@@ -304,6 +317,7 @@ async function measureDatabase(kind: DatabaseKind, report: Report, ceilingServer
       }
       report.configurations.push(await measureConfiguration(run, workers, smp.env));
     }
+    if (args.standby) await measureWithStandby(run, report, smp.env);
     // Last, with the service stopped (on the embedded database it owns the data directory).
     const imported = options.selected.has('import')
       ? await timeImport({ ...store.data, database: store.data.databaseEnv }, Number(args['import-lines'] ?? Math.ceil(store.data.participants / 10)), log) : undefined;
@@ -313,6 +327,17 @@ async function measureDatabase(kind: DatabaseKind, report: Report, ceilingServer
     await close();
     await store.remove();
   }
+}
+
+/** `--standby`: every worker configuration again, the public reads on a streaming hot standby made now (after them). */
+async function measureWithStandby(run: Omit<Run, 'service' | 'workers'>, report: Report, smpEnv: Record<string, string>): Promise<void> {
+  if (!run.store.addStandby) {
+    report.skipped.push(`${run.store.kind}: no standby configuration: --standby needs the benchmark's own PostgreSQL cluster (not --database-url, not the embedded database).`);
+    return;
+  }
+  log(`${run.store.kind}: starting a streaming hot standby (pg_basebackup of the data set)`);
+  const standbyUrl = await run.store.addStandby();
+  for (const workers of options.workerCounts) report.configurations.push(await measureConfiguration(run, workers, smpEnv, standbyUrl));
 }
 
 function replayNote(): string[] {

@@ -49,6 +49,8 @@ export interface ConfigurationReport {
   participants: number;
   memory: { restAtStartMiB: number; restAtEndMiB: number; restAfterIdleMiB: number };
   results: Result[];
+  /** `--standby`: the standby routes read from a streaming hot standby; the queries it answered. */
+  standby?: { reads: number };
 }
 
 export interface Report {
@@ -107,10 +109,29 @@ function configurationNote(configuration: ConfigurationReport): string {
     + `${configuration.workers > 1 ? ' (the primary process only)' : ''}.`;
 }
 
+/**
+ * Each configuration with a standby beside the same one without: its rate per scenario as a share of the other's, so a
+ * read served by the standby can be seen to cost no more than one served by the primary.
+ */
+function standbyNotes(report: Report): string[] {
+  return report.configurations.flatMap((withStandby) => {
+    const alone = withStandby.standby && report.configurations.find((c) => !c.standby && c.database === withStandby.database && c.workers === withStandby.workers);
+    if (!alone || !withStandby.standby) return [];
+    const shares = withStandby.results.flatMap((r) => {
+      const other = alone.results.find((o) => o.id === r.id);
+      return other ? [`${r.id} ${percent(r.service.perSecond / other.service.perSecond)}`] : [];
+    });
+    return [`${withStandby.label} against ${alone.label} (rate with the standby as a share of the rate without; the standby answered `
+      + `${count(withStandby.standby.reads)} queries of the standby routes: SMP lookups, catalogue, organization processes, participant finds and the stream, `
+      + `audit and feed): ${shares.join(', ')}.`];
+  });
+}
+
 function notes(report: Report): string[] {
   return [
     ...report.datasets.flatMap(datasetNotes),
     ...report.configurations.map(configurationNote),
+    ...standbyNotes(report),
     'Ceilings are measured once per data set, with its first configuration; the rows of its other configurations repeat them.',
     ...(report.datasets.some((d) => d.database === 'embedded') ? ['The embedded database has no pgbench ceiling (-): its rows compare with the HTTP ceiling only.'] : []),
     ...report.skipped,

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster } from './cluster.js';
 import { buildDataset, buildEmbeddedDataset, dropDatabase, type Dataset } from './dataset.js';
-import { freePort } from './service.js';
 
 export type DatabaseKind = 'postgres' | 'embedded';
 export const DATABASE_KINDS: readonly DatabaseKind[] = ['postgres', 'embedded'];
@@ -21,6 +20,11 @@ export interface Store {
   server: { server: string; settings?: Record<string, string> };
   /** Drops the database or removes the directory (unless kept), and stops the benchmark's own cluster. */
   remove(): Promise<void>;
+  /**
+   * Starts a streaming hot standby of the benchmark's own cluster and resolves to the data set's connection string on
+   * it (DATABASE_READ_URLS); absent on `--database-url`'s server and the embedded database.
+   */
+  addStandby?(): Promise<string>;
 }
 
 export interface StoreOptions {
@@ -34,17 +38,20 @@ export interface StoreOptions {
 /** The server the data set goes to: `databaseUrl`'s, else a cluster of the benchmark's own sized for it. */
 async function postgresServer(databaseUrl: string | undefined, participants: number, log: (message: string) => void) {
   if (databaseUrl) return { adminUrl: databaseUrl, server: { server: databaseUrl.replace(/\/\/[^@]*@/, '//') }, stop: () => {} };
-  const cluster = startCluster(participants, await freePort());
+  const cluster = await startCluster(participants);
   process.once('SIGINT', () => {
     cluster.stop();
     process.exit(130);
   });
   log(`own PostgreSQL ${cluster.version} cluster: ${JSON.stringify(cluster.settings)}`);
-  return { adminUrl: cluster.adminUrl, server: { server: `own cluster, PostgreSQL ${cluster.version}`, settings: cluster.settings }, stop: cluster.stop };
+  return {
+    adminUrl: cluster.adminUrl, server: { server: `own cluster, PostgreSQL ${cluster.version}`, settings: cluster.settings }, stop: cluster.stop,
+    addStandby: cluster.addStandby,
+  };
 }
 
 export async function postgresStore(options: StoreOptions & { databaseUrl?: string; loadWorkers: number }): Promise<Store> {
-  const { adminUrl, server, stop } = await postgresServer(options.databaseUrl, options.participants, options.log);
+  const { adminUrl, server, stop, addStandby } = await postgresServer(options.databaseUrl, options.participants, options.log);
   try {
     options.log(`building ${options.participants} participants in PostgreSQL`);
     const data = await buildDataset({ ...options, adminUrl, workers: options.loadWorkers });
@@ -52,6 +59,7 @@ export async function postgresStore(options: StoreOptions & { databaseUrl?: stri
     const keep = options.keep && options.databaseUrl !== undefined;
     return {
       kind: 'postgres', data, databaseUrl: data.databaseUrl, server,
+      ...(addStandby ? { addStandby: async () => (await addStandby()).url(data.databaseName) } : {}),
       async remove() {
         if (keep) options.log(`kept database ${data.databaseName}`);
         else await dropDatabase(adminUrl, data.databaseName);

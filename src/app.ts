@@ -1,8 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
+import { following, Replication, standbyView, viewsByRequest, type ReplicationOptions, type StandbyDatabase } from './changes/standbys.js';
+import readRouting from './http/read-routing.js';
 import type { Database } from './db/database.js';
 import { CatalogueCache } from './catalogue-cache/catalogue-cache.js';
 import accessPointProviders from './access-point-providers/routes.js';
@@ -62,6 +64,8 @@ declare module 'fastify' {
     metrics: Registry;
     /** The SML (BDMSL) client; undefined without `SML_URL`. */
     sml: SmlClient | undefined;
+    /** The hot standbys reads come from; undefined without any. */
+    replication: Replication | undefined;
   }
 }
 
@@ -97,6 +101,9 @@ export interface AppOptions {
   changePageMaxBytes?: number;
   /** CERTIFICATE_WARNING_DAYS: certificates expiring within as many days are logged (at start, then daily) and listed in the status; default 30. */
   certificateWarningDays?: number;
+  /** Hot standbys of `db` (DATABASE_READ_URLS), opened and closed by the caller: the standby routes read from them. */
+  standbys?: readonly StandbyDatabase[];
+  replication?: Pick<ReplicationOptions, 'maxLagMs' | 'checkMs'>;
 }
 
 export interface SmpOptions {
@@ -136,27 +143,49 @@ export async function buildApp(options: AppOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
-  const changes = changeSignal(options.db, { onListenerError: (error) => app.log.error({ err: error }, 'a change listener failed') });
-  app.decorate('changes', changes);
-  app.decorate('db', catchingUpAfterWrites(options.db, changes));
-  app.decorate('catalogue', new CatalogueCache(options.db));
-  changes.subscribe((notice) => app.catalogue.onChange(notice));
+  const onListenerError = (error: unknown) => app.log.error({ err: error }, 'a change listener failed');
+  const changes = changeSignal(options.db, { onListenerError });
+  const primary = { db: catchingUpAfterWrites(options.db, changes), catalogue: following(new CatalogueCache(options.db), changes), changes };
+  // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
+  const replication = options.standbys?.length
+    ? new Replication(options.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
+    : undefined;
+  const reads = replication ? standbyView(replication, primary) : primary;
+  const views = replication && viewsByRequest(primary, reads, replication);
+  const served = views?.served ?? primary;
+  app.decorate('changes', served.changes);
+  app.decorate('db', served.db);
+  app.decorate('catalogue', served.catalogue);
+  app.decorate('replication', replication);
   const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
   const certificates: CertificateSources = {
-    keys: smpKeys, clientCertificate: fixedClientCertificate(options.sml ?? options.directory), catalogue: app.catalogue,
+    keys: smpKeys, clientCertificate: fixedClientCertificate(options.sml ?? options.directory), catalogue: primary.catalogue,
   };
-  app.decorate('metrics', createMetrics(options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates)));
+  app.decorate('metrics', createMetrics(
+    options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates),
+    replication && (() => replication.status()),
+  ));
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
-  app.decorate('credentials', credentialVerifier(app.db, {
+  // Sign-in reads the primary while it answers (a standby through its loss); its locks are written on the primary.
+  const signIn = replication ? { ...primary.db, query: replication.primaryFirst.query } : primary.db;
+  app.decorate('credentials', credentialVerifier(signIn, {
     throttle: options.loginThrottle, hashing: options.hashing, events: app.securityEvents,
     onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; it holds in this process'),
   }));
   changes.subscribe((notice) => app.credentials.onChange(notice));
+  changes.onReset(() => app.credentials.forgetAll());
   // Every instance refuses the pairs locked anywhere: those in force at the start, then each from the change log.
   if (options.followChanges !== false) app.addHook('onReady', () => app.credentials.loadLocks());
   const smpCache = options.smp?.cache;
-  if (smpCache) changes.subscribe((notice) => smpCache.onChange(notice));
-  if (options.followChanges !== false) app.addHook('onReady', () => changes.start());
+  if (smpCache) {
+    reads.changes.subscribe((notice) => smpCache.onChange(notice));
+    reads.changes.onReset(() => smpCache.clear());
+  }
+  if (options.followChanges !== false) {
+    app.addHook('onReady', () => changes.start());
+    if (replication) app.addHook('onReady', () => replication.start());
+  }
+  if (replication) app.addHook('onClose', () => replication.stop());
   app.addHook('onClose', () => changes.stop());
   if (options.followChanges !== false) {
     const expiry = expirySweeper(app.db, (error) => app.log.error({ err: error }, 'expiring participants failed; retried at the next sweep'));
@@ -192,6 +221,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(authentication, { credentials: app.credentials });
   await app.register(mediaTypes);
   await app.register(requestHygiene);
+  if (views) await app.register(readRouting, { runReads: views.runReads });
   // Before the resources: the description is built from the routes registered after it.
   await app.register(openapi);
 
@@ -214,7 +244,7 @@ export async function buildApp(options: AppOptions) {
     prefix: '/rest/api', sources: certificates, sml: options.sml, directory: options.directory, publicUrl: options.smp?.publicUrl, warningDays, startedAt,
   });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
-  const smpOptions = await smpRoutesOptions(options.db, options.smp ?? {}, smpKeys, app.log);
+  const smpOptions = await smpRoutesOptions(reads.db, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
   // Without a cache nothing is kept, so there is nothing to answer early.
@@ -235,6 +265,19 @@ async function smpRoutesOptions(db: Database, options: SmpOptions, keys: SmpKeys
   });
   const publisher = new SmpPublisher({ db, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
   return { publisher };
+}
+
+/** The standbys' changes of state and failed checks, said in the application's log. */
+function replicationLog(app: FastifyInstance): ReplicationOptions {
+  return {
+    onStateChange: ({ name, state, lagSeconds, reading }) => {
+      const line = { standby: name, state, lagSeconds, reading };
+      // Out of rotation a standby still takes the reads while the primary does not answer (`reading`).
+      if (state === 'in rotation') app.log.info(line, `standby ${name} in rotation`);
+      else app.log.warn(line, `standby ${name} ${state}: out of rotation until it is back`);
+    },
+    onError: (error) => app.log.warn({ err: error }, 'checking a standby failed'),
+  };
 }
 
 function openConnections(server: Server): Promise<number> {

@@ -14,6 +14,10 @@ const ConfigSchema = Type.Object({
   /** How long a start (or a command) waits for a PostgreSQL server that does not answer yet, in seconds. */
   DATABASE_WAIT_SECONDS: Type.Integer({ default: 30, minimum: 0, maximum: 3600 }),
   REGISTRY_DATA_DIR: Type.String({ default: './data' }),
+  /** Hot standbys of DATABASE_URL's primary (connection strings, separated by commas or spaces): the public and long reads come from them. */
+  DATABASE_READ_URLS: Type.Optional(Type.String({ minLength: 1 })),
+  /** A standby whose replay is further behind the primary's change log than this takes no reads until it catches up. */
+  DATABASE_READ_MAX_LAG_SECONDS: Type.Number({ default: 5, exclusiveMinimum: 0 }),
   REGISTRY_ADMIN_USERNAME: Type.String({ default: 'admin', minLength: 1 }),
   REGISTRY_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 12 })),
   /** The demo set (providers, a SERVICE_PROVIDER user, participants); default: only on the embedded database. */

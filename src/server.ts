@@ -9,8 +9,9 @@ import { KeyFileError } from './core/private-key-file.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
-import { DatabaseStartError } from './db/open.js';
+import { DatabaseStartError, openStandbys } from './db/open.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
+import { ConnectionStringError } from './db/primary-host.js';
 import { bufferedStandardOutput, loggerOptions, processLogger, startFailureLog, type LogOutput } from './operations/logging.js';
 import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
@@ -20,7 +21,7 @@ import { buildManagementServer } from './operations/management.js';
 class ListenError extends Error {}
 
 /** What the operator must change before a start (a setting, a file, the database, a port): its message is all there is to say. */
-const OPERATOR_ERRORS = [ConfigError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, KeyFileError, FirstAdminError, ListenError];
+const OPERATOR_ERRORS = [ConfigError, ConnectionStringError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, KeyFileError, FirstAdminError, ListenError];
 
 /** How long the requests in flight at SIGTERM have to finish: the change feed's waiting polls are answered at once. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -98,10 +99,15 @@ function waitingFor(log: FastifyBaseLogger) {
 }
 
 async function serve(config: Config): Promise<void> {
+  const standbys = openStandbys(config);
   const logOutput = bufferedStandardOutput();
   const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(processLogger(config.LOG_LEVEL, logOutput)) });
+  const closeDatabases = () => Promise.all([db, ...standbys.map((standby) => standby.db)].map((open) => open.close()));
   // A worker's primary has already made the first start.
-  const setup = cluster.isWorker ? undefined : await prepareOrClose(db, config);
+  const setup = cluster.isWorker ? undefined : await prepare(db, config).catch(async (error: unknown) => {
+    await closeDatabases();
+    throw error;
+  });
   const sml = smlOptionsOf(config);
   const app = await buildApp({
     // The signed answers are kept: the change log tells the cache every committed change (app.ts).
@@ -120,20 +126,22 @@ async function serve(config: Config): Promise<void> {
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
     certificateWarningDays: config.CERTIFICATE_WARNING_DAYS,
+    standbys,
+    replication: { maxLagMs: config.DATABASE_READ_MAX_LAG_SECONDS * 1000 },
   }).catch(async (error: unknown) => {
-    await db.close();
+    await closeDatabases();
     throw error;
   });
   // Warnings only: probes and scrapes every few seconds would drown the API's request log.
   const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
-  const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog });
+  const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog, replication: app.replication });
 
   const stop = async () => {
     management.drain();
     // Stops accepting connections, answers the change feed's waiting polls at once and the requests in flight; then the database goes.
     await app.close();
     await management.server.close();
-    await db.close();
+    await closeDatabases();
   };
   closeWithGrace({
     delay: SHUTDOWN_GRACE_MS,

@@ -22,7 +22,11 @@ describe('the change signal of one instance', () => {
     try {
       const response = await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('heard') });
       const capability = expectStatus(response, 201);
-      expect(heard).toEqual([{ seq: t.app.changes.position, resource: 'capability', identifier: capability.identifier, operation: 'create' }]);
+      const [admin] = await t.db.query<{ id: string }>(`SELECT id FROM users WHERE username = 'admin'`);
+      // The writer too: read-your-writes routes its reads by it (src/changes/standbys.ts).
+      expect(heard).toEqual([{
+        seq: t.app.changes.position, resource: 'capability', identifier: capability.identifier, operation: 'create', userId: admin?.id, actingProviderId: null,
+      }]);
       const participant = await addParticipant(t.app, t.users.serviceProvider);
       expect(heard.at(-1)).toMatchObject({ resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create' });
       expect(heard.map((notice) => notice.seq)).toEqual([heard[0]?.seq, (heard[0]?.seq ?? 0) + 1]);
@@ -106,5 +110,41 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     const again = await t.db.query<{ pid: number }>(listeners, [name]);
     expect(again).toHaveLength(2);
     expect(again.some((row) => cut.some((old) => old.pid === row.pid))).toBe(false);
+  });
+});
+
+describe('the change signal after a failover that lost the last entries it told', () => {
+  it('tells a reset when another entry holds a position it told, then goes on from the new log\'s end', async () => {
+    const signal = changeSignal(t.db, { pollMs: 60_000 });
+    const heard: string[] = [];
+    let resets = 0;
+    signal.subscribe((notice) => heard.push(notice.identifier));
+    signal.onReset(() => (resets += 1));
+    await signal.start();
+    const append = (identifier: string) => t.db.transaction((tx) =>
+      appendChange(tx, SYSTEM_ACTOR, { resource: 'capability', identifier, operation: 'create', before: null, after: null }));
+    try {
+      const lost = unique('lost');
+      await append(lost);
+      await signal.catchUp();
+      expect(heard).toEqual([lost]);
+      // The promoted standby had not received that entry: its log ends before it, and its next change takes its position.
+      await t.db.transaction(async (tx) => {
+        await tx.query('DELETE FROM change_log WHERE identifier = $1', [lost]);
+        await tx.query('UPDATE change_log_position SET seq = seq - 1');
+      });
+      const taken = unique('taken');
+      await append(taken);
+      await signal.catchUp();
+      expect(resets).toBe(1);
+      expect(heard, 'what the reset covers is not told as a change').toEqual([lost]);
+      const after = unique('after');
+      await append(after);
+      await signal.catchUp();
+      expect(heard).toEqual([lost, after]);
+      expect(resets).toBe(1);
+    } finally {
+      await signal.stop();
+    }
   });
 });

@@ -244,4 +244,9 @@ export class CatalogueCache {
       if (table.builtFrom.includes(notice.resource)) rows.drop();
     }
   }
+
+  /** Drops every kind: the log it followed was replaced (a failover), or its reads moved to another database. */
+  clear(): void {
+    for (const { rows } of Object.values(this.kinds)) rows.drop();
+  }
 }

@@ -141,7 +141,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
       description: AUDIT_PAGE_RULE,
       querystring: AuditQuery, response: { 200: AuditPage },
     },
-    config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter' },
+    config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter', reads: 'standby' },
   }, async (request) => {
     const asked = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
     const { total, read, rows } = await findChanges(app.db, request.query, scopeOf(request), asked, options.pageMaxBytes);
@@ -227,7 +227,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
       summary: 'Follow the changes after a cursor, in commit order; `wait` holds the request until one comes',
       querystring: FeedQuery, response: { 200: FeedPage },
     },
-    config: { access: READERS, mediaTypes: ['changes.feed'], objectName: 'feedFilter' },
+    config: { access: READERS, mediaTypes: ['changes.feed'], objectName: 'feedFilter', reads: 'standby' },
   }, async (request, reply) => {
     const { after, limit, wait, ...filters } = request.query;
     const scope = scopeOf(request);

@@ -18,7 +18,7 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'addition: the code-list releases the catalogue was loaded from, one per list (empty before any load)',
       response: { 200: CatalogueSourceList },
     },
-    config: { access: EVERYONE, mediaTypes: ['catalogue.sources'] },
+    config: { access: EVERYONE, mediaTypes: ['catalogue.sources'], reads: 'standby' },
   }, async () => catalogueSources(app.db));
 };
 

@@ -14,6 +14,9 @@ export interface ChangeNotice {
   /** Participants: `iso6523-actorid-upis::{icd}:{organizationIdentifier}` as stored; else the id (UUID). */
   identifier: string;
   operation: ChangeOperation;
+  /** Who made it (the log's user and the provider they acted for): whose reads must see it (read-your-writes). */
+  userId?: string | null;
+  actingProviderId?: string | null;
 }
 
 /** One change of one resource, with its state before (null on create) and after (null on delete). */

@@ -160,6 +160,12 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   return error instanceof Error && UNREACHABLE_MESSAGES.test(error.message);
 }
 
+/**
+ * A write refused because the server is read-only (SQLSTATE 25006): a standby, or a primary demoted under the
+ * registry. Like an unreachable database, it passes once the connection reaches the primary again.
+ */
+export const isReadOnlyRefusal = (error: unknown) => errorCodeOf(error) === '25006';
+
 /** Turns the unique violation of a race lost to another request into the conflict it is. */
 export const onUniqueViolation = onSqlState(SqlState.uniqueViolation);
 /** Turns a link to a row that another request deleted meanwhile into a conflict. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { errorCodeOf } from '../core/errors.js';
-import { committed, PLAN_PER_VALUES, streamThroughCursor, type Database, type Queryable } from './database.js';
+import { committed, isDatabaseUnreachable, isReadOnlyRefusal, PLAN_PER_VALUES, streamThroughCursor, type Database, type Queryable } from './database.js';
+import { connectionTargets, primaryHost } from './primary-host.js';
 
 const DATE_OID = 1082;
 const INT8_OID = 20;
@@ -53,10 +54,18 @@ const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 3;
 
 export interface PostgresOptions {
+  /**
+   * One server, or several (`postgres://user@host1:5432,host2:5432/db?target_session_attrs=read-write`): then the
+   * first that takes writes, searched again when it fails (see primary-host.ts).
+   */
   connectionString: string;
   /** The schema to work in; tests give each file its own. */
   schema?: string;
   maxConnections?: number;
+  /** How the connections show in pg_stat_activity. */
+  applicationName?: string;
+  /** A connection not made within this time fails (as unreachable); unset: no limit. */
+  connectionTimeoutMs?: number;
 }
 
 const ignoreError = () => undefined;
@@ -70,13 +79,16 @@ export const listenerName = (schema: string | undefined) => `registry-changes ${
  * One connection of its own that LISTENs on `channel`; when it is lost it connects again (every second until it
  * succeeds) and signals once, so that the listener reads what it may have missed.
  */
-async function listenWithReconnect(options: PostgresOptions, channel: string, onSignal: () => void): Promise<() => Promise<void>> {
+async function listenWithReconnect(
+  options: PostgresOptions, host: ReturnType<typeof primaryHost>, channel: string, onSignal: () => void,
+): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const connect = async () => {
+    const url = await host.url();
     const next = new pg.Client({
-      connectionString: options.connectionString, options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      connectionString: url, options: options.schema ? `-c search_path=${options.schema}` : undefined,
       application_name: listenerName(options.schema),
     });
     next.on('error', ignoreError);
@@ -86,8 +98,14 @@ async function listenWithReconnect(options: PostgresOptions, channel: string, on
       client = undefined;
       retry = setTimeout(() => void reconnect(), RECONNECT_DELAY_MS);
     });
-    await next.connect();
-    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      host.lost(url);
+      await next.end().catch(ignoreError);
+      throw error;
+    }
     client = next;
   };
   const reconnect = async () => {
@@ -107,14 +125,32 @@ async function listenWithReconnect(options: PostgresOptions, channel: string, on
 }
 
 export function openPostgres(options: PostgresOptions): Database {
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.maxConnections ?? 20,
-    types,
-    options: options.schema ? `-c search_path=${options.schema}` : undefined,
-  });
-  // An idle client that loses its server must not crash the process; the next query reconnects.
-  pool.on('error', ignoreError);
+  const host = primaryHost(connectionTargets(options.connectionString));
+  const pools = new Map<string, pg.Pool>();
+  const poolOf = (url: string) => {
+    let pool = pools.get(url);
+    if (pool) return pool;
+    pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 20,
+      types,
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      application_name: options.applicationName,
+      connectionTimeoutMillis: options.connectionTimeoutMs,
+    });
+    // An idle client that loses its server must not crash the process; the next query reconnects.
+    pool.on('error', ignoreError);
+    pools.set(url, pool);
+    return pool;
+  };
+  /** The pool of the host in use, and a `failed` that makes the next use search again after an error that says it is gone. */
+  const current = async () => {
+    const url = await host.url();
+    const failed = (error: unknown) => {
+      if (isDatabaseUnreachable(error) || isReadOnlyRefusal(error)) host.lost(url);
+    };
+    return { pool: poolOf(url), failed };
+  };
 
   // pg types the rows `any`: the caller names their shape (Queryable.query's T), like PGlite's.
   const query = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<T[]> => {
@@ -127,33 +163,52 @@ export function openPostgres(options: PostgresOptions): Database {
     }
   };
 
-  const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
-    query: (sql, params) => query(client, sql, params),
+  /** `work`, telling `failed` of its error. */
+  const reporting = async <T>(work: Promise<T>, failed: (error: unknown) => void): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      failed(error);
+      throw error;
+    }
+  };
+
+  const queryable = (client: pg.PoolClient, failed: (error: unknown) => void): Queryable => ({
+    query: <T>(sql: string, params?: readonly unknown[]) => reporting(query<T>(client, sql, params), failed),
     runScript: async (sql) => void (await client.query(sql)),
   });
 
-  const top = queryable(pool);
+  const top: Queryable = {
+    async query<T>(sql: string, params?: readonly unknown[]) {
+      const { pool, failed } = await current();
+      return reporting(query<T>(pool, sql, params), failed);
+    },
+    runScript: async (sql) => void (await (await current()).pool.query(sql)),
+  };
 
   async function begin(readOnly = false) {
-    const client = await pool.connect();
+    const { pool, failed } = await current();
+    const client = await reporting(pool.connect(), failed);
     // The pool listens for errors of idle clients only: a connection lost while checked out would otherwise
     // be an uncaught error that ends the process. Its next statement fails instead, and it is discarded.
     client.on('error', ignoreError);
     try {
       await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
     } catch (error) {
+      failed(error);
       client.release(true);
       throw error;
     }
-    const tx = queryable(client);
-    const done = async (failed: boolean) => {
+    const tx = queryable(client, failed);
+    const done = async (failedWork: boolean) => {
       try {
-        await client.query(failed ? 'ROLLBACK' : 'COMMIT');
+        await client.query(failedWork ? 'ROLLBACK' : 'COMMIT');
         client.off('error', ignoreError);
         client.release();
       } catch (error) {
+        failed(error);
         client.release(true);
-        if (!failed) throw error;
+        if (!failedWork) throw error;
       }
     };
     return { tx, done };
@@ -186,8 +241,12 @@ export function openPostgres(options: PostgresOptions): Database {
       }
     },
     stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(() => begin(true), sql, params, batchSize, maxBytes),
-    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    listen: (channel, onSignal) => listenWithReconnect(options, channel, onSignal),
-    close: () => pool.end(),
+    stats() {
+      const all = [...pools.values()];
+      const sum = (count: (pool: pg.Pool) => number) => all.reduce((total, pool) => total + count(pool), 0);
+      return { total: sum((pool) => pool.totalCount), idle: sum((pool) => pool.idleCount), waiting: sum((pool) => pool.waitingCount) };
+    },
+    listen: (channel, onSignal) => listenWithReconnect(options, host, channel, onSignal),
+    close: async () => void (await Promise.all([...pools.values()].map((pool) => pool.end()))),
   };
 }

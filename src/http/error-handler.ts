@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isDatabaseUnreachable } from '../db/database.js';
+import { isDatabaseUnreachable, isReadOnlyRefusal } from '../db/database.js';
 import {
   ApiError, errorBody, MethodNotAllowedError, ServiceUnavailableError, TooManyRequestsError, ValidationError, fieldError, type FieldError,
 } from '../core/errors.js';
@@ -19,6 +19,9 @@ declare module 'fastify' {
 
 /** The media type of the common error body. */
 export const ERROR_MEDIA_TYPE = 'application/json;charset=UTF-8';
+
+/** The `Retry-After` of a 503 while the database cannot be reached or takes no writes. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const OBJECT_NAMES: Record<string, string> = { querystring: 'queryParameters', params: 'pathVariables', headers: 'headers' };
 
@@ -87,9 +90,14 @@ async function errorHandler(fastify: FastifyInstance) {
       const errors = apiError instanceof ValidationError ? apiError.errors : undefined;
       return send(reply, request, apiError.status, apiError.exception, apiError.message, errors);
     }
-    if (isDatabaseUnreachable(error)) {
-      request.log.error({ err: error }, 'database unreachable');
-      const unavailable = new ServiceUnavailableError('The database is unavailable; try again later');
+    const readOnly = isReadOnlyRefusal(error);
+    if (readOnly || isDatabaseUnreachable(error)) {
+      request.log.error({ err: error }, readOnly ? 'database read-only' : 'database unreachable');
+      const unavailable = new ServiceUnavailableError(readOnly
+        ? 'The database takes no writes now (its primary is away); try again later'
+        : 'The database is unavailable; try again later');
+      // A failover or a restart takes seconds: a client that waits this long mostly finds the database back.
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
       return send(reply, request, unavailable.status, unavailable.exception, unavailable.message);
     }
     const status = error.statusCode ?? 500;

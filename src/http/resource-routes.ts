@@ -64,7 +64,7 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
   return async (app) => {
     app.get('/', {
       schema: { querystring: schemas.query, response: { 200: schemas.page } },
-      config: { access: access.read, mediaTypes: resource.mediaTypes('find'), streamMediaType: resource.stream?.mediaType },
+      config: { access: access.read, mediaTypes: resource.mediaTypes('find'), streamMediaType: resource.stream?.mediaType, reads: 'standby' },
     }, async (request, reply) => {
       const query = request.query as Static<Query> & Parameters<typeof pageRequest>[0];
       const page = pageRequest(query, table.sortable, table.id);
@@ -79,7 +79,7 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
 
     app.get('/:identifier', {
       schema: { params: UuidParams, response: { 200: schemas.item } },
-      config: { access: access.read, mediaTypes: resource.mediaTypes('get') },
+      config: { access: access.read, mediaTypes: resource.mediaTypes('get'), reads: 'standby' },
     }, async (request, reply) => {
       const { identifier } = request.params;
       return await cached.get(app, identifier, serializerOf(reply)) ?? get(app.db, identifier);

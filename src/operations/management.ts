@@ -2,9 +2,16 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
 
+/** What readiness says of the hot standbys (DATABASE_READ_URLS). */
+interface ReplicationState {
+  status(): { standbys: ReadonlyArray<{ name: string; state: string; lagSeconds: number | null; reading: boolean }> };
+}
+
 export interface ManagementOptions {
   db: Database;
   metrics: Registry;
+  /** With hot standbys, readiness lists them and stays ready (read-only) while one of them takes the reads. */
+  replication?: ReplicationState;
   logger?: FastifyBaseLogger;
   /** How long the readiness probe waits for the database. */
   readinessTimeoutMs?: number;
@@ -24,7 +31,8 @@ async function databaseAnswers(db: Database, ms: number): Promise<boolean> {
 /**
  * The management port: liveness, readiness and Prometheus metrics, apart from the API so that it can stay
  * on loopback (or an internal network) and needs no credentials. Readiness asks the database every time,
- * so it turns ready again by itself when the database comes back; it answers 503 once shutdown began.
+ * so it turns ready again by itself when the database comes back; it answers 503 once shutdown began. With hot
+ * standbys it says `READ_ONLY` (200) while the primary is away and a standby takes the reads.
  */
 export function buildManagementServer(options: ManagementOptions) {
   const app = Fastify({ loggerInstance: options.logger });
@@ -36,7 +44,12 @@ export function buildManagementServer(options: ManagementOptions) {
   app.get('/health/ready', async (_request, reply) => {
     if (draining) return reply.status(503).send({ status: 'DOWN', reason: 'shutting down' });
     const up = await databaseAnswers(options.db, timeoutMs);
-    return reply.status(up ? 200 : 503).send({ status: up ? 'UP' : 'DOWN', database: up ? 'UP' : 'DOWN' });
+    const database = up ? 'UP' : 'DOWN';
+    if (!options.replication) return reply.status(up ? 200 : 503).send({ status: database, database });
+    const standbys = options.replication.status().standbys.map(({ name, state, lagSeconds, reading }) => ({ name, state, lagSeconds, reading }));
+    // Without its primary the service still answers every read from a standby: a balancer must keep sending them.
+    const readOnly = !up && standbys.some((standby) => standby.reading);
+    return reply.status(up || readOnly ? 200 : 503).send({ status: up ? 'UP' : readOnly ? 'READ_ONLY' : 'DOWN', database, standbys });
   });
 
   app.get('/metrics', async (_request, reply) =>

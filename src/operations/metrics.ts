@@ -14,6 +14,12 @@ interface DeliveryCounts {
   attempts: number;
 }
 
+/** What the metrics show of the hot standbys; the wiring reads it from the replication's status. */
+interface ReplicationCounts {
+  primary: boolean;
+  standbys: ReadonlyArray<{ name: string; lagSeconds: number | null; state: string; reading: boolean; reads: number }>;
+}
+
 /** What the metrics show of a certificate the registry publishes or presents; the wiring reads it from the status. */
 interface CertificateDays {
   use: string;
@@ -23,14 +29,15 @@ interface CertificateDays {
 }
 
 /**
- * The Prometheus registry of one application: its requests, its database pool, its deliveries, its certificates and
- * the process itself.
+ * The Prometheus registry of one application: its requests, its database pool, its deliveries, its certificates, its
+ * standbys and the process itself.
  */
 export function createMetrics(
   db: Database,
   openConnections: () => Promise<number>,
   deliveryStatus: () => Promise<readonly DeliveryCounts[]>,
   certificates: () => Promise<readonly CertificateDays[]> = async () => [],
+  replication?: () => ReplicationCounts,
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -99,6 +106,7 @@ export function createMetrics(
       }
     },
   });
+  if (replication) replicationMetrics(registry, replication);
   new Gauge({
     name: 'http_open_connections',
     help: 'Client connections currently open on the API port',
@@ -114,6 +122,43 @@ export function createMetrics(
 export function securityEventCounter(registry: Registry): (event: SecurityEvent) => void {
   const counter = registry.getSingleMetric('registry_security_events_total') as Counter<'event'>;
   return (event) => counter.inc({ event });
+}
+
+/** The primary's state and each standby's lag, rotation and reads (DATABASE_READ_URLS). */
+function replicationMetrics(registry: Registry, replication: () => ReplicationCounts): void {
+  new Gauge({
+    name: 'db_primary_up', help: 'Whether the primary database answered its last check (1) or not (0)', registers: [registry],
+    collect() {
+      this.set(replication().primary ? 1 : 0);
+    },
+  });
+  const standbyGauges: Array<[string, string, (standby: ReplicationCounts['standbys'][number]) => number | null]> = [
+    ['db_standby_lag_seconds', 'How far the standby\'s replay is behind the primary\'s change log, in seconds (absent while unreachable)', (standby) => standby.lagSeconds],
+    ['db_standby_in_rotation', 'Whether the standby may take reads (1): it answers, replays and lags within DATABASE_READ_MAX_LAG_SECONDS', (standby) => (standby.state === 'in rotation' ? 1 : 0)],
+    ['db_standby_reading', 'Whether the standby routes read from this standby now (1)', (standby) => (standby.reading ? 1 : 0)],
+  ];
+  for (const [name, help, value] of standbyGauges) {
+    new Gauge({
+      name, help, labelNames: ['standby'] as const, registers: [registry],
+      collect() {
+        this.reset();
+        for (const standby of replication().standbys) {
+          const measured = value(standby);
+          if (measured !== null) this.set({ standby: standby.name }, measured);
+        }
+      },
+    });
+  }
+  const reported = new Map<string, number>();
+  new Counter({
+    name: 'db_standby_reads_total', help: 'Queries of the standby routes each standby answered', labelNames: ['standby'] as const, registers: [registry],
+    collect() {
+      for (const standby of replication().standbys) {
+        this.inc({ standby: standby.name }, standby.reads - (reported.get(standby.name) ?? 0));
+        reported.set(standby.name, standby.reads);
+      }
+    },
+  });
 }
 
 /** Counts and times one answered request; `route` is its pattern, so identifiers do not explode the labels. */

@@ -14,7 +14,7 @@ const organizations: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:qualifiedIdentifier/processes', {
     schema: { params: OrganizationParams, response: { 200: OrganizationProcessList } },
     // The machine-readable description says `organizations.processes`, the version table `organization.processes`.
-    config: { access: EVERYONE, mediaTypes: ['organizations.processes', 'organization.processes'] },
+    config: { access: EVERYONE, mediaTypes: ['organizations.processes', 'organization.processes'], reads: 'standby' },
   }, async (request) => {
     const { qualifiedIdentifier } = request.params;
     const organization = parseOrganization(qualifiedIdentifier);

@@ -71,7 +71,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/', {
     schema: { querystring: ParticipantQuery, response: { 200: ParticipantPage } },
-    config: { access: READERS, mediaTypes: ['participants.find'], streamMediaType: 'participants.stream', objectName: 'participantFilter' },
+    config: { access: READERS, mediaTypes: ['participants.find'], streamMediaType: 'participants.stream', objectName: 'participantFilter', reads: 'standby' },
   }, async (request, reply) => {
     const page = pageRequest(request.query, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
     const scope = scopeOf(request);

@@ -45,9 +45,12 @@ async function user(db: Database, username: string, role: Role, provider: { serv
   return { username, password, authorization: basic(username, password) };
 }
 
-/** The application on a database of its own, with one user of each role and the providers they act for. */
-export async function startTestApp(options: Omit<AppOptions, 'db'> = {}): Promise<TestApp> {
-  const db = await openTestDatabase();
+/**
+ * The application on a database of its own (`open`: by default a fresh one), with one user of each role and the
+ * providers they act for.
+ */
+export async function startTestApp(options: Omit<AppOptions, 'db'> = {}, open: () => Promise<Database> = openTestDatabase): Promise<TestApp> {
+  const db = await open();
   const [app_provider] = await db.query<{ id: string }>(
     `INSERT INTO access_point_providers (title, contact_name, contact_email) VALUES ('Test AP Provider', 'Ann Operator', 'ann@ap.example') RETURNING id`,
   );

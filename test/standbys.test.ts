@@ -1,0 +1,242 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp, type App } from '../src/app.js';
+import type { Database } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
+import { STANDBY_APPLICATION_NAME } from '../src/db/open.js';
+import { openPostgres } from '../src/db/postgres.js';
+import { buildManagementServer } from '../src/operations/management.js';
+import { checkedKey, SmpKeys } from '../src/smp/keys.js';
+import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
+import { ConnectionStringError, connectionTargets, hostOf } from '../src/db/primary-host.js';
+import { startTcpProxy, type TcpProxy } from './reliability/harness/tcp-proxy.js';
+import { runServerToEnd } from './helpers/entry-point.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { accessPointForm, asAdmin, expectStatus } from './helpers/administration.js';
+import { processForm } from './helpers/catalogue.js';
+import { testCertificate } from './helpers/certificates.js';
+import { startTestCluster, type TestCluster } from './helpers/cluster.js';
+import { testDatabaseKind } from './helpers/database.js';
+import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
+import { unique } from './helpers/requests.js';
+import { publishedParticipant } from './helpers/smp.js';
+
+const PUBLIC_URL = 'https://smp.example';
+const STREAM = 'application/vnd.registry.participants.stream.v1+json';
+
+/** Another instance of the service on the cluster: its own pools to the primary and to the standby (at `standbyUrl`). */
+async function otherInstance(cluster: TestCluster, standbyUrl: string, maxLagMs: number) {
+  const db = openPostgres({ connectionString: cluster.url(cluster.primary) });
+  const standby = openPostgres({ connectionString: standbyUrl, applicationName: STANDBY_APPLICATION_NAME });
+  const app = await buildApp({ db, standbys: [{ name: 'standby', db: standby }], replication: { maxLagMs, checkMs: 100 } });
+  await app.ready();
+  const management = buildManagementServer({ db, metrics: app.metrics, replication: app.replication }).server;
+  return {
+    app,
+    ready: async () => (await management.inject({ method: 'GET', url: '/health/ready' })).json(),
+    metrics: async () => (await management.inject({ method: 'GET', url: '/metrics' })).body,
+    async close() {
+      await app.close();
+      await management.close();
+      await Promise.all([db.close(), standby.close()]);
+    },
+  };
+}
+
+describe('the settings of a primary and its standbys', () => {
+  it('takes a DATABASE_URL of several hosts as one connection string per host, the first that takes writes with target_session_attrs=read-write', () => {
+    expect(connectionTargets('postgres://app:secret@db1:5432,[::1]:5433/registry?sslmode=require&target_session_attrs=read-write')).toEqual({
+      urls: ['postgres://app:secret@db1:5432/registry?sslmode=require', 'postgres://app:secret@[::1]:5433/registry?sslmode=require'],
+      writable: true,
+    });
+    expect(connectionTargets('postgresql://db1,db2/registry').urls).toEqual(['postgresql://db1/registry', 'postgresql://db2/registry']);
+    expect(connectionTargets('postgres://app@db1/registry?target_session_attrs=primary').writable).toBe(true);
+    const single = 'postgres://app:secret@db1:5432/registry?application_name=x';
+    expect(connectionTargets(single)).toEqual({ urls: [single], writable: false });
+  });
+
+  it('refuses a target_session_attrs it does not implement, saying which it takes', () => {
+    expect(() => connectionTargets('postgres://db1,db2/registry?target_session_attrs=prefer-standby')).toThrow(ConnectionStringError);
+    expect(() => connectionTargets('postgres://db1,db2/registry?target_session_attrs=prefer-standby')).toThrow(/read-write/);
+  });
+
+  it('names a server by its host and database, never by its credentials', () => {
+    expect(hostOf('postgres://app:secret@standby-1.example:5432/registry?sslmode=require')).toBe('standby-1.example:5432/registry');
+  });
+
+  it('refuses standbys without a PostgreSQL primary at start, in one line', async () => {
+    const finished = await runServerToEnd({ DATABASE_READ_URLS: 'postgres://127.0.0.1:1/registry', REGISTRY_DATA_DIR: join(tmpdir(), `registry-standbys-${process.pid}`) });
+    expect(finished.code).toBe(1);
+    expect(finished.stderr.trim()).toBe('DATABASE_READ_URLS names hot standbys of a PostgreSQL primary: set DATABASE_URL to that primary (the embedded database has no standbys)');
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('reads from a hot standby (DATABASE_READ_URLS)', () => {
+  let cluster: TestCluster;
+  let t: TestApp;
+  let standbyDb: Database | undefined;
+  let other: Awaited<ReturnType<typeof otherInstance>> | undefined;
+  let published: Awaited<ReturnType<typeof publishedParticipant>>;
+
+  const anonymous = (app: App, url: string) => app.inject({ method: 'GET', url });
+  const pauseReplay = async () => {
+    await cluster.sql(cluster.standby, 'SELECT pg_wal_replay_pause()');
+    await vi.waitFor(async () => {
+      const [row] = await cluster.sql<{ state: string }>(cluster.standby, 'SELECT pg_get_wal_replay_pause_state() AS state');
+      expect(row?.state).toBe('paused');
+    });
+  };
+  const resumeReplay = () => cluster.sql(cluster.standby, 'SELECT pg_wal_replay_resume()');
+  const reading = (app: App) => vi.waitFor(() => expect(app.replication?.status().standbys[0]?.reading).toBe(true), { timeout: 10_000 });
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    const pems = await testCertificate('standby.example');
+    const smp = { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)), publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() };
+    standbyDb = openPostgres({ connectionString: cluster.url(cluster.standby), applicationName: STANDBY_APPLICATION_NAME });
+    // A read-your-writes window as long as the tests pause the standby: this instance keeps it in rotation meanwhile.
+    t = await startTestApp({ smp, standbys: [{ name: 'standby', db: standbyDb }], replication: { maxLagMs: 60_000, checkMs: 100 } }, async () => {
+      const db = openPostgres({ connectionString: cluster.url(cluster.primary) });
+      await migrate(db);
+      return db;
+    });
+    published = await publishedParticipant(t);
+    other = await otherInstance(cluster, cluster.url(cluster.standby), 60_000);
+    await cluster.replayed();
+    await Promise.all([reading(t.app), reading(other.app)]);
+  }, 120_000);
+  afterAll(async () => {
+    await resumeReplay().catch(() => undefined);
+    await other?.close();
+    await t?.close();
+    await standbyDb?.close();
+    cluster?.stop();
+  });
+
+  it('serves the public reads and the authority\'s long reads from the standby, as its statistics show, and none from the primary', async () => {
+    // A statement of each read, as pg_stat_statements counts it on each server.
+    const reads: Array<[string, () => Promise<{ statusCode: number; body: string }>]> = [
+      ['AS registered', () => anonymous(t.app, `/rest/api/organizations/${encodeURIComponent(published.participant.qualifiedIdentifier)}/processes`)],
+      ['AS "nextDeleteDate"', () => anonymous(t.app, published.path)],
+      ['AS total, within', () => t.app.inject({ url: '/rest/api/audit?size=1', headers: { authorization: t.users.authority.authorization } })],
+      ['AS position, within', () => t.app.inject({ url: '/rest/api/changes', headers: { authorization: t.users.authority.authorization } })],
+      ['DECLARE registry_stream', () => t.app.inject({ url: PARTICIPANTS, headers: { authorization: t.users.authority.authorization, accept: STREAM } })],
+    ];
+    for (const [statement, read] of reads) {
+      const before = await cluster.calls(cluster.standby, statement);
+      const response = await read();
+      expect(response.statusCode, response.body).toBe(200);
+      expect(await cluster.calls(cluster.standby, statement), statement).toBeGreaterThan(before);
+      expect(await cluster.calls(cluster.primary, statement), statement).toBe(0);
+    }
+    expect(await anonymous(t.app, published.path).then((response) => response.body)).toContain(published.endpoint.url);
+  });
+
+  it('keeps the caches of its reads as the standby shows them: a change the standby has not replayed is not served, and is once it has', async () => {
+    const processUrl = `/rest/api/processes/${published.process.identifier}`;
+    const oldTitle = expectStatus(await anonymous(t.app, processUrl), 200).title;
+    expect((await anonymous(t.app, published.path)).body).toContain(published.endpoint.url);
+    await pauseReplay();
+    try {
+      const newTitle = unique('Renamed process');
+      expectStatus(await asAdmin(t).send('PUT', processUrl, processForm({
+        qualifiedIdentifier: published.process.qualifiedIdentifier, title: newTitle, documentTypes: [{ identifier: published.documentType.identifier }],
+      })), 200);
+      const movedUrl = 'https://moved.example/as4';
+      expectStatus(await asAdmin(t).send('PUT', `/rest/api/accessPoints/${published.accessPoint.identifier}`, accessPointForm(
+        published.provider.identifier, published.endpoint.transportProfile.value,
+        { title: published.accessPoint.title, endpoints: [{ ...published.endpoint, url: movedUrl }] },
+      )), 200);
+      // The primary's signal has told both changes: caches that followed it would now load the standby's old rows and keep them.
+      expect(expectStatus(await asAdmin(t).get(processUrl), 200).title, 'the writer reads its own write').toBe(newTitle);
+      expect(expectStatus(await anonymous(t.app, processUrl), 200).title).toBe(oldTitle);
+      expect((await anonymous(t.app, published.path)).body).toContain(published.endpoint.url);
+      await resumeReplay();
+      await vi.waitFor(async () => expect(expectStatus(await anonymous(t.app, processUrl), 200).title).toBe(newTitle), { timeout: 5000 });
+      await vi.waitFor(async () => expect((await anonymous(t.app, published.path)).body).toContain(movedUrl), { timeout: 5000 });
+    } finally {
+      await resumeReplay();
+    }
+  });
+
+  it('lets a provider read its own writes at once, on this instance and on another, while others read the standby\'s state', async () => {
+    const findOwn = (app: App, organization: string, user = t.users.serviceProvider) =>
+      app.inject({ url: `${PARTICIPANTS}?query=${organization}`, headers: { authorization: user.authorization } })
+        .then((response) => expectStatus(response, 200).content.map((participant: { organizationIdentifier: string }) => participant.organizationIdentifier));
+    await pauseReplay();
+    try {
+      const added = await addParticipant(t.app, t.users.serviceProvider);
+      const organization = added.organizationIdentifier;
+      expect(await findOwn(t.app, organization)).toEqual([organization]);
+      expect(await findOwn(t.app, organization, t.users.authority), 'the authority made no write: its read is the standby\'s').toEqual([]);
+      expect((await anonymous(t.app, `/rest/api/organizations/${encodeURIComponent(added.qualifiedIdentifier)}/processes`)).statusCode).toBe(404);
+      // The other instance hears the write through the primary's NOTIFY.
+      await vi.waitFor(() => expect(other?.app.changes.position).toBeGreaterThanOrEqual(t.app.changes.position));
+      expect(await findOwn(other!.app, organization)).toEqual([organization]);
+      await resumeReplay();
+      await vi.waitFor(async () => expect(await findOwn(t.app, organization, t.users.authority)).toEqual([organization]), { timeout: 5000 });
+    } finally {
+      await resumeReplay();
+    }
+  });
+
+  describe('a standby out of rotation', () => {
+    let proxy: TcpProxy;
+    let lagging: Awaited<ReturnType<typeof otherInstance>>;
+    const standbyOf = async () => (await lagging.ready()).standbys[0];
+    beforeAll(async () => {
+      proxy = await startTcpProxy('127.0.0.1', cluster.standby.port);
+      lagging = await otherInstance(cluster, cluster.url(cluster.standby).replace(`:${cluster.standby.port}/`, `:${proxy.port}/`), 1000);
+      await reading(lagging.app);
+    });
+    afterAll(async () => {
+      await lagging?.close();
+      await proxy?.close();
+    });
+
+    it('takes a standby lagging beyond the bound out of rotation, reads the primary meanwhile, and takes it back once it catches up', async () => {
+      expect(await lagging.ready()).toEqual({
+        status: 'UP', database: 'UP', standbys: [{ name: 'standby', state: 'in rotation', lagSeconds: 0, reading: true }],
+      });
+      await pauseReplay();
+      try {
+        const capability = expectStatus(await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('lagging') }), 201);
+        await vi.waitFor(async () => expect(await standbyOf()).toMatchObject({ state: 'lagging', reading: false }), { timeout: 5000 });
+        const lag = (await standbyOf()).lagSeconds;
+        expect(lag).toBeGreaterThan(1);
+        const metrics = await lagging.metrics();
+        expect(metrics).toContain('db_standby_in_rotation{standby="standby"} 0');
+        expect(metrics).toMatch(/db_standby_lag_seconds\{standby="standby"\} (\d+\.?\d*)/);
+        expect(expectStatus(await anonymous(lagging.app, `/rest/api/capabilities/${capability.identifier}`), 200).title).toBe(capability.title);
+        await resumeReplay();
+        await vi.waitFor(async () => expect(await standbyOf()).toMatchObject({ state: 'in rotation', reading: true }), { timeout: 5000 });
+        expect(expectStatus(await anonymous(lagging.app, `/rest/api/capabilities/${capability.identifier}`), 200).title).toBe(capability.title);
+      } finally {
+        await resumeReplay();
+      }
+    });
+
+    it('takes a standby that stops answering out of rotation without failing a read, and back when it answers again', async () => {
+      const url = `/rest/api/organizations/${encodeURIComponent(published.participant.qualifiedIdentifier)}/processes`;
+      const expected = expectStatus(await anonymous(lagging.app, url), 200);
+      proxy.cut();
+      try {
+        const statuses = new Set<number>();
+        const started = Date.now();
+        while (Date.now() - started < 1500) {
+          const response = await anonymous(lagging.app, url);
+          statuses.add(response.statusCode);
+          expect(response.json()).toEqual(expected);
+        }
+        expect([...statuses]).toEqual([200]);
+        expect(await standbyOf()).toMatchObject({ state: 'unreachable', reading: false, lagSeconds: null });
+        expect((await lagging.ready()).status).toBe('UP');
+      } finally {
+        proxy.restore();
+      }
+      await vi.waitFor(async () => expect(await standbyOf()).toMatchObject({ state: 'in rotation', reading: true }), { timeout: 5000 });
+      expect(expectStatus(await anonymous(lagging.app, url), 200)).toEqual(expected);
+    });
+  });
+});
