@@ -75,7 +75,7 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
     cluster = await startTestCluster({ synchronous: true });
     sml = await startLocalSml();
     const pems = await testCertificate('failover.example');
-    writeFileSync(join(keyDir, 'key.pem'), pems.key);
+    writeFileSync(join(keyDir, 'key.pem'), pems.key, { mode: 0o600 });
     writeFileSync(join(keyDir, 'certificate.pem'), pems.cert);
     const env = {
       DATABASE_URL: `postgres://postgres@127.0.0.1:${cluster.primary.port},127.0.0.1:${cluster.standby.port}/registry?target_session_attrs=read-write`,

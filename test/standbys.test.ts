@@ -68,7 +68,11 @@ describe('the settings of a primary and its standbys', () => {
   it('refuses standbys without a PostgreSQL primary at start, in one line', async () => {
     const finished = await runServerToEnd({ DATABASE_READ_URLS: 'postgres://127.0.0.1:1/registry', REGISTRY_DATA_DIR: join(tmpdir(), `registry-standbys-${process.pid}`) });
     expect(finished.code).toBe(1);
-    expect(finished.stderr.trim()).toBe('DATABASE_READ_URLS names hot standbys of a PostgreSQL primary: set DATABASE_URL to that primary (the embedded database has no standbys)');
+    const lines = finished.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      level: 60, msg: 'DATABASE_READ_URLS names hot standbys of a PostgreSQL primary: set DATABASE_URL to that primary (the embedded database has no standbys)',
+    });
   });
 });
 
