@@ -86,9 +86,9 @@ export async function updateUser(tx: Queryable, id: string, user: UserRecord, pa
  * row makes two requests that each remove one of the last two admins run one after the other.
  */
 export async function keepLastAdmin(tx: Queryable, id: string, change: 'deleted' | 'demoted'): Promise<void> {
-  const admins = await tx.query<{ id: string }>('SELECT id FROM users WHERE role = $1 FOR UPDATE', [Role.admin]);
+  const admins = await tx.query<{ id: string; username: string }>('SELECT id, username FROM users WHERE role = $1 FOR UPDATE', [Role.admin]);
   if (admins.length === 1 && admins[0]?.id === id) {
-    throw new ConflictError(`The user '${id}' is the last ADMIN and cannot be ${change}`);
+    throw new ConflictError(`The user '${admins[0].username}' is the last ADMIN and cannot be ${change}`);
   }
 }
 
