@@ -13,7 +13,7 @@ type Entry = NonNullable<ErrorBody['errors']>[number];
 /** The API's constraint codes a reader gets in their own words; any other code keeps the API's message. */
 const PLAIN: Record<string, TextKey> = {
   NotNull: 'plainRequired', NotEmpty: 'plainRequired', Email: 'plainEmail', Pattern: 'plainPattern', OneOf: 'plainOneOf',
-  URL: 'plainUrl', UniqueElements: 'plainUnique',
+  URL: 'plainUrl', UniqueElements: 'plainUnique', Icd: 'plainIcd',
 };
 
 /** A size's bounds are its constraint arguments after the field itself: max, then min. */
@@ -34,6 +34,9 @@ function withValue(entry: Entry, text: string): string {
   return /\[\d+\]$/.test(entry.field) && typeof entry.rejectedValue === 'string' ? `“${entry.rejectedValue}”: ${text}` : text;
 }
 
+/** Two messages as one: sentences follow each other, the API's own phrases are separated by a semicolon. */
+const joined = (first: string | undefined, next: string) => (first === undefined ? next : `${first}${/[.!?]$/.test(first) ? ' ' : '; '}${next}`);
+
 /**
  * A failed call as the console shows it. A validation failure (its message names the API's form object, such
  * as `processFormDTO`) becomes "check the marked fields"; each field's messages are in plain words.
@@ -44,7 +47,7 @@ export function problemOf(status: number, body: unknown, t: Translate = activeTr
   const fields: Record<string, string> = {};
   for (const entry of entries) {
     const text = withValue(entry, plainMessage(t, entry));
-    fields[entry.field] = fields[entry.field] ? `${fields[entry.field]}; ${text}` : text;
+    fields[entry.field] = joined(fields[entry.field], text);
   }
   const message = entries.length > 0 ? t('checkFields') : error.message ?? `HTTP ${status}`;
   return { status, message, fields };
@@ -69,7 +72,7 @@ export function placeMessages(fields: Record<string, string>, slots: readonly st
     if (slot === undefined) unplaced.push([path, message]);
     else placed.set(slot, [...(placed.get(slot) ?? []), message]);
   }
-  return { at: (slot) => placed.get(slot)?.join('; '), unplaced };
+  return { at: (slot) => placed.get(slot)?.reduce<string | undefined>(joined, undefined), unplaced };
 }
 
 /** The problem without the messages of `name` and what is within it: the user changed that field. */
