@@ -41,6 +41,8 @@ import { credentialVerifier, type Credentials } from './users/credentials.js';
 import type { HashingQueueOptions } from './users/hashing-queue.js';
 import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
+import sessions from './users/session-routes.js';
+import { sessionVerifier } from './users/sessions.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
 import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
@@ -167,7 +169,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(untrustedForwarding, { trust });
   await app.register(inFlightLimit, { maxPerAddress: options.maxRequestsPerAddress ?? 64 });
   await app.register(errorHandler);
-  await app.register(authentication, { credentials: app.credentials });
+  await app.register(authentication, { credentials: app.credentials, sessions: sessionVerifier(options.db) });
   await app.register(mediaTypes);
   await app.register(requestHygiene);
   // Before the resources: the description is built from the routes registered after it.
@@ -183,6 +185,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(capabilities, { prefix: '/rest/api/capabilities' });
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
+  await app.register(sessions, { prefix: '/rest/api/sessions' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, {
     prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,

@@ -35,7 +35,6 @@ describe('the console with the real catalogue, in Chromium', () => {
   let browser: Browser;
   let base: string;
   let catalogue: Process[];
-  let ruled: Process;
   const problems: string[] = [];
   const shots = testOutputDir(`web-console-daily-use-${testDatabaseKind}`);
   const open = consoleOpener(() => browser, () => base, problems);
@@ -54,7 +53,6 @@ describe('the console with the real catalogue, in Chromium', () => {
       capabilities: [], documentTypes: [], dependencies: [{ identifier: billing.identifier }], requiredICDs: ['0192'],
     });
     expect(added.statusCode, added.body).toBe(201);
-    ruled = added.json();
     base = await test.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   }, 120_000);
@@ -256,32 +254,38 @@ describe('the console with the real catalogue, in Chromium', () => {
     await wide.context.close();
   });
 
-  it('a reload keeps the sign-in of this tab (never the password in view of other tabs), until sign-out or 30 idle minutes', async () => {
-    const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
+  it('a reload keeps the sign-in of this tab (a session\'s token, never the password), until sign-out or 30 idle minutes', async () => {
+    const user = test.users.serviceProvider;
+    const { context, page } = await open('#/participants', { user });
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
     await page.reload();
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
     expect(await page.locator('header .who').innerText()).toMatch(/provider-one\s+SERVICE_PROVIDER/);
-    // Only this tab: sessionStorage, no cookie, nothing in localStorage; another tab starts signed out.
-    expect(await page.evaluate(() => [Object.keys(sessionStorage), localStorage.length, document.cookie])).toEqual([['registry.session'], 0, '']);
+    // Only this tab keeps it, and only the token: no password, no cookie, nothing in localStorage.
+    const kept = await page.evaluate(() => [Object.keys(sessionStorage), sessionStorage.getItem('registry.session') ?? '', localStorage.length, document.cookie] as const);
+    expect([kept[0], kept[2], kept[3]]).toEqual([['registry.session'], 0, '']);
+    expect(kept[1]).not.toContain(user.password);
+    expect(kept[1]).not.toContain(user.authorization.slice('Basic '.length));
+    const { token } = JSON.parse(kept[1]) as { token: string };
     const other = await context.newPage();
     await other.goto(`${base}/#/participants`);
     await expect.poll(() => other.locator('main').innerText()).toContain('Sign in to see this page.');
-    // Idle for 30 minutes: the kept sign-in is dropped at the next load.
-    await page.evaluate(() => {
-      const kept = JSON.parse(sessionStorage.getItem('registry.session') as string);
-      sessionStorage.setItem('registry.session', JSON.stringify({ ...kept, lastUsed: Date.now() - 31 * 60 * 1000 }));
-    });
+    // Unused for 30 minutes: the service has ended it, and the reloaded tab says so.
+    await test.db.query("UPDATE console_sessions SET last_used_at = now() - interval '31 minutes'");
     await page.reload();
     await expect.poll(() => page.locator('main').innerText()).toContain('Sign in to see this page.');
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
-    // Signed out: a reload finds nothing kept.
-    const again = await open('#/participants', { user: test.users.serviceProvider });
+    // Signed out: the service ends it too, so a copy of the token opens nothing; a reload finds nothing kept.
+    const again = await open('#/participants', { user });
+    const kept2 = JSON.parse(await again.page.evaluate(() => sessionStorage.getItem('registry.session') ?? '{}')) as { token: string };
+    expect((await fetch(`${base}/rest/api/participants?size=1`, { headers: { authorization: `Bearer ${kept2.token}` } })).status).toBe(200);
     await again.page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(async () => (await fetch(`${base}/rest/api/participants?size=1`, { headers: { authorization: `Bearer ${kept2.token}` } })).status).toBe(401);
     await again.page.reload();
     await again.page.evaluate(() => { location.hash = '#/participants'; });
     await expect.poll(() => again.page.locator('main').innerText()).toContain('Sign in to see this page.');
     expect(await again.page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect((await fetch(`${base}/rest/api/participants?size=1`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     await again.context.close();
     await context.close();
     expect(problems).toEqual([]);

@@ -6,7 +6,7 @@ import { BILLING_PROCESS } from '../src/setup/demo.js';
 import { loadCatalogue } from '../src/code-lists/repository.js';
 import { starterCatalogue } from '../src/setup/starter-catalogue.js';
 import { CONSOLE_CSP } from '../src/web/plugin.js';
-import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
 import { axeViolations, launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { testOutputDir } from './helpers/openapi-tools.js';

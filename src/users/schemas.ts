@@ -47,3 +47,15 @@ export type User = Static<typeof User>;
 
 export const UserPage = PageSchema(User, 'UserPage');
 export const UserQuery = Type.Object(PageQuery);
+
+/** Who is signed in: the user of the credentials or session of the request. */
+export const CurrentSession = Type.Object({
+  username: Type.String(),
+  role: RoleSchema,
+  expiresAt: Nullable(Type.String({ format: 'date-time', description: 'when the session ends at the latest (an idle half hour ends it sooner); null for Basic credentials' })),
+}, { title: 'CurrentSession' });
+
+export const OpenedSession = Type.Object({
+  ...CurrentSession.properties,
+  token: Type.String({ description: 'sent as `Authorization: Bearer <token>`; shown this once, stored by the service only as its SHA-256' }),
+}, { title: 'OpenedSession' });

@@ -9,7 +9,7 @@ import { ParticipantForm } from './pages/participant-form.js';
 import { Participants } from './pages/participants.js';
 import { SignIn } from './pages/sign-in.js';
 import { href, navigate, useRoute } from './router.js';
-import { isAuthority, isProvider, restoreSession, signOut, type Session } from './session.js';
+import { isAuthority, isProvider, onSessionEnded, restoreSession, sessionIsLive, signOut, type Session } from './session.js';
 
 interface Page {
   path: string;
@@ -87,10 +87,15 @@ export function App() {
     navigate(signed.role === 'SERVICE_PROVIDER' ? 'participants' : signed.role === 'ACCESS_POINT_PROVIDER' ? 'lookup' : 'service-providers');
   };
   const onSignOut = () => {
-    signOut();
+    void signOut();
     setSession(null);
     navigate('lookup');
   };
+  // A session kept over a reload may have ended meanwhile at the service: then the tab is signed out.
+  useEffect(() => {
+    onSessionEnded(() => setSession(null));
+    if (session) void sessionIsLive();
+  }, []);
 
   function content() {
     if (first === 'sign-in') return <SignIn onSignedIn={onSignedIn} />;

@@ -5,7 +5,7 @@ import { CONSOLE_EN, CONSOLE_NB } from './texts/console.js';
 const en = {
   appName: 'Registry', skip: 'Skip to content', language: 'Language', lookup: 'Look up', catalogue: 'Catalogue',
   signIn: 'Sign in', signOut: 'Sign out', signedInAs: 'Signed in as', username: 'Username', password: 'Password',
-  signInHint: 'You stay signed in in this tab only, across reloads, until you sign out, close the tab or leave it unused for 30 minutes.',
+  signInHint: 'You stay signed in in this tab only, across reloads, until you sign out, close the tab or leave it unused for 30 minutes (8 hours at most). Your password is not kept.',
   participants: 'Participants', importFile: 'Import', export: 'Export', serviceProviders: 'Service providers',
   accessPointProviders: 'Access point providers', accessPoints: 'Access points', transportProfiles: 'Transport profiles',
   users: 'Users', navigation: 'Main', loading: 'Loading…', none: 'Nothing found.', search: 'Search', icd: 'ICD',
@@ -73,7 +73,7 @@ export type TextKey = keyof typeof en;
 const nb: Record<TextKey, string> = {
   appName: 'Registeret', skip: 'Hopp til innholdet', language: 'Språk', lookup: 'Oppslag', catalogue: 'Katalog',
   signIn: 'Logg inn', signOut: 'Logg ut', signedInAs: 'Innlogget som', username: 'Brukernavn', password: 'Passord',
-  signInHint: 'Du er pålogget bare i denne fanen, også etter ny innlasting, til du logger ut, lukker fanen eller lar den stå ubrukt i 30 minutter.',
+  signInHint: 'Du er pålogget bare i denne fanen, også etter ny innlasting, til du logger ut, lukker fanen eller lar den stå ubrukt i 30 minutter (høyst 8 timer). Passordet ditt lagres ikke.',
   participants: 'Deltakere', importFile: 'Import', export: 'Eksport', serviceProviders: 'Tjenesteleverandører',
   accessPointProviders: 'Aksesspunktleverandører', accessPoints: 'Aksesspunkter', transportProfiles: 'Transportprofiler',
   users: 'Brukere', navigation: 'Hovedmeny', loading: 'Laster…', none: 'Ingen treff.', search: 'Søk', icd: 'ICD',

@@ -5,7 +5,7 @@ import { problemOf } from './problem.js';
 export { isProblem, placeMessages, problemOf, withoutField, type Problem } from './problem.js';
 export type { ErrorBody, Role, Schemas } from './types.js';
 
-/** The credentials this tab sends (session.ts keeps them across a reload of the tab, never beyond it). */
+/** What this tab sends as Authorization: Basic credentials while it signs in, then its session's token (session.ts). */
 let authorization: string | undefined;
 
 /** HTTP Basic credentials as the Authorization header carries them. */
