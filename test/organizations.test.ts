@@ -99,8 +99,10 @@ describe('who an organization is (the public lookup\'s heading)', () => {
 
   it('names it as its business card does and lists each provider serving it once, by title, to anonymous callers', async () => {
     const organizationIdentifier = uniqueOrganization();
-    await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, name: 'Fjord Fisk AS' });
+    const first = await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, name: 'Fjord Fisk AS' });
     await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, name: 'Fjord Fisk (second name) AS' });
+    // The first registered is the one whose name the business card publishes.
+    await t.db.query("UPDATE participants SET registration_date = registration_date - 1 WHERE id = $1", [first.identifier]);
     const qualified = `${SCHEME}::0192:${organizationIdentifier}`;
     const response = await call(t.app, { url: summaryUrl(qualified) });
     expect(response.statusCode, response.body).toBe(200);

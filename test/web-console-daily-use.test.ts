@@ -179,7 +179,7 @@ describe('the console with the real catalogue, in Chromium', () => {
     const row = page.locator('tbody tr', { hasText: theirs.organizationIdentifier });
     await expect.poll(() => row.innerText()).toContain('Annen Leverandør Kunde AS');
     expect(await row.locator('td[data-label="Provider"]').innerText()).toBe(`Provider Two\n${test.fixture.otherServiceProviderId}`);
-    // Read only: the authority changes no provider's participants (the API's rule).
+    // Read only: changing a provider's participants is the provider's.
     expect(await row.getByRole('button').count()).toBe(0);
     expect(await page.getByRole('link', { name: 'Add a participant' }).count()).toBe(0);
     expect(await axeViolations(page, 'the authority\'s participants')).toEqual([]);

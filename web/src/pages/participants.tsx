@@ -17,7 +17,7 @@ const participantLabel = (participant: Participant) => participant.name ?? parti
 
 /**
  * A service provider's participants, with their actions and the export; with `authority`, every provider's
- * participants to search and read (the API lets ADMIN and REGISTRY_AUTHORITY read them all, and change none).
+ * participants to search and read (the API lets ADMIN and REGISTRY_AUTHORITY read them all; changing them is the providers').
  */
 export function Participants({ authority = false }: { authority?: boolean }) {
   const t = useT();

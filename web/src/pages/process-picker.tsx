@@ -40,7 +40,7 @@ export function ProcessPicker(props: {
   const [announcement, setAnnouncement] = useState('');
   const [focusAfter, setFocusAfter] = useState<FocusAfter | null>(null);
   const root = useRef<HTMLFieldSetElement>(null);
-  const filterInput = useRef<HTMLDivElement>(null);
+  const filters = useRef<HTMLDivElement>(null);
 
   const byId = new Map(catalogue.map((process) => [process.identifier, process]));
   const chosenSet = new Set(chosen);
@@ -53,7 +53,7 @@ export function ProcessPicker(props: {
   useEffect(() => {
     if (!focusAfter || !root.current) return;
     const buttons = [...root.current.querySelectorAll<HTMLButtonElement>(`ul.${focusAfter.list} > li button`)];
-    const target = buttons[Math.min(focusAfter.index, buttons.length - 1)] ?? filterInput.current?.querySelector('input');
+    const target = buttons[Math.min(focusAfter.index, buttons.length - 1)] ?? filters.current?.querySelector('input');
     target?.focus();
     setFocusAfter(null);
   }, [focusAfter]);
@@ -92,7 +92,7 @@ export function ProcessPicker(props: {
         })}
       </ul>
       <h3 id="candidates-heading">{t('addProcesses')}</h3>
-      <div class="picker-filters" ref={filterInput}>
+      <div class="picker-filters" ref={filters}>
         <Field label={t('filterProcesses')} name="processFilter" type="search" value={filter} autocomplete="off"
           onInput={(event) => setFilter(event.currentTarget.value)}
           onKeyDown={(event) => { if (event.key === 'Enter') event.preventDefault(); }} />
