@@ -1,6 +1,6 @@
+import { CONSOLE_EN, CONSOLE_NB } from './texts/console.js';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { CONSOLE_EN, CONSOLE_NB } from './texts/console.js';
 
 const en = {
   appName: 'Registry', skip: 'Skip to content', language: 'Language', lookup: 'Look up', catalogue: 'Catalogue',
