@@ -135,7 +135,7 @@ export function App() {
             <ul>
               {PAGES.filter((candidate) => candidate.allowed(session)).map((candidate) => (
                 <li key={candidate.path}>
-                  <a href={href(candidate.path)} aria-current={candidate === page ? 'page' : undefined}>{t(candidate.label)}</a>
+                  <a href={href(candidate.path)} aria-current={candidate === page ? 'page' : undefined} onClick={() => setMenuOpen(false)}>{t(candidate.label)}</a>
                 </li>
               ))}
             </ul>
