@@ -45,6 +45,8 @@ import type { LoginThrottleOptions } from './users/login-throttle.js';
 import users from './users/routes.js';
 import signInLocks from './users/lock-routes.js';
 import { securityEventLog } from './http/security-events.js';
+import sessions from './users/session-routes.js';
+import { sessionVerifier } from './users/sessions.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
 import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
@@ -218,7 +220,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(untrustedForwarding, { trust });
   await app.register(inFlightLimit, { maxPerAddress: options.maxRequestsPerAddress ?? 64 });
   await app.register(errorHandler);
-  await app.register(authentication, { credentials: app.credentials });
+  await app.register(authentication, { credentials: app.credentials, sessions: sessionVerifier(signIn) });
   await app.register(mediaTypes);
   await app.register(requestHygiene);
   if (views) await app.register(readRouting, { runReads: views.runReads });
@@ -236,6 +238,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(transportProfiles, { prefix: '/rest/api/transport-profiles' });
   await app.register(users, { prefix: '/rest/api/users' });
   await app.register(signInLocks, { prefix: '/rest/api/sign-in-locks' });
+  await app.register(sessions, { prefix: '/rest/api/sessions' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(changeRoutes, {
     prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,

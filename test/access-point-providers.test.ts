@@ -60,7 +60,7 @@ describe('not found and conflicts', () => {
   it('refuses to delete a provider that still has access points and users', async () => {
     const id = t.fixture.accessPointProviderId;
     expectErrorBody(await http.remove(`${BASE}/${id}`), 409,
-      `The access point provider '${id}' is still used by 1 access point(s) and 1 user(s)`);
+      `The access point provider 'Test AP Provider' is still used by 1 access point(s) and 1 user(s)`);
     expectStatus(await http.get(`/rest/api/accessPoints/${t.fixture.accessPointId}`), 200);
   });
 });

@@ -110,7 +110,7 @@ describe('add, update and delete', () => {
     const accessPoint = await addAccessPoint(t);
     const serviceProvider = await addServiceProvider(t, accessPoint.identifier);
     expectErrorBody(await http.remove(`${BASE}/${accessPoint.identifier}`), 409,
-      `The access point '${accessPoint.identifier}' is still used by 1 service provider(s)`);
+      `The access point '${accessPoint.title}' is still used by 1 service provider(s)`);
     expectStatus(await http.remove(`/rest/api/service-providers/${serviceProvider.identifier}`), 204);
     expectStatus(await http.remove(`${BASE}/${accessPoint.identifier}`), 204);
   });

@@ -38,7 +38,7 @@ describe('validation, not found and conflicts', () => {
     const capability = await addCapability();
     const process = await add(t, '/rest/api/processes', processForm({ capabilities: [{ identifier: capability.identifier }] }));
     expectErrorBody(await http.remove(`${BASE}/${capability.identifier}`), 409,
-      `The capability '${capability.identifier}' is still used by 1 process(es)`);
+      `The capability '${capability.title}' is still used by 1 process(es)`);
     expectStatus(await http.remove(`/rest/api/processes/${process.identifier}`), 204);
     expectStatus(await http.remove(`${BASE}/${capability.identifier}`), 204);
   });

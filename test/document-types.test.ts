@@ -137,7 +137,7 @@ describe('409', () => {
     await insertParticipant(t.db, t.fixture.serviceProviderId, [process.identifier]);
     await insertParticipant(t.db, t.fixture.otherServiceProviderId, [process.identifier]);
     expectErrorBody(await remove(`${BASE}/${documentType.identifier}`), 409,
-      `Document type '${documentType.identifier}' is still used by 2 participant(s) through the processes ${process.qualifiedIdentifier}`);
+      `Document type '${documentType.title}' is still used by 2 participant(s) through the processes ${process.title} (${process.qualifiedIdentifier})`);
     expect((await get(`${BASE}/${documentType.identifier}`)).statusCode).toBe(200);
   });
 

@@ -111,10 +111,13 @@ describe('the OpenAPI description', () => {
       expect(roles.every((role) => [...ROLES, ANONYMOUS].includes(role as never))).toBe(true);
       for (const role of roles) expect(operation.description).toContain(role);
       const anonymous = roles.includes(ANONYMOUS);
-      expect(operation.security).toEqual(anonymous ? [{}, { basicAuth: [] }] : [{ basicAuth: [] }]);
+      const signedIn = [{ basicAuth: [] }, { sessionAuth: [] }];
+      expect(operation.security).toEqual(anonymous ? [{}, ...signedIn] : signedIn);
       expect(operation.operationId).toMatch(/^[a-z][A-Za-z]+$/);
     }
-    expect(description.components.securitySchemes).toEqual({ basicAuth: expect.objectContaining({ type: 'http', scheme: 'basic' }) });
+    expect(description.components.securitySchemes).toEqual({
+      basicAuth: expect.objectContaining({ type: 'http', scheme: 'basic' }), sessionAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
     expect(description.paths['/rest/api/processes']?.get?.['x-roles']).toEqual([...ROLES, ANONYMOUS]);
     expect(description.paths['/rest/api/processes']?.post?.['x-roles']).toEqual(['ADMIN', 'REGISTRY_AUTHORITY']);
   });

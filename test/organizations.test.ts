@@ -93,3 +93,31 @@ describe('organization processes', () => {
   });
 });
 
+
+describe('who an organization is (the public lookup\'s heading)', () => {
+  const summaryUrl = (qualifiedIdentifier: string) => `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifier)}`;
+
+  it('names it as its business card does and lists each provider serving it once, by title, to anonymous callers', async () => {
+    const organizationIdentifier = uniqueOrganization();
+    const first = await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, name: 'Fjord Fisk AS' });
+    await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, name: 'Fjord Fisk (second name) AS' });
+    // The first registered is the one whose name the business card publishes.
+    await t.db.query("UPDATE participants SET registration_date = registration_date - 1 WHERE id = $1", [first.identifier]);
+    const qualified = `${SCHEME}::0192:${organizationIdentifier}`;
+    const response = await call(t.app, { url: summaryUrl(qualified) });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['content-type']).toBe(`${vendor('organizations.get')};charset=UTF-8`);
+    expectSecurityHeaders(response);
+    // Only public facts: no provider identifier, no contact, no participant identifier.
+    expect(response.json()).toEqual({ qualifiedIdentifier: qualified, name: 'Fjord Fisk AS', providers: [{ title: 'Provider One' }, { title: 'Provider Two' }] });
+  });
+
+  it('answers the organization 404 for an unknown, malformed or no longer live organization', async () => {
+    const participant = await addParticipant(t.app, t.users.serviceProvider);
+    expect((await call(t.app, { url: summaryUrl(participant.qualifiedIdentifier) })).statusCode).toBe(200);
+    await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, dayFromToday(0)]);
+    for (const unknown of [participant.qualifiedIdentifier, 'no-scheme-here', `${SCHEME}::0192:${uniqueOrganization()}`]) {
+      expectErrorBody(await call(t.app, { url: summaryUrl(unknown) }), 404, `Couldn't find organization for ${unknown}`);
+    }
+  });
+});

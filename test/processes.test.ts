@@ -202,12 +202,12 @@ describe('409', () => {
   it('refuses to delete a process that participants use or that other processes depend on, naming them', async () => {
     const used = await addProcess(t.app, t.users.admin);
     await insertParticipant(t.db, t.fixture.serviceProviderId, [used.identifier]);
-    expectErrorBody(await remove(`${BASE}/${used.identifier}`), 409, `Process '${used.identifier}' is still used by 1 participant(s)`);
+    expectErrorBody(await remove(`${BASE}/${used.identifier}`), 409, `Process '${used.title}' is still used by 1 participant(s)`);
 
     const base = await addProcess(t.app, t.users.admin);
     const dependent = await addProcess(t.app, t.users.admin, { dependencies: [{ identifier: base.identifier }] });
     expectErrorBody(await remove(`${BASE}/${base.identifier}`), 409,
-      `Process '${base.identifier}' is still used by the processes that depend on it (${dependent.qualifiedIdentifier})`);
+      `Process '${base.title}' is still used by the processes that depend on it (${dependent.title} (${dependent.qualifiedIdentifier}))`);
     expect((await get(`${BASE}/${base.identifier}`)).statusCode).toBe(200);
 
     expect((await remove(`${BASE}/${dependent.identifier}`)).statusCode).toBe(204);

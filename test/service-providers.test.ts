@@ -63,7 +63,7 @@ describe('not found and conflicts', () => {
     const provider = await addServiceProvider(t, t.fixture.accessPointId);
     const participant = await insertParticipant(t.db, provider.identifier, []);
     expectErrorBody(await http.remove(`${BASE}/${provider.identifier}`), 409,
-      `The service provider '${provider.identifier}' is still used by 1 participant(s)`);
+      `The service provider '${provider.title}' is still used by 1 participant(s)`);
     await t.db.query('DELETE FROM participants WHERE id = $1', [participant]);
     expectStatus(await http.remove(`${BASE}/${provider.identifier}`), 204);
   });
@@ -74,7 +74,7 @@ describe('not found and conflicts', () => {
     await t.db.query("UPDATE participants SET delete_date = current_date - 1 WHERE id = $1", [expired]);
     const live = await insertParticipant(t.db, provider.identifier, []);
     expectErrorBody(await http.remove(`${BASE}/${provider.identifier}`), 409,
-      `The service provider '${provider.identifier}' is still used by 1 participant(s)`);
+      `The service provider '${provider.title}' is still used by 1 participant(s)`);
     const expiries = () => t.db.query("SELECT 1 FROM change_log WHERE operation = 'expire' AND before->>'identifier' = $1", [expired]);
     expect(await t.db.query('SELECT 1 FROM participants WHERE id = $1', [expired])).toHaveLength(1);
     expect(await expiries()).toHaveLength(0);
@@ -93,7 +93,7 @@ describe('not found and conflicts', () => {
 
   it('refuses to delete a provider that users still act for, rather than deleting their credentials with it', async () => {
     const id = t.fixture.otherServiceProviderId;
-    expectErrorBody(await http.remove(`${BASE}/${id}`), 409, `The service provider '${id}' is still used by 1 user(s)`);
+    expectErrorBody(await http.remove(`${BASE}/${id}`), 409, `The service provider 'Provider Two' is still used by 1 user(s)`);
     expectStatus(await http.get('/rest/api/accessPoints', t.users.otherServiceProvider), 200);
   });
 });

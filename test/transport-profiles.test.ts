@@ -58,7 +58,7 @@ describe('not found and conflicts', () => {
     const provider = await addAccessPointProvider(t);
     const accessPoint = expectStatus(await http.send('POST', '/rest/api/accessPoints', accessPointForm(provider.identifier, profile.value)), 201);
     expectErrorBody(await http.remove(`${BASE}/${profile.identifier}`), 409,
-      `The transport profile '${profile.identifier}' is still used by 1 endpoint(s)`);
+      `The transport profile '${profile.title}' is still used by 1 endpoint(s)`);
     expectStatus(await http.remove(`/rest/api/accessPoints/${accessPoint.identifier}`), 204);
     expectStatus(await http.remove(`${BASE}/${profile.identifier}`), 204);
   });

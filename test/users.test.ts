@@ -232,9 +232,9 @@ describe('the last ADMIN', () => {
       expectStatus(await http.send('PUT', `${BASE}/${admin.identifier}`, { username: admin.username, role: 'REGISTRY_AUTHORITY' }), 200);
     }
     const [{ id }] = await t.db.query<{ id: string }>("SELECT id FROM users WHERE username = 'admin'") as [{ id: string }];
-    expectErrorBody(await http.remove(`${BASE}/${id}`), 409, `The user '${id}' is the last ADMIN and cannot be deleted`);
+    expectErrorBody(await http.remove(`${BASE}/${id}`), 409, "The user 'admin' is the last ADMIN and cannot be deleted");
     expectErrorBody(await http.send('PUT', `${BASE}/${id}`, { username: 'admin', role: 'REGISTRY_AUTHORITY' }), 409,
-      `The user '${id}' is the last ADMIN and cannot be demoted`);
+      "The user 'admin' is the last ADMIN and cannot be demoted");
     expectStatus(await http.get(BASE), 200);
 
     const second = await addUser({ role: 'ADMIN' });

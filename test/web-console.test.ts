@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BILLING_PROCESS } from '../src/setup/demo.js';
 import { loadCatalogue } from '../src/code-lists/repository.js';
@@ -11,7 +10,8 @@ import { CONSOLE_CSP } from '../src/web/plugin.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { axeViolations, launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
-import { PROJECT_ROOT, testOutputDir } from './helpers/openapi-tools.js';
+import { testOutputDir } from './helpers/openapi-tools.js';
+import { buildConsole, consoleOpener, WIDTHS } from './helpers/console.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
 import { startLocalSml } from '../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
@@ -19,7 +19,6 @@ import { base64Der, expiredCertificate, testCertificate } from './helpers/certif
 import { SYSTEM_ACTOR } from '../src/db/change-log.js';
 import { storeLock } from '../src/users/sign-in-locks.js';
 
-const WIDTHS = { phone: 390, desktop: 1280 } as const;
 
 /** Every page of the console, as the role that sees it. */
 const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 'admin'; ready: string }> = [
@@ -27,7 +26,8 @@ const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 
   { name: 'catalogue', hash: '#/catalogue', as: 'anonymous', ready: 'tbody tr:not(.placeholder)' },
   { name: 'sign-in', hash: '#/sign-in', as: 'anonymous', ready: 'form' },
   { name: 'participants', hash: '#/participants', as: 'provider', ready: 'tbody tr:not(.placeholder)' },
-  { name: 'participant-new', hash: '#/participants/new', as: 'provider', ready: '.process-choices li' },
+  { name: 'participant-new', hash: '#/participants/new', as: 'provider', ready: '.candidates li' },
+  { name: 'participants-authority', hash: '#/participants', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
   { name: 'import', hash: '#/import', as: 'provider', ready: 'form' },
   { name: 'service-providers', hash: '#/service-providers', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
   { name: 'access-point-providers', hash: '#/access-point-providers', as: 'admin', ready: 'tbody tr:not(.placeholder)' },
@@ -52,9 +52,7 @@ describe('the web console in Chromium, against the real service', () => {
   let root: string;
 
   beforeAll(async () => {
-    // Built per vitest project into its own folder: both projects run at once.
-    root = join(PROJECT_ROOT, 'test-output', `console-build-${testDatabaseKind}`);
-    await build({ configFile: join(PROJECT_ROOT, 'web/vite.config.ts'), logLevel: 'silent', build: { outDir: root, emptyOutDir: true } });
+    root = await buildConsole('console');
     // An SML nobody answers at: the deliveries page has a failure to show. The retry waits long enough to stay failed.
     test = await startTestApp({
       console: { root }, sml: { url: 'http://127.0.0.1:9/', smpId: 'TEST-SMP', timeoutMs: 500 },
@@ -84,31 +82,7 @@ describe('the web console in Chromium, against the real service', () => {
     await test?.close();
   });
 
-  async function open(hash: string, options: { user?: TestUser; width?: number; at?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
-    const origin = options.at ?? base;
-    const context = await browser.newContext({ acceptDownloads: true, locale: 'en-US', viewport: { width: options.width ?? WIDTHS.desktop, height: 900 } });
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      // A 4xx the console expects (a probe, a refused form) is logged by Chromium as a failed resource.
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console error: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    // The API's 4xx are expected; a file of the page that is missing (such as its icon) is not.
-    page.on('response', (response) => {
-      if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/rest/')) problems.push(`404 for ${response.url()}`);
-    });
-    await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(origin).host) ? route.continue() : route.abort()));
-    await page.goto(`${origin}/`);
-    if (options.user) {
-      await page.evaluate(() => { location.hash = '#/sign-in'; });
-      await page.getByLabel('Username').fill(options.user.username);
-      await page.getByLabel('Password').fill(options.user.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    }
-    await page.evaluate((target) => { location.hash = target; }, hash);
-    return { context, page };
-  }
+  const open = consoleOpener(() => browser, () => base, problems);
 
   const userOf = (role: 'anonymous' | 'provider' | 'admin') =>
     role === 'provider' ? test.users.serviceProvider : role === 'admin' ? test.users.admin : undefined;
@@ -153,6 +127,7 @@ describe('the web console in Chromium, against the real service', () => {
     await page.screenshot({ path: join(shots, 'lookup-result-desktop.png'), fullPage: true });
     await page.setViewportSize({ width: WIDTHS.phone, height: 900 });
     await page.screenshot({ path: join(shots, 'lookup-result-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: WIDTHS.desktop, height: 900 });
     expect(await page.getByRole('link', { name: 'SMP lookup' }).getAttribute('href')).toBe(`/${participantId}`);
 
     await page.getByLabel('Organization number').fill('000000001');
@@ -175,20 +150,27 @@ describe('the web console in Chromium, against the real service', () => {
     const languageAtEachChange = await page.evaluate(() => (window as unknown as { languageAtEachChange: string[] }).languageAtEachChange);
     expect(languageAtEachChange.length).toBeGreaterThan(0);
     expect(new Set(languageAtEachChange)).toEqual(new Set(['nb']));
+    // The language chosen stays across a reload.
+    await page.reload();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Katalog');
     await context.close();
   });
 
   it('provider: adds (rules shown, API errors at their field), edits, transfers and deletes a participant', async () => {
     const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
     await page.getByRole('link', { name: 'Add a participant' }).click();
-    const reminder = page.locator('.process-choices li', { hasText: 'Norwegian reminder' });
-    await expect.poll(() => reminder.locator('.hint').innerText()).toContain('Also needs: Peppol BIS Billing');
+    // The picker: the reminder cannot be added before what it depends on, and only with ICD 0192.
+    await page.getByLabel('Filter by name, domain or identifier').fill('reminder');
+    const candidates = page.locator('ul.candidates > li');
+    await expect.poll(() => candidates.allInnerTexts()).toEqual([expect.stringMatching(/Norwegian reminder.*Cannot be added now: Also needs: Peppol BIS Billing 3\.0\./s)]);
     await page.getByLabel('ICD').fill('0007');
-    await expect.poll(() => reminder.locator('.hint').innerText()).toContain('Needs one of the ICDs 0192');
+    await expect.poll(() => candidates.first().innerText()).toContain('Needs one of the ICDs 0192.');
     await page.getByLabel('ICD').fill('0192');
-    await reminder.getByRole('checkbox').check();
-    await page.getByRole('checkbox', { name: /^Peppol BIS Billing/ }).check();
-    await expect.poll(() => reminder.locator('.hint').innerText()).toBe('Can be added.');
+    // Added with what it depends on, in one step; both show as chosen, apart from what can be added.
+    await candidates.first().getByRole('button', { name: 'Add with Peppol BIS Billing 3.0' }).click();
+    const chosen = page.locator('ul.chosen > li');
+    await expect.poll(() => chosen.allInnerTexts()).toEqual([expect.stringContaining('Peppol BIS Billing 3.0'), expect.stringContaining('Norwegian reminder')]);
+    expect(await page.getByRole('status').filter({ hasText: 'Added:' }).innerText()).toContain('Added: Peppol BIS Billing 3.0, Norwegian reminder.');
 
     const organization = uniqueOrganization();
     await page.getByLabel('Organization number').fill(organization);
@@ -201,12 +183,22 @@ describe('the web console in Chromium, against the real service', () => {
     const emailError = page.locator('.field', { has: page.getByLabel('Email') }).locator('.field-error');
     await expect.poll(() => emailError.innerText()).toMatch(/email/i);
     expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
+    // In plain words: no form object of the API's, no "Validation failed for object=…".
+    expect(await page.getByRole('alert').innerText()).toBe('Nothing was saved: check the marked fields.');
+    expect(await page.locator('main').innerText()).not.toMatch(/DTO|Validation failed|objectName/);
     await page.getByLabel('Email').fill('kari@bakery.example');
+    // The message was about what the field held: it goes as the field changes, and the form's with it.
+    expect(await emailError.count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
     await page.getByRole('button', { name: 'Save' }).click();
+    // The list it returns to confirms what was saved, until the situation changes (a search).
+    const saved = page.getByRole('status').filter({ hasText: 'Saved:' });
+    await expect.poll(() => saved.innerText()).toBe(`Saved: Browser Bakery AS (iso6523-actorid-upis::0192:${organization}).`);
 
     await page.getByLabel('Search').fill(organization);
     const row = page.locator('tbody tr', { hasText: organization });
     await row.waitFor();
+    expect(await saved.count()).toBe(0);
     expect(await row.innerText()).toContain('Browser Bakery AS');
 
     await row.getByRole('link', { name: /Edit/ }).click();
@@ -233,6 +225,8 @@ describe('the web console in Chromium, against the real service', () => {
     await doomedRow.getByRole('button', { name: /Delete/ }).click();
     const dialog = page.getByRole('dialog');
     expect(await dialog.innerText()).toContain('Doomed Dairy AS');
+    // Focus starts on Cancel: an Enter pressed out of habit deletes nothing.
+    await expect.poll(() => dialog.getByRole('button', { name: 'Cancel' }).evaluate((button) => button === document.activeElement)).toBe(true);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect((await test.app.inject({ url: `/rest/api/participants/${doomed.identifier}`, headers: { authorization: test.users.serviceProvider.authorization } })).statusCode).toBe(200);
     await doomedRow.getByRole('button', { name: /Delete/ }).click();
@@ -246,17 +240,19 @@ describe('the web console in Chromium, against the real service', () => {
     const [first, second] = [uniqueOrganization(), uniqueOrganization()];
     const line = (organizationIdentifier: string, email = 'ops@import.example') =>
       JSON.stringify({ icd: '0192', organizationIdentifier, name: `Imported ${organizationIdentifier}`, contact: { name: 'Importer', email }, processes: [{ qualifiedIdentifier: BILLING_PROCESS }] });
-    const file = [line(first), line(uniqueOrganization(), 'bad address'), '', line(second)].join('\n');
+    // The last line is the first again: already present, as the command line's import calls it.
+    const file = [line(first), line(uniqueOrganization(), 'bad address'), '', line(second), line(first)].join('\n');
     const { context, page } = await open('#/import', { user: test.users.serviceProvider });
     await page.getByLabel('File').setInputFiles({ name: 'participants.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(file) });
     await page.getByRole('button', { name: 'Start import' }).click();
-    await expect.poll(() => page.locator('.progress-row').innerText(), { timeout: 10_000 }).toContain('2 added, 1 failed, of 3 lines.');
-    expect(await page.getByRole('progressbar', { name: 'Import progress' }).evaluate((bar: HTMLProgressElement) => [bar.value, bar.max])).toEqual([3, 3]);
+    await expect.poll(() => page.locator('.progress-row').innerText(), { timeout: 10_000 }).toContain('2 imported, 1 already present, 1 refused, of 4 lines.');
+    expect(await page.getByRole('progressbar', { name: 'Import progress' }).evaluate((bar: HTMLProgressElement) => [bar.value, bar.max])).toEqual([4, 4]);
     const rows = await page.locator('tbody tr').allInnerTexts();
-    expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatch(/^1\s+✓/);
-    expect(rows[1]).toMatch(/^2\s+✗.*contact\.email/s);
-    expect(rows[2]).toMatch(/^4\s+✓/);
+    expect(rows).toHaveLength(4);
+    expect(rows[0]).toMatch(/^1\s+✓ Imported/);
+    expect(rows[1]).toMatch(/^2\s+✗ Refused: .*contact\.email: Not an email address/s);
+    expect(rows[2]).toMatch(/^4\s+✓ Imported/);
+    expect(rows[3]).toMatch(/^5\s+✓ Already present/);
     for (const organization of [first, second]) {
       const stored = await test.app.inject({ url: `/rest/api/participants/iso6523-actorid-upis::0192:${organization}`, headers: { authorization: test.users.serviceProvider.authorization } });
       expect(stored.statusCode).toBe(200);
@@ -497,7 +493,7 @@ describe('the web console in Chromium, against the real service', () => {
     await anonymous.page.getByLabel('Username').fill('provider-one');
     await anonymous.page.getByLabel('Password').fill('wrong-password');
     await anonymous.page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => anonymous.page.getByRole('alert').innerText()).not.toBe('');
+    await expect.poll(() => anonymous.page.getByRole('alert').innerText()).toBe('Wrong username or password.');
     expect(await anonymous.page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length)).toBe(0);
     await anonymous.context.close();
   }, 90_000);

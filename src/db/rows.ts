@@ -14,21 +14,21 @@ export async function lockRow(tx: Queryable, table: string, id: string): Promise
 }
 
 /**
- * Deletes the row `id` of `table` unless something still uses it: 404 when there is no such row, 409 naming
- * every remaining use. The row lock makes a writer that starts to reference the row meanwhile (its foreign key
- * check takes a key-share lock) wait for the delete, and fail after it.
+ * Deletes the row `id` of `table` (which has a `title`) unless something still uses it: 404 when there is no such
+ * row, 409 naming it by its title and every remaining use. The row lock makes a writer that starts to reference
+ * the row meanwhile (its foreign key check takes a key-share lock) wait for the delete, and fail after it.
  */
 export async function deleteUnused(tx: Queryable, table: string, noun: string, id: string, usages: readonly Usage[]): Promise<void> {
   await lockRow(tx, table, id);
-  const [row] = await tx.query<{ counts: number[] }>(
-    `SELECT json_build_array(${usages.map((usage) => `(${usage.count})`).join(', ')}) AS counts`,
+  const [row] = await tx.query<{ title: string; counts: number[] }>(
+    `SELECT title, json_build_array(${usages.map((usage) => `(${usage.count})`).join(', ')}) AS counts FROM ${table} WHERE id = $1`,
     [id],
   );
   const uses = usages.flatMap((usage, index) => {
     const count = Number(row?.counts[index] ?? 0);
     return count > 0 ? [`${count} ${usage.noun}`] : [];
   });
-  if (uses.length > 0) throw new ConflictError(`The ${noun} '${id}' is still used by ${uses.join(' and ')}`);
+  if (uses.length > 0) throw new ConflictError(`The ${noun} '${row?.title ?? id}' is still used by ${uses.join(' and ')}`);
   await tx.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
 }
 

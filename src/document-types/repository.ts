@@ -68,8 +68,8 @@ async function replaceProcessLinks(tx: Queryable, id: string, processIds: string
  * Its links to processes go with it.
  */
 export async function deleteDocumentType(tx: Queryable, id: string): Promise<void> {
-  const locked = await tx.query('SELECT 1 FROM document_types WHERE id = $1 FOR UPDATE', [id]);
-  if (locked.length === 0) throw NotFoundError.instance(id);
+  const [locked] = await tx.query<{ title: string }>('SELECT title FROM document_types WHERE id = $1 FOR UPDATE', [id]);
+  if (!locked) throw NotFoundError.instance(id);
   // Locking the linked processes makes a participant that takes one of them meanwhile finish first (and be
   // counted below) or wait until the links are gone.
   await tx.query(
@@ -78,7 +78,7 @@ export async function deleteDocumentType(tx: Queryable, id: string): Promise<voi
   );
   const [usage] = await tx.query<{ participants: number; processes: string[] }>(
     `SELECT count(DISTINCT pp.participant_id)::int AS participants,
-            coalesce(array_agg(DISTINCT p.scheme || '::' || p.value), '{}') AS processes
+            coalesce(array_agg(DISTINCT p.title || ' (' || p.scheme || '::' || p.value || ')'), '{}') AS processes
        FROM process_document_types pdt
        JOIN participant_processes pp ON pp.process_id = pdt.process_id
        JOIN processes p ON p.id = pdt.process_id
@@ -87,7 +87,7 @@ export async function deleteDocumentType(tx: Queryable, id: string): Promise<voi
   );
   if (usage && usage.participants > 0) {
     throw new ConflictError(
-      `Document type '${id}' is still used by ${usage.participants} participant(s) through the processes ${usage.processes.join(', ')}`,
+      `Document type '${locked.title}' is still used by ${usage.participants} participant(s) through the processes ${usage.processes.join(', ')}`,
     );
   }
   await tx.query('DELETE FROM document_types WHERE id = $1', [id]);

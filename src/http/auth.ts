@@ -47,13 +47,22 @@ export interface CredentialVerifier {
   verify(username: string, password: string, request: FastifyRequest): Promise<Caller | null>;
 }
 
+/** A console session's token (`Authorization: Bearer <token>`), opened with Basic credentials. */
+export interface SessionVerifier {
+  /** The caller of a live session, or null when the token is unknown or its session has ended. */
+  verify(token: string): Promise<Caller | null>;
+}
+
+/** The token of a Bearer authorization header, else undefined. */
+export const bearerTokenOf = (request: FastifyRequest) => /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+
 export const API_PREFIX = '/rest/api/';
 
 /**
- * HTTP Basic authentication and the role check of each operation, run before anything else of the request.
- * Every API route must declare its `access`; a route without one fails at start-up, not at run time.
+ * HTTP Basic authentication (or a console session's token) and the role check of each operation, run before
+ * anything else of the request. Every API route must declare its `access`; a route without one fails at start-up.
  */
-async function authentication(fastify: FastifyInstance, options: { credentials: CredentialVerifier }) {
+async function authentication(fastify: FastifyInstance, options: { credentials: CredentialVerifier; sessions?: SessionVerifier }) {
   fastify.decorateRequest('caller', null);
   await fastify.register(basicAuth, {
     validate: async (username, password, request) => {
@@ -76,6 +85,14 @@ async function authentication(fastify: FastifyInstance, options: { credentials: 
     const allowed = typeof rule === 'function' ? rule(request) : rule;
     if (request.headers.authorization === undefined) {
       return done(allowed.includes(ANONYMOUS) ? undefined : new UnauthorizedError());
+    }
+    const token = options.sessions && bearerTokenOf(request);
+    if (token !== undefined && options.sessions) {
+      options.sessions.verify(token).then((caller) => {
+        request.caller = caller;
+        done(!caller ? new UnauthorizedError('The session has ended: sign in again') : allowed.includes(caller.role) ? undefined : new ForbiddenError());
+      }, done);
+      return;
     }
     fastify.basicAuth(request, reply, (error?: Error) => {
       if (error) return done(error);

@@ -7,6 +7,8 @@ import { ErrorBody } from '../core/schemas.js';
 type Schema = Record<string, unknown>;
 
 export const BASIC_AUTH = 'basicAuth';
+/** A console session's token (`POST /rest/api/sessions`), accepted wherever Basic credentials are. */
+export const SESSION_AUTH = 'sessionAuth';
 
 /** The reason phrase of each error status an operation may answer, as the description words it. */
 const ERROR_STATUSES: Record<number, string> = {
@@ -220,7 +222,8 @@ export function describeOperation({ schema, url, route }: TransformInput): { sch
   if (own.body) described.body = { content: Object.fromEntries(types.map((type) => [type, { schema: own.body }])) };
   if (roles) {
     described['x-roles'] = roles.roles;
-    described.security = roles.roles.includes(ANONYMOUS) ? [{}, { [BASIC_AUTH]: [] }] : [{ [BASIC_AUTH]: [] }];
+    const signedIn = [{ [BASIC_AUTH]: [] }, { [SESSION_AUTH]: [] }];
+    described.security = roles.roles.includes(ANONYMOUS) ? [{}, ...signedIn] : signedIn;
   }
   // `/rest/api/processes/` is the same operation as `/rest/api/processes`, which is how clients call it.
   return { schema: described, url: url.length > 1 ? url.replace(/\/$/, '') : url };

@@ -6,7 +6,7 @@ import fp from 'fastify-plugin';
 import { hoistTitledSchemas } from './components.js';
 import { JSON_MEDIA_TYPE } from '../http/media-types.js';
 import { introductionOf, type Description } from './introduction.js';
-import { BASIC_AUTH, describeOperation } from './operations.js';
+import { BASIC_AUTH, describeOperation, SESSION_AUTH } from './operations.js';
 
 const DESCRIPTION_PATH = '/v3/api-docs';
 /** The methods of the API's operations, and PATCH, which none takes. */
@@ -118,7 +118,12 @@ async function openapi(fastify: FastifyInstance) {
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: '/', description: 'this service' }],
-      components: { securitySchemes: { [BASIC_AUTH]: { type: 'http', scheme: 'basic', description: 'the credentials given by the national authority' } } },
+      components: {
+        securitySchemes: {
+          [BASIC_AUTH]: { type: 'http', scheme: 'basic', description: 'the credentials given by the national authority' },
+          [SESSION_AUTH]: { type: 'http', scheme: 'bearer', description: 'a session of the web console, opened with POST /rest/api/sessions' },
+        },
+      },
       security: [{ [BASIC_AUTH]: [] }],
     },
     transform: describeOperation,

@@ -12,3 +12,14 @@ export const OrganizationProcess = Type.Object({
 export type OrganizationProcess = Static<typeof OrganizationProcess>;
 
 export const OrganizationProcessList = Type.Array(OrganizationProcess, { title: 'OrganizationProcessList' });
+
+export const OrganizationSummary = Type.Object({
+  qualifiedIdentifier: Type.String({ description: 'the organization: `iso6523-actorid-upis::<icd>:<organizationIdentifier>`' }),
+  name: Type.Union([Type.String(), Type.Null()], {
+    description: 'the name its business card publishes: that of its first registered live participant, null when it has none',
+  }),
+  providers: Type.Array(Type.Object({ title: Type.String() }, { title: 'OrganizationProvider' }), {
+    description: 'the titles of the service providers that serve it (each once, by title)',
+  }),
+}, { title: 'OrganizationSummary', description: 'addition: who an organization is and who serves it, as public as its business card' });
+export type OrganizationSummary = Static<typeof OrganizationSummary>;

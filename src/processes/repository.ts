@@ -193,11 +193,11 @@ async function replaceLinks(tx: Queryable, id: string, record: ProcessRecord): P
 /** Deletes a process nobody uses; 409 naming what still does. */
 export async function deleteProcess(tx: Queryable, id: string): Promise<void> {
   // The row lock makes a participant that takes this process meanwhile wait for the delete, and fail after it.
-  const locked = await tx.query('SELECT 1 FROM processes WHERE id = $1 FOR UPDATE', [id]);
-  if (locked.length === 0) throw NotFoundError.instance(id);
+  const [locked] = await tx.query<{ title: string }>('SELECT title FROM processes WHERE id = $1 FOR UPDATE', [id]);
+  if (!locked) throw NotFoundError.instance(id);
   const [usage] = await tx.query<{ participants: number; dependents: string[] }>(
     `SELECT (SELECT count(*)::int FROM participant_processes WHERE process_id = $1) AS participants,
-            (SELECT coalesce(array_agg(p.scheme || '::' || p.value ORDER BY p.value), '{}')
+            (SELECT coalesce(array_agg(p.title || ' (' || p.scheme || '::' || p.value || ')' ORDER BY p.title, p.value), '{}')
                FROM process_dependencies pd JOIN processes p ON p.id = pd.process_id WHERE pd.dependency_id = $1) AS dependents`,
     [id],
   );
@@ -206,6 +206,6 @@ export async function deleteProcess(tx: Queryable, id: string): Promise<void> {
     ...(usage.participants > 0 ? [`${usage.participants} participant(s)`] : []),
     ...(usage.dependents.length > 0 ? [`the processes that depend on it (${usage.dependents.join(', ')})`] : []),
   ];
-  if (users.length > 0) throw new ConflictError(`Process '${id}' is still used by ${users.join(' and ')}`);
+  if (users.length > 0) throw new ConflictError(`Process '${locked.title}' is still used by ${users.join(' and ')}`);
   await tx.query('DELETE FROM processes WHERE id = $1', [id]);
 }

@@ -1,6 +1,7 @@
 import { appendChange, SYSTEM_ACTOR, type Actor } from '../db/change-log.js';
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
+import { closeSessionsOf } from './sessions.js';
 import { resourceReads } from '../db/sql.js';
 import { Role, type Caller } from '../http/auth.js';
 import { ConflictError } from '../core/errors.js';
@@ -69,7 +70,7 @@ export const USER_TIE_BREAKER = 'u.id';
 export const { findAll: findUsers, getById: getUser } =
   resourceReads<User>({ select: COLUMNS, from: FROM, id: 'u.id' });
 
-/** Changes a user; the password hash only when one is given. */
+/** Changes a user; the password hash only when one is given, which ends the user's console sessions. */
 export async function updateUser(tx: Queryable, id: string, user: UserRecord, passwordHash: string | undefined): Promise<void> {
   const [clash] = await tx.query('SELECT 1 FROM users WHERE lower(username COLLATE "C") = $1 AND id <> $2', [usernameKey(user.username), id]);
   if (clash) throw duplicate(user.username);
@@ -79,6 +80,7 @@ export async function updateUser(tx: Queryable, id: string, user: UserRecord, pa
       WHERE id = $1`,
     [id, user.username, user.role, user.serviceProviderId, user.accessPointProviderId, passwordHash ?? null],
   ), () => duplicate(user.username)), providerDeleted(user));
+  if (passwordHash !== undefined) await closeSessionsOf(tx, id);
 }
 
 /** Sets a user's password hash, nothing else. */
@@ -91,9 +93,9 @@ export async function setPasswordHash(tx: Queryable, id: string, passwordHash: s
  * row makes two requests that each remove one of the last two admins run one after the other.
  */
 export async function keepLastAdmin(tx: Queryable, id: string, change: 'deleted' | 'demoted'): Promise<void> {
-  const admins = await tx.query<{ id: string }>('SELECT id FROM users WHERE role = $1 FOR UPDATE', [Role.admin]);
+  const admins = await tx.query<{ id: string; username: string }>('SELECT id, username FROM users WHERE role = $1 FOR UPDATE', [Role.admin]);
   if (admins.length === 1 && admins[0]?.id === id) {
-    throw new ConflictError(`The user '${id}' is the last ADMIN and cannot be ${change}`);
+    throw new ConflictError(`The user '${admins[0].username}' is the last ADMIN and cannot be ${change}`);
   }
 }
 

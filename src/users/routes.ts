@@ -5,12 +5,13 @@ import { actorOf } from '../http/actor.js';
 import type { Queryable } from '../db/database.js';
 import { resolveReference, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
 import { lockRow } from '../db/rows.js';
-import { callerOf, Role, ROLES, type Access } from '../http/auth.js';
+import { bearerTokenOf, callerOf, Role, ROLES, type Access } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { UuidParams } from '../core/schemas.js';
 import { SERVICE_PROVIDER_REFERENCE } from '../service-providers/repository.js';
 import { hashPassword } from './password.js';
+import { closeSessionsOf } from './sessions.js';
 import { passwordProblem } from './password-rules.js';
 import {
   deleteUser, findUsers, getUser, insertUserRecord, keepLastAdmin, setPasswordHash, updateUser, USER_SORTABLE, USER_TIE_BREAKER, type UserRecord,
@@ -142,6 +143,8 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
       await lockRow(tx, 'users', caller.userId);
       const before = await getUser(tx, caller.userId);
       await setPasswordHash(tx, caller.userId, passwordHash);
+      // The console's session that changed it goes on; every other session of the user ends.
+      await closeSessionsOf(tx, caller.userId, bearerTokenOf(request));
       await appendChange(tx, actorOf(request), { resource: 'user', identifier: caller.userId, operation: 'update', before, after: { ...before, passwordChanged: true } });
     });
     app.securityEvents.record(request, 'password_changed', caller.username);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../web/src/api/types.js';
-import { problemOf } from '../../web/src/api/problem.js';
+import { placeMessages, problemOf, withoutField } from '../../web/src/api/problem.js';
 import { age, fieldChanges, localToIso } from '../../web/src/format.js';
 import { certificateExpiry, expiryOf } from '../../web/src/certificates.js';
-import { contactForm, processMessages } from '../../web/src/forms.js';
+import { contactForm, otherMessages, processMessages } from '../../web/src/forms.js';
 import { TEXTS, translator } from '../../web/src/i18n.js';
 import { exportLine, parseParticipantLines } from '../../web/src/jsonl.js';
 import { receivableDocumentTypes } from '../../web/src/receivable.js';
@@ -62,16 +62,52 @@ describe('forms', () => {
     expect(processMessages(fields, ['a', 'b'])).toEqual({ b: 'is restricted; unknown' });
   });
 
-  it('reads the common error body: the message, and one text per field', () => {
+  it('keeps the messages of sent processes apart from the others, the list\'s own and an index not sent included', () => {
+    const fields = { 'processes[1]': 'is restricted', processes: 'too many', 'processes[5]': 'out of range', 'contact.email': 'bad' };
+    expect(otherMessages(fields, ['a', 'b'])).toEqual({ processes: 'too many', 'processes[5]': 'out of range', 'contact.email': 'bad' });
+  });
+
+  const entry = (field: string, code: string, defaultMessage: string, extra: object = {}) => ({
+    objectName: 'processFormDTO', field, code, defaultMessage, rejectedValue: null, bindingFailure: false,
+    codes: [`${code}.processFormDTO.${field}`, `${code}.${field}`, `${code}.String`, code], arguments: [{ code: field }], ...extra,
+  });
+
+  it('reads the common error body in plain words: no form object named, each field\'s messages, a list entry with its value', () => {
     const body = {
-      message: 'Validation failed', errors: [
-        { field: 'contact.email', defaultMessage: 'must be a well-formed email address' },
-        { field: 'contact.email', defaultMessage: 'too long' },
-        { field: 'icd', defaultMessage: 'unknown ICD' },
+      message: 'Validation failed for object=\'processFormDTO\'. Error count: 4', errors: [
+        entry('contact.email', 'Email', 'must be a well-formed email address'),
+        entry('contact.email', 'Size', 'size must be between 0 and 254', { arguments: [{ code: 'contact.email' }, 254, 0] }),
+        entry('requiredICDs[1]', 'OneOf', 'must be one of the allowed values', { rejectedValue: '9999' }),
+        entry('processes[0]', 'Restricted', 'process \'x\' is restricted (deprecated) and cannot be added'),
       ],
     };
-    expect(problemOf(400, body)).toEqual({ status: 400, message: 'Validation failed', fields: { 'contact.email': 'must be a well-formed email address; too long', icd: 'unknown ICD' } });
-    expect(problemOf(502, 'gateway')).toEqual({ status: 502, message: 'HTTP 502', fields: {} });
+    expect(problemOf(400, body, en)).toEqual({
+      status: 400, message: 'Nothing was saved: check the marked fields.', fields: {
+        'contact.email': 'Not an email address (name@example.com). Must be 0 to 254 characters long.',
+        'requiredICDs[1]': '“9999”: Not one of the allowed values.',
+        'processes[0]': 'process \'x\' is restricted (deprecated) and cannot be added',
+      },
+    });
+    const list = entry('endpoints', 'Size', 'size must be between 1 and 20', { codes: ['Size.List'], arguments: [{}, 20, 1] });
+    expect(problemOf(400, { errors: [list] }, translator('nb')).fields).toEqual({ endpoints: 'Må ha 1 til 20 oppføringer.' });
+    // Any other refusal keeps the API's own message (409s name things by their titles).
+    expect(problemOf(409, { message: 'The service provider \'Provider One\' is still used by 1 participant(s)' }, en).message)
+      .toBe('The service provider \'Provider One\' is still used by 1 participant(s)');
+    expect(problemOf(502, 'gateway', en)).toEqual({ status: 502, message: 'HTTP 502', fields: {} });
+  });
+
+  it('places each message at the most specific field a form shows, every index of a list at the list, the rest apart', () => {
+    const fields = { 'requiredICDs[1]': 'a', 'requiredICDs[2]': 'b', contact: 'c', 'contact.email': 'd', 'endpoints[0].url': 'e', 'endpoints[1].certificate': 'f', title: 'g' };
+    const { at, unplaced } = placeMessages(fields, ['requiredICDs', 'contact', 'contact.email', 'endpoints[0].url', 'title']);
+    expect([at('requiredICDs'), at('contact'), at('contact.email'), at('endpoints[0].url'), at('title')]).toEqual(['a; b', 'c', 'd', 'e', 'g']);
+    expect(unplaced).toEqual([['endpoints[1].certificate', 'f']]);
+  });
+
+  it('forgets the messages of a field the user changes, and the whole refusal once no field message is left', () => {
+    const problem = { status: 400, message: 'm', fields: { 'requiredICDs[1]': 'a', title: 'b' } };
+    expect(withoutField(problem, 'requiredICDs')).toEqual({ status: 400, message: 'm', fields: { title: 'b' } });
+    expect(withoutField(problem, 'processFilter')).toBe(problem);
+    expect(withoutField(withoutField(problem, 'requiredICDs'), 'title')).toBeNull();
   });
 });
 

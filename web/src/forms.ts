@@ -22,9 +22,19 @@ export function contactForm(values: ContactValues): Schemas['ContactForm'] {
 export function processMessages(fields: Record<string, string>, sent: readonly string[]): Record<string, string> {
   const messages: Record<string, string> = {};
   for (const [field, message] of Object.entries(fields)) {
-    const match = /^processes\[(\d+)\]/.exec(field);
-    const identifier = match ? sent[Number(match[1])] : undefined;
+    const identifier = sentProcessOf(field, sent);
     if (identifier) messages[identifier] = messages[identifier] ? `${messages[identifier]}; ${message}` : message;
   }
   return messages;
+}
+
+/** The process identifier sent at the index a field names (`processes[2].identifier`: the third), if any. */
+function sentProcessOf(field: string, sent: readonly string[]): string | undefined {
+  const match = /^processes\[(\d+)\]/.exec(field);
+  return match ? sent[Number(match[1])] : undefined;
+}
+
+/** The messages that `processMessages` does not put at a sent process: the form's other fields, the list itself. */
+export function otherMessages(fields: Record<string, string>, sent: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter(([field]) => !sentProcessOf(field, sent)));
 }

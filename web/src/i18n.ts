@@ -1,3 +1,4 @@
+import { CONSOLE_EN, CONSOLE_NB } from './texts/console.js';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { STATUS_EN, STATUS_NB } from './texts/status.js';
@@ -6,7 +7,7 @@ const en = {
   ...STATUS_EN,
   appName: 'Registry', skip: 'Skip to content', language: 'Language', lookup: 'Look up', catalogue: 'Catalogue',
   signIn: 'Sign in', signOut: 'Sign out', signedInAs: 'Signed in as', username: 'Username', password: 'Password',
-  signInHint: 'Your credentials stay in this tab only: a reload or sign-out forgets them.',
+  signInHint: 'You stay signed in in this tab only, across reloads, until you sign out, close the tab or leave it unused for 30 minutes (8 hours at most). Your password is not kept.',
   participants: 'Participants', importFile: 'Import', export: 'Export', serviceProviders: 'Service providers',
   accessPointProviders: 'Access point providers', accessPoints: 'Access points', transportProfiles: 'Transport profiles',
   users: 'Users', navigation: 'Main', loading: 'Loading…', none: 'Nothing found.', search: 'Search', icd: 'ICD',
@@ -24,9 +25,9 @@ const en = {
   ruleRestricted: 'Restricted: cannot be added.', ruleIcd: 'Needs one of the ICDs {icds}.', ruleDependency: 'Also needs: {names}.',
   ruleOk: 'Can be added.', confirmDelete: 'Delete {name}? It can not be undone.', transferTo: 'Transfer to',
   transferTitle: 'Transfer {name}', saved: 'Saved.', deleted: 'Deleted.', transferred: 'Transferred.',
-  importTitle: 'Import participants', importIntro: 'A JSON lines file, one participant per line (the export\'s format or the add form). Each line is added on its own: good lines are stored even when others fail.',
-  file: 'File', start: 'Start import', line: 'Line', result: 'Result', imported: 'Added', progressLabel: 'Import progress',
-  importSummary: '{ok} added, {failed} failed, of {total} lines.', exportIntro: 'Every participant of yours as one JSON line, ready to import elsewhere.',
+  importTitle: 'Import participants', importIntro: 'A JSON lines file, one participant per line (the export\'s format or the add form). Each line is imported on its own: good lines are stored even when others are refused, and a participant you have already is counted as already present, as the command line\'s import counts them.',
+  file: 'File', start: 'Start import', line: 'Line', result: 'Result', progressLabel: 'Import progress',
+  exportIntro: 'Every participant of yours as one JSON line, ready to import elsewhere.',
   exportDownload: 'Download participants.jsonl', exporting: 'Collecting participants…', exportReady: '{count} participants ready.',
   forbidden: 'This page is not for your role.', needSignIn: 'Sign in to see this page.', notFound: 'No such page.',
   accessPoint: 'Access point', endpoints: 'Endpoints', url: 'URL', transportProfile: 'Transport profile',
@@ -73,6 +74,7 @@ const en = {
   lockLifted: '{username} can sign in again from that address.', resourceSignInLock: 'Sign-in lock',
   changePassword: 'Change password', currentPassword: 'Current password', passwordChanged: 'Your password is changed. Use the new one from now on.',
   newPasswordHint: 'At least 12 characters, not your username, not a common password.',
+  ...CONSOLE_EN,
 } as const;
 
 export type TextKey = keyof typeof en;
@@ -81,7 +83,7 @@ const nb: Record<TextKey, string> = {
   ...STATUS_NB,
   appName: 'Registeret', skip: 'Hopp til innholdet', language: 'Språk', lookup: 'Oppslag', catalogue: 'Katalog',
   signIn: 'Logg inn', signOut: 'Logg ut', signedInAs: 'Innlogget som', username: 'Brukernavn', password: 'Passord',
-  signInHint: 'Påloggingen gjelder bare denne fanen: en ny innlasting eller utlogging glemmer den.',
+  signInHint: 'Du er pålogget bare i denne fanen, også etter ny innlasting, til du logger ut, lukker fanen eller lar den stå ubrukt i 30 minutter (høyst 8 timer). Passordet ditt lagres ikke.',
   participants: 'Deltakere', importFile: 'Import', export: 'Eksport', serviceProviders: 'Tjenesteleverandører',
   accessPointProviders: 'Aksesspunktleverandører', accessPoints: 'Aksesspunkter', transportProfiles: 'Transportprofiler',
   users: 'Brukere', navigation: 'Hovedmeny', loading: 'Laster…', none: 'Ingen treff.', search: 'Søk', icd: 'ICD',
@@ -99,9 +101,9 @@ const nb: Record<TextKey, string> = {
   ruleRestricted: 'Begrenset: kan ikke legges til.', ruleIcd: 'Krever en av ICD-ene {icds}.', ruleDependency: 'Krever også: {names}.',
   ruleOk: 'Kan legges til.', confirmDelete: 'Slette {name}? Det kan ikke angres.', transferTo: 'Overfør til',
   transferTitle: 'Overfør {name}', saved: 'Lagret.', deleted: 'Slettet.', transferred: 'Overført.',
-  importTitle: 'Importer deltakere', importIntro: 'En JSON lines-fil, én deltaker per linje (eksportformatet eller skjemaet for å legge til). Hver linje legges til for seg: gode linjer lagres selv om andre feiler.',
-  file: 'Fil', start: 'Start import', line: 'Linje', result: 'Resultat', imported: 'Lagt til', progressLabel: 'Importfremdrift',
-  importSummary: '{ok} lagt til, {failed} feilet, av {total} linjer.', exportIntro: 'Alle deltakerne dine som én JSON-linje hver, klar til import et annet sted.',
+  importTitle: 'Importer deltakere', importIntro: 'En JSON lines-fil, én deltaker per linje (eksportformatet eller skjemaet for å legge til). Hver linje importeres for seg: gode linjer lagres selv om andre avvises, og en deltaker du allerede har telles som «fantes fra før», slik kommandolinjens import teller dem.',
+  file: 'Fil', start: 'Start import', line: 'Linje', result: 'Resultat', progressLabel: 'Importfremdrift',
+  exportIntro: 'Alle deltakerne dine som én JSON-linje hver, klar til import et annet sted.',
   exportDownload: 'Last ned participants.jsonl', exporting: 'Henter deltakere…', exportReady: '{count} deltakere klare.',
   forbidden: 'Denne siden er ikke for din rolle.', needSignIn: 'Logg inn for å se denne siden.', notFound: 'Siden finnes ikke.',
   accessPoint: 'Aksesspunkt', endpoints: 'Endepunkter', url: 'URL', transportProfile: 'Transportprofil',
@@ -148,6 +150,7 @@ const nb: Record<TextKey, string> = {
   lockLifted: '{username} kan logge inn fra den adressen igjen.', resourceSignInLock: 'Innloggingssperre',
   changePassword: 'Bytt passord', currentPassword: 'Nåværende passord', passwordChanged: 'Passordet ditt er byttet. Bruk det nye fra nå av.',
   newPasswordHint: 'Minst 12 tegn, ikke brukernavnet ditt, ikke et vanlig passord.',
+  ...CONSOLE_NB,
 };
 
 export type Language = 'nb' | 'en';
@@ -158,6 +161,11 @@ export type Translate = (key: TextKey, values?: Record<string, string | number>)
 export function translator(language: Language): Translate {
   return (key, values = {}) => TEXTS[language][key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? `{${name}}`));
 }
+
+/** The language the console speaks now, for texts made outside components (the API's messages in plain words). */
+let active: Language = 'nb';
+export const setActiveLanguage = (language: Language) => { active = language; };
+export const activeTranslator = (): Translate => translator(active);
 
 export const I18n = createContext<{ t: Translate; language: Language }>({ t: translator('nb'), language: 'nb' });
 export const useT = () => useContext(I18n).t;

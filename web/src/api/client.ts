@@ -2,14 +2,18 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema.js';
 import { problemOf } from './problem.js';
 
-export { isProblem, problemOf, type Problem } from './problem.js';
+export { isProblem, placeMessages, problemOf, withoutField, type Problem } from './problem.js';
 export type { ErrorBody, Role, Schemas } from './types.js';
 
-/** The credentials of this tab: kept in memory only, gone with a reload or sign-out. */
+/** What this tab sends as Authorization: Basic credentials while it signs in, then its session's token (session.ts). */
 let authorization: string | undefined;
 
-export function useCredentials(username: string, password: string): void {
-  authorization = `Basic ${btoa(String.fromCodePoint(...new TextEncoder().encode(`${username}:${password}`)))}`;
+/** HTTP Basic credentials as the Authorization header carries them. */
+export const authorizationOf = (username: string, password: string) =>
+  `Basic ${btoa(String.fromCodePoint(...new TextEncoder().encode(`${username}:${password}`)))}`;
+
+export function useAuthorization(value: string): void {
+  authorization = value;
 }
 
 export function forgetCredentials(): void {

@@ -1,21 +1,84 @@
+import { activeTranslator, type TextKey, type Translate } from '../i18n.js';
 import type { ErrorBody } from './types.js';
 
-/** The API's own words for a failed call: its message, and the message of each field it names. */
+/** The API's answer to a failed call in plain words: what went wrong, and the message of each field it names. */
 export interface Problem {
   status: number;
   message: string;
   fields: Record<string, string>;
 }
 
-export function problemOf(status: number, body: unknown): Problem {
+type Entry = NonNullable<ErrorBody['errors']>[number];
+
+/** The API's constraint codes a reader gets in their own words; any other code keeps the API's message. */
+const PLAIN: Record<string, TextKey> = {
+  NotNull: 'plainRequired', NotEmpty: 'plainRequired', Email: 'plainEmail', Pattern: 'plainPattern', OneOf: 'plainOneOf',
+  URL: 'plainUrl', UniqueElements: 'plainUnique', Icd: 'plainIcd',
+};
+
+/** A size's bounds are its constraint arguments after the field itself: max, then min. */
+function plainSize(t: Translate, entry: Entry): string {
+  const [, max, min] = entry.arguments ?? [];
+  const list = (entry.codes ?? []).some((code) => /^Size\.(List|Set)$/.test(code));
+  return t(list ? 'plainSizeList' : 'plainSize', { min: Number(min ?? 0), max: Number(max ?? 0) });
+}
+
+function plainMessage(t: Translate, entry: Entry): string {
+  if (entry.code === 'Size' && (entry.arguments ?? []).length >= 3) return plainSize(t, entry);
+  const key = entry.code ? PLAIN[entry.code] : undefined;
+  return key ? t(key) : entry.defaultMessage;
+}
+
+/** An entry of a list (`requiredICDs[1]`) says which value it is about: a form shows the list as one field. */
+function withValue(entry: Entry, text: string): string {
+  return /\[\d+\]$/.test(entry.field) && typeof entry.rejectedValue === 'string' ? `“${entry.rejectedValue}”: ${text}` : text;
+}
+
+/** Two messages as one: sentences follow each other, the API's own phrases are separated by a semicolon. */
+const joined = (first: string | undefined, next: string) => (first === undefined ? next : `${first}${/[.!?]$/.test(first) ? ' ' : '; '}${next}`);
+
+/**
+ * A failed call as the console shows it. A validation failure (its message names the API's form object, such
+ * as `processFormDTO`) becomes "check the marked fields"; each field's messages are in plain words.
+ */
+export function problemOf(status: number, body: unknown, t: Translate = activeTranslator()): Problem {
   const error = (typeof body === 'object' && body !== null ? body : {}) as Partial<ErrorBody>;
+  const entries = error.errors ?? [];
   const fields: Record<string, string> = {};
-  for (const entry of error.errors ?? []) {
-    fields[entry.field] = fields[entry.field] ? `${fields[entry.field]}; ${entry.defaultMessage}` : entry.defaultMessage;
+  for (const entry of entries) {
+    const text = withValue(entry, plainMessage(t, entry));
+    fields[entry.field] = joined(fields[entry.field], text);
   }
-  return { status, message: error.message ?? `HTTP ${status}`, fields };
+  const message = entries.length > 0 ? t('checkFields') : error.message ?? `HTTP ${status}`;
+  return { status, message, fields };
 }
 
 export function isProblem(value: unknown): value is Problem {
   return typeof value === 'object' && value !== null && 'status' in value && 'fields' in value;
+}
+
+/** Whether the API's field `path` is `slot` or inside it (`contact.email` in `contact`, `requiredICDs[1]` in `requiredICDs`). */
+const isWithin = (path: string, slot: string) => path === slot || path.startsWith(`${slot}.`) || path.startsWith(`${slot}[`);
+
+/**
+ * The messages of a form's fields (`slots`, the API's names of what the form shows): each of the API's fields goes
+ * to the most specific slot it is within, so every message shows once, at its field, or among the `unplaced`.
+ */
+export function placeMessages(fields: Record<string, string>, slots: readonly string[]): { at: (slot: string) => string | undefined; unplaced: Array<[string, string]> } {
+  const placed = new Map<string, string[]>();
+  const unplaced: Array<[string, string]> = [];
+  for (const [path, message] of Object.entries(fields)) {
+    const slot = slots.filter((candidate) => isWithin(path, candidate)).sort((a, b) => b.length - a.length)[0];
+    if (slot === undefined) unplaced.push([path, message]);
+    else placed.set(slot, [...(placed.get(slot) ?? []), message]);
+  }
+  return { at: (slot) => placed.get(slot)?.reduce<string | undefined>(joined, undefined), unplaced };
+}
+
+/** The problem without the messages of `name` and what is within it: the user changed that field. */
+export function withoutField(problem: Problem | null, name: string): Problem | null {
+  if (!problem || !name || !Object.keys(problem.fields).some((path) => isWithin(path, name))) return problem;
+  const fields = Object.fromEntries(Object.entries(problem.fields).filter(([path]) => !isWithin(path, name)));
+  // A refusal of fields only is over once each of them has been changed.
+  return Object.keys(fields).length === 0 ? null : { ...problem, fields };
 }

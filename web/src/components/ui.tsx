@@ -1,6 +1,6 @@
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes, TextareaHTMLAttributes } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { isProblem, type Problem } from '../api/client.js';
+import { isProblem, placeMessages, withoutField, type Problem } from '../api/client.js';
 import { useT } from '../i18n.js';
 
 /**
@@ -44,10 +44,10 @@ export function Check(props: { label: string } & InputHTMLAttributes<HTMLInputEl
   return <div class="check"><input type="checkbox" id={id} {...input} /><label for={id}>{label}</label></div>;
 }
 
-/** The API's message for the whole form, and every field message no field of the form shows. */
-export function FormProblem({ problem, shown = [] }: { problem: Problem | null; shown?: string[] }) {
+/** The API's message for the whole form, and every field message that none of the form's fields (`shown`) takes. */
+export function FormProblem({ problem, shown = [] }: { problem: Problem | null; shown?: readonly string[] }) {
   if (!problem) return null;
-  const others = Object.entries(problem.fields).filter(([field]) => !shown.some((name) => field === name || field.startsWith(`${name}[`)));
+  const others = placeMessages(problem.fields, shown).unplaced;
   return (
     <div class="problem" role="alert">
       <p>{problem.message}</p>
@@ -55,6 +55,12 @@ export function FormProblem({ problem, shown = [] }: { problem: Problem | null; 
     </div>
   );
 }
+
+/** The messages of a form's fields (`shown`): `at(field)` is the message of that field and of what is within it. */
+export const fieldMessages = (problem: Problem | null, shown: readonly string[]) => placeMessages(problem?.fields ?? {}, shown).at;
+
+/** The name of the control an input event came from: its message is stale once the user changes it. */
+export const changedField = (event: Event) => (event.target instanceof HTMLElement ? event.target.getAttribute('name') ?? '' : '');
 
 export function problemFrom(error: unknown): Problem {
   return isProblem(error) ? error : { status: 0, message: String(error), fields: {} };
@@ -76,7 +82,9 @@ export function useAction() {
       setBusy(false);
     }
   };
-  return { problem, busy, run, clear: () => setProblem(null) };
+  /** A form's `onInput`: the message of the field the user changes goes. */
+  const forget = (event: Event) => setProblem((current) => withoutField(current, changedField(event)));
+  return { problem, busy, run, forget, clear: () => setProblem(null) };
 }
 
 /** Runs `load` whenever `key` changes; keeps the previous data while the next loads (no layout jump). */
@@ -159,13 +167,14 @@ export function DataTable<T>(props: {
   );
 }
 
-export function Pager(props: { page: number; totalPages: number; totalElements: number; size: number; onPage: (page: number) => void; onSize: (size: number) => void }) {
+/** Paging of a list; while its first page loads (`totalElements` unknown) it says so rather than "0 in all". */
+export function Pager(props: { page: number; totalPages?: number; totalElements?: number; size: number; onPage: (page: number) => void; onSize: (size: number) => void }) {
   const t = useT();
-  const pages = Math.max(props.totalPages, 1);
+  const pages = Math.max(props.totalPages ?? 1, 1);
   return (
     <nav class="pager" aria-label={t('pageOf', { page: props.page + 1, pages })}>
       <button type="button" disabled={props.page <= 0} onClick={() => props.onPage(props.page - 1)}>{t('previous')}</button>
-      <span>{t('pageOf', { page: props.page + 1, pages })} · {t('totalOf', { total: props.totalElements })}</span>
+      <span>{props.totalElements === undefined ? t('loadingPage') : <>{t('pageOf', { page: props.page + 1, pages })} · {t('totalOf', { total: props.totalElements })}</>}</span>
       <button type="button" disabled={props.page + 1 >= pages} onClick={() => props.onPage(props.page + 1)}>{t('next')}</button>
       <Select label={t('pageSize')} value={String(props.size)} options={[['10', '10'], ['30', '30'], ['100', '100']]}
         onChange={(event) => props.onSize(Number(event.currentTarget.value))} />
@@ -180,7 +189,11 @@ export function Modal(props: { open: boolean; title: string; children?: Componen
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
-    if (props.open && !element.open) element.showModal();
+    if (props.open && !element.open) {
+      element.showModal();
+      // The dialog's own choice of where focus starts (a confirmation's Cancel), else the browser's first control.
+      element.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
     if (!props.open && element.open) element.close();
   }, [props.open]);
   return (
@@ -191,7 +204,7 @@ export function Modal(props: { open: boolean; title: string; children?: Componen
   );
 }
 
-/** A modal confirmation of something that cannot be undone. */
+/** A modal confirmation of something that cannot be undone; focus starts on Cancel, so Enter does no harm. */
 export function Confirm(props: { open: boolean; title: string; children?: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void; busy?: boolean }) {
   const t = useT();
   return (
@@ -199,7 +212,7 @@ export function Confirm(props: { open: boolean; title: string; children?: Compon
       {props.children}
       <div class="buttons">
         <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>{props.confirmLabel}</button>
-        <button type="button" onClick={props.onCancel}>{t('cancel')}</button>
+        <button type="button" data-autofocus onClick={props.onCancel}>{t('cancel')}</button>
       </div>
     </Modal>
   );

@@ -1,9 +1,8 @@
 import { useContext, useState } from 'preact/hooks';
-import { api, ok, page, useCredentials, type Schemas } from '../api/client.js';
+import { api, ok, page, type Schemas } from '../api/client.js';
 import { when } from '../format.js';
 import { DataTable, Field, FormProblem, Status, useAction, useLoad, type Column } from '../components/ui.js';
 import { I18n, useT } from '../i18n.js';
-import type { Session } from '../session.js';
 
 type Lock = Schemas['SignInLock'];
 
@@ -44,8 +43,8 @@ export function SignInLocks() {
   );
 }
 
-/** A user's change of its own password: the current one and the new one; the tab signs in with the new one after. */
-export function ChangePassword({ session }: { session: Session }) {
+/** A user's change of its own password: the current one and the new one; the tab's session goes on, the user's others end. */
+export function ChangePassword() {
   const t = useT();
   const action = useAction();
   const [done, setDone] = useState(false);
@@ -56,7 +55,6 @@ export function ChangePassword({ session }: { session: Session }) {
     const body: Schemas['PasswordChangeForm'] = { currentPassword: String(data.get('currentPassword') ?? ''), newPassword: String(data.get('newPassword') ?? '') };
     setDone(false);
     return action.run(() => ok(api.PUT('/rest/api/users/me/password', { body })), () => {
-      useCredentials(session.username, body.newPassword);
       form.reset();
       setDone(true);
     });

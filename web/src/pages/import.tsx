@@ -4,10 +4,21 @@ import { DataTable, Status, type Column } from '../components/ui.js';
 import { useT } from '../i18n.js';
 import { parseParticipantLines } from '../jsonl.js';
 
+/** A line's outcome, by the command line's words (`registry import-participants`): imported, already present, refused. */
+type Outcome = 'imported' | 'present' | 'refused';
+
 interface LineResult {
   number: number;
-  ok: boolean;
+  outcome: Outcome;
   text: string;
+}
+
+const OUTCOME_TEXT = { imported: 'importImported', present: 'importPresent', refused: 'importRefused' } as const;
+
+/** The API's answer to a line's add: a participant the provider has already is "already present", as the command line counts it. */
+function outcomeOf(status: number, message: string): Outcome {
+  if (status >= 200 && status < 300) return 'imported';
+  return status === 409 && /already has a participant/.test(message) ? 'present' : 'refused';
 }
 
 /** The API has no bulk add: each line goes through the add operation, with progress and a result per line. */
@@ -28,15 +39,14 @@ export function ImportParticipants() {
     setProgress({ done: 0, total: lines.length });
     for (const line of lines) {
       if ('error' in line) {
-        collected.push({ number: line.number, ok: false, text: line.error });
+        collected.push({ number: line.number, outcome: 'refused', text: line.error });
       } else {
         const { response, error } = await api.POST('/rest/api/participants', { body: line.form });
-        if (response.ok) collected.push({ number: line.number, ok: true, text: `${t('imported')}: ${line.form.icd}:${line.form.organizationIdentifier}` });
-        else {
-          const problem = problemOf(response.status, error);
-          const details = Object.entries(problem.fields).map(([field, message]) => `${field}: ${message}`);
-          collected.push({ number: line.number, ok: false, text: [problem.message, ...details].join(' — ') });
-        }
+        const problem = problemOf(response.status, error);
+        const outcome = outcomeOf(response.status, problem.message);
+        const details = Object.entries(problem.fields).map(([field, message]) => `${field}: ${message}`);
+        const text = outcome === 'refused' ? [problem.message, ...details].join(' — ') : `${line.form.icd}:${line.form.organizationIdentifier}`;
+        collected.push({ number: line.number, outcome, text });
       }
       setProgress({ done: collected.length, total: lines.length });
       setResults([...collected]);
@@ -44,10 +54,14 @@ export function ImportParticipants() {
     setRunning(false);
   };
 
-  const failed = results.filter((result) => !result.ok).length;
+  const count = (outcome: Outcome) => results.filter((result) => result.outcome === outcome).length;
   const columns: Column<LineResult>[] = [
     { key: 'number', label: t('line'), render: (result) => result.number },
-    { key: 'result', label: t('result'), render: (result) => <span class={result.ok ? 'ok' : 'failed'}>{result.ok ? '✓ ' : '✗ '}{result.text}</span> },
+    {
+      key: 'result', label: t('result'), render: (result) => (
+        <span class={result.outcome === 'refused' ? 'failed' : 'ok'}>{result.outcome === 'refused' ? '✗' : '✓'} {t(OUTCOME_TEXT[result.outcome])}: {result.text}</span>
+      ),
+    },
   ];
   return (
     <section>
@@ -63,7 +77,7 @@ export function ImportParticipants() {
       <div class="progress-row">
         <progress aria-label={t('progressLabel')} max={progress?.total || 1} value={progress?.done ?? 0} />
         {running && progress ? <Status text={`${progress.done} / ${progress.total}`} /> : null}
-        {!running && progress ? <Status text={t('importSummary', { ok: results.length - failed, failed, total: results.length })} /> : null}
+        {!running && progress ? <Status text={t('importReport', { imported: count('imported'), present: count('present'), refused: count('refused'), total: results.length })} /> : null}
       </div>
       {results.length > 0 ? <DataTable caption={t('result')} columns={columns} rows={results} loading={running} rowKey={(result) => String(result.number)} /> : null}
     </section>

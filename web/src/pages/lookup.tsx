@@ -8,11 +8,17 @@ import { receivableDocumentTypes } from '../receivable.js';
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
 export const participantIdOf = (icd: string, number: string) => `${PARTICIPANT_SCHEME}::${icd}:${number.trim().toLowerCase()}`;
 
+interface Found {
+  participantId: string;
+  /** Null: no participant is registered for the organization. */
+  found: { summary: Schemas['OrganizationSummary']; processes: Schemas['OrganizationProcess'][] } | null;
+}
+
 export function Lookup() {
   const t = useT();
   const [icd, setIcd] = useState('0192');
   const [number, setNumber] = useState('');
-  const [result, setResult] = useState<{ participantId: string; processes: Schemas['OrganizationProcess'][] | null } | null>(null);
+  const [result, setResult] = useState<Found | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -22,9 +28,12 @@ export function Lookup() {
     setBusy(true);
     setProblem(null);
     try {
-      const response = await api.GET('/rest/api/organizations/{qualifiedIdentifier}/processes', { params: { path: { qualifiedIdentifier: participantId } } });
-      if (response.response.status === 404) setResult({ participantId, processes: null });
-      else setResult({ participantId, processes: await ok(Promise.resolve(response)) });
+      const path = { params: { path: { qualifiedIdentifier: participantId } } };
+      const [summary, processes] = await Promise.all([
+        api.GET('/rest/api/organizations/{qualifiedIdentifier}', path), api.GET('/rest/api/organizations/{qualifiedIdentifier}/processes', path),
+      ]);
+      if (summary.response.status === 404 || processes.response.status === 404) setResult({ participantId, found: null });
+      else setResult({ participantId, found: { summary: await ok(Promise.resolve(summary)), processes: await ok(Promise.resolve(processes)) } });
     } catch (error) {
       setProblem(problemFrom(error));
     } finally {
@@ -52,22 +61,24 @@ export function Lookup() {
   );
 }
 
-function OrganizationProcesses({ participantId, processes }: { participantId: string; processes: Schemas['OrganizationProcess'][] | null }) {
+/** Who the organization is and who serves it, then what it can receive: each process once, each document type once. */
+function OrganizationProcesses({ participantId, found }: Found) {
   const t = useT();
   const { language } = useContext(I18n);
-  if (processes === null) return <p class="status">{t('notRegistered')} <code>{participantId}</code></p>;
+  if (found === null) return <p class="status">{t('notRegistered')} <code>{participantId}</code></p>;
+  const { summary, processes } = found;
   const since = (date: string) => <span class="since">{t('since', { date: day(date, language) })}</span>;
   return (
-    <article class="card">
-      <h2><code>{participantId}</code></h2>
-      <p><a href={`/${participantId}`}>{t('smpLookup')}</a></p>
+    <article class="card organization">
+      <h2>{summary.name ?? participantId}</h2>
+      <dl class="summary">
+        <div><dt>{t('identifier')}</dt><dd><code>{participantId}</code> · <a href={`/${participantId}`}>{t('smpLookup')}</a></dd></div>
+        <div><dt>{t('servedBy')}</dt><dd>{summary.providers.map((provider) => provider.title).join(', ')}</dd></div>
+      </dl>
       <h3>{t('processes')}</h3>
       <ul class="processes">
         {processes.map((process) => (
-          <li key={process.identifier}>
-            <strong>{process.title}</strong> · {since(process.receivableSince)} <code class="id">{process.qualifiedIdentifier}</code>
-            <ul>{process.documentTypes.map((documentType) => <li key={documentType.identifier}>{documentType.title} <code class="id">{documentType.qualifiedIdentifier}</code></li>)}</ul>
-          </li>
+          <li key={process.identifier}><strong>{process.title}</strong> · {since(process.receivableSince)} <code class="id">{process.qualifiedIdentifier}</code></li>
         ))}
       </ul>
       <h3>{t('documentTypes')}</h3>

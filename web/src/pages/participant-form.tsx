@@ -1,15 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ok, page, type Problem, type Schemas } from '../api/client.js';
-import { Field, FormProblem, problemFrom, Status, useLoad } from '../components/ui.js';
-import { contactForm, processMessages, type ContactValues } from '../forms.js';
+import { api, ok, page, withoutField, type Problem, type Schemas } from '../api/client.js';
+import { changedField, Field, fieldMessages, FormProblem, problemFrom, Status, useLoad } from '../components/ui.js';
+import { flash } from '../flash.js';
+import { contactForm, otherMessages, processMessages, type ContactValues } from '../forms.js';
 import { useT } from '../i18n.js';
-import { hintBlocks, hintText, processHint } from '../rules.js';
 import { href, navigate } from '../router.js';
 import { NetworkPlace } from './network.js';
+import { ProcessPicker } from './process-picker.js';
 
-type Process = Schemas['Process'];
-
-const FORM_FIELDS = ['icd', 'organizationIdentifier', 'name', 'contact.name', 'contact.email', 'contact.phoneNumber', 'contact', 'processes'];
+/** The API's fields the form shows messages at; `processes[i]` shows at the process sent at index i. */
+const FORM_FIELDS = ['icd', 'organizationIdentifier', 'name', 'contact', 'contact.name', 'contact.email', 'contact.phoneNumber', 'processes'];
 
 
 /** Add (no identifier) or edit a participant: contact and processes, with the catalogue's rules shown as hints. */
@@ -41,10 +41,15 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
     setKept(new Set(ids));
   }, [existing.data]);
 
-  const chosenSet = new Set(chosen);
-  const toggle = (process: Process, on: boolean) => setChosen(on ? [...chosen, process.identifier] : chosen.filter((id) => id !== process.identifier));
   const messages = processMessages(problem?.fields ?? {}, sent);
-  const fieldError = (field: string) => problem?.fields[field];
+  // A process's message shows at the process; the others at their fields (the list's own at the picker).
+  const unsent = problem && { ...problem, fields: otherMessages(problem.fields, sent) };
+  const fieldError = fieldMessages(unsent, FORM_FIELDS);
+  const choose = (next: string[]) => {
+    setChosen(next);
+    // The messages about processes were about the list as it was sent.
+    setProblem((current) => withoutField(current, 'processes'));
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -53,13 +58,12 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
     setSent(chosen);
     const processes = chosen.map((id) => ({ identifier: id }));
     try {
-      if (identifier) {
-        await ok(api.PUT('/rest/api/participants/{identifier}', { params: { path: { identifier } }, body: { contact: contactForm(contact), processes } }));
-      } else {
-        await ok(api.POST('/rest/api/participants', {
+      const saved = identifier
+        ? await ok(api.PUT('/rest/api/participants/{identifier}', { params: { path: { identifier } }, body: { contact: contactForm(contact), processes } }))
+        : await ok(api.POST('/rest/api/participants', {
           body: { icd: icd as Schemas['ICD'], organizationIdentifier: organizationIdentifier.trim(), ...(name.trim() ? { name: name.trim() } : {}), contact: contactForm(contact), processes },
         }));
-      }
+      flash(t('participantSaved', { name: `${saved.name ?? saved.organizationIdentifier} (${saved.qualifiedIdentifier})` }));
       navigate('participants');
     } catch (error) {
       setProblem(problemFrom(error));
@@ -75,7 +79,7 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
       {loading ? <Status text={t('loading')} /> : null}
       <FormProblem problem={catalogue.problem ?? existing.problem} />
       {identifier ? <NetworkPlace identifier={identifier} /> : null}
-      <form onSubmit={submit} aria-busy={loading}>
+      <form onSubmit={submit} aria-busy={loading} onInput={(event) => setProblem((current) => withoutField(current, changedField(event)))}>
         <fieldset class="grid">
           <Field label={t('icd')} name="icd" inputMode="numeric" pattern="[0-9]{4}" maxLength={4} required readOnly={Boolean(identifier)} value={icd}
             onInput={(event) => setIcd(event.currentTarget.value)} error={fieldError('icd')} />
@@ -89,28 +93,9 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
           <Field label={t('email')} name="contact.email" type="email" value={contact.email} onInput={(event) => setContact({ ...contact, email: event.currentTarget.value })} error={fieldError('contact.email')} />
           <Field label={t('phone')} name="contact.phoneNumber" type="tel" value={contact.phoneNumber} onInput={(event) => setContact({ ...contact, phoneNumber: event.currentTarget.value })} error={fieldError('contact.phoneNumber')} />
         </fieldset>
-        <fieldset>
-          <legend>{t('processes')}</legend>
-          {fieldError('processes') ? <p class="field-error">{fieldError('processes')}</p> : null}
-          <ul class="process-choices">
-            {(catalogue.data?.content ?? []).filter((process) => process.visible || chosenSet.has(process.identifier)).map((process) => {
-              const hint = processHint(process, icd, chosenSet, kept);
-              const inputId = `process-${process.identifier}`;
-              const blocked = hint.restricted && !chosenSet.has(process.identifier);
-              return (
-                <li key={process.identifier} class={chosenSet.has(process.identifier) && hintBlocks(hint) ? 'warn' : undefined}>
-                  <input type="checkbox" id={inputId} checked={chosenSet.has(process.identifier)} disabled={blocked}
-                    aria-describedby={`${inputId}-hint${messages[process.identifier] ? ` ${inputId}-error` : ''}`}
-                    onChange={(event) => toggle(process, event.currentTarget.checked)} />
-                  <label for={inputId}>{process.title} <code class="id">{process.qualifiedIdentifier}</code></label>
-                  <small id={`${inputId}-hint`} class="hint">{hintText(t, hint)}</small>
-                  {messages[process.identifier] ? <p class="field-error" id={`${inputId}-error`}>{messages[process.identifier]}</p> : null}
-                </li>
-              );
-            })}
-          </ul>
-        </fieldset>
-        <FormProblem problem={problem} shown={FORM_FIELDS} />
+        <ProcessPicker catalogue={catalogue.data?.content ?? []} icd={icd} chosen={chosen} kept={kept} messages={messages}
+          error={fieldError('processes')} onChange={choose} />
+        <FormProblem problem={unsent} shown={FORM_FIELDS} />
         <div class="buttons">
           <button type="submit" class="primary" disabled={busy || loading}>{busy ? t('working') : t('save')}</button>
           <a class="button" href={href('participants')}>{t('cancel')}</a>

@@ -1,13 +1,25 @@
 import { useState } from 'preact/hooks';
 import { api, ok, page, type Problem, type Schemas } from '../api/client.js';
 import { Confirm, DataTable, Field, FormProblem, Pager, problemFrom, Select, Status, useAction, useLoad, type Column, type Sort } from '../components/ui.js';
-import { useT } from '../i18n.js';
+import { takeFlash } from '../flash.js';
+import { useT, type Translate } from '../i18n.js';
 import { exportLine } from '../jsonl.js';
 import { href } from '../router.js';
 
 type Participant = Schemas['Participant'];
 
-export function Participants() {
+/** A participant's provider as the command line needs it: its title, and the identifier `--service-provider` takes. */
+export function ProviderCell({ provider }: { provider: { identifier: string; title: string } }) {
+  return <>{provider.title}<br /><code class="id">{provider.identifier}</code></>;
+}
+
+const participantLabel = (participant: Participant) => participant.name ?? participant.organizationIdentifier;
+
+/**
+ * A service provider's participants, with their actions and the export; with `authority`, every provider's
+ * participants to search and read (the API lets ADMIN and REGISTRY_AUTHORITY read them all; changing them is the providers').
+ */
+export function Participants({ authority = false }: { authority?: boolean }) {
   const t = useT();
   const [query, setQuery] = useState('');
   const [icd, setIcd] = useState('');
@@ -16,47 +28,50 @@ export function Participants() {
   const [sort, setSort] = useState<Sort>({ property: 'name', direction: 'ASC' });
   const [deleting, setDeleting] = useState<Participant | null>(null);
   const [transferring, setTransferring] = useState<Participant | null>(null);
-  const [notice, setNotice] = useState('');
+  const [notice, setNotice] = useState(takeFlash);
   const list = useLoad(() => page(api.GET('/rest/api/participants', {
     params: { query: { query: query.trim() || undefined, icd: (icd || undefined) as Schemas['ICD'] | undefined, page: pageNumber, size, sort: [`${sort.property},${sort.direction}`] } },
   })), [query, icd, pageNumber, size, sort.property, sort.direction]);
 
   const columns: Column<Participant>[] = [
-    { key: 'name', label: t('name'), sortable: true, render: (participant) => participant.name ?? '' },
-    { key: 'icd', label: t('icd'), sortable: true, render: (participant) => participant.icd },
-    { key: 'organizationIdentifier', label: t('organizationNumber'), sortable: true, render: (participant) => participant.organizationIdentifier },
-    { key: 'contact.name', label: t('contact'), sortable: true, render: (participant) => participant.contact.name },
-    { key: 'lastModificationDate', label: t('modified'), sortable: true, render: (participant) => participant.lastModificationDate },
-    {
-      key: 'actions', label: t('actions'), render: (participant) => (
-        <div class="row-actions">
-          <a class="button" href={href('participants', 'edit', participant.identifier)} aria-label={`${t('edit')} ${participant.name ?? participant.organizationIdentifier}`}>{t('edit')}</a>
-          <button type="button" onClick={() => setTransferring(participant)} aria-label={`${t('transfer')} ${participant.name ?? participant.organizationIdentifier}`}>{t('transfer')}</button>
-          <button type="button" class="danger" onClick={() => setDeleting(participant)} aria-label={`${t('delete')} ${participant.name ?? participant.organizationIdentifier}`}>{t('delete')}</button>
-        </div>
-      ),
-    },
+    ...participantColumns(t),
+    ...(authority ? [{ key: 'provider', label: t('provider'), render: (participant: Participant) => <ProviderCell provider={participant.provider} /> }] : []),
   ];
+  if (!authority) columns.push({
+    key: 'actions', label: t('actions'), render: (participant) => (
+      <div class="row-actions">
+        <a class="button" href={href('participants', 'edit', participant.identifier)} aria-label={`${t('edit')} ${participantLabel(participant)}`}>{t('edit')}</a>
+        <button type="button" onClick={() => { setNotice(''); setTransferring(participant); }} aria-label={`${t('transfer')} ${participantLabel(participant)}`}>{t('transfer')}</button>
+        <button type="button" class="danger" onClick={() => { setNotice(''); setDeleting(participant); }} aria-label={`${t('delete')} ${participantLabel(participant)}`}>{t('delete')}</button>
+      </div>
+    ),
+  });
   const done = (text: string) => { setNotice(text); list.reload(); };
+  const searched = (apply: () => void) => { apply(); setPage(0); setNotice(''); };
 
   return (
     <section>
       <div class="heading">
         <h1>{t('participants')}</h1>
-        <a class="button primary" href={href('participants', 'new')}>{t('addParticipant')}</a>
+        {authority ? null : <a class="button primary" href={href('participants', 'new')}>{t('addParticipant')}</a>}
       </div>
+      {authority ? <p>{t('allProviders')}</p> : null}
       <form class="inline" role="search" onSubmit={(event) => event.preventDefault()}>
-        <Field label={t('search')} name="query" type="search" value={query} onInput={(event) => { setQuery(event.currentTarget.value); setPage(0); }} />
-        <Field label={t('icd')} name="icd" inputMode="numeric" maxLength={4} value={icd} onInput={(event) => { setIcd(event.currentTarget.value); setPage(0); }} error={list.problem?.fields.icd} />
+        <Field label={t('search')} name="query" type="search" value={query} onInput={(event) => searched(() => setQuery(event.currentTarget.value))} />
+        <Field label={t('icd')} name="icd" inputMode="numeric" maxLength={4} value={icd} onInput={(event) => searched(() => setIcd(event.currentTarget.value))} error={list.problem?.fields.icd} />
       </form>
       {notice ? <Status text={notice} /> : null}
       <FormProblem problem={list.problem} shown={['icd']} />
       <DataTable caption={t('participants')} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(participant) => participant.identifier}
         sort={sort} onSort={(next) => { setSort(next); setPage(0); }} placeholderRows={Math.min(size, 10)} />
-      <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages ?? 1} totalElements={list.data?.totalElements ?? 0} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
-      <DeleteParticipant participant={deleting} onClose={() => setDeleting(null)} onDone={() => { setDeleting(null); done(t('deleted')); }} />
-      <TransferParticipant participant={transferring} onClose={() => setTransferring(null)} onDone={() => { setTransferring(null); done(t('transferred')); }} />
-      <Export />
+      <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages} totalElements={list.data?.totalElements} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
+      {authority ? null : (
+        <>
+          <DeleteParticipant participant={deleting} onClose={() => setDeleting(null)} onDone={() => { setDeleting(null); done(t('deleted')); }} />
+          <TransferParticipant participant={transferring} onClose={() => setTransferring(null)} onDone={() => { setTransferring(null); done(t('transferred')); }} />
+          <Export />
+        </>
+      )}
     </section>
   );
 }
@@ -66,10 +81,11 @@ function DeleteParticipant({ participant, onClose, onDone }: { participant: Part
   const action = useAction();
   const confirm = () => participant && action.run(
     () => ok(api.DELETE('/rest/api/participants/{identifier}', { params: { path: { identifier: participant.identifier } } })), onDone);
+  const problem = action.problem?.status === 404 && participant ? { ...action.problem, message: t('gone', { name: participantLabel(participant) }) } : action.problem;
   return (
     <Confirm open={participant !== null} title={t('delete')} confirmLabel={t('delete')} busy={action.busy} onConfirm={confirm} onCancel={() => { action.clear(); onClose(); }}>
       <p>{t('confirmDelete', { name: participant ? `${participant.name ?? ''} (${participant.qualifiedIdentifier})` : '' })}</p>
-      <FormProblem problem={action.problem} />
+      <FormProblem problem={problem} />
     </Confirm>
   );
 }
@@ -93,6 +109,14 @@ function TransferParticipant({ participant, onClose, onDone }: { participant: Pa
     </Confirm>
   );
 }
+
+const participantColumns = (t: Translate): Column<Participant>[] => [
+  { key: 'name', label: t('name'), sortable: true, render: (participant) => participant.name ?? '' },
+  { key: 'icd', label: t('icd'), sortable: true, render: (participant) => participant.icd },
+  { key: 'organizationIdentifier', label: t('organizationNumber'), sortable: true, render: (participant) => participant.organizationIdentifier },
+  { key: 'contact.name', label: t('contact'), sortable: true, render: (participant) => participant.contact.name },
+  { key: 'lastModificationDate', label: t('modified'), sortable: true, render: (participant) => participant.lastModificationDate },
+];
 
 /** Collects every participant page by page (with progress), then offers the JSON lines file for download. */
 function Export() {

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok, page, type Problem } from '../../api/client.js';
 import type { paths } from '../../api/schema.js';
-import { Confirm, DataTable, Field, FormProblem, Modal, Pager, problemFrom, Status, useAction, useLoad, type Column } from '../../components/ui.js';
+import { Confirm, DataTable, Field, fieldMessages, FormProblem, Modal, Pager, problemFrom, Status, useAction, useLoad, type Column } from '../../components/ui.js';
 import { useT, type TextKey, type Translate } from '../../i18n.js';
 
 /** A collection path whose items are at `{path}/{identifier}`, read one by one: the path of a resource the authority manages. */
@@ -50,7 +50,7 @@ interface ResourceKind<T, Add, Update> {
   /** The update's body, where it differs from the add's. */
   updateBody?: (body: Add) => Update;
   Fields: (props: { current: T | undefined; error: FieldError }) => ComponentChildren;
-  /** The API's field names the fields show messages for (the rest show above the button). */
+  /** The API's field names the fields show messages for, each with what is within it (the rest show above the button). */
   shown: string[];
 }
 
@@ -109,8 +109,8 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
     key: 'actions', label: t('actions'),
     render: (row) => (
       <div class="row-actions">
-        <button type="button" aria-label={`${t('edit')} ${kind.label(row)}`} onClick={() => setEditing(row)}>{t('edit')}</button>
-        <button type="button" class="danger" aria-label={`${t('delete')} ${kind.label(row)}`} onClick={() => setDeleting(row)}>{t('delete')}</button>
+        <button type="button" aria-label={`${t('edit')} ${kind.label(row)}`} onClick={() => { setNotice(''); setEditing(row); }}>{t('edit')}</button>
+        <button type="button" class="danger" aria-label={`${t('delete')} ${kind.label(row)}`} onClick={() => { setNotice(''); setDeleting(row); }}>{t('delete')}</button>
       </div>
     ),
   }];
@@ -124,7 +124,8 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
       setNotice(t('deleted'));
       list.reload();
     } catch (error) {
-      setProblem(problemFrom(error));
+      const problem = problemFrom(error);
+      setProblem(problem.status === 404 ? { ...problem, message: t('gone', { name: kind.label(deleting) }) } : problem);
     }
   };
   return (
@@ -132,14 +133,14 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
       <Heading>{t(kind.title)}</Heading>
       {kind.searchable ? (
         <form class="inline" role="search" aria-label={t(kind.title)} onSubmit={(event) => event.preventDefault()}>
-          <Field label={t('search')} name="query" type="search" value={query} onInput={(event) => { setQuery(event.currentTarget.value); setPage(0); }} />
+          <Field label={t('search')} name="query" type="search" value={query} onInput={(event) => { setQuery(event.currentTarget.value); setPage(0); setNotice(''); }} />
         </form>
       ) : null}
       {notice ? <Status text={notice} /> : null}
       <FormProblem problem={list.problem} />
       <DataTable caption={t(kind.title)} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(row) => row.identifier} placeholderRows={3} />
-      <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages ?? 1} totalElements={list.data?.totalElements ?? 0} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
-      <details class="card">
+      <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages} totalElements={list.data?.totalElements} onPage={(value) => { setPage(value); setNotice(''); }} onSize={(value) => { setSize(value); setPage(0); }} />
+      <details class="card" onToggle={() => setNotice('')}>
         <summary>{t(kind.addTitle)}</summary>
         <ResourceForm kind={kind} done={saved} />
       </details>
@@ -168,10 +169,10 @@ function ResourceForm<T extends Identified, Add, Update>(props: { kind: Resource
       : ok(managedApi.POST(kind.path, { body })));
     return action.run(save, () => { if (!current) form.reset(); props.done(); });
   };
-  const error: FieldError = (field) => action.problem?.fields[field];
+  const error: FieldError = fieldMessages(action.problem, kind.shown);
   const Fields = kind.Fields;
   return (
-    <form id={`${kind.name}-${current ? 'edit-' : ''}form`} onSubmit={submit}>
+    <form id={`${kind.name}-${current ? 'edit-' : ''}form`} onSubmit={submit} onInput={action.forget}>
       <Fields current={current} error={error} />
       <FormProblem problem={action.problem} shown={kind.shown} />
       <div class="buttons">

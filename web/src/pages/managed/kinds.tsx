@@ -19,6 +19,8 @@ const serviceProviders = resourceKind({
   columns: (t) => [
     { key: 'title', label: t('title'), render: (row) => row.title },
     { key: 'accessPoint', label: t('accessPoint'), render: (row) => row.accessPoint?.title ?? '' },
+    // The command line names a provider by it: `registry import-participants --service-provider <identifier>`.
+    { key: 'identifier', label: t('providerIdentifier'), render: (row) => <code class="id" title={t('providerIdentifierHint')}>{row.identifier}</code> },
   ],
   body: (form) => ({ title: text(form, 'title'), accessPoint: { identifier: text(form, 'accessPoint') } }),
   shown: ['title', 'accessPoint'],
@@ -28,7 +30,7 @@ const serviceProviders = resourceKind({
     return (
       <>
         <Field label={t('title')} name="title" required defaultValue={current?.title} error={error('title')} />
-        <Select label={t('accessPoint')} name="accessPoint" options={accessPointChoices} initial={current?.accessPoint?.identifier} error={firstError(error, 'accessPoint', 'accessPoint.identifier')} />
+        <Select label={t('accessPoint')} name="accessPoint" options={accessPointChoices} initial={current?.accessPoint?.identifier} error={error('accessPoint')} />
       </>
     );
   },
@@ -44,7 +46,7 @@ const accessPointProviders = resourceKind({
     title: text(form, 'title'),
     contact: contactForm({ name: text(form, 'contact.name'), email: text(form, 'contact.email'), phoneNumber: text(form, 'contact.phoneNumber') }),
   }),
-  shown: ['title', 'contact'],
+  shown: ['title', 'contact', 'contact.name', 'contact.email', 'contact.phoneNumber'],
   Fields: ({ current, error }) => {
     const t = useT();
     return (
@@ -116,7 +118,8 @@ const accessPoints = resourceKind({
     // The form edits the first endpoint; the others stay as they are.
     return { title: text(form, 'title'), provider: { identifier: text(form, 'provider') }, endpoints: [...(url ? [endpoint] : []), ...others.map(endpointForm)] };
   },
-  shown: ['title', 'provider', 'endpoints[0]'],
+  shown: ['title', 'provider', 'endpoints[0]', ...['url', 'transportProfile', 'transportProfile.certificateTypes', 'certificate', 'serviceDescription',
+    'technicalContactUrl', 'serviceActivationDate', 'serviceExpirationDate'].map((name) => `endpoints[0].${name}`)],
   Fields: ({ current, error }) => {
     const t = useT();
     const providers = choices(useAll(accessPointProviders));
@@ -127,11 +130,11 @@ const accessPoints = resourceKind({
     return (
       <>
         <Field label={t('title')} name="title" required defaultValue={current?.title} error={error('title')} />
-        <Select label={t('provider')} name="provider" options={providers} initial={current?.provider.identifier} error={firstError(error, 'provider', 'provider.identifier')} />
+        <Select label={t('provider')} name="provider" options={providers} initial={current?.provider.identifier} error={error('provider')} />
         <fieldset class="grid">
           <legend>{t('endpoint')}</legend>
-          <Field label={t('url')} name={field('url')} type="url" placeholder="https://" defaultValue={endpoint?.url} error={firstError(error, field('url'), 'endpoints[0]', 'endpoints')} />
-          <Select label={t('transportProfile')} name={field('transportProfile')} error={firstError(error, field('transportProfile'), field('transportProfile.identifier'))}
+          <Field label={t('url')} name={field('url')} type="url" placeholder="https://" defaultValue={endpoint?.url} error={firstError(error, field('url'), 'endpoints[0]')} />
+          <Select label={t('transportProfile')} name={field('transportProfile')} error={error(field('transportProfile'))}
             initial={profiles.find((profile) => profile.value === endpoint?.transportProfile.value)?.identifier}
             options={profiles.map((profile) => [profile.identifier, `${profile.title} (${profile.value})`])} />
           <Field label={t('certificateTypes')} name={field('transportProfile.certificateTypes')} hint={t('commaSeparated')}
@@ -204,7 +207,7 @@ const users = resourceKind({
           hint={current ? t('passwordKept') : undefined} error={error('password')} />
         <Select label={t('role')} name="role" value={role} options={ROLES.map((value) => [value, value])} onChange={(event) => setRole(event.currentTarget.value as Schemas['Role'])} error={error('role')} />
         {providers ? <Select label={t('provider')} name="provider" options={providers} initial={(current?.serviceProvider ?? current?.accessPointProvider)?.identifier}
-          error={firstError(error, 'serviceProvider', 'serviceProvider.identifier', 'accessPointProvider', 'accessPointProvider.identifier')} /> : null}
+          error={firstError(error, 'serviceProvider', 'accessPointProvider')} /> : null}
       </>
     );
   },
@@ -232,7 +235,7 @@ const processes = resourceKind({
         <Field label={t('title')} name="title" required defaultValue={current?.title} error={error('title')} />
         <Field label={t('domain')} name="domain" defaultValue={current?.domain} error={error('domain')} />
         <Field label={t('alias')} name="alias" defaultValue={current?.alias ?? ''} error={error('alias')} />
-        <Field label={t('requiredIcds')} name="requiredICDs" hint={t('commaSeparated')} defaultValue={current?.requiredICDs.join(', ')} error={firstError(error, 'requiredICDs', 'requiredICDs[0]')} />
+        <Field label={t('requiredIcds')} name="requiredICDs" hint={t('commaSeparated')} defaultValue={current?.requiredICDs.join(', ')} error={error('requiredICDs')} />
         <Check label={t('restricted')} name="restricted" defaultChecked={current?.restricted} />
         <Check label={t('visible')} name="visible" defaultChecked={current?.visible ?? true} />
       </>

@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { build } from 'vite';
+import type { TestUser } from './app.js';
+import { testDatabaseKind } from './database.js';
+import { PROJECT_ROOT } from './openapi-tools.js';
+
+/** The widths the console is looked at: a phone, and a desktop screen. */
+export const WIDTHS = { phone: 390, desktop: 1440 } as const;
+
+/** Builds the console into a folder of its own for this file and database kind (test files run at once). */
+export async function buildConsole(name: string): Promise<string> {
+  const root = join(PROJECT_ROOT, 'test-output', `${name}-build-${testDatabaseKind}`);
+  await build({ configFile: join(PROJECT_ROOT, 'web/vite.config.ts'), logLevel: 'silent', build: { outDir: root, emptyOutDir: true } });
+  return root;
+}
+
+export interface OpenOptions {
+  user?: TestUser;
+  width?: number;
+  /** Another origin than the suite's service. */
+  at?: string;
+}
+
+/**
+ * Opens the console of `base` in a fresh browser context (English, the given width), signed in as `user` through
+ * the sign-in form when given, at `hash`. What goes wrong on a page (a console error, a script error, a missing
+ * file) is added to `problems`; requests to any other host are refused.
+ */
+export function consoleOpener(browser: () => Browser, base: () => string, problems: string[]) {
+  return async function open(hash: string, options: OpenOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const origin = options.at ?? base();
+    const context = await browser().newContext({ acceptDownloads: true, locale: 'en-US', viewport: { width: options.width ?? WIDTHS.desktop, height: 900 } });
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      // A 4xx the console expects (a probe, a refused form) is logged by Chromium as a failed resource.
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // The API's 4xx are expected; a file of the page that is missing (such as its icon) is not.
+    page.on('response', (response) => {
+      if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/rest/')) problems.push(`404 for ${response.url()}`);
+    });
+    await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(origin).host) ? route.continue() : route.abort()));
+    await page.goto(`${origin}/`);
+    if (options.user) await signInOn(page, options.user);
+    await page.evaluate((target) => { location.hash = target; }, hash);
+    return { context, page };
+  };
+}
+
+/** Signs in through the form; the sign-out button is in the header (in the collapsed menu on a phone). */
+export async function signInOn(page: Page, user: TestUser): Promise<void> {
+  await page.evaluate(() => { location.hash = '#/sign-in'; });
+  await page.getByLabel('Username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out', includeHidden: true }).waitFor({ state: 'attached' });
+}

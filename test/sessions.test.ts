@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { SESSIONS_PER_USER } from '../src/users/sessions.js';
+import { basic, startOtherInstance, useTestApp, type TestUser } from './helpers/app.js';
+import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
+import { testDatabaseKind } from './helpers/database.js';
+import { call } from './helpers/requests.js';
+
+const t = useTestApp();
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+async function open(user: TestUser): Promise<{ token: string; username: string; role: string; expiresAt: string }> {
+  const response = await call(t.app, { method: 'POST', url: '/rest/api/sessions', user });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json();
+}
+
+const usersWith = (token: string) => call(t.app, { url: '/rest/api/users?size=1', headers: bearer(token) });
+
+describe('console sessions: a sign-in that outlives a reload without the password kept in the browser', () => {
+  it('opens with Basic credentials and answers a token that then acts as the user, with its role', async () => {
+    const before = Date.now();
+    const response = await call(t.app, { method: 'POST', url: '/rest/api/sessions', user: t.users.admin });
+    expect(response.statusCode, response.body).toBe(201);
+    expectSecurityHeaders(response);
+    const opened = response.json();
+    expect(opened).toMatchObject({ username: 'admin', role: 'ADMIN', token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    // At most 8 hours, whatever happens meanwhile.
+    expect(Date.parse(opened.expiresAt) - before).toBeGreaterThan(8 * 3600_000 - 60_000);
+    expect(Date.parse(opened.expiresAt) - before).toBeLessThanOrEqual(8 * 3600_000 + 60_000);
+    expect((await usersWith(opened.token)).statusCode).toBe(200);
+    const current = await call(t.app, { url: '/rest/api/sessions/current', headers: bearer(opened.token) });
+    expect(current.json()).toEqual({ username: 'admin', role: 'ADMIN', expiresAt: opened.expiresAt });
+    // Only the token's SHA-256 is stored.
+    const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM console_sessions');
+    expect(stored.map((row) => row.token_hash)).toContain(createHash('sha256').update(opened.token).digest('base64url'));
+    expect(JSON.stringify(stored)).not.toContain(opened.token);
+  });
+
+  it('keeps the role checks: a provider\'s session is refused what the provider is refused', async () => {
+    const { token, role } = await open(t.users.serviceProvider);
+    expect(role).toBe('SERVICE_PROVIDER');
+    expectErrorBody(await usersWith(token), 403);
+    expect((await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(token) })).statusCode).toBe(200);
+  });
+
+  it('opens nothing for wrong credentials, and a session cannot open the next', async () => {
+    const count = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM console_sessions'))[0]?.n;
+    const before = await count();
+    expectErrorBody(await call(t.app, { method: 'POST', url: '/rest/api/sessions', headers: { authorization: basic('admin', 'a-wrong-password') } }), 401);
+    expectErrorBody(await call(t.app, { method: 'POST', url: '/rest/api/sessions' }), 401);
+    const { token } = await open(t.users.authority);
+    expectErrorBody(await call(t.app, { method: 'POST', url: '/rest/api/sessions', headers: bearer(token) }), 403, 'A session is opened with the username and password');
+    expect(await count()).toBe((before ?? 0) + 1);
+  });
+
+  it('ends at sign-out, after 30 minutes unused, 8 hours after it began, at a new password, and with its user', async () => {
+    const signedOut = await open(t.users.admin);
+    expect((await call(t.app, { method: 'DELETE', url: '/rest/api/sessions/current', headers: bearer(signedOut.token) })).statusCode).toBe(204);
+    expectErrorBody(await usersWith(signedOut.token), 401, 'The session has ended: sign in again');
+
+    const idle = await open(t.users.admin);
+    await t.db.query("UPDATE console_sessions SET last_used_at = now() - interval '31 minutes' WHERE token_hash = $1", [createHash('sha256').update(idle.token).digest('base64url')]);
+    expectErrorBody(await usersWith(idle.token), 401);
+
+    const old = await open(t.users.admin);
+    await t.db.query("UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [createHash('sha256').update(old.token).digest('base64url')]);
+    expectErrorBody(await usersWith(old.token), 401);
+
+    const created = await call(t.app, {
+      method: 'POST', url: '/rest/api/users', user: t.users.admin,
+      payload: { username: 'session-user', password: 'a-first-long-password', role: 'REGISTRY_AUTHORITY' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const user = { username: 'session-user', password: 'a-first-long-password', authorization: basic('session-user', 'a-first-long-password') };
+    const beforeChange = await open(user);
+    const renamed = await call(t.app, { method: 'PUT', url: `/rest/api/users/${created.json().identifier}`, user: t.users.admin, payload: { username: 'session-user', role: 'REGISTRY_AUTHORITY' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    // A change without a new password leaves the session; a new password ends it.
+    expect((await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(beforeChange.token) })).statusCode).toBe(200);
+    const changed = await call(t.app, {
+      method: 'PUT', url: `/rest/api/users/${created.json().identifier}`, user: t.users.admin,
+      payload: { username: 'session-user', role: 'REGISTRY_AUTHORITY', password: 'a-second-long-password' },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expectErrorBody(await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(beforeChange.token) }), 401);
+
+    const second = await open({ ...user, password: 'a-second-long-password', authorization: basic('session-user', 'a-second-long-password') });
+    expect((await call(t.app, { method: 'DELETE', url: `/rest/api/users/${created.json().identifier}`, user: t.users.admin })).statusCode).toBe(204);
+    expectErrorBody(await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(second.token) }), 401);
+  });
+
+  it('a user changing its own password in a session keeps that session; its other sessions, and Basic with the old password, end', async () => {
+    const created = await call(t.app, {
+      method: 'POST', url: '/rest/api/users', user: t.users.admin,
+      payload: { username: 'own-change-user', password: 'a-first-long-password', role: 'REGISTRY_AUTHORITY' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const user = { username: 'own-change-user', password: 'a-first-long-password', authorization: basic('own-change-user', 'a-first-long-password') };
+    const here = await open(user);
+    const elsewhere = await open(user);
+    const changed = await call(t.app, {
+      method: 'PUT', url: '/rest/api/users/me/password', headers: bearer(here.token),
+      payload: { currentPassword: 'a-first-long-password', newPassword: 'a-second-long-password' },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect((await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(here.token) })).statusCode).toBe(200);
+    expectErrorBody(await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(elsewhere.token) }), 401);
+    expectErrorBody(await call(t.app, { url: '/rest/api/participants?size=1', user }), 401);
+  });
+
+  it('answers 401 for a token it never gave, of any shape, without a database read for a malformed one', async () => {
+    for (const token of ['x'.repeat(43), 'not-a-token', 'a'.repeat(5000)]) expectErrorBody(await usersWith(token), 401);
+  });
+
+  it('holds at most a bounded number per user: one more ends the oldest', async () => {
+    const tokens = [];
+    for (let index = 0; index <= SESSIONS_PER_USER; index += 1) tokens.push((await open(t.users.otherServiceProvider)).token);
+    expectErrorBody(await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(tokens[0] as string) }), 401);
+    expect((await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(tokens[SESSIONS_PER_USER] as string) })).statusCode).toBe(200);
+  });
+
+  it.runIf(testDatabaseKind === 'postgres')('is shared by the instances of one database: opened at one, ended at the other', async () => {
+    const other = await startOtherInstance(t);
+    try {
+      const { token } = await open(t.users.admin);
+      expect((await other.app.inject({ url: '/rest/api/users?size=1', headers: bearer(token) })).statusCode).toBe(200);
+      expect((await other.app.inject({ method: 'DELETE', url: '/rest/api/sessions/current', headers: bearer(token) })).statusCode).toBe(204);
+      expectErrorBody(await usersWith(token), 401);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('says who is signed in with Basic credentials too (no session: no end)', async () => {
+    const current = await call(t.app, { url: '/rest/api/sessions/current', user: t.users.accessPointProvider });
+    expect(current.json()).toEqual({ username: 'ap-provider', role: 'ACCESS_POINT_PROVIDER', expiresAt: null });
+    expect((await call(t.app, { method: 'DELETE', url: '/rest/api/sessions/current', user: t.users.accessPointProvider })).statusCode).toBe(204);
+  });
+});

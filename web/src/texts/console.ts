@@ -1,0 +1,36 @@
+/** Texts of the process picker, the plain error words, the header and the lookup (i18n.ts takes them into both languages). */
+export const CONSOLE_EN = {
+  menu: 'Menu',
+  chosenProcesses: 'Chosen ({count})', noneChosen: 'No process is chosen yet.', addProcesses: 'Add processes',
+  filterProcesses: 'Filter by name, domain or identifier', allDomains: 'All domains', shownOf: '{shown} of {total} shown',
+  addThis: 'Add', addWithDependencies: 'Add with {names}', remove: 'Remove', added: 'Added: {name}.', removed: 'Removed: {name}.',
+  noProcessMatches: 'No process matches the filter.', cannotAddYet: 'Cannot be added now',
+  checkFields: 'Nothing was saved: check the marked fields.', plainRequired: 'Fill this in.',
+  plainSize: 'Must be {min} to {max} characters long.', plainSizeList: 'Must have {min} to {max} entries.',
+  plainEmail: 'Not an email address (name@example.com).', plainPattern: 'Not in the expected form.', plainOneOf: 'Not one of the allowed values.', plainIcd: 'Not a known ICD (four digits, such as 0192).',
+  plainUrl: 'Must be an absolute https:// address.', plainUnique: 'Listed more than once.',
+  badCredentials: 'Wrong username or password.', gone: '{name} is no longer there: someone removed it meanwhile.',
+  participantSaved: 'Saved: {name}.', loadingPage: 'Loading…',
+  servedBy: 'Served by', allProviders: 'Participants of every service provider: search them by name or organization number.',
+  providerIdentifier: 'Identifier (--service-provider)', providerIdentifierHint: 'The identifier the command line takes: registry import-participants --service-provider <identifier>.',
+  importImported: 'Imported', importPresent: 'Already present', importRefused: 'Refused',
+  importReport: '{imported} imported, {present} already present, {refused} refused, of {total} lines.',
+} as const;
+
+export const CONSOLE_NB: Record<keyof typeof CONSOLE_EN, string> = {
+  menu: 'Meny',
+  chosenProcesses: 'Valgt ({count})', noneChosen: 'Ingen prosess er valgt ennå.', addProcesses: 'Legg til prosesser',
+  filterProcesses: 'Filtrer på navn, domene eller identifikator', allDomains: 'Alle domener', shownOf: '{shown} av {total} vises',
+  addThis: 'Legg til', addWithDependencies: 'Legg til med {names}', remove: 'Fjern', added: 'Lagt til: {name}.', removed: 'Fjernet: {name}.',
+  noProcessMatches: 'Ingen prosess passer filteret.', cannotAddYet: 'Kan ikke legges til nå',
+  checkFields: 'Ingenting ble lagret: se på de merkede feltene.', plainRequired: 'Fyll ut dette.',
+  plainSize: 'Må være {min} til {max} tegn langt.', plainSizeList: 'Må ha {min} til {max} oppføringer.',
+  plainEmail: 'Ikke en e-postadresse (navn@eksempel.no).', plainPattern: 'Ikke på forventet form.', plainOneOf: 'Ikke en av de tillatte verdiene.', plainIcd: 'Ikke en kjent ICD (fire sifre, som 0192).',
+  plainUrl: 'Må være en fullstendig https://-adresse.', plainUnique: 'Står mer enn én gang.',
+  badCredentials: 'Feil brukernavn eller passord.', gone: '{name} finnes ikke lenger: noen fjernet den i mellomtiden.',
+  participantSaved: 'Lagret: {name}.', loadingPage: 'Laster…',
+  servedBy: 'Betjenes av', allProviders: 'Deltakerne til alle tjenesteleverandører: søk på navn eller organisasjonsnummer.',
+  providerIdentifier: 'Identifikator (--service-provider)', providerIdentifierHint: 'Identifikatoren kommandolinjen tar: registry import-participants --service-provider <identifikator>.',
+  importImported: 'Importert', importPresent: 'Fantes fra før', importRefused: 'Avvist',
+  importReport: '{imported} importert, {present} fantes fra før, {refused} avvist, av {total} linjer.',
+};
