@@ -10,7 +10,7 @@ import { accessPointForm, addAccessPointProvider, addTransportProfile, expectSta
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { addDocumentType, documentTypeForm, processForm } from './helpers/catalogue.js';
 import { testCertificate } from './helpers/certificates.js';
-import { useDeliveryTestApp } from './helpers/delivery.js';
+import { addServed, useDeliveryTestApp } from './helpers/delivery.js';
 import { addParticipant, participantForm, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
 import { checkWellFormed, expectValidSignedAnswer, metadataPath, publishedParticipant } from './helpers/smp.js';
@@ -219,14 +219,18 @@ describe('delivery to a local SML of an organization whose stored identifier XML
   });
 
   it('records it as refused, without sending it, and delivers the organizations after it', async () => {
-    const { t: own, app } = delivering;
-    const old = await addParticipant(app, own.users.serviceProvider);
+    const { t: own, app, served } = delivering;
+    // With a process each: a provider whose participant has none is told `no_process`, not the organization's state.
+    const old = await addServed(app, own.users.serviceProvider, served);
     const broken = `${old.organizationIdentifier}\u0001`;
     await own.db.transaction(async (tx) => {
+      // A row from before the rules, processes and all: the keys that name the participant change with it.
+      await tx.query("SET LOCAL session_replication_role = 'replica'");
       await tx.query('UPDATE participants SET organization_identifier = $1 WHERE id = $2', [broken, old.identifier]);
+      await tx.query('UPDATE participant_processes SET organization_identifier = $1 WHERE participant_id = $2', [broken, old.identifier]);
       await appendChange(tx, SYSTEM_ACTOR, { resource: 'participant', identifier: `iso6523-actorid-upis::0192:${broken}`, operation: 'update', before: null, after: null });
     });
-    const after = await addParticipant(app, own.users.serviceProvider);
+    const after = await addServed(app, own.users.serviceProvider, served);
     const network = async (identifier: string) =>
       expectStatus(await call(app, { url: `${PARTICIPANTS}/${identifier}/network`, user: own.users.serviceProvider }), 200);
     await vi.waitFor(async () => {

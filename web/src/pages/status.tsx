@@ -76,10 +76,10 @@ function useCertificatesExpiring(status: Status): Attention[] {
   return [...signing, ...expiring];
 }
 
-/** Usernames refused at an address after too many wrong passwords: the ADMIN lifts them on the users page. */
-function useLockedUsers(): Attention[] {
+/** Usernames refused at an address after too many wrong passwords (read again with the status): the ADMIN lifts them on the users page. */
+function useLockedUsers(status: Status): Attention[] {
   const t = useT();
-  const locks = useLoad(() => page(api.GET('/rest/api/sign-in-locks', { params: { query: { size: 1 } } })), []);
+  const locks = useLoad(() => page(api.GET('/rest/api/sign-in-locks', { params: { query: { size: 1 } } })), [status]);
   const count = locks.data?.totalElements ?? 0;
   return count === 0 ? [] : [{ key: 'sign-in-locks', severity: 'warning', text: t('attentionLockedUsers', { count }) }];
 }
