@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { App } from '../src/app.js';
 import { smlClient, SmlError } from '../src/changes/sml-client.js';
 import { appendChange, SYSTEM_ACTOR } from '../src/db/change-log.js';
 import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
@@ -10,7 +9,7 @@ import { accessPointForm, addAccessPointProvider, addTransportProfile, expectSta
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { addDocumentType, documentTypeForm, processForm } from './helpers/catalogue.js';
 import { testCertificate } from './helpers/certificates.js';
-import { addServed, useDeliveryTestApp } from './helpers/delivery.js';
+import { addServed, type DeliveryTestApp, useDeliveryTestApp } from './helpers/delivery.js';
 import { addParticipant, participantForm, PARTICIPANTS, uniqueOrganization } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
 import { checkWellFormed, expectValidSignedAnswer, metadataPath, publishedParticipant } from './helpers/smp.js';
@@ -213,7 +212,7 @@ describe('the SML\'s SOAP requests', () => {
 });
 
 describe('delivery to a local SML of an organization whose stored identifier XML cannot carry', () => {
-  let delivering: { t: TestApp; app: App };
+  let delivering: DeliveryTestApp;
   useDeliveryTestApp((started) => {
     delivering = started;
   });
