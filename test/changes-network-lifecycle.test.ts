@@ -284,9 +284,17 @@ describe('peers bounded in bytes and time (issue 29, item 6)', () => {
     expectStatus(await migrationOut(participant, t.users.serviceProvider), 201);
   });
 
-  it('an identifier with a character XML 1.0 cannot carry: the SML answers soap:Client, a refusal no retry cures', async () => {
+  it('an identifier with a character XML 1.0 cannot carry: a refusal no retry cures, never sent; the SML sent one anyway answers soap:Client', async () => {
+    const calls = { ...sml.calls };
     const error = await smlClient({ url: sml.url, smpId: SMP_ID }).create(qualified('666\u0001')).then(() => undefined, (reason: unknown) => reason);
-    expect(error).toMatchObject({ fault: 'soap:Client', final: true });
-    expect((error as SmlError).message).toMatch(/Error reading XMLStreamReader/);
+    expect(error).toBeInstanceOf(SmlError);
+    expect(error).toMatchObject({ final: true, message: expect.stringMatching(/not sent to the SML: .*U\+0001/) });
+    expect(sml.calls).toEqual(calls);
+    const sent = await fetch(`${sml.url}/manageparticipantidentifier`, {
+      method: 'POST', headers: { 'content-type': 'text/xml' },
+      body: '<S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>666&#1;</S:Body></S:Envelope>',
+    });
+    expect(sent.status).toBe(500);
+    expect(await sent.text()).toMatch(/<faultcode>S:Client<\/faultcode><faultstring>Error reading XMLStreamReader: Illegal character/);
   });
 });

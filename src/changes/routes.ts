@@ -99,11 +99,16 @@ async function mayMoveRegistration(db: Queryable, request: FastifyRequest, organ
 const SML_CALLS_PER_USER = 1;
 
 /**
- * The SML for an operation the provider waits for: its refusal a 409, its failure a 503. Without an SML configured a
- * 409 too: the registry registers nothing in the SML, and no retry changes that (a 503 would invite one).
+ * Without an SML configured a 409, whoever asks and whatever the organization: the registry registers nothing in the
+ * SML, and no retry changes that (a 503 would invite one).
  */
-async function withSml<T>(sml: SmlClient | undefined, operation: (sml: SmlClient) => Promise<T>): Promise<T> {
+function configuredSml(sml: SmlClient | undefined): SmlClient {
   if (sml === undefined) throw new ConflictError('No SML is configured (SML_URL): this registry registers no organization in the SML, so none migrates');
+  return sml;
+}
+
+/** The SML for an operation the provider waits for: its refusal a 409, its failure a 503. */
+async function withSml<T>(sml: SmlClient, operation: (sml: SmlClient) => Promise<T>): Promise<T> {
   try {
     return await operation(sml);
   } catch (error) {
@@ -129,7 +134,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     const user = callerOf(request).userId;
     if (!smlCalls.take(user)) throw new TooManyRequestsError(1, 'One SML call at a time per user; try again once it is answered', 'sml_calls_refused');
     try {
-      return await withSml(app.sml, operation);
+      return await withSml(configuredSml(app.sml), operation);
     } finally {
       smlCalls.release(user);
     }
@@ -207,6 +212,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-out'] },
   }, async (request, reply) => {
     const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    configuredSml(app.sml);
     await mayMoveRegistration(app.db, request, participant);
     const migrationKey = await callSml(request, (sml) => prepareMigrationOut(app.db, sml, participant));
     return reply.status(201).send({ participant, migrationKey });
@@ -217,6 +223,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     config: { access: NETWORK_ACTORS, mediaTypes: ['participants.migration-out'] },
   }, async (request, reply) => {
     const participant = (await participantOf(app.db, app, request, request.params.identifier)).qualifiedIdentifier;
+    configuredSml(app.sml);
     await mayMoveRegistration(app.db, request, participant);
     await callSml(request, (sml) => withdrawMigrationOut(app.db, sml, participant));
     return reply.status(204).send();
