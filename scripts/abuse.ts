@@ -215,7 +215,7 @@ async function coldUsersOf(baseUrl: string, admin: string, serviceProvider: stri
 
 async function main(): Promise<void> {
   const storage = await freshStorage(options.embedded ? 'embedded' : 'postgres');
-  const service = await startService({ ...storage.env, LOG_REQUESTS: 'false' });
+  const service = await startService({ ...storage.env, LOG_REQUESTS: 'false' }, undefined, 'source');
   try {
     const baseUrl = new URL(service.url);
     const { admin, providers: [flooder, measured] } = await provision(service.url);

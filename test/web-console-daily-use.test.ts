@@ -6,7 +6,7 @@ import { loadCatalogue } from '../src/code-lists/repository.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { axeViolations, launchChromium } from './helpers/browser.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
-import { buildConsole, consoleOpener, WIDTHS } from './helpers/console.js';
+import { CONSOLE_ROOT, consoleOpener, WIDTHS } from './helpers/console.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { testOutputDir } from './helpers/openapi-tools.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
@@ -42,8 +42,7 @@ describe('the console with the real catalogue, in Chromium', () => {
     test.app.inject({ method: method as 'GET', url, headers: { authorization: test.users.admin.authorization }, ...(payload ? { payload } : {}) });
 
   beforeAll(async () => {
-    const root = await buildConsole('daily-use');
-    test = await startTestApp({ console: { root } });
+    test = await startTestApp({ console: { root: CONSOLE_ROOT } });
     await loadCatalogue(test.db, (await readCodeLists([CODE_LISTS])).catalogue);
     catalogue = (await admin('/rest/api/processes?size=2000&sort=title')).json().content;
     // The official lists have no required ICD or dependency: one process with both shows every reason.

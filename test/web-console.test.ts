@@ -11,7 +11,7 @@ import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { axeViolations, launchChromium } from './helpers/browser.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { testOutputDir } from './helpers/openapi-tools.js';
-import { buildConsole, consoleOpener, WIDTHS } from './helpers/console.js';
+import { CONSOLE_ROOT, consoleOpener, WIDTHS } from './helpers/console.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
 import { startLocalSml } from '../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
@@ -49,13 +49,11 @@ describe('the web console in Chromium, against the real service', () => {
   const problems: string[] = [];
   const shots = testOutputDir(`web-console-${testDatabaseKind}`);
   let dependentProcess: string;
-  let root: string;
 
   beforeAll(async () => {
-    root = await buildConsole('console');
     // An SML nobody answers at: the deliveries page has a failure to show. The retry waits long enough to stay failed.
     test = await startTestApp({
-      console: { root }, sml: { url: 'http://127.0.0.1:9/', smpId: 'TEST-SMP', timeoutMs: 500 },
+      console: { root: CONSOLE_ROOT }, sml: { url: 'http://127.0.0.1:9/', smpId: 'TEST-SMP', timeoutMs: 500 },
       delivery: { retryMs: { first: 600_000, max: 600_000 } },
     });
     await loadCatalogue(test.db, await starterCatalogue());
@@ -422,7 +420,7 @@ describe('the web console in Chromium, against the real service', () => {
 
   it('migrations in the console: a key taken over from another SMP, and a key given out once and withdrawn', async () => {
     const sml = await startLocalSml();
-    const own = await startTestApp({ console: { root }, sml: { url: sml.url, smpId: 'CONSOLE-SMP', timeoutMs: 2000 }, delivery: { intervalMs: 50 } });
+    const own = await startTestApp({ console: { root: CONSOLE_ROOT }, sml: { url: sml.url, smpId: 'CONSOLE-SMP', timeoutMs: 2000 }, delivery: { intervalMs: 50 } });
     try {
       const at = await own.app.listen({ host: '127.0.0.1', port: 0 });
       const taken = `iso6523-actorid-upis::0192:${uniqueOrganization()}`;

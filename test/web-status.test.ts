@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedKey, SmpKeys } from '../src/smp/keys.js';
 import { add, addAccessPointProvider, addTransportProfile } from './helpers/administration.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { axeViolations, launchChromium } from './helpers/browser.js';
+import { CONSOLE_ROOT } from './helpers/console.js';
 import { testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
-import { PROJECT_ROOT, testOutputDir } from './helpers/openapi-tools.js';
+import { testOutputDir } from './helpers/openapi-tools.js';
 import { addParticipant } from './helpers/participants.js';
 
 /**
@@ -27,11 +27,9 @@ describe('the status page in Chromium', () => {
   const shots = testOutputDir(`web-status-${testDatabaseKind}`);
 
   beforeAll(async () => {
-    const root = join(PROJECT_ROOT, 'test-output', `console-build-status-${testDatabaseKind}`);
-    await build({ configFile: join(PROJECT_ROOT, 'web/vite.config.ts'), logLevel: 'silent', build: { outDir: root, emptyOutDir: true } });
     const smp = await testCertificate('SMP expiring', inDays(-1), inDays(20));
     t = await startTestApp({
-      console: { root },
+      console: { root: CONSOLE_ROOT },
       smp: { keys: new SmpKeys(checkedKey(smp.key, smp.cert, false)) },
       // An SML nobody answers at: the delivery fails, and its retry waits long enough to stay failed.
       sml: { url: 'http://127.0.0.1:9/', smpId: 'STATUS-PAGE-SMP', timeoutMs: 500 },

@@ -16,11 +16,13 @@ const EXTENSIONS = { pg_trgm };
 
 /**
  * The embedded PostgreSQL (PGlite): one connection in this process. Its queries run one at a time, and a
- * query sent while a transaction is open waits for that transaction to end.
+ * query sent while a transaction is open waits for that transaction to end. In memory without `dataDir`; made from
+ * an archive that `dump` made with `archive`.
  */
-export async function openEmbedded(dataDir?: string): Promise<Database> {
+export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Database> {
   const db = await PGlite.create(dataDir, {
     extensions: EXTENSIONS,
+    ...(archive ? { loadDataDir: archive } : {}),
     parsers: { [pgliteTypes.DATE]: (value: string) => value, [pgliteTypes.INT8]: (value: string) => Number(value) },
   });
 

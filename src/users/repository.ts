@@ -39,12 +39,15 @@ export interface UserRecord {
 const providerDeleted = (user: UserRecord) => deletedMeanwhile(user.serviceProviderId ? 'serviceProvider' : 'accessPointProvider');
 const duplicate = (username: string) => new ConflictError(`A user named '${username}' already exists (user names are case-insensitive)`);
 
-/** Adds a user outside the API (first start, command line, demo set), with its change log entry. */
-export async function insertUser(db: Queryable, user: NewUser, actor: Actor = SYSTEM_ACTOR): Promise<string> {
+/**
+ * Adds a user outside the API (first start, command line, demo set), with its change log entry; `passwordHash` when
+ * the password was hashed already.
+ */
+export async function insertUser(db: Queryable, user: NewUser, actor: Actor = SYSTEM_ACTOR, passwordHash?: string): Promise<string> {
   const record = {
     username: user.username, role: user.role, serviceProviderId: user.serviceProviderId ?? null, accessPointProviderId: user.accessPointProviderId ?? null,
   };
-  const id = await insertUserRecord(db, record, await hashPassword(user.password));
+  const id = await insertUserRecord(db, record, passwordHash ?? await hashPassword(user.password));
   await appendChange(db, actor, { resource: 'user', identifier: id, operation: 'create', before: null, after: await getUser(db, id) });
   return id;
 }

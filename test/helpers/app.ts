@@ -4,6 +4,8 @@ import type { Database } from '../../src/db/database.js';
 import { Role } from '../../src/http/auth.js';
 import { insertUser } from '../../src/users/repository.js';
 import { openSameSchema, openTestDatabase } from './database.js';
+import { passwordHashOf, passwordOf, type TestUsername } from './test-users.js';
+import { SYSTEM_ACTOR } from '../../src/db/change-log.js';
 import { checkResponsesAgainstDescription } from './openapi-responses.js';
 
 export interface TestUser {
@@ -39,9 +41,9 @@ export function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
 
-async function user(db: Database, username: string, role: Role, provider: { serviceProviderId?: string; accessPointProviderId?: string } = {}): Promise<TestUser> {
-  const password = `${username}-secret-password`;
-  await insertUser(db, { username, password, role, ...provider });
+async function user(db: Database, username: TestUsername, role: Role, provider: { serviceProviderId?: string; accessPointProviderId?: string } = {}): Promise<TestUser> {
+  const password = passwordOf(username);
+  await insertUser(db, { username, password, role, ...provider }, SYSTEM_ACTOR, passwordHashOf(username));
   return { username, password, authorization: basic(username, password) };
 }
 

@@ -1,19 +1,13 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
 import type { TestUser } from './app.js';
-import { testDatabaseKind } from './database.js';
 import { PROJECT_ROOT } from './openapi-tools.js';
 
 /** The widths the console is looked at: a phone, and a desktop screen. */
 export const WIDTHS = { phone: 390, desktop: 1440 } as const;
 
-/** Builds the console into a folder of its own for this file and database kind (test files run at once). */
-export async function buildConsole(name: string): Promise<string> {
-  const root = join(PROJECT_ROOT, 'test-output', `${name}-build-${testDatabaseKind}`);
-  await build({ configFile: join(PROJECT_ROOT, 'web/vite.config.ts'), logLevel: 'silent', build: { outDir: root, emptyOutDir: true } });
-  return root;
-}
+/** The console as the build made it (the suite's global set-up makes the build current): what an operator serves. */
+export const CONSOLE_ROOT = join(PROJECT_ROOT, 'dist', 'console');
 
 export interface OpenOptions {
   user?: TestUser;

@@ -5,7 +5,10 @@ import { expect } from 'vitest';
 import { openPostgres } from '../../src/db/postgres.js';
 import { TEST_DATABASE_URL } from './database.js';
 
-/** Runs the real entry points (`src/server.ts`, `src/cli.ts`) as a person would, in a process of their own. */
+/**
+ * Runs the real entry points (`dist/server.js`, `dist/cli.js`, built from src/ by the suite's global set-up) as an
+ * operator does, in a process of their own.
+ */
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -18,7 +21,7 @@ function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function launch(entry: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [entry, ...args], { cwd: ROOT, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export interface Finished {
@@ -29,7 +32,7 @@ export interface Finished {
 
 /** `closeStdout`: the reader closes the pipe before reading anything, as `| head` does once it has enough. */
 export function runCli(args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
-  return runToEnd('src/cli.ts', args, env, options);
+  return runToEnd('dist/cli.js', args, env, options);
 }
 
 /**
@@ -48,7 +51,7 @@ export function startFailure(finished: Finished): { msg: string; [field: string]
 
 /** The server run for a start that must end by itself (a refused configuration). */
 export function runServerToEnd(env: Record<string, string>): Promise<Finished> {
-  return runToEnd('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env });
+  return runToEnd('dist/server.js', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env });
 }
 
 function runToEnd(entry: string, args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
@@ -81,7 +84,7 @@ export interface RunningServer {
 }
 
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const child = launch('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env });
+  const child = launch('dist/server.js', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env });
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {

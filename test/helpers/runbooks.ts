@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from './openapi-tools.js';
 
 /** The sequences of docs/operations.md, each marked `<!-- runbook: name -->` before its fenced block, run as written. */
@@ -15,16 +14,14 @@ export function runbook(name: string): string {
   return (match[2] as string).split('\n').map((line) => line.slice(indent)).join('\n');
 }
 
-const TSX = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-
 /**
- * How the commands of a block reach the registry: `sources` runs `npx registry` from the project's sources (the
- * tests' way; no build needed); `built` runs it as a user does, from the checkout's build, with `npm ci` stood in for
+ * How the commands of a block reach the registry: `project` runs `npx registry` from the project's build (the
+ * tests' way: their global set-up made it current); `checkout` runs it as a user does, in a checkout of its own with its own build, with `npm ci` stood in for
  * (it would reinstall the node_modules the checkout shares with the project).
  */
 const PRELUDES = {
-  sources: `npx() { if [ "$1" = registry ]; then shift; "${process.execPath}" --import "${TSX}" "${join(PROJECT_ROOT, 'src', 'cli.ts')}" "$@"; else command npx "$@"; fi; }`,
-  built: 'npm() { if [ "$1" = ci ]; then echo "(npm ci: this checkout shares the project\'s node_modules)"; else command npm "$@"; fi; }',
+  project: `npx() { if [ "$1" = registry ]; then shift; "${process.execPath}" "${join(PROJECT_ROOT, 'dist', 'cli.js')}" "$@"; else command npx "$@"; fi; }`,
+  checkout: 'npm() { if [ "$1" = ci ]; then echo "(npm ci: this checkout shares the project\'s node_modules)"; else command npm "$@"; fi; }',
 };
 
 export interface Ran {
@@ -34,7 +31,7 @@ export interface Ran {
 }
 
 /** Runs the block `name` in bash (`-euo pipefail`: the first failing command fails it) in `cwd`, with `env` added. */
-export function runRunbook(name: string, { cwd, env = {}, registry = 'sources' }: { cwd: string; env?: Record<string, string>; registry?: keyof typeof PRELUDES }): Promise<Ran> {
+export function runRunbook(name: string, { cwd, env = {}, registry = 'project' }: { cwd: string; env?: Record<string, string>; registry?: keyof typeof PRELUDES }): Promise<Ran> {
   if (!existsSync(cwd)) throw new Error(`no ${cwd}`);
   const { DATABASE_URL: _, REGISTRY_DATA_DIR: __, TEST_DATABASE: ___, ...inherited } = process.env;
   const child = spawn('bash', ['-euo', 'pipefail', '-c', `${PRELUDES[registry]}\n${runbook(name)}`], {

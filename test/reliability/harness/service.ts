@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { TEST_DATABASE_URL } from '../../helpers/database.js';
 
-/** The real service (src/server.ts through tsx) as a child process, found through its JSON log lines. */
+/** The real service (dist/server.js, or src/server.ts through tsx) as a child process, found through its JSON log lines. */
 export interface RunningService {
   url: string;
   managementUrl: string;
@@ -56,12 +56,12 @@ function logMessage(line: string): string | undefined {
   }
 }
 
-/** The sources through tsx (tests), or the build in dist/ (the soak). */
+/** The build in dist/ (tests, built by their global set-up; the soak), or the sources through tsx (scripts run unbuilt). */
 const ENTRY = { source: ['--import', 'tsx', 'src/server.ts'], built: ['dist/server.js'] };
 
 /** Starts the service on free ports and resolves once both ports listen. */
 export function startService(
-  env: Record<string, string>, timeoutMs = 90_000, entry: keyof typeof ENTRY = 'source', keepLines = Number.POSITIVE_INFINITY,
+  env: Record<string, string>, timeoutMs = 90_000, entry: keyof typeof ENTRY = 'built', keepLines = Number.POSITIVE_INFINITY,
 ): Promise<RunningService> {
   const { DATABASE_URL: _, REGISTRY_DATA_DIR: __, TEST_DATABASE: ___, ...inherited } = process.env;
   const child = spawn(process.execPath, ENTRY[entry], {

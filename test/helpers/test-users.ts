@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hashPassword } from '../../src/users/password.js';
+
+/** The users every test app has, one of each role; each signs in with `passwordOf(username)`. */
+export const TEST_USERNAMES = ['admin', 'authority', 'provider-one', 'provider-two', 'ap-provider'] as const;
+export type TestUsername = (typeof TEST_USERNAMES)[number];
+
+export const passwordOf = (username: string) => `${username}-secret-password`;
+
+/** Their password hashes, made once per run by the suite's global set-up: scrypt is slow by design. */
+const HASHES = join(import.meta.dirname, '..', '..', 'test-output', 'test-user-hashes.json');
+
+export async function prepareTestUserHashes(): Promise<void> {
+  const hashes = Object.fromEntries(await Promise.all(TEST_USERNAMES.map(async (name) => [name, await hashPassword(passwordOf(name))])));
+  const written = `${HASHES}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(written, JSON.stringify(hashes));
+  await rename(written, HASHES);
+}
+
+let hashes: Record<TestUsername, string> | undefined;
+
+export function passwordHashOf(username: TestUsername): string {
+  hashes ??= JSON.parse(readFileSync(HASHES, 'utf8')) as Record<TestUsername, string>;
+  return hashes[username];
+}
