@@ -9,6 +9,11 @@ export default defineConfig({
     // Most of a file's time is spent waiting (on PostgreSQL, child processes, the browser, timers), so more files
     // than cores run at once; vitest's default (cores - 1) would run one at a time on a 2-core machine.
     maxWorkers: 4,
+    // A worker runs file after file in one process: the modules, the build of their TypeScript and the embedded
+    // database's WebAssembly are loaded once per worker instead of once per file. Each file still has its own
+    // database and app; nothing in src/ or test/helpers keeps state at module level that one file could leave to another.
+    isolate: false,
+    setupFiles: ['test/each-file.ts'],
     reporters: ['default', './test/file-times-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

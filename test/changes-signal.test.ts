@@ -137,11 +137,15 @@ describe('the change signal after a failover that lost the last entries it told'
       await append(taken);
       await signal.catchUp();
       expect(resets).toBe(1);
-      expect(heard, 'what the reset covers is not told as a change').toEqual([lost]);
+      // A writer numbers its entry just after its commit, whose notification may be read in between: the log then
+      // ends before the position told (a reset there), and the new entry comes after the reset, told as a change.
+      // Read after the numbering, the entry at the position told is another one (a reset after it).
+      const toldAfterReset = heard.slice(1);
+      expect([[], [taken]], 'what the reset covers is not told as a change').toContainEqual(toldAfterReset);
       const after = unique('after');
       await append(after);
       await signal.catchUp();
-      expect(heard).toEqual([lost, after]);
+      expect(heard).toEqual([lost, ...toldAfterReset, after]);
       expect(resets).toBe(1);
     } finally {
       await signal.stop();

@@ -3,7 +3,6 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isPrintableAscii, isXmlText } from '../../src/core/xml-text.js';
-import { afterAll, afterEach } from 'vitest';
 
 /**
  * Every response of the test suite is checked against the OpenAPI description the service publishes: the
@@ -40,15 +39,10 @@ export function formatViolations(list: readonly ResponseViolation[]): string {
   ].join('\n');
 }
 
-/** Throws the violations recorded since the last check: after each test, so that the test fails. */
+/** Throws the violations recorded since the last check: after each test, so that the test fails (test/each-file.ts). */
 export function failOnViolations() {
   const found = takeResponseViolations();
   if (found.length > 0) throw new Error(formatViolations(found));
-}
-// Registered when a test file imports this (through startTestApp); a script outside vitest only gets the app.
-if (process.env.VITEST) {
-  afterEach(failOnViolations);
-  afterAll(failOnViolations);
 }
 
 /** The check's own copy of a schema: objects admit no property they do not list (except inside `allOf`). */
