@@ -17,6 +17,17 @@ async function open(user: TestUser): Promise<{ token: string; username: string; 
 
 const usersWith = (token: string) => call(t.app, { url: '/rest/api/users?size=1', headers: bearer(token) });
 
+const FIRST_PASSWORD = 'a-first-long-password';
+
+/** A REGISTRY_AUTHORITY added by the ADMIN through the API, with FIRST_PASSWORD: its identifier and credentials. */
+async function addAuthority(username: string): Promise<{ identifier: string; user: TestUser }> {
+  const created = await call(t.app, {
+    method: 'POST', url: '/rest/api/users', user: t.users.admin, payload: { username, password: FIRST_PASSWORD, role: 'REGISTRY_AUTHORITY' },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  return { identifier: created.json().identifier, user: { username, password: FIRST_PASSWORD, authorization: basic(username, FIRST_PASSWORD) } };
+}
+
 describe('console sessions: a sign-in that outlives a reload without the password kept in the browser', () => {
   it('opens with Basic credentials and answers a token that then acts as the user, with its role', async () => {
     const before = Date.now();
@@ -67,41 +78,31 @@ describe('console sessions: a sign-in that outlives a reload without the passwor
     await t.db.query("UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [createHash('sha256').update(old.token).digest('base64url')]);
     expectErrorBody(await usersWith(old.token), 401);
 
-    const created = await call(t.app, {
-      method: 'POST', url: '/rest/api/users', user: t.users.admin,
-      payload: { username: 'session-user', password: 'a-first-long-password', role: 'REGISTRY_AUTHORITY' },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const user = { username: 'session-user', password: 'a-first-long-password', authorization: basic('session-user', 'a-first-long-password') };
+    const { identifier, user } = await addAuthority('session-user');
     const beforeChange = await open(user);
-    const renamed = await call(t.app, { method: 'PUT', url: `/rest/api/users/${created.json().identifier}`, user: t.users.admin, payload: { username: 'session-user', role: 'REGISTRY_AUTHORITY' } });
+    const renamed = await call(t.app, { method: 'PUT', url: `/rest/api/users/${identifier}`, user: t.users.admin, payload: { username: 'session-user', role: 'REGISTRY_AUTHORITY' } });
     expect(renamed.statusCode, renamed.body).toBe(200);
     // A change without a new password leaves the session; a new password ends it.
     expect((await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(beforeChange.token) })).statusCode).toBe(200);
     const changed = await call(t.app, {
-      method: 'PUT', url: `/rest/api/users/${created.json().identifier}`, user: t.users.admin,
+      method: 'PUT', url: `/rest/api/users/${identifier}`, user: t.users.admin,
       payload: { username: 'session-user', role: 'REGISTRY_AUTHORITY', password: 'a-second-long-password' },
     });
     expect(changed.statusCode, changed.body).toBe(200);
     expectErrorBody(await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(beforeChange.token) }), 401);
 
     const second = await open({ ...user, password: 'a-second-long-password', authorization: basic('session-user', 'a-second-long-password') });
-    expect((await call(t.app, { method: 'DELETE', url: `/rest/api/users/${created.json().identifier}`, user: t.users.admin })).statusCode).toBe(204);
+    expect((await call(t.app, { method: 'DELETE', url: `/rest/api/users/${identifier}`, user: t.users.admin })).statusCode).toBe(204);
     expectErrorBody(await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(second.token) }), 401);
   });
 
   it('a user changing its own password in a session keeps that session; its other sessions, and Basic with the old password, end', async () => {
-    const created = await call(t.app, {
-      method: 'POST', url: '/rest/api/users', user: t.users.admin,
-      payload: { username: 'own-change-user', password: 'a-first-long-password', role: 'REGISTRY_AUTHORITY' },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const user = { username: 'own-change-user', password: 'a-first-long-password', authorization: basic('own-change-user', 'a-first-long-password') };
+    const { user } = await addAuthority('own-change-user');
     const here = await open(user);
     const elsewhere = await open(user);
     const changed = await call(t.app, {
       method: 'PUT', url: '/rest/api/users/me/password', headers: bearer(here.token),
-      payload: { currentPassword: 'a-first-long-password', newPassword: 'a-second-long-password' },
+      payload: { currentPassword: FIRST_PASSWORD, newPassword: 'a-second-long-password' },
     });
     expect(changed.statusCode, changed.body).toBe(200);
     expect((await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(here.token) })).statusCode).toBe(200);
