@@ -9,10 +9,14 @@ import { addParticipant, type Participant } from './participants.js';
 /** The registry's SMP id at the local SML. */
 export const SMP_ID = 'test-smp';
 
-/** Delivery to a local SML and Directory, with timeouts, retries and polling short enough for tests. */
+/**
+ * Delivery to a local SML and Directory, with timeouts, retries and polling short enough for tests. The call bound
+ * is a second: a shorter one was passed by answers slowed by the other test files running at once, and the call
+ * sent again was told "already there", a refusal the tests count.
+ */
 export const deliveryOptions = (sml: LocalSml, directory: LocalDirectory) => ({
-  sml: { url: sml.url, smpId: SMP_ID, timeoutMs: 300 },
-  directory: { url: directory.url, timeoutMs: 300 },
+  sml: { url: sml.url, smpId: SMP_ID, timeoutMs: 1000 },
+  directory: { url: directory.url, timeoutMs: 1000 },
   delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
 });
 
