@@ -14,7 +14,16 @@ const BUILD_SCRIPT = new URL('../scripts/build.mjs', import.meta.url).pathname;
  * TypeScript again. Last, the migrated embedded database each test file's copy is loaded from, and the test users'
  * password hashes.
  */
-export default async function prepare(): Promise<void> {
+export default function prepare(): Promise<void> {
+  // Vitest runs the set-up for the root and again for each project (they extend it), all in this one process and
+  // before any test: once is enough.
+  const once = globalThis as { [PREPARED]?: Promise<void> };
+  return (once[PREPARED] ??= prepareOnce());
+}
+
+const PREPARED = Symbol.for('registry-tests-prepared');
+
+async function prepareOnce(): Promise<void> {
   const runtime = runtimeProblem();
   if (runtime) throw new Error(runtime);
   try {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../../src/db/database.js';
 import { openEmbedded } from '../../src/db/embedded.js';
@@ -9,20 +9,18 @@ import { openPostgres } from '../../src/db/postgres.js';
 /** The embedded database as the migrations leave it, made once per run by the suite's global set-up. */
 const EMBEDDED_MIGRATED = join(import.meta.dirname, '..', '..', 'test-output', 'embedded-migrated.tar.gz');
 
-/**
- * Writes the migrated embedded database that each test file's embedded database starts from; in one step (a
- * rename), since each project's set-up writes it while the other's files may be reading it.
- */
+/** Writes the migrated embedded database that each test file's embedded database starts from. */
 export async function prepareEmbeddedTemplate(): Promise<void> {
   const db = await openEmbedded();
   await migrate(db);
-  const written = `${EMBEDDED_MIGRATED}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const archive = await db.dump?.();
   if (!archive) throw new Error('the embedded database makes no archive');
-  await writeFile(written, Buffer.from(await archive.arrayBuffer()));
+  await writeFile(EMBEDDED_MIGRATED, Buffer.from(await archive.arrayBuffer()));
   await db.close();
-  await rename(written, EMBEDDED_MIGRATED);
 }
+
+/** Read once per worker: its files each load their own database from it. */
+let migratedArchive: Promise<Blob> | undefined;
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const testDatabaseKind = process.env.TEST_DATABASE === 'embedded' ? 'embedded' : 'postgres';
@@ -33,7 +31,7 @@ export const testDatabaseKind = process.env.TEST_DATABASE === 'embedded' ? 'embe
  * schema.
  */
 export async function openTestDatabase(): Promise<Database> {
-  if (testDatabaseKind === 'embedded') return openEmbedded(undefined, new Blob([await readFile(EMBEDDED_MIGRATED)]));
+  if (testDatabaseKind === 'embedded') return openEmbedded(undefined, await (migratedArchive ??= readFile(EMBEDDED_MIGRATED).then((bytes) => new Blob([bytes]))));
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres({ connectionString: TEST_DATABASE_URL, maxConnections: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);

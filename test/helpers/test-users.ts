@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashPassword } from '../../src/users/password.js';
 
@@ -15,9 +14,7 @@ const HASHES = join(import.meta.dirname, '..', '..', 'test-output', 'test-user-h
 
 export async function prepareTestUserHashes(): Promise<void> {
   const hashes = Object.fromEntries(await Promise.all(TEST_USERNAMES.map(async (name) => [name, await hashPassword(passwordOf(name))])));
-  const written = `${HASHES}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(written, JSON.stringify(hashes));
-  await rename(written, HASHES);
+  await writeFile(HASHES, JSON.stringify(hashes));
 }
 
 let hashes: Record<TestUsername, string> | undefined;
