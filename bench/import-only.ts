@@ -1,6 +1,8 @@
 /**
  * The import scenario alone, on a fresh database of either kind (`npm run bench` measures PostgreSQL only):
  *   npx tsx bench/import-only.ts --lines 100000 [--embedded] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
+ * Without --embedded or --database-url it runs on the benchmark's own PostgreSQL cluster, sized for the lines as for a
+ * data set of that many participants (bench/cluster.ts): the settings a production registry of that size would have.
  * Needs the built command line (`npm run build`). The database gets the Peppol catalogue and the demo set (two providers); the
  * lines name two unrestricted processes each; a PostgreSQL database is created for the run and dropped after it.
  */
@@ -11,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
 import { createDemoSet } from '../src/setup/demo.js';
 import { loadCatalogue } from './catalogue.js';
+import { startCluster } from './cluster.js';
 import { createDatabase, databaseUrlOf, dropDatabase, unrestrictedProcesses } from './dataset.js';
 import { timeImport } from './import.js';
 
@@ -18,16 +21,19 @@ const { values: args } = parseArgs({
   options: {
     lines: { type: 'string', default: '100000' },
     embedded: { type: 'boolean', default: false },
-    'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'database-url': { type: 'string' },
   },
 });
 const log = (message: string) => console.error(`[import-only] ${message}`);
 
+const cluster = args.embedded || args['database-url'] ? undefined : await startCluster(Number(args.lines));
+const adminUrl = args['database-url'] ?? cluster?.adminUrl ?? '';
+if (cluster) log(`own PostgreSQL ${cluster.version} cluster: ${JSON.stringify(cluster.settings)}`);
 const dataDir = args.embedded ? mkdtempSync(join(tmpdir(), 'registry-import-only-')) : undefined;
 const databaseName = `registry_import_${Date.now()}`;
 const database: Record<string, string> = dataDir
-  ? { REGISTRY_DATA_DIR: dataDir } : { DATABASE_URL: databaseUrlOf(args['database-url'], databaseName) };
-if (!dataDir) await createDatabase(args['database-url'], databaseName);
+  ? { REGISTRY_DATA_DIR: dataDir } : { DATABASE_URL: databaseUrlOf(adminUrl, databaseName) };
+if (!dataDir) await createDatabase(adminUrl, databaseName);
 try {
   const db = await openDatabaseExclusively({ REGISTRY_DATA_DIR: '', ...database }, 'the import benchmark');
   let target;
@@ -44,5 +50,6 @@ try {
   console.log(JSON.stringify({ database: dataDir ? 'embedded' : 'postgres', ...run, rowsPerSecond: Math.round(run.rowsPerSecond) }));
 } finally {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  else await dropDatabase(args['database-url'], databaseName);
+  else await dropDatabase(adminUrl, databaseName);
+  cluster?.stop();
 }

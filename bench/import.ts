@@ -46,7 +46,8 @@ export async function timeImport(data: ImportTarget, lines: number, log: (messag
     await writeLines(file, lines, data);
     log(`importing ${lines} lines with registry import-participants`);
     const started = performance.now();
-    const child = spawn(process.execPath, ['bin/registry.js', 'import-participants', file], {
+    // As an operator runs it (`npx registry`): the script itself, so that the Node.js options of its first line apply.
+    const child = spawn('bin/registry.js', ['import-participants', file], {
       env: { ...process.env, ...data.database, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -86,3 +86,30 @@ describe('import-participants with characters the registry refuses', () => {
     expect(stored.map((row) => row.organization)).toEqual([organizations[0], organizations[3]].sort());
   });
 });
+
+describe('import-participants in batches stored two at a time', () => {
+  it('imports every right line once, skips a repeat in another batch, and names the wrong lines in file order', async () => {
+    const organizations = Array.from({ length: 12 }, () => uniqueOrganization());
+    const lines = organizations.map((organizationIdentifier) => participantForm({ organizationIdentifier }));
+    lines[1] = { ...lines[1], icd: '1234' };
+    lines[4] = lines[0] as Record<string, unknown>;
+    lines[7] = { ...lines[7], name: 'Nul\u0000 AS' };
+    lines[10] = { ...lines[10], processes: [{ identifier: '00000000-0000-4000-8000-000000000000' }] };
+    const path = join(dir, 'batches.jsonl');
+    await writeFile(path, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const creations = () => t.db.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM change_log WHERE resource = 'participant' AND operation = 'create' AND identifier = ANY($1)",
+      [organizations.map((organization) => `iso6523-actorid-upis::0192:${organization}`)]);
+
+    const outcome = await importParticipants(t.db, path, { serviceProviderId: t.fixture.serviceProviderId, batchLines: 2 })
+      .catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(ImportError);
+    const [summary, ...wrong] = (outcome as ImportError).message.split('\n');
+    expect(summary).toBe('Imported 8 participants (1 already present); 3 of 12 lines are wrong and were not imported.');
+    expect(wrong.map((line) => line.split(':')[0])).toEqual(['line 2', 'line 8', 'line 11']);
+    const stored = await t.db.query<{ organization: string }>(
+      'SELECT organization_identifier AS organization FROM participants WHERE organization_identifier = ANY($1)', [organizations]);
+    expect(stored.map((row) => row.organization).sort()).toEqual(organizations.filter((_, index) => ![1, 4, 7, 10].includes(index)).sort());
+    expect(await creations()).toEqual([{ count: 8 }]);
+  });
+});

@@ -55,6 +55,8 @@ export interface ImportOptions {
   allOrNothing?: boolean;
   /** Where progress is written about every second (standard error); none without it. */
   progress?: Writable;
+  /** Lines registered at once (BATCH_LINES): smaller in tests, to cross batches with a few lines. */
+  batchLines?: number;
 }
 
 export interface ImportResult {
@@ -65,6 +67,11 @@ export interface ImportResult {
 
 /** Lines read, registered at once: enough to make each statement count, few enough to keep memory flat. */
 const BATCH_LINES = 2000;
+/**
+ * Batches stored at once, each in its own transaction on its own connection: the database's work on a batch is one
+ * backend's, so a second batch keeps the other core busy while the first waits for its commit's flush.
+ */
+const BATCHES_AT_ONCE = 2;
 const PROGRESS_EVERY_MS = 1000;
 
 /** What an import has done so far. */
@@ -76,9 +83,14 @@ class Tally {
   readonly listed: string[] = [];
   private readonly started = Date.now();
 
-  refuse(number: number, message: string): void {
-    this.refused += 1;
-    if (this.listed.length < MAX_LISTED_ERRORS) this.listed.push(`line ${number}: ${message}`);
+  add(outcome: BatchOutcome): void {
+    this.imported += outcome.imported;
+    this.present += outcome.present;
+    // The batch's lines refused by their form come before those refused by the database: listed by line number.
+    for (const { number, message } of outcome.refused.sort((a, b) => a.number - b.number)) {
+      this.refused += 1;
+      if (this.listed.length < MAX_LISTED_ERRORS) this.listed.push(`line ${number}: ${message}`);
+    }
   }
 
   errorReport(): string[] {
@@ -107,16 +119,17 @@ export async function importParticipants(db: Database, path: string, options: Im
   const progress = options.progress;
   const timer = progress && setInterval(() => progress.write(`import: ${tally.toString()}\n`), PROGRESS_EVERY_MS);
   try {
-    const batches = batchesOf(path, tally, options.serviceProviderId);
+    const batches = batchesOf(path, tally, options.serviceProviderId, options.batchLines ?? BATCH_LINES);
     if (options.allOrNothing) {
+      // One transaction is one connection: its batches are stored one after the other.
       await db.transaction(async (tx) => {
-        await oneAhead(batches, (batch) => importBatch(tx, batch, tally, false));
+        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false), (outcome) => tally.add(outcome));
         if (tally.refused > 0) {
           throw new ImportError([`Nothing imported: ${tally.refused} of ${tally.read} lines are wrong.`, ...tally.errorReport()].join('\n'));
         }
       });
     } else {
-      await oneAhead(batches, (batch) => db.transaction((tx) => importBatch(tx, batch, tally, true)));
+      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true)), (outcome) => tally.add(outcome));
       if (tally.refused > 0) {
         throw new ImportError([`Imported ${tally.imported} participants (${tally.present} already present); `
           + `${tally.refused} of ${tally.read} lines are wrong and were not imported.`, ...tally.errorReport()].join('\n'));
@@ -129,17 +142,25 @@ export async function importParticipants(db: Database, path: string, options: Im
 }
 
 /**
- * Stores each batch in turn while the next one is read and checked: the database's work and the reading overlap,
- * and no more than two batches are in memory.
+ * Stores up to `atOnce` batches at a time while the next one is read and checked, and hands each outcome to `done`
+ * in the file's order (so that the wrong lines are listed in it). A failure stops the reading; the batches
+ * already being stored are waited for before it is thrown.
  */
-async function oneAhead(batches: AsyncIterable<Batch>, store: (batch: Batch) => Promise<void>): Promise<void> {
-  let storing: Promise<void> = Promise.resolve();
-  for await (const batch of batches) {
-    await storing;
-    storing = store(batch);
-    storing.catch(() => undefined); // awaited before the next batch or below; not unhandled meanwhile
+async function storeInOrder<T>(
+  batches: AsyncIterable<Batch>, atOnce: number, store: (batch: Batch) => Promise<T>, done: (outcome: T) => void,
+): Promise<void> {
+  const storing: Promise<T>[] = [];
+  try {
+    for await (const batch of batches) {
+      if (storing.length >= atOnce) done(await (storing.shift() as Promise<T>));
+      const stored = store(batch);
+      stored.catch(() => undefined); // awaited in turn below; not unhandled meanwhile
+      storing.push(stored);
+    }
+    while (storing.length > 0) done(await (storing.shift() as Promise<T>));
+  } finally {
+    await Promise.allSettled(storing);
   }
-  await storing;
 }
 
 /** A batch of lines: the registrations of the good ones, and what is wrong with each of the others. */
@@ -148,8 +169,15 @@ interface Batch {
   wrong: Array<{ number: number; message: string }>;
 }
 
+/** What storing a batch did: kept apart from the tally until its transaction commits, since a retry runs it again. */
+interface BatchOutcome {
+  imported: number;
+  present: number;
+  refused: Array<{ number: number; message: string }>;
+}
+
 /** The file's non-blank lines, numbered and checked as they are read, in batches; counts every line read. */
-async function* batchesOf(path: string, tally: Tally, serviceProviderId: string | undefined): AsyncGenerator<Batch> {
+async function* batchesOf(path: string, tally: Tally, serviceProviderId: string | undefined, batchLines: number): AsyncGenerator<Batch> {
   // Made here, right before it is read: lines a reader emits before anyone iterates it are lost.
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   const empty = (): Batch => ({ registrations: [], wrong: [] });
@@ -165,7 +193,7 @@ async function* batchesOf(path: string, tally: Tally, serviceProviderId: string 
       batch.wrong.push({ number: tally.read, message: error.message });
     }
     size += 1;
-    if (size < BATCH_LINES) continue;
+    if (size < batchLines) continue;
     yield batch;
     batch = empty();
     size = 0;
@@ -177,34 +205,35 @@ async function* batchesOf(path: string, tally: Tally, serviceProviderId: string 
  * Registers a batch of lines at once; a line the batch cannot settle (see `registerParticipants`) is registered on
  * its own, in a savepoint, for its exact error. `skipPresent`: a participant its provider has already is skipped.
  */
-async function importBatch(tx: Queryable, batch: Batch, tally: Tally, skipPresent: boolean): Promise<void> {
-  for (const line of batch.wrong) tally.refuse(line.number, line.message);
+async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { imported: 0, present: 0, refused: [...batch.wrong] };
   const known = await existingServiceProviders(tx, batch.registrations.map((line) => line.serviceProviderId));
   const registrations = batch.registrations.filter((line) => {
     if (known.has(line.serviceProviderId.toLowerCase())) return true;
-    tally.refuse(line.number, `no service provider with identifier '${line.serviceProviderId}'`);
+    outcome.refused.push({ number: line.number, message: `no service provider with identifier '${line.serviceProviderId}'` });
     return false;
   });
   const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations);
   for (const [index, line] of registrations.entries()) {
-    const outcome = outcomes[index];
-    if (typeof outcome === 'object') tally.imported += 1;
-    else if (outcome === 'present' && skipPresent) tally.present += 1;
-    else await importOneByOne(tx, line, tally);
+    const registered = outcomes[index];
+    if (typeof registered === 'object') outcome.imported += 1;
+    else if (registered === 'present' && skipPresent) outcome.present += 1;
+    else await importOneByOne(tx, line, outcome);
   }
+  return outcome;
 }
 
-async function importOneByOne(tx: Queryable, line: Registration & { number: number }, tally: Tally): Promise<void> {
+async function importOneByOne(tx: Queryable, line: Registration & { number: number }, outcome: BatchOutcome): Promise<void> {
   await tx.query('SAVEPOINT participant_line');
   try {
     await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form);
     await tx.query('RELEASE SAVEPOINT participant_line');
-    tally.imported += 1;
+    outcome.imported += 1;
   } catch (error) {
     await tx.query('ROLLBACK TO SAVEPOINT participant_line');
     if (!(error instanceof ApiError)) throw error;
     const message = error instanceof ValidationError ? error.errors.map((entry) => entry.defaultMessage).join('; ') : error.message;
-    tally.refuse(line.number, message);
+    outcome.refused.push({ number: line.number, message });
   }
 }
 
