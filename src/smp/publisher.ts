@@ -5,7 +5,7 @@ import type { Organization } from '../participants/identifiers.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './path-identifiers.js';
-import { findOrganization, publishedDocumentTypes, publishedProcesses } from './repository.js';
+import { findOrganization, findServiceGroup, publishedProcesses } from './repository.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml } from './xml.js';
 
@@ -56,9 +56,9 @@ export class SmpPublisher {
     const kept = cache?.get(...keys, this.now());
     if (kept) return kept;
     const builtAt = cache?.epoch;
-    const found = await findOrganization(db, organization);
+    const found = await findServiceGroup(db, organization);
     if (!found) throw notFound('service group');
-    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), await publishedDocumentTypes(db, organization), publicUrl ?? requestBase));
+    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), found.documentTypes, publicUrl ?? requestBase));
     return cache ? this.keep(keys, body, found, builtAt) : body;
   }
 
