@@ -536,7 +536,8 @@ describe('the web console in Chromium, against the real service', () => {
 
     // An organization number with a blank: the API's message at its field.
     await own.page.getByRole('link', { name: 'Add a participant' }).click();
-    await own.page.getByLabel('ICD').fill('0192');
+    // The field, not the list's "Sort by ICD" button, which may still show while the form replaces the list.
+    await own.page.getByRole('textbox', { name: 'ICD' }).fill('0192');
     await own.page.getByLabel('Organization number').fill('666 777');
     await own.page.getByLabel('Contact name').fill('Kari Nordmann');
     await own.page.getByRole('button', { name: 'Save' }).click();
