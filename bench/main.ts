@@ -261,6 +261,22 @@ async function standbyReads(service: { managementUrl: string }): Promise<number>
 }
 
 /**
+ * Waits until the service's participant search in memory has loaded (unless PARTICIPANT_SEARCH_IN_MEMORY=false):
+ * the database answers searches until then, and a scenario measured meanwhile would measure that.
+ */
+async function searchIndexLoaded(service: { managementUrl: string; pid: number }, label: string): Promise<void> {
+  if (process.env.PARTICIPANT_SEARCH_IN_MEMORY === 'false') return;
+  const startedAt = Date.now();
+  for (;;) {
+    const metrics = await (await fetch(`${service.managementUrl}/metrics`)).text();
+    if (/^participant_search_memory_ready 1$/m.test(metrics)) break;
+    if (Date.now() - startedAt > 600_000) throw new Error(`${label}: the participant search in memory did not load within 10 minutes`);
+    await sleep(250);
+  }
+  log(`${label}: participant search in memory loaded in ${((Date.now() - startedAt) / 1000).toFixed(1)} s after the service answered; resident ${rssMiB(service.pid).toFixed(0)} MiB`);
+}
+
+/**
  * Every selected scenario against the service started on the store with REGISTRY_WORKERS=`workers`; with `standbyUrl`,
  * its standby routes read from that streaming hot standby (DATABASE_READ_URLS).
  */
@@ -269,6 +285,7 @@ async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, worke
   const service = await startService(run.store, workers, label, { ...smpEnv, ...(standbyUrl ? { DATABASE_READ_URLS: standbyUrl } : {}) });
   try {
     const withService = { ...run, service, workers };
+    await searchIndexLoaded(service, label);
     await sleep(2000);
     const restAtStartMiB = rssMiB(service.pid);
     const results: Result[] = [];

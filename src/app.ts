@@ -3,7 +3,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
-import { following, Replication, standbyView, viewsByRequest, type ReplicationOptions, type StandbyDatabase } from './changes/standbys.js';
+import { following, Replication, searchFollowing, standbyView, viewsByRequest, type DatabaseView, type ReplicationOptions, type StandbyDatabase } from './changes/standbys.js';
+import { HeldSearchIndex } from './participants/held-search-index.js';
 import readRouting from './http/read-routing.js';
 import type { Database } from './db/database.js';
 import { CatalogueCache } from './catalogue-cache/catalogue-cache.js';
@@ -33,7 +34,7 @@ import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
 import { NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
-import requestMetrics, { createMetrics, requestRecorder, securityEventCounter } from './operations/metrics.js';
+import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchSearchIndex } from './operations/metrics.js';
 import { RequestLogController } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import processes from './processes/routes.js';
@@ -87,6 +88,8 @@ export interface AppOptions {
   smp?: SmpOptions;
   /** `false`: the change signal is not started (describing the API without a database). */
   followChanges?: boolean;
+  /** `false`: participant searches are answered by the database alone (PARTICIPANT_SEARCH_IN_MEMORY); default true. */
+  participantSearchInMemory?: boolean;
   /** Where participants are registered (BDMSL); none: nothing is sent. */
   sml?: SmlOptions;
   /** The Peppol Directory participants are pushed to; none: nothing is sent. */
@@ -119,6 +122,19 @@ export interface SmpOptions {
   cache?: SignedAnswerCache;
 }
 
+/**
+ * Each view's participant search loads once the application is ready (after the change signal has started, so that
+ * no change committed during the load goes unheard), in the background: the database answers searches meanwhile.
+ */
+function loadSearchIndexes(app: FastifyInstance, views: ReadonlySet<DatabaseView>) {
+  app.addHook('onReady', () => {
+    for (const view of views) void view.participantSearch.load();
+  });
+  app.addHook('onClose', () => {
+    for (const view of views) view.participantSearch.stop();
+  });
+}
+
 /** The registry as a Fastify application: shared HTTP behaviour first, then one plugin per resource. */
 export async function buildApp(options: AppOptions) {
   const startedAt = Date.now();
@@ -147,17 +163,25 @@ export async function buildApp(options: AppOptions) {
 
   const onListenerError = (error: unknown) => app.log.error({ err: error }, 'a change listener failed');
   const changes = changeSignal(options.db, { onListenerError });
-  const primary = { db: catchingUpAfterWrites(options.db, changes), catalogue: following(new CatalogueCache(options.db), changes), changes };
+  const onSearchIndexError = (error: unknown) =>
+    app.log.error({ err: error }, 'the participant search in memory could not be loaded or kept; the database answers searches until it is loaded again');
+  const primary = {
+    db: catchingUpAfterWrites(options.db, changes),
+    catalogue: following(new CatalogueCache(options.db), changes),
+    changes,
+    participantSearch: searchFollowing(new HeldSearchIndex(options.db, onSearchIndexError), changes),
+  };
   // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
   const replication = options.standbys?.length
     ? new Replication(options.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
     : undefined;
-  const reads = replication ? standbyView(replication, primary) : primary;
+  const reads = replication ? standbyView(replication, primary, onSearchIndexError) : primary;
   const views = replication && viewsByRequest(primary, reads, replication);
   const served = views?.served ?? primary;
   app.decorate('changes', served.changes);
   app.decorate('db', served.db);
   app.decorate('catalogue', served.catalogue);
+  app.decorate('participantSearch', served.participantSearch);
   app.decorate('replication', replication);
   const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
   const certificates: CertificateSources = {
@@ -167,6 +191,7 @@ export async function buildApp(options: AppOptions) {
     options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates),
     replication && (() => replication.status()),
   ));
+  watchSearchIndex(app.metrics, primary.participantSearch);
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
   // Sign-in reads the primary while it answers (a standby through its loss); its locks are written on the primary.
   const signIn = replication ? { ...primary.db, query: replication.primaryFirst.query } : primary.db;
@@ -186,6 +211,7 @@ export async function buildApp(options: AppOptions) {
   if (options.followChanges !== false) {
     app.addHook('onReady', () => changes.start());
     if (replication) app.addHook('onReady', () => replication.start());
+    if (options.participantSearchInMemory !== false) loadSearchIndexes(app, new Set([primary, reads]));
   }
   if (replication) app.addHook('onClose', () => replication.stop());
   app.addHook('onClose', () => changes.stop());

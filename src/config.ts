@@ -25,6 +25,11 @@ const ConfigSchema = Type.Object({
   LOG_LEVEL: Type.Enum(LOG_LEVELS, { default: 'info' }),
   /** `false`: reads (GET, HEAD) answered below 500 write no request lines; writes and 5xx still do. */
   LOG_REQUESTS: Type.Boolean({ default: true }),
+  /**
+   * `false`: participant searches are answered by the database's trigram index alone, and no instance holds them in
+   * memory (about 200 bytes per participant: some 400 MB at 2,000,000).
+   */
+  PARTICIPANT_SEARCH_IN_MEMORY: Type.Boolean({ default: true }),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
   /** Processes serving the API on one port (node:cluster); more than 1 only on PostgreSQL. */

@@ -115,6 +115,7 @@ async function serve(config: Config): Promise<void> {
     db,
     logger: loggerOptions(config.LOG_LEVEL, logOutput),
     logReads: config.LOG_REQUESTS,
+    participantSearchInMemory: config.PARTICIPANT_SEARCH_IN_MEMORY,
     bodyLimit: config.BODY_LIMIT,
     changePageMaxBytes: config.CHANGE_PAGE_MAX_BYTES,
     loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyRequest } from 'fastify';
 import { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { contextual } from '../core/contextual.js';
+import { HeldSearchIndex } from '../participants/held-search-index.js';
 import { isDatabaseUnreachable, type Database, type Queryable } from '../db/database.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import { changeSignal, tellEach, type ChangeSignal } from './signal.js';
@@ -409,6 +410,14 @@ export interface DatabaseView {
   db: Database;
   catalogue: CatalogueCache;
   changes: ChangeSignal;
+  participantSearch: HeldSearchIndex;
+}
+
+/** Keeps `index` true to `changes`: reloads the organizations each change touches, and everything on a reset. */
+export function searchFollowing(index: HeldSearchIndex, changes: ChangeSignal): HeldSearchIndex {
+  changes.subscribe((notice) => index.onChange(notice));
+  changes.onReset(() => index.clear());
+  return index;
 }
 
 /** Keeps `catalogue` true to `changes`: drops what each change touches, and everything on a reset. */
@@ -423,11 +432,12 @@ export function following(catalogue: CatalogueCache, changes: ChangeSignal): Cat
  * that follows the log of that database, so that it is never older than what that database shows (beyond its lag);
  * writes still go to the primary's database, `primary.db`.
  */
-export function standbyView(replication: Replication, primary: DatabaseView): DatabaseView {
+export function standbyView(replication: Replication, primary: DatabaseView, onSearchIndexError: (error: unknown) => void): DatabaseView {
   return {
     db: { ...replication.db, transaction: primary.db.transaction },
     catalogue: following(new CatalogueCache(replication.db), replication.changes),
     changes: replication.changes,
+    participantSearch: searchFollowing(new HeldSearchIndex(replication.db, onSearchIndexError), replication.changes),
   };
 }
 
@@ -448,6 +458,7 @@ export function viewsByRequest(primary: DatabaseView, standby: DatabaseView, rep
       db: contextual(primary.db, now('db')),
       catalogue: contextual(primary.catalogue, now('catalogue')),
       changes: contextual(primary.changes, now('changes')),
+      participantSearch: contextual(primary.participantSearch, now('participantSearch')),
     } satisfies DatabaseView,
   };
 }

@@ -32,6 +32,26 @@ interface CertificateDays {
  * The Prometheus registry of one application: its requests, its database pool, its deliveries, its certificates, its
  * standbys and the process itself.
  */
+/** The participant search in memory (the primary's): participants held, and 1 while it answers searches. */
+export function watchSearchIndex(registry: Registry, index: { readonly state: string; readonly size: number }): void {
+  new Gauge({
+    name: 'participant_search_memory_participants',
+    help: 'Participants the search in memory holds (live or not yet purged)',
+    registers: [registry],
+    collect() {
+      this.set(index.size);
+    },
+  });
+  new Gauge({
+    name: 'participant_search_memory_ready',
+    help: '1 while the search in memory answers participant searches; 0 while it loads, after a failure, or when switched off',
+    registers: [registry],
+    collect() {
+      this.set(index.state === 'ready' ? 1 : 0);
+    },
+  });
+}
+
 export function createMetrics(
   db: Database,
   openConnections: () => Promise<number>,

@@ -109,6 +109,22 @@ export function findParticipants(db: Queryable, filter: ParticipantFilter, scope
   });
 }
 
+/**
+ * The page the in-memory search found (its ids, in identifier order) with its total. The rows are read with the
+ * search's conditions as well, so a participant changed in the moment since the index heard of it is never shown
+ * outside the caller's scope or the filter; the total is the index's.
+ */
+export async function participantsFound(
+  db: Queryable, found: { total: number; ids: string[] }, filter: ParticipantFilter, scope: Scope,
+): Promise<{ total: number; rows: Participant[] }> {
+  if (found.ids.length === 0) return { total: found.total, rows: [] };
+  const conditions = filterConditions(filter, scope);
+  conditions.where(`pa.id = ANY(${conditions.param(found.ids)}::uuid[])`);
+  const rows = await db.query<Participant>(
+    `SELECT ${participantColumns(filter.processes)} FROM participants pa ${conditions.clause} ORDER BY pa.id`, conditions.params);
+  return { total: found.total, rows };
+}
+
 /** A participant as the stream reads it: plain columns, which cost the database and the driver least per row. */
 interface ParticipantRow {
   id: string;

@@ -10,7 +10,7 @@ import {
   isUuid, participantKeyOrNotFound as keyOf, participantNotFound as notFound, type ParticipantKey,
 } from './identifiers.js';
 import {
-  findParticipants, getParticipant, getParticipantProcesses,
+  findParticipants, getParticipant, participantsFound, getParticipantProcesses,
   PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, streamParticipants, type Scope,
 } from './repository.js';
 import {
@@ -76,7 +76,10 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     const page = pageRequest(request.query, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
     const scope = scopeOf(request);
     if (request.wantsStream) return sendJsonArray(reply, Participant, streamParticipants(app.db, request.query, scope, page.orderBy));
-    const { total, rows } = await findParticipants(app.db, request.query, scope, page);
+    const indexed = await app.participantSearch.search(request.query, scope, page);
+    const { total, rows } = indexed
+      ? await participantsFound(app.db, indexed, request.query, scope)
+      : await findParticipants(app.db, request.query, scope, page);
     return pageOf(rows, total, page);
   });
 

@@ -1,0 +1,167 @@
+import type { ChangeNotice } from '../db/change-log.js';
+import type { Queryable } from '../db/database.js';
+import type { PageRequest } from '../core/paging.js';
+import { parseOrganization } from './identifiers.js';
+import type { Scope } from './repository.js';
+import type { ParticipantFilter } from './schemas.js';
+import { ParticipantSearchIndex, type IndexedRow } from './search-index.js';
+
+/** Rows the initial load reads at a time, by key after the last: both databases, no cursor, bounded memory. */
+const LOAD_BATCH = 20_000;
+/** How long after a failed load or reload the index loads everything again. */
+const RETRY_MS = 10_000;
+/** Organizations changed that one reload reads at once. */
+const RELOAD_BATCH = 1000;
+
+const INDEXED_COLUMNS = `id::text AS id, icd, organization_identifier AS "organizationIdentifier", name_lower AS "nameLower",
+  service_provider_id::text AS "serviceProviderId",
+  (last_modification_date - DATE '1970-01-01') AS "lastModificationDay", (delete_date - DATE '1970-01-01') AS "deleteDay"`;
+
+const DAY_MS = 86_400_000;
+const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+
+/** Why the index is not answering, for the metrics and the log. */
+export type SearchIndexState = 'loading' | 'ready' | 'failed' | 'off';
+
+/**
+ * The in-memory participant search of one database, loaded at start and kept true to the change log: each change
+ * of a participant reloads its organization's rows (`onChange`), a reset of the log reloads everything (`clear`).
+ * Off until `load` is called (the application follows the change log); until loaded, and for what it cannot answer (a text under a trigram, a sort order), `search` gives undefined and
+ * the database answers. A search first waits for the reloads of the changes heard before it, so a client that has
+ * written (this instance catches its caches up before answering a write) finds what it wrote.
+ */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The participant search in memory, of the database the request reads (`app.db`). */
+    participantSearch: HeldSearchIndex;
+  }
+}
+
+export class HeldSearchIndex {
+  private index = new ParticipantSearchIndex();
+  private current: SearchIndexState = 'off';
+  private readonly changed = new Set<string>();
+  private reloading: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private generation = 0;
+
+  constructor(private readonly db: Queryable, private readonly onError: (error: unknown) => void) {}
+
+  get state(): SearchIndexState {
+    return this.current;
+  }
+
+  /** The participants held (live or not yet purged). */
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** Loads every participant; the changes heard meanwhile are applied after. */
+  async load(): Promise<void> {
+    const generation = ++this.generation;
+    const index = new ParticipantSearchIndex();
+    this.current = 'loading';
+    try {
+      let after = '00000000-0000-0000-0000-000000000000';
+      for (;;) {
+        const rows = await this.db.query<IndexedRow>(
+          `SELECT ${INDEXED_COLUMNS} FROM participants WHERE id > $1::uuid ORDER BY id LIMIT ${LOAD_BATCH}`, [after]);
+        if (generation !== this.generation) return;
+        for (const row of rows) index.insert(row);
+        if (rows.length < LOAD_BATCH) break;
+        after = (rows[rows.length - 1] as IndexedRow).id;
+      }
+      this.index = index;
+      this.current = 'ready';
+      await this.reload();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.onError(error);
+      this.retryLater();
+    }
+  }
+
+  /** Stops loading and retrying (the application closes). */
+  stop(): void {
+    this.generation += 1;
+    this.current = 'off';
+    clearTimeout(this.retry);
+  }
+
+  onChange(notice: ChangeNotice): void {
+    if (notice.resource !== 'participant' || this.current === 'off') return;
+    this.changed.add(notice.identifier);
+    if (this.current === 'ready') void this.reload();
+  }
+
+  /** The log is no longer the one heard: everything is loaded again. */
+  clear(): void {
+    this.changed.clear();
+    void this.load();
+  }
+
+  /**
+   * The page and its exact total as the database's search finds them (in identifier order), or undefined when the
+   * database has to answer: not loaded, a text the index cannot look up, a sort order asked for.
+   */
+  async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<{ total: number; ids: string[] } | undefined> {
+    const text = (filter.query ?? filter.search)?.toLowerCase();
+    if (this.current !== 'ready' || !text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0) return undefined;
+    await this.reloading;
+    if (this.current !== 'ready') return undefined;
+    const days = (...dates: Array<string | undefined>) => dates.filter((date) => date !== undefined).map(dayOf);
+    return this.index.search({
+      text,
+      icd: filter.icd,
+      providerId: scope,
+      modifiedFrom: Math.max(-Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateFrom)),
+      modifiedTo: Math.min(Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateTo)),
+      today: Math.floor(Date.now() / DAY_MS),
+      offset: page.offset,
+      size: page.size,
+    });
+  }
+
+  /**
+   * Reads the rows of the organizations changed since the last reload: one reload at a time, and one waiting at
+   * most, which takes every change heard until it starts.
+   */
+  private reload(): Promise<void> {
+    this.queued ??= this.reloading.then(() => {
+      this.queued = undefined;
+      return this.reloadChanged();
+    }).catch((error: unknown) => {
+      this.onError(error);
+      this.retryLater();
+    });
+    this.reloading = this.queued;
+    return this.queued;
+  }
+
+  /** After a failure the database answers until a new load, a while later, has read everything again. */
+  private retryLater(): void {
+    this.current = 'failed';
+    this.generation += 1;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => void this.load(), RETRY_MS).unref();
+  }
+
+  private async reloadChanged(): Promise<void> {
+    while (this.changed.size > 0 && this.current === 'ready') {
+      const identifiers = [...this.changed].slice(0, RELOAD_BATCH);
+      for (const identifier of identifiers) this.changed.delete(identifier);
+      const organizations = identifiers.map(parseOrganization).filter((organization) => organization !== undefined);
+      const rows = await this.db.query<IndexedRow>(
+        `SELECT ${INDEXED_COLUMNS} FROM participants
+          WHERE (icd, organization_identifier) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [organizations.map((organization) => organization.icd), organizations.map((organization) => organization.organizationIdentifier)],
+      );
+      const keyOf = (icd: string, organizationIdentifier: string) => `${icd}:${organizationIdentifier}`;
+      const rowsOf = Map.groupBy(rows, (row) => keyOf(row.icd, row.organizationIdentifier));
+      for (const { icd, organizationIdentifier } of organizations) {
+        this.index.replaceOrganization(icd, organizationIdentifier, rowsOf.get(keyOf(icd, organizationIdentifier)) ?? []);
+      }
+    }
+  }
+}

@@ -1,0 +1,422 @@
+/**
+ * The participants' name search held in memory: what `query` matches (a part of the lowercased name, or the start of
+ * the organization identifier) with the other filters of a search, counted exactly and paged in identifier order,
+ * without reading a row of the database. The database's trigram index finds the same hits, but counting them
+ * rechecks every hit's row there, and that cost grows with the registry (docs/decisions.md, "Issue 31").
+ *
+ * Columns per participant in typed arrays, the search text as one string, and trigram postings: each trigram of a
+ * name lists the participants whose name holds it. A search walks the rarest trigram's list of the query's and checks
+ * each entry against the whole text; hits are not the postings' intersection, so nothing needs them sorted.
+ */
+
+/** A participant as the index holds it: the columns a search filters on. */
+export interface IndexedRow {
+  id: string;
+  icd: string;
+  organizationIdentifier: string;
+  /** lower(name) as the database stores it (`name_lower`); null without a name. */
+  nameLower: string | null;
+  serviceProviderId: string;
+  /** Days since 1970-01-01 (UTC). */
+  lastModificationDay: number;
+  deleteDay: number | null;
+}
+
+/** What an indexed search asks: `text` already lowercased, as the database's search takes it. */
+export interface IndexedSearch {
+  text: string;
+  icd?: string;
+  /** The caller's provider, or null for all. */
+  providerId: string | null;
+  modifiedFrom?: number;
+  modifiedTo?: number;
+  /** Today (days since 1970-01-01, UTC): a participant whose delete day has come is not found. */
+  today: number;
+  offset: number;
+  size: number;
+}
+
+/** Trigrams shorter texts cannot be looked up by: the database answers them. */
+export const INDEXED_TEXT_MIN_LENGTH = 3;
+
+/**
+ * Positions of the organization identifier whose trigrams are listed (anchored to their position): enough to make a
+ * prefix's rarest list short, while a long identifier does not list all of its trigrams.
+ */
+const ANCHORED_POSITIONS = 6;
+const NO_DELETE_DAY = 0x7fffffff;
+/** Between the name and the organization identifier in the search text: a query never holds it (see `answers`). */
+const SEPARATOR = '\u0000';
+const TWO_16 = 0x10000;
+const TWO_48 = 2 ** 48;
+/** Beyond this many rows to skip and show, every hit is sorted instead of keeping the first ones in a heap. */
+const HEAP_LIMIT = 1000;
+
+const trigramAt = (text: string, at: number) =>
+  (text.charCodeAt(at) * TWO_16 + text.charCodeAt(at + 1)) * TWO_16 + text.charCodeAt(at + 2);
+
+/** The distinct keys a participant is listed under: its name's trigrams, its identifier's first anchored ones. */
+function keysOf(nameLower: string, organizationIdentifier: string): Set<number> {
+  const keys = new Set<number>();
+  for (let at = 0; at + INDEXED_TEXT_MIN_LENGTH <= nameLower.length; at += 1) keys.add(trigramAt(nameLower, at));
+  const anchored = Math.min(ANCHORED_POSITIONS, organizationIdentifier.length - INDEXED_TEXT_MIN_LENGTH + 1);
+  for (let at = 0; at < anchored; at += 1) keys.add((at + 1) * TWO_48 + trigramAt(organizationIdentifier, at));
+  return keys;
+}
+
+/** A growable list of ordinals, unordered: removal swaps the last entry in. */
+class Postings {
+  entries = new Uint32Array(4);
+  length = 0;
+
+  add(ordinal: number): void {
+    if (this.length === this.entries.length) {
+      const grown = new Uint32Array(this.entries.length * 2);
+      grown.set(this.entries);
+      this.entries = grown;
+    }
+    this.entries[this.length++] = ordinal;
+  }
+
+  /** Recent participants are at the end, where the search for them starts. */
+  remove(ordinal: number): void {
+    const at = this.entries.lastIndexOf(ordinal, this.length - 1);
+    if (at < 0) return;
+    this.length -= 1;
+    this.entries[at] = this.entries[this.length] as number;
+  }
+}
+
+/** A small dictionary of repeated strings (ICDs, providers) as numbers, so a participant holds a number each. */
+class Codes {
+  private readonly numbers = new Map<string, number>();
+
+  of(value: string): number {
+    let code = this.numbers.get(value);
+    if (code === undefined) this.numbers.set(value, (code = this.numbers.size + 1));
+    return code;
+  }
+
+  /** 0 for a value no participant has had: it matches none. */
+  known(value: string): number {
+    return this.numbers.get(value) ?? 0;
+  }
+}
+
+/** FNV-1a of the organization's key, for the open-addressed table that finds a participant's ordinal. */
+function hashOf(icd: number, organizationIdentifier: string): number {
+  let hash = Math.imul(0x811c9dc5 ^ icd, 0x01000193);
+  for (let at = 0; at < organizationIdentifier.length; at += 1) {
+    hash = Math.imul(hash ^ organizationIdentifier.charCodeAt(at), 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+const EMPTY_SLOT = -1;
+const FREED_SLOT = -2;
+
+export class ParticipantSearchIndex {
+  private capacity = 0;
+  private texts: Array<string | undefined> = [];
+  private nameLengths = new Uint16Array(0);
+  private idWords = new Uint32Array(0);
+  private icds = new Uint16Array(0);
+  private providers = new Uint32Array(0);
+  private modified = new Int32Array(0);
+  private deleted = new Int32Array(0);
+  private readonly postings = new Map<number, Postings>();
+  private readonly icdCodes = new Codes();
+  private readonly providerCodes = new Codes();
+  private readonly freeOrdinals: number[] = [];
+  private count = 0;
+  private slots = new Int32Array(16).fill(EMPTY_SLOT);
+  private usedSlots = 0;
+
+  /** The participants held. */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * Holds `rows` as the participants of the organization (ICD and identifier): one per provider that serves it, none
+   * when it has none left. A row already held (by id) is changed in place: its postings change only with its name.
+   */
+  replaceOrganization(icdValue: string, organizationIdentifier: string, rows: readonly IndexedRow[]): void {
+    const icd = this.icdCodes.of(icdValue);
+    const placed = new Set<string>();
+    for (const { slot, ordinal } of this.heldOf(icd, organizationIdentifier)) {
+      const id = this.idAt(ordinal);
+      const row = rows.find((candidate) => candidate.id === id);
+      if (row) {
+        this.write(ordinal, row, this.keysAt(ordinal));
+        placed.add(id);
+      } else {
+        this.removeAt(slot, ordinal);
+      }
+    }
+    for (const row of rows) if (!placed.has(row.id)) this.insert(row);
+  }
+
+  /** Adds a participant not held yet (the initial load). */
+  insert(row: IndexedRow): void {
+    const ordinal = this.newOrdinal();
+    this.write(ordinal, row);
+    this.occupy(this.openSlot(this.icds[ordinal] as number, row.organizationIdentifier), ordinal);
+  }
+
+  private write(ordinal: number, row: IndexedRow, previousKeys?: Set<number>): void {
+    this.texts[ordinal] = `${row.nameLower ?? ''}${SEPARATOR}${row.organizationIdentifier}`;
+    this.nameLengths[ordinal] = row.nameLower?.length ?? 0;
+    this.writeId(ordinal, row.id);
+    this.icds[ordinal] = this.icdCodes.of(row.icd);
+    this.providers[ordinal] = this.providerCodes.of(row.serviceProviderId);
+    this.modified[ordinal] = row.lastModificationDay;
+    this.deleted[ordinal] = row.deleteDay ?? NO_DELETE_DAY;
+    const keys = this.keysAt(ordinal);
+    for (const key of previousKeys ?? []) if (!keys.has(key)) this.postings.get(key)?.remove(ordinal);
+    for (const key of keys) if (!previousKeys?.has(key)) this.listed(key).add(ordinal);
+  }
+
+  private removeAt(slot: number, ordinal: number): void {
+    for (const key of this.keysAt(ordinal)) this.postings.get(key)?.remove(ordinal);
+    this.texts[ordinal] = undefined;
+    this.slots[slot] = FREED_SLOT;
+    this.freeOrdinals.push(ordinal);
+    this.count -= 1;
+  }
+
+  /** Every hit's count and the page's ids in identifier order; the database's search answers the same. */
+  search(search: IndexedSearch): { total: number; ids: string[] } {
+    const { text } = search;
+    const matches = this.filterOf(search);
+    const keep = search.offset + search.size;
+    const page = keep <= HEAP_LIMIT ? new FirstByIdentifier(keep, this.idWords) : new AllHits(this.idWords);
+    let total = 0;
+    const byName = this.rarestList(0, text.length - INDEXED_TEXT_MIN_LENGTH + 1, (at) => trigramAt(text, at));
+    for (let index = 0; index < (byName?.length ?? 0); index += 1) {
+      const ordinal = (byName as Postings).entries[index] as number;
+      if (matches(ordinal) && this.nameHolds(ordinal, text)) {
+        total += 1;
+        page.offer(ordinal);
+      }
+    }
+    const anchored = Math.min(ANCHORED_POSITIONS, text.length - INDEXED_TEXT_MIN_LENGTH + 1);
+    const byIdentifier = this.rarestList(0, anchored, (at) => (at + 1) * TWO_48 + trigramAt(text, at));
+    for (let index = 0; index < (byIdentifier?.length ?? 0); index += 1) {
+      const ordinal = (byIdentifier as Postings).entries[index] as number;
+      // One whose name holds the text as well was counted above.
+      if (matches(ordinal) && this.identifierStartsWith(ordinal, text) && !this.nameHolds(ordinal, text)) {
+        total += 1;
+        page.offer(ordinal);
+      }
+    }
+    return { total, ids: page.ordered().slice(search.offset, keep).map((ordinal) => this.idAt(ordinal)) };
+  }
+
+  /** Whether this index answers `text`: long enough for a trigram, and without the separator. */
+  static answers(text: string): boolean {
+    return text.length >= INDEXED_TEXT_MIN_LENGTH && !text.includes(SEPARATOR);
+  }
+
+  /** The shortest list of the keys `keyAt` gives for positions `from` to `to` (excluded); undefined if one is missing. */
+  private rarestList(from: number, to: number, keyAt: (at: number) => number): Postings | undefined {
+    let rarest: Postings | undefined;
+    for (let at = from; at < to; at += 1) {
+      const list = this.postings.get(keyAt(at));
+      if (list === undefined || list.length === 0) return undefined;
+      if (rarest === undefined || list.length < rarest.length) rarest = list;
+    }
+    return rarest;
+  }
+
+  private filterOf(search: IndexedSearch): (ordinal: number) => boolean {
+    const icd = search.icd === undefined ? undefined : this.icdCodes.known(search.icd);
+    const provider = search.providerId === null ? undefined : this.providerCodes.known(search.providerId);
+    const from = search.modifiedFrom ?? -NO_DELETE_DAY;
+    const to = search.modifiedTo ?? NO_DELETE_DAY;
+    const { today } = search;
+    return (ordinal) => (this.deleted[ordinal] as number) > today
+      && (icd === undefined || this.icds[ordinal] === icd)
+      && (provider === undefined || this.providers[ordinal] === provider)
+      && (this.modified[ordinal] as number) >= from && (this.modified[ordinal] as number) <= to;
+  }
+
+  private nameHolds(ordinal: number, text: string): boolean {
+    const at = (this.texts[ordinal] as string).indexOf(text);
+    return at >= 0 && at + text.length <= (this.nameLengths[ordinal] as number);
+  }
+
+  private identifierStartsWith(ordinal: number, text: string): boolean {
+    return (this.texts[ordinal] as string).startsWith(text, (this.nameLengths[ordinal] as number) + 1);
+  }
+
+  private keysAt(ordinal: number): Set<number> {
+    const text = this.texts[ordinal] as string;
+    const nameLength = this.nameLengths[ordinal] as number;
+    return keysOf(text.slice(0, nameLength), text.slice(nameLength + 1));
+  }
+
+  private listed(key: number): Postings {
+    let list = this.postings.get(key);
+    if (list === undefined) this.postings.set(key, (list = new Postings()));
+    return list;
+  }
+
+  private newOrdinal(): number {
+    this.count += 1;
+    const reused = this.freeOrdinals.pop();
+    if (reused !== undefined) return reused;
+    // No ordinal is free: those in use are the participants held.
+    const ordinal = this.count - 1;
+    if (ordinal >= this.capacity) this.grow(Math.max(1024, this.capacity * 2));
+    return ordinal;
+  }
+
+  private grow(capacity: number): void {
+    const grown = <A extends Uint16Array | Uint32Array | Int32Array>(array: A, make: (length: number) => A, width = 1) => {
+      const larger = make(capacity * width);
+      larger.set(array);
+      return larger;
+    };
+    this.nameLengths = grown(this.nameLengths, (length) => new Uint16Array(length));
+    this.idWords = grown(this.idWords, (length) => new Uint32Array(length), 4);
+    this.icds = grown(this.icds, (length) => new Uint16Array(length));
+    this.providers = grown(this.providers, (length) => new Uint32Array(length));
+    this.modified = grown(this.modified, (length) => new Int32Array(length));
+    this.deleted = grown(this.deleted, (length) => new Int32Array(length));
+    this.capacity = capacity;
+  }
+
+  /** The slots of the organization's participants (one per provider serving it), and their ordinals. */
+  private heldOf(icd: number, organizationIdentifier: string): Array<{ slot: number; ordinal: number }> {
+    const held: Array<{ slot: number; ordinal: number }> = [];
+    const mask = this.slots.length - 1;
+    for (let slot = hashOf(icd, organizationIdentifier) & mask; ; slot = (slot + 1) & mask) {
+      const ordinal = this.slots[slot] as number;
+      if (ordinal === EMPTY_SLOT) return held;
+      if (ordinal >= 0 && this.icds[ordinal] === icd && this.isOrganization(ordinal, organizationIdentifier)) held.push({ slot, ordinal });
+    }
+  }
+
+  /** The first freed or empty slot of the organization's probe sequence. */
+  private openSlot(icd: number, organizationIdentifier: string): number {
+    const mask = this.slots.length - 1;
+    let slot = hashOf(icd, organizationIdentifier) & mask;
+    while ((this.slots[slot] as number) >= 0) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private isOrganization(ordinal: number, organizationIdentifier: string): boolean {
+    const text = this.texts[ordinal] as string;
+    const start = (this.nameLengths[ordinal] as number) + 1;
+    return text.length - start === organizationIdentifier.length && text.startsWith(organizationIdentifier, start);
+  }
+
+  private occupy(slot: number, ordinal: number): void {
+    if (this.slots[slot] === EMPTY_SLOT) this.usedSlots += 1;
+    this.slots[slot] = ordinal;
+    // Freed slots count as used until the table is rebuilt: at half full it doubles (or is rebuilt without them).
+    if (this.usedSlots * 2 > this.slots.length) this.rebuildSlots(Math.max(16, 2 ** Math.ceil(Math.log2(this.count * 4))));
+  }
+
+  private rebuildSlots(length: number): void {
+    const old = this.slots;
+    this.slots = new Int32Array(length).fill(EMPTY_SLOT);
+    this.usedSlots = 0;
+    const mask = length - 1;
+    for (const ordinal of old) {
+      if (ordinal < 0) continue;
+      const text = this.texts[ordinal] as string;
+      let slot = hashOf(this.icds[ordinal] as number, text.slice((this.nameLengths[ordinal] as number) + 1)) & mask;
+      while (this.slots[slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
+      this.slots[slot] = ordinal;
+      this.usedSlots += 1;
+    }
+  }
+
+  private writeId(ordinal: number, id: string): void {
+    const hex = id.replaceAll('-', '');
+    for (let word = 0; word < 4; word += 1) this.idWords[ordinal * 4 + word] = Number.parseInt(hex.slice(word * 8, word * 8 + 8), 16);
+  }
+
+  private idAt(ordinal: number): string {
+    let hex = '';
+    for (let word = 0; word < 4; word += 1) hex += (this.idWords[ordinal * 4 + word] as number).toString(16).padStart(8, '0');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+}
+
+/** Negative, zero or positive as participant `a`'s UUID sorts before, with or after `b`'s (the database's uuid order). */
+function compareIds(words: Uint32Array, a: number, b: number): number {
+  for (let word = 0; word < 4; word += 1) {
+    const difference = (words[a * 4 + word] as number) - (words[b * 4 + word] as number);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+interface PageCollector {
+  offer(ordinal: number): void;
+  /** The hits kept, in identifier order. */
+  ordered(): number[];
+}
+
+/** The `keep` hits of lowest identifier, in a max-heap: each other hit costs a comparison with its top. */
+class FirstByIdentifier implements PageCollector {
+  private readonly heap: number[] = [];
+
+  constructor(private readonly keep: number, private readonly words: Uint32Array) {}
+
+  offer(ordinal: number): void {
+    const { heap } = this;
+    if (heap.length < this.keep) {
+      heap.push(ordinal);
+      this.siftUp(heap.length - 1);
+    } else if (heap.length > 0 && compareIds(this.words, ordinal, heap[0] as number) < 0) {
+      heap[0] = ordinal;
+      this.siftDown(0);
+    }
+  }
+
+  ordered(): number[] {
+    return [...this.heap].sort((a, b) => compareIds(this.words, a, b));
+  }
+
+  private siftUp(from: number): void {
+    const { heap } = this;
+    for (let at = from; at > 0;) {
+      const parent = (at - 1) >> 1;
+      if (compareIds(this.words, heap[at] as number, heap[parent] as number) <= 0) return;
+      [heap[at], heap[parent]] = [heap[parent] as number, heap[at] as number];
+      at = parent;
+    }
+  }
+
+  private siftDown(from: number): void {
+    const { heap } = this;
+    for (let at = from; ;) {
+      let largest = at;
+      for (const child of [2 * at + 1, 2 * at + 2]) {
+        if (child < heap.length && compareIds(this.words, heap[child] as number, heap[largest] as number) > 0) largest = child;
+      }
+      if (largest === at) return;
+      [heap[at], heap[largest]] = [heap[largest] as number, heap[at] as number];
+      at = largest;
+    }
+  }
+}
+
+/** Every hit, sorted at the end: for a page deep in the results. */
+class AllHits implements PageCollector {
+  private readonly hits: number[] = [];
+
+  constructor(private readonly words: Uint32Array) {}
+
+  offer(ordinal: number): void {
+    this.hits.push(ordinal);
+  }
+
+  ordered(): number[] {
+    return this.hits.sort((a, b) => compareIds(this.words, a, b));
+  }
+}

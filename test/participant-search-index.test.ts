@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { ParticipantSearchIndex, type IndexedRow, type IndexedSearch } from '../src/participants/search-index.js';
+
+/** A seeded generator, so that a failure repeats. */
+function randomOf(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  return { below: (n: number) => Math.floor(next() * n), pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] as T };
+}
+
+const WORDS = ['bygg', 'fjord', 'fisk', 'as', 'rør', 'bygger', 'ås', 'nord', 'sør', 'ba', '100%', 'a_b', '𝔘nicode', 'ggb'];
+const ICDS = ['0192', '0007', '9908'];
+const PROVIDERS = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333'];
+const TODAY = 20_000;
+
+function uuid(random: ReturnType<typeof randomOf>): string {
+  const hex = Array.from({ length: 32 }, () => '0123456789abcdef'[random.below(16)]).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function rowOf(random: ReturnType<typeof randomOf>, icd: string, organizationIdentifier: string, provider: string): IndexedRow {
+  const words = Array.from({ length: 1 + random.below(4) }, () => random.pick(WORDS));
+  return {
+    id: uuid(random), icd, organizationIdentifier, serviceProviderId: provider,
+    nameLower: random.below(10) === 0 ? null : words.join(random.pick([' ', '', '-'])),
+    lastModificationDay: TODAY - random.below(30),
+    deleteDay: random.below(5) === 0 ? TODAY - 2 + random.below(4) : null,
+  };
+}
+
+/** What the database's search finds: the same conditions, over every row, sorted by identifier. */
+function expected(rows: Iterable<IndexedRow>, search: IndexedSearch) {
+  const hits = [...rows].filter((row) =>
+    (row.nameLower?.includes(search.text) === true || row.organizationIdentifier.startsWith(search.text))
+    && (row.deleteDay === null || row.deleteDay > search.today)
+    && (search.icd === undefined || row.icd === search.icd)
+    && (search.providerId === null || row.serviceProviderId === search.providerId)
+    && row.lastModificationDay >= (search.modifiedFrom ?? -Infinity) && row.lastModificationDay <= (search.modifiedTo ?? Infinity))
+    .map((row) => row.id).sort();
+  return { total: hits.length, ids: hits.slice(search.offset, search.offset + search.size) };
+}
+
+describe('the participant search in memory', () => {
+  it('finds what the database finds, through adds, changes, a second provider and removals', () => {
+    const random = randomOf(7);
+    const index = new ParticipantSearchIndex();
+    /** Held rows by organization key, then by id. */
+    const held = new Map<string, IndexedRow[]>();
+    const organizations = Array.from({ length: 300 }, (_, n) => ({
+      icd: random.pick(ICDS),
+      organizationIdentifier: random.pick(['', 'by', 'fj', '99']) + String(100000 + n * 37),
+    }));
+    const queries = [...WORDS, 'ygg', 'yggb', 'gg-f', 'by', 'byg', '991', '1000', 'org', 'sør as', '%', 'zzz', '00', 'a_b', '𝔘ni'];
+    for (let step = 0; step < 3000; step += 1) {
+      const organization = random.pick(organizations);
+      const key = `${organization.icd}:${organization.organizationIdentifier}`;
+      const current = held.get(key) ?? [];
+      const providers = PROVIDERS.filter(() => random.below(3) > 0).slice(0, random.below(3));
+      const rows = providers.map((provider) => {
+        const kept = current.find((row) => row.serviceProviderId === provider);
+        const fresh = rowOf(random, organization.icd, organization.organizationIdentifier, provider);
+        return kept && random.below(2) === 0 ? { ...fresh, id: kept.id } : fresh;
+      });
+      index.replaceOrganization(organization.icd, organization.organizationIdentifier, rows);
+      held.set(key, rows);
+      if (step % 100 !== 99) continue;
+      const all = [...held.values()].flat();
+      expect(index.size).toBe(all.length);
+      for (const text of queries) {
+        if (!ParticipantSearchIndex.answers(text)) continue;
+        const search: IndexedSearch = {
+          text, today: TODAY, offset: random.pick([0, 0, 3, 1500]), size: random.pick([1, 30, 2000]),
+          providerId: random.pick([null, ...PROVIDERS]), icd: random.pick([undefined, ...ICDS, '9999']),
+          modifiedFrom: random.pick([undefined, TODAY - 10]), modifiedTo: random.pick([undefined, TODAY - 5]),
+        };
+        expect(index.search(search), JSON.stringify(search)).toEqual(expected(all, search));
+      }
+    }
+  });
+
+  it('counts a participant whose name and identifier both match once', () => {
+    const index = new ParticipantSearchIndex();
+    const row: IndexedRow = {
+      id: '00000000-0000-4000-8000-000000000001', icd: '0192', organizationIdentifier: 'bygg1', nameLower: 'bygg as',
+      serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null,
+    };
+    index.insert(row);
+    index.insert({ ...row, id: '00000000-0000-4000-8000-000000000002', organizationIdentifier: 'bygg2', nameLower: 'other' });
+    expect(index.search({ text: 'bygg', providerId: null, today: TODAY, offset: 0, size: 30 })).toEqual({
+      total: 2, ids: ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'],
+    });
+  });
+
+  it('does not answer a text shorter than a trigram, nor one holding its separator', () => {
+    expect(ParticipantSearchIndex.answers('ab')).toBe(false);
+    expect(ParticipantSearchIndex.answers('ab\u0000c')).toBe(false);
+    expect(ParticipantSearchIndex.answers('abc')).toBe(true);
+  });
+});

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageRequest } from '../src/core/paging.js';
+import type { ParticipantFilter } from '../src/participants/schemas.js';
+import { findParticipants, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER } from '../src/participants/repository.js';
+import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { testDatabaseKind } from './helpers/database.js';
+import { addParticipant, byQualified, PARTICIPANTS, type Participant } from './helpers/participants.js';
+import { call, unique } from './helpers/requests.js';
+
+let t: TestApp;
+let admin: TestUser;
+let one: TestUser;
+let two: TestUser;
+
+const WORDS = ['Bygg', 'Fjord', 'Fisk', 'Rør', 'Byggeservice', 'Sør', 'Nord', 'Ås'];
+const QUERIES = ['bygg', 'ygg', 'yggs', 'fjord', 'rør', 'sør n', 'ås', 'org', 'zzz', 'bygg fj'];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ({ admin, serviceProvider: one, otherServiceProvider: two } = t.users);
+  for (let n = 0; n < 40; n += 1) {
+    const name = `${WORDS[n % WORDS.length]} ${WORDS[(n * 3 + 1) % WORDS.length]}${n % 5 === 0 ? ' AS' : ''}`;
+    const created = await addParticipant(t.app, n % 3 === 0 ? two : one, { name, icd: n % 2 === 0 ? '0192' : '0007' });
+    // Some organizations are served by both providers: each has its own participant.
+    if (n % 7 === 0) await addParticipant(t.app, n % 3 === 0 ? one : two, { name: `${name} Vest`, icd: created.icd, organizationIdentifier: created.organizationIdentifier });
+  }
+  await loaded(t.app);
+});
+afterAll(() => t.close());
+
+/** Waits for the application's search in memory to have loaded (it loads in the background once ready). */
+async function loaded(app: TestApp['app']) {
+  for (let waited = 0; app.participantSearch.state !== 'ready'; waited += 20) {
+    if (waited > 10_000) throw new Error(`the search in memory is ${app.participantSearch.state}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function search(query: string, user: TestUser, app = t.app) {
+  const response = await call(app, { url: `${PARTICIPANTS}?${query}`, user });
+  expect(response.statusCode, response.body).toBe(200);
+  const page = response.json();
+  return { total: page.totalElements as number, ids: (page.content as Participant[]).map((participant) => participant.identifier) };
+}
+
+describe('participant search answered from memory', () => {
+  it('answers every search as the database alone does: the same page and the same exact total', async () => {
+    type Case = { parameters: Record<string, string>; user: TestUser; scope: string | null };
+    const cases = QUERIES.flatMap((query): Case[] => [
+      { parameters: { query }, user: admin, scope: null },
+      { parameters: { query, icd: '0192' }, user: admin, scope: null },
+      { parameters: { query, size: '2', page: '1' }, user: one, scope: t.fixture.serviceProviderId },
+      { parameters: { search: query }, user: two, scope: t.fixture.otherServiceProviderId },
+    ]);
+    for (const { parameters, user, scope } of cases) {
+      const answered = await search(new URLSearchParams(parameters).toString(), user);
+      const filter = { processes: false, ...parameters } as ParticipantFilter;
+      const page = pageRequest({ page: Number(parameters.page ?? 0), size: Number(parameters.size ?? 30) }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
+      const database = await findParticipants(t.db, filter, scope, page);
+      expect(answered, JSON.stringify(parameters)).toEqual({ total: database.total, ids: database.rows.map((row) => row.identifier) });
+    }
+    expect((await search('query=bygg', admin)).total).toBeGreaterThan(5);
+  });
+
+  it('finds a participant at once after it is added, transferred, deleted and registered again', async () => {
+    const word = unique('zebra').toLowerCase();
+    const added = await addParticipant(t.app, one, { name: `Zebra ${word} AS` });
+    expect(await search(`query=${word}`, one)).toEqual({ total: 1, ids: [added.identifier] });
+    expect(await search(`query=${word}`, two)).toEqual({ total: 0, ids: [] });
+
+    const transferred = await call(t.app, {
+      method: 'PUT', url: `${byQualified(added.qualifiedIdentifier)}/transfer/${t.fixture.otherServiceProviderId}`, user: one,
+    });
+    expect(transferred.statusCode, transferred.body).toBe(200);
+    expect(await search(`query=${word}`, one)).toEqual({ total: 0, ids: [] });
+    expect(await search(`query=${word}`, two)).toEqual({ total: 1, ids: [added.identifier] });
+
+    const deleted = await call(t.app, { method: 'DELETE', url: byQualified(added.qualifiedIdentifier), user: two });
+    expect(deleted.statusCode, deleted.body).toBeLessThan(300);
+    expect(await search(`query=${word}`, admin)).toEqual({ total: 0, ids: [] });
+
+    const again = await addParticipant(t.app, one, { name: `Giraffe ${word}`, organizationIdentifier: added.organizationIdentifier });
+    expect(await search(`query=giraffe%20${word}`, admin)).toEqual({ total: 1, ids: [again.identifier] });
+    expect(await search(`query=zebra%20${word}`, admin)).toEqual({ total: 0, ids: [] });
+  });
+
+  it.skipIf(testDatabaseKind !== 'postgres')('finds on another instance what was written on this one once that instance has heard the change', async () => {
+    const other = await startOtherInstance(t);
+    try {
+      await loaded(other.app);
+      const word = unique('okapi').toLowerCase();
+      const added = await addParticipant(t.app, one, { name: `Okapi ${word}` });
+      await expect.poll(() => search(`query=${word}`, admin, other.app), { timeout: 8000 }).toEqual({ total: 1, ids: [added.identifier] });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('leaves searches to the database when switched off', async () => {
+    const off = await startTestApp({ participantSearchInMemory: false });
+    try {
+      expect(off.app.participantSearch.state).toBe('off');
+      await addParticipant(off.app, off.users.serviceProvider, { name: 'Fjordbygg AS' });
+      expect((await search('query=fjordbygg', off.users.admin, off.app)).total).toBe(1);
+    } finally {
+      await off.close();
+    }
+  });
+});
