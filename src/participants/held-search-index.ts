@@ -1,5 +1,5 @@
 import type { ChangeNotice } from '../db/change-log.js';
-import type { Queryable } from '../db/database.js';
+import { PLAN_PER_VALUES, type Queryable } from '../db/database.js';
 import type { PageRequest } from '../core/paging.js';
 import { parseOrganization } from './identifiers.js';
 import type { Scope } from './repository.js';
@@ -65,13 +65,15 @@ export class HeldSearchIndex {
     try {
       let after = '00000000-0000-0000-0000-000000000000';
       for (;;) {
+        // Planned for each key: a plan made once for any key (after five runs) reads and sorts the whole table.
         const rows = await this.db.query<IndexedRow>(
-          `SELECT ${INDEXED_COLUMNS} FROM participants WHERE id > $1::uuid ORDER BY id LIMIT ${LOAD_BATCH}`, [after]);
+          `${PLAN_PER_VALUES} SELECT ${INDEXED_COLUMNS} FROM participants WHERE id > $1::uuid ORDER BY id LIMIT ${LOAD_BATCH}`, [after]);
         if (generation !== this.generation) return;
         for (const row of rows) index.insert(row);
         if (rows.length < LOAD_BATCH) break;
         after = (rows[rows.length - 1] as IndexedRow).id;
       }
+      index.trim();
       this.index = index;
       this.current = 'ready';
       await this.reload();
