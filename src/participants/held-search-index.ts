@@ -65,9 +65,9 @@ export class HeldSearchIndex {
     try {
       let after = '00000000-0000-0000-0000-000000000000';
       for (;;) {
-        // Planned for each key: a plan made once for any key (after five runs) reads and sorts the whole table.
+        // Ordered by the column, not the text the list names `id`, and planned for each key: the primary key finds each batch.
         const rows = await this.db.query<IndexedRow>(
-          `${PLAN_PER_VALUES} SELECT ${INDEXED_COLUMNS} FROM participants WHERE id > $1::uuid ORDER BY id LIMIT ${LOAD_BATCH}`, [after]);
+          `${PLAN_PER_VALUES} SELECT ${INDEXED_COLUMNS} FROM participants WHERE participants.id > $1::uuid ORDER BY participants.id LIMIT ${LOAD_BATCH}`, [after]);
         if (generation !== this.generation) return;
         for (const row of rows) index.insert(row);
         if (rows.length < LOAD_BATCH) break;

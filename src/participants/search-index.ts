@@ -304,9 +304,10 @@ export class ParticipantSearchIndex {
     return this.nameLength(ordinal) + this.identifierLength(ordinal);
   }
 
-  /** Gives back the room the postings kept for growth: after the initial load, most of them grow no more. */
+  /** Gives back the room the postings and the texts kept for growth: after the initial load, most grow no more. */
   trim(): void {
     for (const list of this.postings.values()) list.trim();
+    this.arena.chars = this.arena.chars.slice(0, this.arena.end);
   }
 
   /** Every hit's count and the page's ids in identifier order; the database's search answers the same. */
