@@ -84,6 +84,19 @@ describe('participant search answered from memory', () => {
     expect(await search(`query=zebra%20${word}`, admin)).toEqual({ total: 0, ids: [] });
   });
 
+  it('counts again after each change of a participant the search finds, by its name or by its identifier', async () => {
+    const word = unique('kiwi').toLowerCase();
+    const count = async () => (await search(`query=${word}`, admin)).total;
+    expect(await count()).toBe(0);
+    const byName = await addParticipant(t.app, one, { name: `Kiwi ${word}` });
+    expect(await count()).toBe(1);
+    await addParticipant(t.app, two, { name: 'Unrelated AS', organizationIdentifier: `${word}x1` });
+    expect(await count()).toBe(2);
+    expect(await count()).toBe(2);
+    await call(t.app, { method: 'DELETE', url: byQualified(byName.qualifiedIdentifier), user: one });
+    expect(await count()).toBe(1);
+  });
+
   it.skipIf(testDatabaseKind !== 'postgres')('finds on another instance what was written on this one once that instance has heard the change', async () => {
     const other = await startOtherInstance(t);
     try {

@@ -4,10 +4,12 @@ import type { PageRequest } from '../core/paging.js';
 import { parseOrganization } from './identifiers.js';
 import type { Scope } from './repository.js';
 import type { ParticipantFilter } from './schemas.js';
-import { ParticipantSearchIndex, type IndexedRow } from './search-index.js';
+import { ParticipantSearchIndex, type IndexedAnswer, type IndexedRow, type IndexedSearch } from './search-index.js';
 
 /** Rows the initial load reads at a time, by key after the last: both databases, no cursor, bounded memory. */
 const LOAD_BATCH = 20_000;
+/** Searches whose count and page are kept (the oldest go first): each is a few hundred bytes. */
+const ANSWERS_KEPT = 1000;
 /** How long after a failed load or reload the index loads everything again. */
 const RETRY_MS = 10_000;
 /** Organizations changed that one reload reads at once. */
@@ -39,6 +41,11 @@ declare module 'fastify' {
 
 export class HeldSearchIndex {
   private index = new ParticipantSearchIndex();
+  /**
+   * Searches already counted, by what they asked: a change drops those whose text the participant's name (before or
+   * after it) holds or its identifier starts with, the only searches it can change; a new day or load drops them all.
+   */
+  private readonly answered = new Map<string, IndexedAnswer>();
   private current: SearchIndexState = 'off';
   private readonly changed = new Set<string>();
   private reloading: Promise<void> = Promise.resolve();
@@ -75,6 +82,7 @@ export class HeldSearchIndex {
       }
       index.trim();
       this.index = index;
+      this.answered.clear();
       this.current = 'ready';
       await this.reload();
     } catch (error) {
@@ -107,13 +115,13 @@ export class HeldSearchIndex {
    * The page and its exact total as the database's search finds them (in identifier order), or undefined when the
    * database has to answer: not loaded, a text the index cannot look up, a sort order asked for.
    */
-  async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<{ total: number; ids: string[] } | undefined> {
+  async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<IndexedAnswer | undefined> {
     const text = (filter.query ?? filter.search)?.toLowerCase();
     if (this.current !== 'ready' || !text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0) return undefined;
     await this.reloading;
     if (this.current !== 'ready') return undefined;
     const days = (...dates: Array<string | undefined>) => dates.filter((date) => date !== undefined).map(dayOf);
-    return this.index.search({
+    const search: IndexedSearch = {
       text,
       icd: filter.icd,
       providerId: scope,
@@ -122,7 +130,22 @@ export class HeldSearchIndex {
       today: Math.floor(Date.now() / DAY_MS),
       offset: page.offset,
       size: page.size,
-    });
+    };
+    const key = JSON.stringify(search);
+    const kept = this.answered.get(key);
+    if (kept) return kept;
+    const answer = this.index.search(search);
+    if (this.answered.size >= ANSWERS_KEPT) this.answered.delete(this.answered.keys().next().value as string);
+    this.answered.set(key, answer);
+    return answer;
+  }
+
+  /** Drops the answers kept for texts that a participant with one of `names`, or with `identifier`, matches. */
+  private forgetAnswersMatching(names: readonly string[], identifier: string): void {
+    for (const key of this.answered.keys()) {
+      const { text } = JSON.parse(key) as IndexedSearch;
+      if (identifier.startsWith(text) || names.some((name) => name.includes(text))) this.answered.delete(key);
+    }
   }
 
   /**
@@ -162,7 +185,9 @@ export class HeldSearchIndex {
       const keyOf = (icd: string, organizationIdentifier: string) => `${icd}:${organizationIdentifier}`;
       const rowsOf = Map.groupBy(rows, (row) => keyOf(row.icd, row.organizationIdentifier));
       for (const { icd, organizationIdentifier } of organizations) {
-        this.index.replaceOrganization(icd, organizationIdentifier, rowsOf.get(keyOf(icd, organizationIdentifier)) ?? []);
+        const rows = rowsOf.get(keyOf(icd, organizationIdentifier)) ?? [];
+        const before = this.index.replaceOrganization(icd, organizationIdentifier, rows);
+        if (this.answered.size > 0) this.forgetAnswersMatching([...before, ...rows.map((row) => row.nameLower ?? '')], organizationIdentifier);
       }
     }
   }

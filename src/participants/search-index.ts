@@ -36,6 +36,12 @@ export interface IndexedSearch {
   size: number;
 }
 
+/** What a search finds: the count of every hit, and the page's ids in identifier order. */
+export interface IndexedAnswer {
+  total: number;
+  ids: string[];
+}
+
 /** Trigrams shorter texts cannot be looked up by: the database answers them. */
 export const INDEXED_TEXT_MIN_LENGTH = 3;
 
@@ -217,13 +223,16 @@ export class ParticipantSearchIndex {
   /**
    * Holds `rows` as the participants of the organization (ICD and identifier): one per provider that serves it, none
    * when it has none left. A row already held (by id) is changed in place: its postings change only with its name.
+   * Returns the names it held for the organization before.
    */
-  replaceOrganization(icdValue: string, organizationIdentifier: string, rows: readonly IndexedRow[]): void {
+  replaceOrganization(icdValue: string, organizationIdentifier: string, rows: readonly IndexedRow[]): string[] {
     const icd = this.icdCodes.of(icdValue);
     const placed = new Set<string>();
+    const before: string[] = [];
     for (const { slot, ordinal } of this.heldOf(icd, organizationIdentifier)) {
       const id = this.idAt(ordinal);
       const row = rows.find((candidate) => candidate.id === id);
+      before.push(this.nameAt(ordinal));
       if (row) {
         this.write(ordinal, row, this.keysAt(ordinal));
         placed.add(id);
@@ -232,6 +241,7 @@ export class ParticipantSearchIndex {
       }
     }
     for (const row of rows) if (!placed.has(row.id)) this.insert(row);
+    return before;
   }
 
   /** Adds a participant not held yet (the initial load). */
@@ -258,7 +268,7 @@ export class ParticipantSearchIndex {
     this.records[record + PROVIDER] = this.providerCodes.of(row.serviceProviderId);
     this.writeId(ordinal, row.id);
     if (unchanged) return;
-    const keys = this.keysAt(ordinal);
+    const keys = keysOf(name, identifier);
     for (const key of previousKeys ?? []) if (!keys.has(key)) this.postings.get(key)?.remove(ordinal);
     for (const key of keys) if (!previousKeys?.has(key)) this.listed(key).add(ordinal);
     this.compactWhenWasteful();
@@ -311,7 +321,7 @@ export class ParticipantSearchIndex {
   }
 
   /** Every hit's count and the page's ids in identifier order; the database's search answers the same. */
-  search(search: IndexedSearch): { total: number; ids: string[] } {
+  search(search: IndexedSearch): IndexedAnswer {
     const { text } = search;
     const codes = codesOf(text);
     const matches = this.filterOf(search);
@@ -385,8 +395,12 @@ export class ParticipantSearchIndex {
     return this.arena.text((this.spans[ordinal * SPAN] as number) + this.nameLength(ordinal), this.identifierLength(ordinal));
   }
 
+  private nameAt(ordinal: number): string {
+    return this.arena.text(this.spans[ordinal * SPAN] as number, this.nameLength(ordinal));
+  }
+
   private keysAt(ordinal: number): Set<number> {
-    return keysOf(this.arena.text(this.spans[ordinal * SPAN] as number, this.nameLength(ordinal)), this.identifierAt(ordinal));
+    return keysOf(this.nameAt(ordinal), this.identifierAt(ordinal));
   }
 
   private listed(key: number): Postings {
