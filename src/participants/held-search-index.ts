@@ -52,6 +52,7 @@ export class HeldSearchIndex {
   private queued: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private generation = 0;
+  private stopped = false;
 
   constructor(private readonly db: Queryable, private readonly onError: (error: unknown) => void) {}
 
@@ -66,6 +67,7 @@ export class HeldSearchIndex {
 
   /** Loads every participant; the changes heard meanwhile are applied after. */
   async load(): Promise<void> {
+    if (this.stopped) return;
     const generation = ++this.generation;
     const index = new ParticipantSearchIndex();
     this.current = 'loading';
@@ -94,6 +96,7 @@ export class HeldSearchIndex {
 
   /** Stops loading and retrying (the application closes). */
   stop(): void {
+    this.stopped = true;
     this.generation += 1;
     this.current = 'off';
     clearTimeout(this.retry);
@@ -166,6 +169,8 @@ export class HeldSearchIndex {
 
   /** After a failure the database answers until a new load, a while later, has read everything again. */
   private retryLater(): void {
+    // Stopped: the database may be closed already, and nothing will search.
+    if (this.stopped) return;
     this.current = 'failed';
     this.generation += 1;
     clearTimeout(this.retry);
