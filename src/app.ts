@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
-import { following, Replication, searchFollowing, standbyView, viewsByRequest, type DatabaseView, type ReplicationOptions, type StandbyDatabase } from './changes/standbys.js';
+import { following, Replication, standbyView, viewsByRequest, type DatabaseView, type ReplicationOptions, type StandbyDatabase } from './changes/standbys.js';
 import { HeldSearchIndex } from './participants/held-search-index.js';
 import readRouting from './http/read-routing.js';
 import type { Database } from './db/database.js';
@@ -169,7 +169,7 @@ export async function buildApp(options: AppOptions) {
     db: catchingUpAfterWrites(options.db, changes),
     catalogue: following(new CatalogueCache(options.db), changes),
     changes,
-    participantSearch: searchFollowing(new HeldSearchIndex(options.db, onSearchIndexError), changes),
+    participantSearch: following(new HeldSearchIndex(options.db, onSearchIndexError), changes),
   };
   // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
   const replication = options.standbys?.length

@@ -413,18 +413,18 @@ export interface DatabaseView {
   participantSearch: HeldSearchIndex;
 }
 
-/** Keeps `index` true to `changes`: reloads the organizations each change touches, and everything on a reset. */
-export function searchFollowing(index: HeldSearchIndex, changes: ChangeSignal): HeldSearchIndex {
-  changes.subscribe((notice) => index.onChange(notice));
-  changes.onReset(() => index.clear());
-  return index;
+/** What follows the change log: the catalogue cache, the participant search in memory. */
+interface HeldFromLog {
+  onChange(notice: ChangeNotice): void;
+  /** The log is no longer the one heard: nothing held may be trusted. */
+  clear(): void;
 }
 
-/** Keeps `catalogue` true to `changes`: drops what each change touches, and everything on a reset. */
-export function following(catalogue: CatalogueCache, changes: ChangeSignal): CatalogueCache {
-  changes.subscribe((notice) => catalogue.onChange(notice));
-  changes.onReset(() => catalogue.clear());
-  return catalogue;
+/** Keeps `held` true to `changes`: each change it hears, and everything again on a reset. */
+export function following<T extends HeldFromLog>(held: T, changes: ChangeSignal): T {
+  changes.subscribe((notice) => held.onChange(notice));
+  changes.onReset(() => held.clear());
+  return held;
 }
 
 /**
@@ -437,7 +437,7 @@ export function standbyView(replication: Replication, primary: DatabaseView, onS
     db: { ...replication.db, transaction: primary.db.transaction },
     catalogue: following(new CatalogueCache(replication.db), replication.changes),
     changes: replication.changes,
-    participantSearch: searchFollowing(new HeldSearchIndex(replication.db, onSearchIndexError), replication.changes),
+    participantSearch: following(new HeldSearchIndex(replication.db, onSearchIndexError), replication.changes),
   };
 }
 

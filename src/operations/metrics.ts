@@ -28,10 +28,6 @@ interface CertificateDays {
   daysLeftExactly: number;
 }
 
-/**
- * The Prometheus registry of one application: its requests, its database pool, its deliveries, its certificates, its
- * standbys and the process itself.
- */
 /** The participant search in memory (the primary's): participants held, and 1 while it answers searches. */
 export function watchSearchIndex(registry: Registry, index: { readonly state: string; readonly size: number }): void {
   new Gauge({
@@ -52,6 +48,10 @@ export function watchSearchIndex(registry: Registry, index: { readonly state: st
   });
 }
 
+/**
+ * The Prometheus registry of one application: its requests, its database pool, its deliveries, its certificates, its
+ * standbys and the process itself.
+ */
 export function createMetrics(
   db: Database,
   openConnections: () => Promise<number>,

@@ -25,13 +25,6 @@ const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
 /** Why the index is not answering, for the metrics and the log. */
 export type SearchIndexState = 'loading' | 'ready' | 'failed' | 'off';
 
-/**
- * The in-memory participant search of one database, loaded at start and kept true to the change log: each change
- * of a participant reloads its organization's rows (`onChange`), a reset of the log reloads everything (`clear`).
- * Off until `load` is called (the application follows the change log); until loaded, and for what it cannot answer (a text under a trigram, a sort order), `search` gives undefined and
- * the database answers. A search first waits for the reloads of the changes heard before it, so a client that has
- * written (this instance catches its caches up before answering a write) finds what it wrote.
- */
 declare module 'fastify' {
   interface FastifyInstance {
     /** The participant search in memory, of the database the request reads (`app.db`). */
@@ -39,13 +32,21 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The in-memory participant search of one database, loaded at start and kept true to the change log: each change
+ * of a participant reloads its organization's rows (`onChange`), a reset of the log reloads everything (`clear`).
+ * Off until `load` is called (the application follows the change log); until loaded, and for what it cannot answer
+ * (a text under a trigram, a sort order), `search` gives undefined and the database answers. A search first waits
+ * for the reloads of the changes heard before it, so a client that has written (this instance catches its caches up
+ * before answering a write) finds what it wrote.
+ */
 export class HeldSearchIndex {
   private index = new ParticipantSearchIndex();
   /**
    * Searches already counted, by what they asked: a change drops those whose text the participant's name (before or
    * after it) holds or its identifier starts with, the only searches it can change; a new day or load drops them all.
    */
-  private readonly answered = new Map<string, IndexedAnswer>();
+  private readonly answered = new Map<string, { text: string; answer: IndexedAnswer }>();
   private current: SearchIndexState = 'off';
   private readonly changed = new Set<string>();
   private reloading: Promise<void> = Promise.resolve();
@@ -136,17 +137,16 @@ export class HeldSearchIndex {
     };
     const key = JSON.stringify(search);
     const kept = this.answered.get(key);
-    if (kept) return kept;
+    if (kept) return kept.answer;
     const answer = this.index.search(search);
     if (this.answered.size >= ANSWERS_KEPT) this.answered.delete(this.answered.keys().next().value as string);
-    this.answered.set(key, answer);
+    this.answered.set(key, { text, answer });
     return answer;
   }
 
   /** Drops the answers kept for texts that a participant with one of `names`, or with `identifier`, matches. */
   private forgetAnswersMatching(names: readonly string[], identifier: string): void {
-    for (const key of this.answered.keys()) {
-      const { text } = JSON.parse(key) as IndexedSearch;
+    for (const [key, { text }] of this.answered) {
       if (identifier.startsWith(text) || names.some((name) => name.includes(text))) this.answered.delete(key);
     }
   }
