@@ -16,6 +16,9 @@ export default defineConfig({
     setupFiles: ['test/each-file.ts'],
     reporters: ['default', './test/file-times-reporter.ts'],
     testTimeout: 30_000,
+    // expect.poll waits for what a user would wait for (a page after sign-in, a change reaching another instance);
+    // vitest's 1 s default is shorter than that takes while the suite loads both cores.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'postgres', env: { TEST_DATABASE: 'postgres' } } },

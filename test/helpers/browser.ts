@@ -17,8 +17,10 @@ export async function launchChromium(): Promise<Browser> {
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** axe-core's WCAG 2.1 A/AA violations on the page as it is now, each named by `where`. */
+/** axe-core's WCAG 2.1 A/AA violations on the page once nothing on it is loading, each named by `where`. */
 export async function axeViolations(page: Page, where: string): Promise<string[]> {
+  // A list that is loading is dimmed on purpose; what is checked is the page once its answers are in.
+  await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null, undefined, { timeout: 20_000 });
   await page.evaluate(AXE_SOURCE);
   const result = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } })
     .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));

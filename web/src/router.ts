@@ -13,6 +13,8 @@ export function useRoute(): string[] {
   useEffect(() => {
     const changed = () => setRoute(currentRoute());
     addEventListener('hashchange', changed);
+    // The hash may have changed between the first render and this effect, with nobody listening yet.
+    changed();
     return () => removeEventListener('hashchange', changed);
   }, []);
   return route;
