@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ParticipantSearchIndex, type IndexedRow, type IndexedSearch } from '../src/participants/search-index.js';
+import { ParticipantSearchIndex, type IndexedFilter, type IndexedRow, type IndexedSearch } from '../src/participants/search-index.js';
 
 /** A seeded generator, so that a failure repeats. */
 function randomOf(seed: number) {
@@ -31,14 +31,16 @@ function rowOf(random: ReturnType<typeof randomOf>, icd: string, organizationIde
   };
 }
 
+/** Whether the database's search finds `row` by the filters besides the text. */
+const filtered = (row: IndexedRow, filter: IndexedFilter) => (row.deleteDay === null || row.deleteDay > filter.today)
+  && (filter.icd === undefined || row.icd === filter.icd)
+  && (filter.providerId === null || row.serviceProviderId === filter.providerId)
+  && row.lastModificationDay >= (filter.modifiedFrom ?? -Infinity) && row.lastModificationDay <= (filter.modifiedTo ?? Infinity);
+
 /** What the database's search finds: the same conditions, over every row, sorted by identifier. */
 function expected(rows: Iterable<IndexedRow>, search: IndexedSearch) {
   const hits = [...rows].filter((row) =>
-    (row.nameLower?.includes(search.text) === true || row.organizationIdentifier.startsWith(search.text))
-    && (row.deleteDay === null || row.deleteDay > search.today)
-    && (search.icd === undefined || row.icd === search.icd)
-    && (search.providerId === null || row.serviceProviderId === search.providerId)
-    && row.lastModificationDay >= (search.modifiedFrom ?? -Infinity) && row.lastModificationDay <= (search.modifiedTo ?? Infinity))
+    (row.nameLower?.includes(search.text) === true || row.organizationIdentifier.startsWith(search.text)) && filtered(row, search))
     .map((row) => row.id).sort();
   return { total: hits.length, ids: hits.slice(search.offset, search.offset + search.size) };
 }
@@ -77,6 +79,14 @@ describe('the participant search in memory', () => {
           modifiedFrom: random.pick([undefined, TODAY - 10]), modifiedTo: random.pick([undefined, TODAY - 5]),
         };
         expect(index.search(search), JSON.stringify(search)).toEqual(expected(all, search));
+      }
+      for (let count = 0; count < 20; count += 1) {
+        const filter: IndexedFilter = {
+          today: TODAY + random.pick([0, 0, 1, 5]), providerId: random.pick([null, ...PROVIDERS, '44444444-4444-4444-8444-444444444444']),
+          icd: random.pick([undefined, ...ICDS, '9999']), modifiedFrom: random.pick([undefined, TODAY - 10, TODAY - 3]),
+          modifiedTo: random.pick([undefined, TODAY - 5, TODAY - 3]),
+        };
+        expect(index.countOf(filter), JSON.stringify(filter)).toBe(all.filter((row) => filtered(row, filter)).length);
       }
     }
   });

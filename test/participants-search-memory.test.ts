@@ -24,6 +24,8 @@ beforeAll(async () => {
     // Some organizations are served by both providers: each has its own participant.
     if (n % 7 === 0) await addParticipant(t.app, n % 3 === 0 ? one : two, { name: `${name} Vest`, icd: created.icd, organizationIdentifier: created.organizationIdentifier });
   }
+  // One whose removal is due: found until its day comes, so it is counted apart from those without a delete date.
+  await addParticipant(t.app, one, { name: 'Fjord Avvikling AS', deleteDate: dayOf(30) });
   await loaded(t.app);
 });
 afterAll(() => t.close());
@@ -36,6 +38,9 @@ async function loaded(app: TestApp['app']) {
   }
 }
 
+/** The date `days` from today (UTC), as the API writes dates. */
+const dayOf = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
 async function search(query: string, user: TestUser, app = t.app) {
   const response = await call(app, { url: `${PARTICIPANTS}?${query}`, user });
   expect(response.statusCode, response.body).toBe(200);
@@ -46,20 +51,32 @@ async function search(query: string, user: TestUser, app = t.app) {
 describe('participant search answered from memory', () => {
   it('answers every search as the database alone does: the same page and the same exact total', async () => {
     type Case = { parameters: Record<string, string>; user: TestUser; scope: string | null };
-    const cases = QUERIES.flatMap((query): Case[] => [
+    const byText = QUERIES.flatMap((query): Case[] => [
       { parameters: { query }, user: admin, scope: null },
       { parameters: { query, icd: '0192' }, user: admin, scope: null },
       { parameters: { query, size: '2', page: '1' }, user: one, scope: t.fixture.serviceProviderId },
       { parameters: { search: query }, user: two, scope: t.fixture.otherServiceProviderId },
     ]);
+    // Without text the total is counted in memory and the database finds the page, in any order.
+    const withoutText: Case[] = [
+      { parameters: {}, user: admin, scope: null },
+      { parameters: { icd: '0007', sort: 'name' }, user: admin, scope: null },
+      { parameters: { icd: '0088' }, user: admin, scope: null },
+      { parameters: { lastModificationDateFrom: dayOf(0), sort: 'name,DESC', size: '5', page: '2' }, user: admin, scope: null },
+      { parameters: { lastModificationDateTo: dayOf(-1) }, user: admin, scope: null },
+      { parameters: { lastModificationDate: dayOf(0), icd: '0192' }, user: one, scope: t.fixture.serviceProviderId },
+      { parameters: { query: '' }, user: two, scope: t.fixture.otherServiceProviderId },
+    ];
+    const cases = [...byText, ...withoutText];
     for (const { parameters, user, scope } of cases) {
       const answered = await search(new URLSearchParams(parameters).toString(), user);
       const filter = { processes: false, ...parameters } as ParticipantFilter;
-      const page = pageRequest({ page: Number(parameters.page ?? 0), size: Number(parameters.size ?? 30) }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
+      const page = pageRequest({ page: Number(parameters.page ?? 0), size: Number(parameters.size ?? 30), sort: parameters.sort === undefined ? undefined : [parameters.sort] }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
       const database = await findParticipants(t.db, filter, scope, page);
       expect(answered, JSON.stringify(parameters)).toEqual({ total: database.total, ids: database.rows.map((row) => row.identifier) });
     }
     expect((await search('query=bygg', admin)).total).toBeGreaterThan(5);
+    expect((await search('icd=0007', admin)).total).toBeGreaterThan(5);
   });
 
   it('finds a participant at once after it is added, transferred, deleted and registered again', async () => {
@@ -82,6 +99,18 @@ describe('participant search answered from memory', () => {
     const again = await addParticipant(t.app, one, { name: `Giraffe ${word}`, organizationIdentifier: added.organizationIdentifier });
     expect(await search(`query=giraffe%20${word}`, admin)).toEqual({ total: 1, ids: [again.identifier] });
     expect(await search(`query=zebra%20${word}`, admin)).toEqual({ total: 0, ids: [] });
+  });
+
+  it('counts a search without text at once after an add, a change of its day and a delete', async () => {
+    const count = async (query: string) => (await search(query, one)).total;
+    const [all, today] = [await count(''), await count(`lastModificationDate=${dayOf(0)}`)];
+    const added = await addParticipant(t.app, one, { name: 'Telling AS' });
+    expect([await count(''), await count(`lastModificationDate=${dayOf(0)}`)]).toEqual([all + 1, today + 1]);
+    await t.db.query('UPDATE participants SET last_modification_date = last_modification_date - 3 WHERE id = $1', [added.identifier]);
+    await t.app.participantSearch.load();
+    expect([await count(''), await count(`lastModificationDate=${dayOf(0)}`), await count(`lastModificationDate=${dayOf(-3)}`)]).toEqual([all + 1, today, 1]);
+    await call(t.app, { method: 'DELETE', url: byQualified(added.qualifiedIdentifier), user: one });
+    expect([await count(''), await count(`lastModificationDate=${dayOf(-3)}`)]).toEqual([all, 0]);
   });
 
   it('counts again after each change of a participant the search finds, by its name or by its identifier', async () => {

@@ -49,6 +49,8 @@ export interface PageQuery {
    * large part of the table). `from` is then one table, named by the alias that `key` uses.
    */
   countInPageScan?: boolean;
+  /** The total, when the caller knows it already (the participants' counts kept in memory): it is not counted again. */
+  total?: number;
 }
 
 /** The total and one page in a single statement, so both come from one snapshot. */
@@ -58,7 +60,8 @@ export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ 
   const where = conditions.clause;
   const limit = conditions.param(query.page.size);
   const offset = conditions.param(query.page.offset);
-  const count = `SELECT count(*)::int FROM ${query.from} ${where}`;
+  const count = query.total === undefined ? `SELECT count(*)::int FROM ${query.from} ${where}` : `SELECT ${conditions.param(query.total)}::int`;
+  const countInPageScan = query.countInPageScan === true && query.total === undefined;
   const page = `${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   let sql: string;
   if (query.key === undefined) {
@@ -68,12 +71,12 @@ export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ 
   } else {
     const { key } = query;
     // OFFSET 0 keeps the filter's own plan (an index scan of the hits); count(*) OVER () sees all of them.
-    const keys = query.countInPageScan
+    const keys = countInPageScan
       ? `SELECT ${key} AS key, count(*) OVER () AS total
            FROM (SELECT * FROM ${query.from} ${where} OFFSET 0) ${key.split('.')[0]} ${page}`
       : `SELECT ${key} AS key FROM ${query.from} ${where} ${page}`;
     // A page past the last hit has no row to carry the total: only then is it counted on its own.
-    const total = query.countInPageScan ? `coalesce((SELECT total FROM page_keys LIMIT 1), (${count}))` : `(${count})`;
+    const total = countInPageScan ? `coalesce((SELECT total FROM page_keys LIMIT 1), (${count}))` : `(${count})`;
     sql = `WITH page_keys AS MATERIALIZED (${keys})
            SELECT ${total}::int AS total,
                   (SELECT coalesce(json_agg(page), '[]'::json)

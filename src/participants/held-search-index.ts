@@ -2,9 +2,9 @@ import type { ChangeNotice } from '../db/change-log.js';
 import { PLAN_PER_VALUES, type Queryable } from '../db/database.js';
 import type { PageRequest } from '../core/paging.js';
 import { parseOrganization } from './identifiers.js';
-import type { Scope } from './repository.js';
+import { searchTextOf, type Scope } from './repository.js';
 import type { ParticipantFilter } from './schemas.js';
-import { ParticipantSearchIndex, type IndexedAnswer, type IndexedRow, type IndexedSearch } from './search-index.js';
+import { ParticipantSearchIndex, type IndexedAnswer, type IndexedFilter, type IndexedRow, type IndexedSearch } from './search-index.js';
 
 /** Rows the initial load reads at a time, by key after the last: both databases, no cursor, bounded memory. */
 const LOAD_BATCH = 20_000;
@@ -21,6 +21,17 @@ const INDEXED_COLUMNS = `id::text AS id, icd, organization_identifier AS "organi
 
 const DAY_MS = 86_400_000;
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+
+function indexedFilter(filter: ParticipantFilter, scope: Scope): IndexedFilter {
+  const days = (...dates: Array<string | undefined>) => dates.filter((date) => date !== undefined).map(dayOf);
+  return {
+    icd: filter.icd,
+    providerId: scope,
+    modifiedFrom: Math.max(-Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateFrom)),
+    modifiedTo: Math.min(Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateTo)),
+    today: Math.floor(Date.now() / DAY_MS),
+  };
+}
 
 /** Why the index is not answering, for the metrics and the log. */
 export type SearchIndexState = 'loading' | 'ready' | 'failed' | 'off';
@@ -120,21 +131,9 @@ export class HeldSearchIndex {
    * database has to answer: not loaded, a text the index cannot look up, a sort order asked for.
    */
   async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<IndexedAnswer | undefined> {
-    const text = (filter.query ?? filter.search)?.toLowerCase();
-    if (this.current !== 'ready' || !text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0) return undefined;
-    await this.reloading;
-    if (this.current !== 'ready') return undefined;
-    const days = (...dates: Array<string | undefined>) => dates.filter((date) => date !== undefined).map(dayOf);
-    const search: IndexedSearch = {
-      text,
-      icd: filter.icd,
-      providerId: scope,
-      modifiedFrom: Math.max(-Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateFrom)),
-      modifiedTo: Math.min(Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateTo)),
-      today: Math.floor(Date.now() / DAY_MS),
-      offset: page.offset,
-      size: page.size,
-    };
+    const text = searchTextOf(filter);
+    if (!text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0 || !await this.caughtUp()) return undefined;
+    const search: IndexedSearch = { ...indexedFilter(filter, scope), text, offset: page.offset, size: page.size };
     const key = JSON.stringify(search);
     const kept = this.answered.get(key);
     if (kept) return kept.answer;
@@ -142,6 +141,22 @@ export class HeldSearchIndex {
     if (this.answered.size >= ANSWERS_KEPT) this.answered.delete(this.answered.keys().next().value as string);
     this.answered.set(key, { text, answer });
     return answer;
+  }
+
+  /**
+   * The exact total of a search without text, in any order, or undefined when the database has to count: not loaded,
+   * or a text asked for.
+   */
+  async total(filter: ParticipantFilter, scope: Scope): Promise<number | undefined> {
+    if (searchTextOf(filter) || !await this.caughtUp()) return undefined;
+    return this.index.countOf(indexedFilter(filter, scope));
+  }
+
+  /** Whether the index is loaded and has applied the changes heard so far. */
+  private async caughtUp(): Promise<boolean> {
+    if (this.current !== 'ready') return false;
+    await this.reloading;
+    return this.current === 'ready';
   }
 
   /** Drops the answers kept for texts that a participant with one of `names`, or with `identifier`, matches. */

@@ -73,7 +73,7 @@ function scoped(scope: Scope): Conditions {
 }
 
 /** What `query` (or its alias `search`) asks for, lowercased; empty or undefined for no name/number match. */
-const searchTextOf = (filter: ParticipantFilter) => (filter.query ?? filter.search)?.toLowerCase();
+export const searchTextOf = (filter: ParticipantFilter) => (filter.query ?? filter.search)?.toLowerCase();
 
 function filterConditions(filter: ParticipantFilter, scope: Scope): Conditions {
   const conditions = scoped(scope);
@@ -98,7 +98,8 @@ function filterConditions(filter: ParticipantFilter, scope: Scope): Conditions {
  */
 const TRIGRAM = 3;
 
-export function findParticipants(db: Queryable, filter: ParticipantFilter, scope: Scope, page: PageRequest) {
+/** A page of the participants the filter finds, and their total: counted here unless `total` gives it. */
+export function findParticipants(db: Queryable, filter: ParticipantFilter, scope: Scope, page: PageRequest, total?: number) {
   return selectPage<Participant>(db, {
     select: participantColumns(filter.processes),
     from: 'participants pa',
@@ -106,6 +107,7 @@ export function findParticipants(db: Queryable, filter: ParticipantFilter, scope
     countInPageScan: (searchTextOf(filter)?.length ?? 0) >= TRIGRAM,
     conditions: filterConditions(filter, scope),
     page,
+    total,
   });
 }
 

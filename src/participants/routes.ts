@@ -79,7 +79,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     const indexed = await app.participantSearch.search(request.query, scope, page);
     const { total, rows } = indexed
       ? await participantsFound(app.db, indexed, request.query, scope)
-      : await findParticipants(app.db, request.query, scope, page);
+      : await findParticipants(app.db, request.query, scope, page, await app.participantSearch.total(request.query, scope));
     return pageOf(rows, total, page);
   });
 

@@ -7,6 +7,9 @@
  * Columns per participant in typed arrays, the texts in one array of code units, and trigram postings: each trigram
  * of a name lists the participants whose name holds it. A search walks the rarest list of the query's trigrams and
  * checks each entry against the text; hits are not the postings' intersection, so nothing needs them sorted.
+ *
+ * A search without text is counted from kept counts of the participants by ICD, provider and modification day (the
+ * database would count every row in the range), and the database finds its page, which it does without counting.
  */
 
 /** A participant as the index holds it: the columns a search filters on. */
@@ -22,9 +25,8 @@ export interface IndexedRow {
   deleteDay: number | null;
 }
 
-/** What an indexed search asks: `text` already lowercased, as the database's search takes it. */
-export interface IndexedSearch {
-  text: string;
+/** The filters of a search besides its text. */
+export interface IndexedFilter {
   icd?: string;
   /** The caller's provider, or null for all. */
   providerId: string | null;
@@ -32,6 +34,11 @@ export interface IndexedSearch {
   modifiedTo?: number;
   /** Today (days since 1970-01-01, UTC): a participant whose delete day has come is not found. */
   today: number;
+}
+
+/** What an indexed search asks: `text` already lowercased, as the database's search takes it. */
+export interface IndexedSearch extends IndexedFilter {
+  text: string;
   offset: number;
   size: number;
 }
@@ -197,6 +204,9 @@ const ID_WORDS = 4;
 const EMPTY_SLOT = -1;
 const FREED_SLOT = -2;
 
+/** The key of a group of kept counts: an ICD's and a provider's codes, 0 for every ICD or every provider. */
+const groupOf = (icd: number, provider: number) => icd * 2 ** 24 + provider;
+
 export class ParticipantSearchIndex {
   private capacity = 0;
   private readonly arena = new TextArena();
@@ -214,6 +224,13 @@ export class ParticipantSearchIndex {
   private count = 0;
   private slots = new Int32Array(16).fill(EMPTY_SLOT);
   private usedSlots = 0;
+  /**
+   * The participants without a delete day, by group (`groupOf`: each is in four) and then by modification day. A
+   * count sums one group's days, a few thousand at most, however many participants they hold.
+   */
+  private readonly dayCounts = new Map<number, Map<number, number>>();
+  /** The participants with a delete day: whether one is alive depends on the day asked, so each is checked. */
+  private readonly withDeleteDay = new Set<number>();
 
   /** The participants held. */
   get size(): number {
@@ -262,11 +279,13 @@ export class ParticipantSearchIndex {
       this.spans[ordinal * SPAN + 1] = name.length * 0x10000 + identifier.length;
     }
     const record = ordinal * RECORD;
+    if (previousKeys !== undefined) this.tally(ordinal, -1);
     this.records[record + DELETE_DAY] = row.deleteDay ?? NO_DELETE_DAY;
     this.records[record + MODIFIED_DAY] = row.lastModificationDay;
     this.records[record + ICD] = this.icdCodes.of(row.icd);
     this.records[record + PROVIDER] = this.providerCodes.of(row.serviceProviderId);
     this.writeId(ordinal, row.id);
+    this.tally(ordinal, 1);
     if (unchanged) return;
     const keys = keysOf(name, identifier);
     for (const key of previousKeys ?? []) if (!keys.has(key)) this.postings.get(key)?.remove(ordinal);
@@ -275,6 +294,7 @@ export class ParticipantSearchIndex {
   }
 
   private removeAt(slot: number, ordinal: number): void {
+    this.tally(ordinal, -1);
     for (const key of this.keysAt(ordinal)) this.postings.get(key)?.remove(ordinal);
     this.arena.unused += this.textLength(ordinal);
     this.spans[ordinal * SPAN + 1] = UNUSED;
@@ -318,6 +338,41 @@ export class ParticipantSearchIndex {
   trim(): void {
     for (const list of this.postings.values()) list.trim();
     this.arena.chars = this.arena.chars.slice(0, this.arena.end);
+  }
+
+  /** Adds the participant at `ordinal` to its kept counts (`step` 1), or takes it out (-1). */
+  private tally(ordinal: number, step: 1 | -1): void {
+    const record = ordinal * RECORD;
+    if (this.records[record + DELETE_DAY] !== NO_DELETE_DAY) {
+      if (step > 0) this.withDeleteDay.add(ordinal);
+      else this.withDeleteDay.delete(ordinal);
+      return;
+    }
+    const day = this.records[record + MODIFIED_DAY] as number;
+    const icd = this.records[record + ICD] as number;
+    const provider = this.records[record + PROVIDER] as number;
+    for (const group of [groupOf(icd, provider), groupOf(icd, 0), groupOf(0, provider), groupOf(0, 0)]) {
+      let days = this.dayCounts.get(group);
+      if (days === undefined) this.dayCounts.set(group, (days = new Map()));
+      const count = (days.get(day) ?? 0) + step;
+      if (count === 0) days.delete(day);
+      else days.set(day, count);
+    }
+  }
+
+  /** How many participants a search without text finds: the database's count, exactly. */
+  countOf(filter: IndexedFilter): number {
+    const icd = filter.icd === undefined ? 0 : this.icdCodes.known(filter.icd);
+    const provider = filter.providerId === null ? 0 : this.providerCodes.known(filter.providerId);
+    // An ICD or provider no participant has had: none has it now.
+    if ((filter.icd !== undefined && icd === 0) || (filter.providerId !== null && provider === 0)) return 0;
+    const from = filter.modifiedFrom ?? -NO_DELETE_DAY;
+    const to = filter.modifiedTo ?? NO_DELETE_DAY;
+    let total = 0;
+    for (const [day, count] of this.dayCounts.get(groupOf(icd, provider)) ?? []) if (day >= from && day <= to) total += count;
+    const matches = this.filterOf(filter);
+    for (const ordinal of this.withDeleteDay) if (matches(ordinal)) total += 1;
+    return total;
   }
 
   /** Every hit's count and the page's ids in identifier order; the database's search answers the same. */
@@ -367,7 +422,7 @@ export class ParticipantSearchIndex {
     return rarest;
   }
 
-  private filterOf(search: IndexedSearch): (ordinal: number) => boolean {
+  private filterOf(search: IndexedFilter): (ordinal: number) => boolean {
     const icd = search.icd === undefined ? undefined : this.icdCodes.known(search.icd);
     const provider = search.providerId === null ? undefined : this.providerCodes.known(search.providerId);
     const from = search.modifiedFrom ?? -NO_DELETE_DAY;
