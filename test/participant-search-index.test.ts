@@ -46,7 +46,7 @@ function expected(rows: Iterable<IndexedRow>, search: IndexedSearch) {
 }
 
 describe('the participant search in memory', () => {
-  it('finds what the database finds, through adds, changes, a second provider and removals', () => {
+  it('finds what the database finds after a load, through adds, changes, a second provider and removals', () => {
     const random = randomOf(7);
     const index = new ParticipantSearchIndex();
     /** Held rows by organization key, then by id. */
@@ -56,6 +56,13 @@ describe('the participant search in memory', () => {
       organizationIdentifier: random.pick(['', 'by', 'fj', '99']) + String(100000 + n * 37),
     }));
     const queries = [...WORDS, 'ygg', 'yggb', 'gg-f', 'by', 'byg', '991', '1000', 'org', 'sør as', '%', 'zzz', '00', 'a_b', '𝔘ni'];
+    // Half of them loaded first, as at a start: listed all at once when the load finishes.
+    for (const organization of organizations.slice(0, 150)) {
+      const rows = PROVIDERS.slice(0, 1 + random.below(2)).map((provider) => rowOf(random, organization.icd, organization.organizationIdentifier, provider));
+      for (const row of rows) index.load(row);
+      held.set(`${organization.icd}:${organization.organizationIdentifier}`, rows);
+    }
+    index.finishLoad();
     for (let step = 0; step < 3000; step += 1) {
       const organization = random.pick(organizations);
       const key = `${organization.icd}:${organization.organizationIdentifier}`;
@@ -89,6 +96,27 @@ describe('the participant search in memory', () => {
         expect(index.countOf(filter), JSON.stringify(filter)).toBe(all.filter((row) => filtered(row, filter)).length);
       }
     }
+  });
+
+  it('keeps every list through the growth of their pool, which is copied without the room lists leave behind', () => {
+    const index = new ParticipantSearchIndex();
+    const rowAt = (n: number): IndexedRow => ({
+      id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, icd: '0192', organizationIdentifier: String(900_000_000 + n),
+      nameLower: `bygg ${n} ${n % 2 === 0 ? 'fjord' : 'fisk'}`, serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null,
+    });
+    const search = (text: string) => index.search({ text, providerId: null, today: TODAY, offset: 0, size: 1 }).total;
+    for (let n = 0; n < 3000; n += 1) index.load(rowAt(n));
+    // Added while the load is under way: listed once, with the loaded ones.
+    for (let n = 3000; n < 6000; n += 1) index.insert(rowAt(n));
+    index.finishLoad();
+    // Some 15 keys each: the pool of some 90,000 entries is outgrown and copied several times.
+    for (let n = 6000; n < 30_000; n += 1) index.insert(rowAt(n));
+    for (let n = 0; n < 30_000; n += 3) index.replaceOrganization('0192', String(900_000_000 + n), []);
+    // Of 900029900 to 900029999, every third is gone.
+    expect([search('bygg'), search('fjord'), search('fisk'), search('9000299')]).toEqual([20_000, 10_000, 10_000, 67]);
+    expect([search('g 2999 f'), search('g 2997 f'), search('g 29998 '), search('g 29997 ')]).toEqual([1, 0, 1, 0]);
+    const kept = Array.from({ length: 30_000 }, (_, n) => n).filter((n) => n % 3 !== 0).map((n) => rowAt(n).id);
+    expect(index.search({ text: 'byg', providerId: null, today: TODAY, offset: 0, size: 30_000 }).ids).toEqual(kept);
   });
 
   it('counts a participant whose name and identifier both match once', () => {

@@ -90,11 +90,11 @@ export class HeldSearchIndex {
         const rows = await this.db.query<IndexedRow>(
           `${PLAN_PER_VALUES} SELECT ${INDEXED_COLUMNS} FROM participants WHERE participants.id > $1::uuid ORDER BY participants.id LIMIT ${LOAD_BATCH}`, [after]);
         if (generation !== this.generation) return;
-        for (const row of rows) index.insert(row);
+        for (const row of rows) index.load(row);
         if (rows.length < LOAD_BATCH) break;
         after = (rows[rows.length - 1] as IndexedRow).id;
       }
-      index.trim();
+      index.finishLoad();
       this.index = index;
       this.answered.clear();
       this.current = 'ready';

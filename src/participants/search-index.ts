@@ -75,31 +75,122 @@ function keysOf(nameLower: string, organizationIdentifier: string): Set<number> 
   return keys;
 }
 
-/** A growable list of ordinals, unordered: removal swaps the last entry in. */
-class Postings {
-  entries = new Uint32Array(4);
-  length = 0;
+/**
+ * The postings: for each key, an unordered list of ordinals (removal swaps the last entry in), all in one pool. A list
+ * that outgrows its room moves to the pool's end with twice the room; the pool, when full, is copied into a new one
+ * without the rooms left behind. Thousands of lists growing apart would each leave freed buffers that the allocator
+ * keeps: one pool, large enough to be mapped on its own, is given back whole when it is replaced.
+ */
+class PostingLists {
+  private pool = new Uint32Array(1 << 16);
+  private end = 0;
+  private readonly lists = new Map<number, number>();
+  private starts = new Int32Array(1024);
+  private lengths = new Int32Array(1024);
+  private rooms = new Int32Array(1024);
 
-  add(ordinal: number): void {
-    if (this.length === this.entries.length) {
-      const grown = new Uint32Array(this.entries.length * 2);
-      grown.set(this.entries);
-      this.entries = grown;
-    }
-    this.entries[this.length++] = ordinal;
+  /** The list of `key` (a number for `entries`), or -1 when no participant was ever listed under it. */
+  listOf(key: number): number {
+    return this.lists.get(key) ?? -1;
   }
 
-  /** Gives back the room kept for growth (after a load, which adds no more). */
-  trim(): void {
-    this.entries = this.entries.slice(0, this.length);
+  lengthOf(list: number): number {
+    return this.lengths[list] as number;
+  }
+
+  /** The list's ordinals, valid until the next change. */
+  entries(list: number): Uint32Array {
+    const start = this.starts[list] as number;
+    return this.pool.subarray(start, start + (this.lengths[list] as number));
+  }
+
+  add(key: number, ordinal: number): void {
+    const list = this.lists.get(key) ?? this.newList(key);
+    if (this.lengths[list] === this.rooms[list]) this.move(list, Math.max(4, (this.rooms[list] as number) * 2));
+    this.pool[(this.starts[list] as number) + (this.lengths[list] as number)] = ordinal;
+    this.lengths[list] = (this.lengths[list] as number) + 1;
   }
 
   /** Recent participants are at the end, where the search for them starts. */
-  remove(ordinal: number): void {
-    const at = this.entries.lastIndexOf(ordinal, this.length - 1);
-    if (at < 0) return;
-    this.length -= 1;
-    this.entries[at] = this.entries[this.length] as number;
+  remove(key: number, ordinal: number): void {
+    const list = this.lists.get(key);
+    if (list === undefined) return;
+    const start = this.starts[list] as number;
+    const last = start + (this.lengths[list] as number) - 1;
+    const at = this.pool.lastIndexOf(ordinal, last);
+    if (at < start) return;
+    this.pool[at] = this.pool[last] as number;
+    this.lengths[list] = last - start;
+  }
+
+  /**
+   * The lists of the first `ordinals` participants (a load), each sized exactly, with a little room at the pool's end
+   * for the lists that grow first. `keysAt` is asked twice for each: to size the lists, then to fill them.
+   */
+  static of(ordinals: number, keysAt: (ordinal: number) => Iterable<number>): PostingLists {
+    const postings = new PostingLists();
+    for (let ordinal = 0; ordinal < ordinals; ordinal += 1) {
+      for (const key of keysAt(ordinal)) {
+        const list = postings.lists.get(key) ?? postings.newList(key);
+        postings.rooms[list] = (postings.rooms[list] as number) + 1;
+      }
+    }
+    let end = 0;
+    for (let list = 0; list < postings.lists.size; list += 1) {
+      postings.starts[list] = end;
+      end += postings.rooms[list] as number;
+    }
+    postings.pool = new Uint32Array(end + Math.max(1 << 16, Math.ceil(end / 8)));
+    postings.end = end;
+    for (let ordinal = 0; ordinal < ordinals; ordinal += 1) {
+      for (const key of keysAt(ordinal)) {
+        const list = postings.lists.get(key) as number;
+        postings.pool[(postings.starts[list] as number) + (postings.lengths[list] as number)] = ordinal;
+        postings.lengths[list] = (postings.lengths[list] as number) + 1;
+      }
+    }
+    return postings;
+  }
+
+  private newList(key: number): number {
+    const list = this.lists.size;
+    if (list === this.starts.length) {
+      const grown = (array: Int32Array) => {
+        const larger = new Int32Array(array.length * 2);
+        larger.set(array);
+        return larger;
+      };
+      [this.starts, this.lengths, this.rooms] = [grown(this.starts), grown(this.lengths), grown(this.rooms)];
+    }
+    this.lists.set(key, list);
+    return list;
+  }
+
+  private move(list: number, room: number): void {
+    if (this.end + room > this.pool.length) {
+      let used = room;
+      for (let other = 0; other < this.lists.size; other += 1) used += this.rooms[other] as number;
+      this.repack(Math.max(1 << 16, Math.ceil(used * 1.25)));
+    }
+    const start = this.starts[list] as number;
+    this.pool.copyWithin(this.end, start, start + (this.lengths[list] as number));
+    this.starts[list] = this.end;
+    this.rooms[list] = room;
+    this.end += room;
+  }
+
+  /** Copies every list, with its room, into a new pool of `size`: the rooms lists left behind are dropped. */
+  private repack(size: number): void {
+    const pool = new Uint32Array(size);
+    let end = 0;
+    for (let list = 0; list < this.lists.size; list += 1) {
+      const start = this.starts[list] as number;
+      pool.set(this.pool.subarray(start, start + (this.lengths[list] as number)), end);
+      this.starts[list] = end;
+      end += this.rooms[list] as number;
+    }
+    this.pool = pool;
+    this.end = end;
   }
 }
 
@@ -202,6 +293,7 @@ const PROVIDER = 3;
 const ID_WORDS = 4;
 
 const EMPTY_SLOT = -1;
+const NO_ENTRIES = new Uint32Array(0);
 const FREED_SLOT = -2;
 
 /** The key of a group of kept counts: an ICD's and a provider's codes, 0 for every ICD or every provider. */
@@ -217,7 +309,7 @@ export class ParticipantSearchIndex {
    * its delete day, last modification day, ICD and provider codes, then its UUID as four 32-bit words.
    */
   private records = new Int32Array(0);
-  private readonly postings = new Map<number, Postings>();
+  private postings = new PostingLists();
   private readonly icdCodes = new Codes();
   private readonly providerCodes = new Codes();
   private readonly freeOrdinals: number[] = [];
@@ -261,14 +353,23 @@ export class ParticipantSearchIndex {
     return before;
   }
 
-  /** Adds a participant not held yet (the initial load). */
+  /** Adds a participant not held yet, listed under its keys at once. */
   insert(row: IndexedRow): void {
+    this.hold(row, true);
+  }
+
+  /** Adds a participant of the initial load: `finishLoad` lists them all at once, each list sized exactly. */
+  load(row: IndexedRow): void {
+    this.hold(row, false);
+  }
+
+  private hold(row: IndexedRow, listed: boolean): void {
     const ordinal = this.newOrdinal();
-    this.write(ordinal, row);
+    this.write(ordinal, row, undefined, listed);
     this.occupy(this.openSlot(this.icdAt(ordinal), row.organizationIdentifier), ordinal);
   }
 
-  private write(ordinal: number, row: IndexedRow, previousKeys?: Set<number>): void {
+  private write(ordinal: number, row: IndexedRow, previousKeys?: Set<number>, listed = true): void {
     const name = row.nameLower ?? '';
     const identifier = row.organizationIdentifier;
     const unchanged = previousKeys !== undefined && this.nameLength(ordinal) === name.length
@@ -287,15 +388,17 @@ export class ParticipantSearchIndex {
     this.writeId(ordinal, row.id);
     this.tally(ordinal, 1);
     if (unchanged) return;
-    const keys = keysOf(name, identifier);
-    for (const key of previousKeys ?? []) if (!keys.has(key)) this.postings.get(key)?.remove(ordinal);
-    for (const key of keys) if (!previousKeys?.has(key)) this.listed(key).add(ordinal);
+    if (listed) {
+      const keys = keysOf(name, identifier);
+      for (const key of previousKeys ?? []) if (!keys.has(key)) this.postings.remove(key, ordinal);
+      for (const key of keys) if (!previousKeys?.has(key)) this.postings.add(key, ordinal);
+    }
     this.compactWhenWasteful();
   }
 
   private removeAt(slot: number, ordinal: number): void {
     this.tally(ordinal, -1);
-    for (const key of this.keysAt(ordinal)) this.postings.get(key)?.remove(ordinal);
+    for (const key of this.keysAt(ordinal)) this.postings.remove(key, ordinal);
     this.arena.unused += this.textLength(ordinal);
     this.spans[ordinal * SPAN + 1] = UNUSED;
     this.slots[slot] = FREED_SLOT;
@@ -334,9 +437,10 @@ export class ParticipantSearchIndex {
     return this.nameLength(ordinal) + this.identifierLength(ordinal);
   }
 
-  /** Gives back the room the postings and the texts kept for growth: after the initial load, most grow no more. */
-  trim(): void {
-    for (const list of this.postings.values()) list.trim();
+  /** Lists every participant held under its keys, each list sized exactly, and gives back the texts' room for growth. */
+  finishLoad(): void {
+    this.postings = PostingLists.of(this.count + this.freeOrdinals.length,
+      (ordinal) => (this.spans[ordinal * SPAN + 1] === UNUSED ? [] : this.keysAt(ordinal)));
     this.arena.chars = this.arena.chars.slice(0, this.arena.end);
   }
 
@@ -386,8 +490,7 @@ export class ParticipantSearchIndex {
     const byName = this.rarestList(0, text.length - INDEXED_TEXT_MIN_LENGTH + 1, (at) => trigramAt(text, at));
     // A text of one trigram is in every name its list names: only longer ones are looked for in the name.
     const checked = text.length > INDEXED_TEXT_MIN_LENGTH;
-    for (let index = 0; index < (byName?.length ?? 0); index += 1) {
-      const ordinal = (byName as Postings).entries[index] as number;
+    for (const ordinal of byName) {
       if (matches(ordinal) && (!checked || this.nameHolds(ordinal, codes))) {
         total += 1;
         page.offer(ordinal);
@@ -395,8 +498,7 @@ export class ParticipantSearchIndex {
     }
     const anchored = Math.min(ANCHORED_POSITIONS, text.length - INDEXED_TEXT_MIN_LENGTH + 1);
     const byIdentifier = this.rarestList(0, anchored, (at) => (at + 1) * TWO_48 + trigramAt(text, at));
-    for (let index = 0; index < (byIdentifier?.length ?? 0); index += 1) {
-      const ordinal = (byIdentifier as Postings).entries[index] as number;
+    for (const ordinal of byIdentifier) {
       // One whose name holds the text as well was counted above.
       if (matches(ordinal) && this.identifierStartsWith(ordinal, codes) && !this.nameHolds(ordinal, codes)) {
         total += 1;
@@ -411,15 +513,15 @@ export class ParticipantSearchIndex {
     return text.length >= INDEXED_TEXT_MIN_LENGTH && !text.includes('\u0000');
   }
 
-  /** The shortest list of the keys `keyAt` gives for positions `from` to `to` (excluded); undefined if one is missing. */
-  private rarestList(from: number, to: number, keyAt: (at: number) => number): Postings | undefined {
-    let rarest: Postings | undefined;
+  /** The entries of the shortest list of the keys `keyAt` gives for positions `from` to `to` (excluded); none if one is missing. */
+  private rarestList(from: number, to: number, keyAt: (at: number) => number): Uint32Array {
+    let rarest = -1;
     for (let at = from; at < to; at += 1) {
-      const list = this.postings.get(keyAt(at));
-      if (list === undefined || list.length === 0) return undefined;
-      if (rarest === undefined || list.length < rarest.length) rarest = list;
+      const list = this.postings.listOf(keyAt(at));
+      if (list < 0 || this.postings.lengthOf(list) === 0) return NO_ENTRIES;
+      if (rarest < 0 || this.postings.lengthOf(list) < this.postings.lengthOf(rarest)) rarest = list;
     }
-    return rarest;
+    return rarest < 0 ? NO_ENTRIES : this.postings.entries(rarest);
   }
 
   private filterOf(search: IndexedFilter): (ordinal: number) => boolean {
@@ -456,12 +558,6 @@ export class ParticipantSearchIndex {
 
   private keysAt(ordinal: number): Set<number> {
     return keysOf(this.nameAt(ordinal), this.identifierAt(ordinal));
-  }
-
-  private listed(key: number): Postings {
-    let list = this.postings.get(key);
-    if (list === undefined) this.postings.set(key, (list = new Postings()));
-    return list;
   }
 
   private newOrdinal(): number {
