@@ -27,7 +27,7 @@ const ConfigSchema = Type.Object({
   LOG_REQUESTS: Type.Boolean({ default: true }),
   /**
    * `false`: participant searches are answered by the database's trigram index alone, and no instance holds them in
-   * memory (at 2,000,000 participants some 560 MiB of resident memory per instance).
+   * memory (at 2,000,000 participants some 475 MiB of resident memory per instance).
    */
   PARTICIPANT_SEARCH_IN_MEMORY: Type.Boolean({ default: true }),
   /** Largest accepted request body, in bytes. */

@@ -293,8 +293,9 @@ const PROVIDER = 3;
 const ID_WORDS = 4;
 
 const EMPTY_SLOT = -1;
-const NO_ENTRIES = new Uint32Array(0);
 const FREED_SLOT = -2;
+/** What a search walks when one of its keys lists nobody. */
+const NO_ENTRIES = new Uint32Array(0);
 
 /** The key of a group of kept counts: an ICD's and a provider's codes, 0 for every ICD or every provider. */
 const groupOf = (icd: number, provider: number) => icd * 2 ** 24 + provider;
