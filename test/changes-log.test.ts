@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, unique } from './helpers/requests.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, asAdmin, contactForm, expectStatus, UNKNOWN } from './helpers/administration.js';
-import { documentTypeForm, processForm } from './helpers/catalogue.js';
+import { addProcess, documentTypeForm, processForm } from './helpers/catalogue.js';
 import { addParticipant, participantForm, PARTICIPANTS } from './helpers/participants.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { openPostgres } from '../src/db/postgres.js';
@@ -112,9 +112,11 @@ describe('the change log', () => {
 
   it('records a participant added, updated, transferred and deleted under its qualified identifier, with its providers', async () => {
     const { serviceProviderId, otherServiceProviderId } = t.fixture;
+    // With a process, so that each entry's states show it: an update, a transfer and a delete read them apart.
+    const processes = [{ identifier: (await addProcess(t.app, t.users.admin)).identifier }];
     let participant: Record<string, unknown> = {};
     const [add] = await appendedBy(async () => {
-      participant = await addParticipant(t.app, t.users.serviceProvider);
+      participant = await addParticipant(t.app, t.users.serviceProvider, { processes });
     });
     expect(add).toMatchObject({
       resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create', username: 'provider-one',
@@ -124,10 +126,11 @@ describe('the change log', () => {
     const url = `${PARTICIPANTS}/${participant.qualifiedIdentifier as string}`;
     let updated: Record<string, unknown> = {};
     const [update] = await appendedBy(async () => {
-      const response = await call(t.app, { method: 'PUT', url, user: t.users.serviceProvider, payload: { processes: [], contact: { name: 'Ola Nordmann' } } });
+      const response = await call(t.app, { method: 'PUT', url, user: t.users.serviceProvider, payload: { processes, contact: { name: 'Ola Nordmann' } } });
       updated = expectStatus(response, 200);
     });
     expect(update).toMatchObject({ operation: 'update', before: participant, after: updated });
+    expect(updated).toMatchObject({ contact: { name: 'Ola Nordmann' }, processes: [{ identifier: processes[0]?.identifier }] });
 
     const transfer = await appendedBy(async () => {
       const response = await call(t.app, { method: 'PUT', url: `${url}/transfer/${otherServiceProviderId}`, user: t.users.serviceProvider });
@@ -143,6 +146,7 @@ describe('the change log', () => {
     });
     expect(rest).toEqual([]);
     expect(remove).toMatchObject({ operation: 'delete', after: null, serviceProviderIds: [otherServiceProviderId], before: transfer[0]?.after });
+    expect(remove?.before).toMatchObject({ processes: [{ identifier: processes[0]?.identifier }] });
   });
 
   it('records users without their password or its hash, and says when a password changed', async () => {

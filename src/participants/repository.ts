@@ -209,18 +209,25 @@ export function located(key: ParticipantKey, scope: Scope): Conditions {
 const processIdsOf = (participantId: string) =>
   `ARRAY(SELECT pp.process_id::text FROM participant_processes pp WHERE pp.participant_id = ${participantId})`;
 
+/** A participant as the API shows it, with the ids of its processes in place of them. */
+export type ParticipantRecord = Omit<Participant, 'processes'> & { processIds: string[] };
+
+/** The columns of participant row `pa` as a `ParticipantRecord`: what a read, a lock and a delete answer. */
+export const PARTICIPANT_RECORD_COLUMNS = `${participantColumns(false)}, ${processIdsOf('pa.id')} AS "processIds"`;
+
+/** The participant as the API shows it, its processes read from `processes` (the catalogue held in memory, mostly). */
+export async function participantOfRecord({ processIds, ...participant }: ParticipantRecord, processes: ProcessSource): Promise<Participant> {
+  return { ...participant, processes: await processes.processesIn(processIds) };
+}
+
 /** One indexed participant row with its process ids; the processes themselves come from `processes`. */
 export async function getParticipant(
   db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource = processesFromDatabase(db),
 ): Promise<Participant | undefined> {
   const conditions = located(key, scope);
-  const [row] = await db.query<Omit<Participant, 'processes'> & { processIds: string[] }>(
-    `SELECT ${participantColumns(false)}, ${processIdsOf('pa.id')} AS "processIds" FROM participants pa ${conditions.clause}`,
-    conditions.params,
-  );
-  if (!row) return undefined;
-  const { processIds, ...participant } = row;
-  return { ...participant, processes: await processes.processesIn(processIds) };
+  const [row] = await db.query<ParticipantRecord>(
+    `SELECT ${PARTICIPANT_RECORD_COLUMNS} FROM participants pa ${conditions.clause}`, conditions.params);
+  return row && participantOfRecord(row, processes);
 }
 
 export async function getParticipantProcesses(

@@ -3,29 +3,18 @@ import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/
 import { ConflictError } from '../core/errors.js';
 import { insertedRow } from '../db/rows.js';
 import { qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
-import { located, participantColumns, TODAY, type Scope } from './repository.js';
+import { located, PARTICIPANT_RECORD_COLUMNS, participantColumns, TODAY, type ParticipantRecord, type Scope } from './repository.js';
 import type { Participant } from './schemas.js';
 
-export interface LockedParticipant extends Organization {
-  id: string;
-  serviceProviderId: string;
-  processIds: string[];
-}
-
-/** The participant a key names, locked until the transaction ends, with the processes it has. */
-export async function lockParticipant(tx: Queryable, key: ParticipantKey, scope: Scope): Promise<LockedParticipant | undefined> {
+/**
+ * The participant a key names, locked until the transaction ends, as it is (a change's `before`), in one statement:
+ * each round trip of a write is paid by every write.
+ */
+export async function lockParticipant(tx: Queryable, key: ParticipantKey, scope: Scope): Promise<ParticipantRecord | undefined> {
   const conditions = located(key, scope);
-  const [row] = await tx.query<Omit<LockedParticipant, 'processIds'>>(
-    `SELECT pa.id, pa.icd, pa.organization_identifier AS "organizationIdentifier", pa.service_provider_id AS "serviceProviderId"
-       FROM participants pa ${conditions.clause} FOR UPDATE`,
-    conditions.params,
-  );
-  if (!row) return undefined;
-  const processes = await tx.query<{ id: string }>(
-    'SELECT process_id AS id FROM participant_processes WHERE participant_id = $1',
-    [row.id],
-  );
-  return { ...row, processIds: processes.map((process) => process.id) };
+  const [row] = await tx.query<ParticipantRecord>(
+    `SELECT ${PARTICIPANT_RECORD_COLUMNS} FROM participants pa ${conditions.clause} FOR UPDATE`, conditions.params);
+  return row;
 }
 
 export interface ContactRecord {
@@ -138,31 +127,37 @@ async function refuseTaken(tx: Queryable, organization: Organization, wanted: re
   );
 }
 
-export async function updateParticipant(tx: Queryable, id: string, contact: ContactRecord, deleteDate: string | null): Promise<void> {
-  await tx.query(
-    `UPDATE participants SET contact_name = $2, contact_email = $3, contact_phone = $4, delete_date = $5,
-            last_modification_date = ${TODAY}
-      WHERE id = $1`,
-    [id, contact.name, contact.email, contact.phoneNumber, deleteDate],
-  );
+/** Sets the locked participant's contact and delete date; returns it as it is now. */
+export function updateParticipant(tx: Queryable, id: string, contact: ContactRecord, deleteDate: string | null): Promise<ParticipantRecord> {
+  return updatedRecord(tx, 'contact_name = $2, contact_email = $3, contact_phone = $4, delete_date = $5',
+    [id, contact.name, contact.email, contact.phoneNumber, deleteDate]);
+}
+
+/** Applies `assignments` (`$1` is the id) to the locked participant, a change of the day; returns it as it is now. */
+async function updatedRecord(tx: Queryable, assignments: string, params: unknown[]): Promise<ParticipantRecord> {
+  const [row] = await tx.query<ParticipantRecord>(
+    `UPDATE participants pa SET ${assignments}, last_modification_date = ${TODAY} WHERE pa.id = $1 RETURNING ${PARTICIPANT_RECORD_COLUMNS}`, params);
+  if (!row) throw new Error('A participant locked for an update was not found');
+  return row;
 }
 
 /** Gives the participant exactly `processIds`; 409 when another provider serves one of the added ones. */
-export async function setProcesses(tx: Queryable, participant: LockedParticipant, processIds: string[]): Promise<void> {
+export async function setProcesses(tx: Queryable, participant: ParticipantRecord, processIds: string[]): Promise<void> {
   await tx.query(
     'DELETE FROM participant_processes WHERE participant_id = $1 AND NOT (process_id = ANY($2::uuid[]))',
-    [participant.id, processIds],
+    [participant.identifier, processIds],
   );
   const added = processIds.filter((id) => !participant.processIds.includes(id));
   if (added.length === 0) return;
-  const inserted = await onForeignKeyViolation(tx.query<{ id: string }>(linkProcesses('participants pa WHERE pa.id = $1', '$2'), [participant.id, added]), processDeletedMeanwhile);
+  const inserted = await onForeignKeyViolation(tx.query<{ id: string }>(linkProcesses('participants pa WHERE pa.id = $1', '$2'), [participant.identifier, added]), processDeletedMeanwhile);
   await refuseTaken(tx, participant, added, inserted.map((row) => row.id));
 }
 
-export async function deleteParticipant(tx: Queryable, key: ParticipantKey, scope: Scope): Promise<boolean> {
+/** Deletes the participants a key names (their processes go by cascade); returns them as they were. */
+export async function deleteParticipants(tx: Queryable, key: ParticipantKey, scope: Scope): Promise<ParticipantRecord[]> {
   const conditions = located(key, scope);
-  const deleted = await tx.query(`DELETE FROM participants pa ${conditions.clause} RETURNING pa.id`, conditions.params);
-  return deleted.length > 0;
+  // RETURNING reads the processes in the statement's snapshot, before the cascade removes them.
+  return tx.query<ParticipantRecord>(`DELETE FROM participants pa ${conditions.clause} RETURNING ${PARTICIPANT_RECORD_COLUMNS}`, conditions.params);
 }
 
 /** The ids of every participant of an organization, each locked until the transaction ends. */
@@ -175,10 +170,7 @@ export async function lockOrganization(tx: Queryable, organization: Organization
 }
 
 /** Moves the participant, its contact and processes to another provider; 409 if that one has the organization. */
-export async function transferParticipant(tx: Queryable, participant: LockedParticipant, targetId: string): Promise<void> {
-  if (participant.serviceProviderId === targetId) throw alreadyRegistered(participant);
-  await onUniqueViolation(tx.query(
-    `UPDATE participants SET service_provider_id = $2, last_modification_date = ${TODAY} WHERE id = $1`,
-    [participant.id, targetId],
-  ), () => alreadyRegistered(participant));
+export async function transferParticipant(tx: Queryable, participant: ParticipantRecord, targetId: string): Promise<ParticipantRecord> {
+  if (participant.provider.identifier === targetId) throw alreadyRegistered(participant);
+  return onUniqueViolation(updatedRecord(tx, 'service_provider_id = $2', [participant.identifier, targetId]), () => alreadyRegistered(participant));
 }

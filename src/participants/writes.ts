@@ -11,12 +11,12 @@ import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/er
 import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound, type Organization } from './identifiers.js';
 import { removeExpired, type ExpiryDue } from './expiry-sql.js';
-import { getParticipant, type Scope } from './repository.js';
+import { getParticipant, participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
 import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
 import {
-  deleteParticipant, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
-  transferParticipant, updateParticipant, type ContactRecord, type LockedParticipant, type NewParticipant,
+  deleteParticipants, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
+  transferParticipant, updateParticipant, type ContactRecord, type NewParticipant,
 } from './write-sql.js';
 import type { AddParticipantForm, Participant, UpdateParticipantForm } from './schemas.js';
 
@@ -216,7 +216,7 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
 }
 
 /** The participant a path segment names within the caller's scope, locked until the transaction ends; else 404. */
-async function lockOwn(tx: Queryable, segment: string, scope: Scope): Promise<LockedParticipant> {
+async function lockOwn(tx: Queryable, segment: string, scope: Scope): Promise<ParticipantRecord> {
   const participant = await lockParticipant(tx, participantKeyOrNotFound(segment), scope);
   if (!participant) throw participantNotFound(segment);
   return participant;
@@ -228,11 +228,11 @@ export async function updateRegistration(
 ): Promise<Participant> {
   const participant = await lockOwn(tx, segment, scope);
   const processIds = await processIdsOf(tx, UPDATE_FORM, form, participant.icd, participant.processIds, catalogue);
-  const before = await participantById(tx, participant.id, catalogue);
+  const before = await participantOfRecord(participant, processSource(tx, catalogue));
   await expireParticipants(tx, { organization: participant });
-  await updateParticipant(tx, participant.id, contactOf(form.contact), form.deleteDate ?? null);
   await setProcesses(tx, participant, processIds);
-  const after = await participantById(tx, participant.id, catalogue);
+  const updated = await updateParticipant(tx, participant.identifier, contactOf(form.contact), form.deleteDate ?? null);
+  const after = await participantOfRecord(updated, processSource(tx, catalogue));
   await appendChange(tx, actor, participantChange('update', before, after));
   return after;
 }
@@ -244,10 +244,9 @@ export async function transferRegistration(
   const participant = await lockOwn(tx, segment, scope);
   const target = targetSegment.toLowerCase();
   if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(targetSegment);
-  const before = await participantById(tx, participant.id, catalogue);
+  const before = await participantOfRecord(participant, processSource(tx, catalogue));
   await expireParticipants(tx, { organization: participant });
-  await transferParticipant(tx, participant, target);
-  const after = await participantById(tx, participant.id, catalogue);
+  const after = await participantOfRecord(await transferParticipant(tx, participant, target), processSource(tx, catalogue));
   await appendChange(tx, actor, participantChange('transfer', before, after));
 }
 
@@ -258,7 +257,7 @@ export async function transferRegistration(
 export async function endMigratedOrganization(tx: Queryable, actor: Actor, organization: Organization, catalogue?: HeldProcesses): Promise<number> {
   const ids = await lockOrganization(tx, organization);
   const ended = await Promise.all(ids.map((id) => participantById(tx, id, catalogue)));
-  await deleteParticipant(tx, { kind: 'qualified', organization }, null);
+  await deleteParticipants(tx, { kind: 'qualified', organization }, null);
   await appendChange(tx, actor, ended.map(participantEnd('migrate')));
   return ended.length;
 }
@@ -267,8 +266,7 @@ export async function endMigratedOrganization(tx: Queryable, actor: Actor, organ
 export async function deleteRegistration(
   tx: Queryable, actor: Actor, segment: string, scope: Scope, catalogue?: HeldProcesses,
 ): Promise<void> {
-  const participant = await lockOwn(tx, segment, scope);
-  const before = await participantById(tx, participant.id, catalogue);
-  await deleteParticipant(tx, { kind: 'identifier', id: participant.id }, null);
-  await appendChange(tx, actor, participantEnd('delete')(before));
+  const [deleted] = await deleteParticipants(tx, participantKeyOrNotFound(segment), scope);
+  if (!deleted) throw participantNotFound(segment);
+  await appendChange(tx, actor, participantEnd('delete')(await participantOfRecord(deleted, processSource(tx, catalogue))));
 }
