@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import { appendedChanges, numberChanges, type ChangeNotice } from '../db/change-log.js';
+import { coalesced } from '../core/concurrency.js';
 
 type ChangeListener = (notice: ChangeNotice) => void;
 
@@ -45,28 +46,6 @@ export function tellEach<A>(listeners: Iterable<(argument: A) => void>, argument
   }
 }
 
-/**
- * Runs `work` one call at a time; a call while one runs asks for one more run after it, never more (calls
- * meanwhile share that run). Resolves when a run that started after the call has finished.
- */
-export function coalesced(work: () => Promise<void>, onError: (error: unknown) => void = () => undefined) {
-  let queued: Promise<void> | undefined;
-  let tail: Promise<void> = Promise.resolve();
-  return {
-    run(): Promise<void> {
-      if (queued) return queued;
-      const next = tail.then(() => {
-        queued = undefined;
-        return work();
-      });
-      queued = next;
-      tail = next.catch(onError);
-      return next;
-    },
-    /** Resolves when the runs asked for so far have ended. */
-    settled: () => tail,
-  };
-}
 const BATCH = 1000;
 
 export interface ChangeSignalOptions {

@@ -33,3 +33,26 @@ export function sharedRuns<T>(): (key: string, work: () => Promise<T>) => Promis
     return run;
   };
 }
+
+/**
+ * Runs `work` one call at a time; a call while one runs asks for one more run after it, never more (calls
+ * meanwhile share that run). Resolves when a run that started after the call has finished.
+ */
+export function coalesced(work: () => Promise<void>, onError: (error: unknown) => void = () => undefined) {
+  let queued: Promise<void> | undefined;
+  let tail: Promise<void> = Promise.resolve();
+  return {
+    run(): Promise<void> {
+      if (queued) return queued;
+      const next = tail.then(() => {
+        queued = undefined;
+        return work();
+      });
+      queued = next;
+      tail = next.catch(onError);
+      return next;
+    },
+    /** Resolves when the runs asked for so far have ended. */
+    settled: () => tail,
+  };
+}
