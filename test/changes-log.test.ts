@@ -113,7 +113,8 @@ describe('the change log', () => {
   it('records a participant added, updated, transferred and deleted under its qualified identifier, with its providers', async () => {
     const { serviceProviderId, otherServiceProviderId } = t.fixture;
     // With a process, so that each entry's states show it: an update, a transfer and a delete read them apart.
-    const processes = [{ identifier: (await addProcess(t.app, t.users.admin)).identifier }];
+    const process = await addProcess(t.app, t.users.admin);
+    const processes = [{ identifier: process.identifier }];
     let participant: Record<string, unknown> = {};
     const [add] = await appendedBy(async () => {
       participant = await addParticipant(t.app, t.users.serviceProvider, { processes });
@@ -130,7 +131,7 @@ describe('the change log', () => {
       updated = expectStatus(response, 200);
     });
     expect(update).toMatchObject({ operation: 'update', before: participant, after: updated });
-    expect(updated).toMatchObject({ contact: { name: 'Ola Nordmann' }, processes: [{ identifier: processes[0]?.identifier }] });
+    expect(updated).toMatchObject({ contact: { name: 'Ola Nordmann' }, processes: [{ identifier: process.identifier }] });
 
     const transfer = await appendedBy(async () => {
       const response = await call(t.app, { method: 'PUT', url: `${url}/transfer/${otherServiceProviderId}`, user: t.users.serviceProvider });
@@ -146,7 +147,25 @@ describe('the change log', () => {
     });
     expect(rest).toEqual([]);
     expect(remove).toMatchObject({ operation: 'delete', after: null, serviceProviderIds: [otherServiceProviderId], before: transfer[0]?.after });
-    expect(remove?.before).toMatchObject({ processes: [{ identifier: processes[0]?.identifier }] });
+    expect(remove?.before).toMatchObject({ processes: [{ identifier: process.identifier }] });
+  });
+
+  it('records a participant\'s process as it is at each write, after the process changed', async () => {
+    const process = await addProcess(t.app, t.users.admin);
+    const processes = [{ identifier: process.identifier }];
+    const [add] = await appendedBy(() => addParticipant(t.app, t.users.serviceProvider, { processes }));
+    const participant = add?.after as { qualifiedIdentifier: string };
+    expectStatus(await call(t.app, {
+      method: 'PUT', url: `/rest/api/processes/${process.identifier}`, user: t.users.admin,
+      payload: processForm({ qualifiedIdentifier: process.qualifiedIdentifier, title: 'Billing, renamed' }),
+    }), 200);
+    const [update] = await appendedBy(async () => expectStatus(await call(t.app, {
+      method: 'PUT', url: `${PARTICIPANTS}/${participant.qualifiedIdentifier}`, user: t.users.serviceProvider,
+      payload: { processes, contact: { name: 'Ola Nordmann' } },
+    }), 200));
+    expect(add?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: process.title }] });
+    expect(update?.before).toMatchObject({ processes: [{ identifier: process.identifier, title: 'Billing, renamed' }] });
+    expect(update?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: 'Billing, renamed' }] });
   });
 
   it('records users without their password or its hash, and says when a password changed', async () => {

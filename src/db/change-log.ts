@@ -111,8 +111,30 @@ async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[
        FROM jsonb_to_recordset($1::jsonb)
             AS e(resource text, identifier text, operation text, providers jsonb, before jsonb, after jsonb)`,
     [JSON.stringify(entries), actor.origin, actor.userId ?? null, actor.username ?? null, actor.role ?? null,
-      actor.actingProviderId ?? null, actor.requestId ?? null, JSON.stringify(processStates.list())],
+      actor.actingProviderId ?? null, actor.requestId ?? null, processStates.json()],
   );
+}
+
+/** A process state as the log keeps it: its hash, and the JSON of `{ hash, state }` the insert reads. */
+interface NamedState {
+  hash: string;
+  json: string;
+}
+
+/**
+ * The named states of the catalogue's held processes, by object: they are deep-frozen (src/catalogue-cache), so a
+ * process's state is hashed once per catalogue version rather than once per participant change.
+ */
+const heldStates = new WeakMap<object, NamedState>();
+
+function namedState(process: unknown): NamedState {
+  const held = isRecord(process) && Object.isFrozen(process) ? heldStates.get(process) : undefined;
+  if (held) return held;
+  const state = withoutSecrets(process);
+  const hash = createHash('sha256').update(JSON.stringify(state)).digest('base64url');
+  const named = { hash, json: JSON.stringify({ hash, state }) };
+  if (isRecord(process) && Object.isFrozen(process)) heldStates.set(process, named);
+  return named;
 }
 
 /**
@@ -122,7 +144,7 @@ async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[
  */
 class ProcessStates {
   private readonly hashes = new Map<unknown, string>();
-  private readonly states = new Map<string, unknown>();
+  private readonly states = new Map<string, string>();
 
   /** The participant state without secrets, its processes (when it has them) replaced by `processStates`. */
   named(state: unknown): unknown {
@@ -131,18 +153,18 @@ class ProcessStates {
     return { ...withoutSecretFields(rest), processStates: processes.map((process) => this.hashOf(process)) };
   }
 
-  list(): Array<{ hash: string; state: unknown }> {
-    return [...this.states].map(([hash, state]) => ({ hash, state }));
+  /** The states named, as the JSON array of `{ hash, state }` the insert reads. */
+  json(): string {
+    return `[${[...this.states.values()].join(',')}]`;
   }
 
   /** Known by reference first: a batch's participants share the catalogue's process objects. */
   private hashOf(process: unknown): string {
     const known = this.hashes.get(process);
     if (known !== undefined) return known;
-    const state = withoutSecrets(process);
-    const hash = createHash('sha256').update(JSON.stringify(state)).digest('base64url');
+    const { hash, json } = namedState(process);
     this.hashes.set(process, hash);
-    this.states.set(hash, state);
+    this.states.set(hash, json);
     return hash;
   }
 }
