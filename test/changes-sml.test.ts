@@ -250,7 +250,8 @@ describe('migration out: another SMP takes an organization over', () => {
     expect(migrationKey).toMatch(MIGRATION_KEY_PATTERN);
     expect(await networkOf(participant)).toMatchObject({ sml: { state: 'migrating_out' }, directory: { state: 'pushed' } });
     // Served as usual meanwhile: a change is delivered and leaves the migration as it is.
-    expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${participant.identifier}`, user: t.users.serviceProvider, payload: { ...served, contact: { name: 'Still Here' } } }), 200);
+    const stillHere = expectStatus(await call(app, { method: 'PUT', url: `${PARTICIPANTS}/${participant.identifier}`, user: t.users.serviceProvider, payload: { ...served, contact: { name: 'Still Here' } } }), 200);
+    expect(stillHere.processes).not.toEqual([]);
     await delivered();
     expect(await networkOf(participant)).toMatchObject({ sml: { state: 'migrating_out' } });
     expect((await reconcileSml(t.db, smlClient({ url: sml.url, smpId: SMP_ID }))).migrated).toEqual([]);
@@ -261,7 +262,7 @@ describe('migration out: another SMP takes an organization over', () => {
     await delivered();
     expectStatus(await call(app, { url: `${PARTICIPANTS}/${participant.identifier}`, user: t.users.serviceProvider }), 404);
     const audit = expectStatus(await call(app, { url: `/rest/api/audit?identifier=${encodeURIComponent(organization)}&operation=migrate`, user: t.users.authority }), 200);
-    expect(audit.content).toEqual([expect.objectContaining({ operation: 'migrate', after: null })]);
+    expect(audit.content).toEqual([expect.objectContaining({ operation: 'migrate', before: stillHere, after: null })]);
     expect(JSON.stringify(audit)).not.toContain(migrationKey);
     expect(directory.indexed.has(organization)).toBe(false);
     // The SML's registration is the other SMP's now: left alone.

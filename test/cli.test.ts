@@ -7,7 +7,7 @@ import type { Database } from '../src/db/database.js';
 import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
 import { verifyPassword } from '../src/users/password.js';
 import { findCredentials } from '../src/users/repository.js';
-import { participantById } from '../src/participants/writes.js';
+import { getParticipant } from '../src/participants/repository.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { freshDatabaseUrl, runCli, startServer } from './helpers/entry-point.js';
@@ -208,7 +208,7 @@ describe('registry export-participants and import-participants', () => {
     const [logged] = await withDb((db) => db.query<{ after: unknown; identifier: string }>(
       "SELECT identifier, change_log_state(after) AS after FROM change_log WHERE resource = 'participant' AND identifier LIKE '%:770000000'"));
     expect(logged?.after).toEqual(JSON.parse(JSON.stringify(await withDb((db) =>
-      participantById(db, stored.find((participant) => participant.organizationIdentifier === '770000000').identifier)))));
+      getParticipant(db, { kind: 'identifier', id: stored.find((participant) => participant.organizationIdentifier === '770000000').identifier }, null)))));
 
     expectRefusal(await runCli(['import-participants', file], env), /Imported 0 participants \(3 already present\); 3 of 6 lines are wrong/);
     expect(await participantCreations()).toBe(creationsBefore + 2);

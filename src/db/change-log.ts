@@ -128,12 +128,13 @@ interface NamedState {
 const heldStates = new WeakMap<object, NamedState>();
 
 function namedState(process: unknown): NamedState {
-  const held = isRecord(process) && Object.isFrozen(process) ? heldStates.get(process) : undefined;
-  if (held) return held;
+  const held = isRecord(process) && Object.isFrozen(process) ? process : undefined;
+  const known = held && heldStates.get(held);
+  if (known) return known;
   const state = withoutSecrets(process);
   const hash = createHash('sha256').update(JSON.stringify(state)).digest('base64url');
   const named = { hash, json: JSON.stringify({ hash, state }) };
-  if (isRecord(process) && Object.isFrozen(process)) heldStates.set(process, named);
+  if (held) heldStates.set(held, named);
   return named;
 }
 

@@ -160,13 +160,12 @@ export async function deleteParticipants(tx: Queryable, key: ParticipantKey, sco
   return tx.query<ParticipantRecord>(`DELETE FROM participants pa ${conditions.clause} RETURNING ${PARTICIPANT_RECORD_COLUMNS}`, conditions.params);
 }
 
-/** The ids of every participant of an organization, each locked until the transaction ends. */
-export async function lockOrganization(tx: Queryable, organization: Organization): Promise<string[]> {
-  const rows = await tx.query<{ id: string }>(
+/** Locks every participant of an organization until the transaction ends, in id order (so two such never deadlock). */
+export async function lockOrganization(tx: Queryable, organization: Organization): Promise<void> {
+  await tx.query(
     'SELECT id FROM participants WHERE icd = $1 AND organization_identifier = $2 ORDER BY id FOR UPDATE',
     [organization.icd, organization.organizationIdentifier],
   );
-  return rows.map((row) => row.id);
 }
 
 /** Moves the participant, its contact and processes to another provider; 409 if that one has the organization. */

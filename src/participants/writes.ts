@@ -11,7 +11,7 @@ import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/er
 import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound, type Organization } from './identifiers.js';
 import { removeExpired, type ExpiryDue } from './expiry-sql.js';
-import { getParticipant, participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
+import { participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
 import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
 import {
@@ -64,13 +64,6 @@ const participantChange = (operation: 'create' | 'update' | 'transfer', before: 
 /** The change log entry of a participant's end (after = null): deleted, expired, or migrated to another SMP. */
 const participantEnd = (operation: 'delete' | 'expire' | 'migrate') => (before: Participant): Change =>
   ({ resource: 'participant', identifier: before.qualifiedIdentifier, operation, before, after: null });
-
-/** The participant as the API shows it, whichever provider's: what the routes answer and the change log keeps. */
-export async function participantById(tx: Queryable, id: string, catalogue?: HeldProcesses): Promise<Participant> {
-  const participant = await getParticipant(tx, { kind: 'identifier', id }, null, processSource(tx, catalogue));
-  if (!participant) throw NotFoundError.instance(id);
-  return participant;
-}
 
 /**
  * Removes the participants whose delete date has come and logs each one's expiry ('expire', by the system, after =
@@ -255,9 +248,11 @@ export async function transferRegistration(
  * (after = null) so the audit, the feed and the Directory hear of it. Returns how many ended.
  */
 export async function endMigratedOrganization(tx: Queryable, actor: Actor, organization: Organization, catalogue?: HeldProcesses): Promise<number> {
-  const ids = await lockOrganization(tx, organization);
-  const ended = await Promise.all(ids.map((id) => participantById(tx, id, catalogue)));
-  await deleteParticipants(tx, { kind: 'qualified', organization }, null);
+  await lockOrganization(tx, organization);
+  const deleted = await deleteParticipants(tx, { kind: 'qualified', organization }, null);
+  deleted.sort((a, b) => (a.identifier < b.identifier ? -1 : 1));
+  const source = processSource(tx, catalogue);
+  const ended = await Promise.all(deleted.map((record) => participantOfRecord(record, source)));
   await appendChange(tx, actor, ended.map(participantEnd('migrate')));
   return ended.length;
 }
