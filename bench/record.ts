@@ -1,4 +1,5 @@
 import { buildApp, type SmpOptions } from '../src/app.js';
+import { singleReads } from '../src/db/batched-reads.js';
 import type { Database, Queryable, Row } from '../src/db/database.js';
 import type { BenchRequest, Binding, Draw } from './scenarios.js';
 
@@ -23,14 +24,15 @@ export interface RecordedStream {
 export function recordingDatabase(db: Database) {
   const statements: Recorded[] = [];
   const streams: RecordedStream[] = [];
-  const recording = (target: Queryable): Queryable => ({
-    async query<T = Row>(sql: string, params: readonly unknown[] = []) {
+  const recording = (target: Queryable): Queryable => {
+    const query = async <T = Row>(sql: string, params: readonly unknown[] = []) => {
       const rows = await target.query<T>(sql, params);
       statements.push({ sql, params, rows: rows as Row[] });
       return rows;
-    },
-    runScript: (sql) => target.runScript(sql),
-  });
+    };
+    // Each read alone: the least work answers one request by itself.
+    return { query, readOne: singleReads(query), runScript: (sql) => target.runScript(sql) };
+  };
   const recorder: Database = {
     ...recording(db),
     kind: db.kind,

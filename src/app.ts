@@ -194,7 +194,7 @@ export async function buildApp(options: AppOptions) {
   watchSearchIndex(app.metrics, primary.participantSearch);
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
   // Sign-in reads the primary while it answers (a standby through its loss); its locks are written on the primary.
-  const signIn = replication ? { ...primary.db, query: replication.primaryFirst.query } : primary.db;
+  const signIn = replication ? { ...primary.db, query: replication.primaryFirst.query, readOne: replication.primaryFirst.readOne } : primary.db;
   app.decorate('credentials', credentialVerifier(signIn, {
     throttle: options.loginThrottle, hashing: options.hashing, events: app.securityEvents,
     onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; it holds in this process'),

@@ -4,6 +4,7 @@ import { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { contextual } from '../core/contextual.js';
 import { HeldSearchIndex } from '../participants/held-search-index.js';
 import { isDatabaseUnreachable, type Database, type Queryable } from '../db/database.js';
+import { singleReads } from '../db/batched-reads.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import { changeSignal, tellEach, type ChangeSignal } from './signal.js';
 
@@ -159,18 +160,21 @@ export class Replication {
 
   /** Reads the primary while it answers, else the reads' database: sign-in goes on through the primary's loss. */
   readonly primaryFirst: Queryable = {
-    query: async (sql, params) => {
-      if (!this.primaryAnswers) return this.db.query(sql, params);
-      try {
-        return await this.primary.query(sql, params);
-      } catch (error) {
-        if (!isDatabaseUnreachable(error)) throw error;
-        this.unreachable(undefined);
-        return this.db.query(sql, params);
-      }
-    },
+    query: (sql, params) => this.readPrimaryFirst(sql, params),
+    readOne: singleReads((sql, params) => this.readPrimaryFirst(sql, params)),
     runScript: (sql) => this.primary.runScript(sql),
   };
+
+  private async readPrimaryFirst<T>(sql: string, params?: readonly unknown[]): Promise<T[]> {
+    if (!this.primaryAnswers) return this.db.query(sql, params);
+    try {
+      return await this.primary.query(sql, params);
+    } catch (error) {
+      if (!isDatabaseUnreachable(error)) throw error;
+      this.unreachable(undefined);
+      return this.db.query(sql, params);
+    }
+  }
 
   private statusOf(follower: Follower): StandbyStatus {
     const lag = follower.reachable && follower.started ? this.lagMs(follower) / 1000 : null;
@@ -321,6 +325,7 @@ export class Replication {
     return {
       ...this.primary,
       query: (sql, params) => this.read((db) => db.query(sql, params)),
+      readOne: (read, params) => this.read((db) => db.readOne(read, params)),
       stream: (sql, params, batchSize, maxBytes) => this.streamRead(sql, params, batchSize, maxBytes),
       // The primary and the standbys are closed by whoever opened them.
       close: async () => undefined,

@@ -1,4 +1,5 @@
 import { errorCodeOf } from '../core/errors.js';
+import type { ReadOne } from './batched-reads.js';
 
 /** What the resources need of a database: PostgreSQL through `pg` and the embedded PGlite both provide it. */
 export type Row = Record<string, unknown>;
@@ -11,6 +12,8 @@ export const PLAN_PER_VALUES = '/* planned per values */';
 
 export interface Queryable {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** The row of a read (`batchableRead`) for `params`, or undefined; outside a transaction, reads made meanwhile share a statement. */
+  readOne: ReadOne;
   /** Runs a script of several statements without parameters (migrations). */
   runScript(sql: string): Promise<void>;
 }

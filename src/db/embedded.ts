@@ -1,5 +1,6 @@
 import { PGlite, types as pgliteTypes, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { batchedReads, singleReads } from './batched-reads.js';
 import { committed, streamThroughCursor, type Database, type Queryable } from './database.js';
 
 /**
@@ -26,10 +27,10 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
     parsers: { [pgliteTypes.DATE]: (value: string) => value, [pgliteTypes.INT8]: (value: string) => Number(value) },
   });
 
-  const queryable = (target: PGlite | Transaction): Queryable => ({
-    query: async (sql, params) => (await target.query<never>(sql, params as unknown[])).rows,
-    runScript: async (sql) => void (await target.exec(sql)),
-  });
+  const queryable = (target: PGlite | Transaction): Queryable => {
+    const query = async <T>(sql: string, params?: readonly unknown[]) => (await target.query<T>(sql, params as unknown[])).rows;
+    return { query, readOne: singleReads(query), runScript: async (sql) => void (await target.exec(sql)) };
+  };
 
   /** Holds PGlite's transaction open until `done` is called, for the cursor of a stream. */
   function begin() {
@@ -55,10 +56,12 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
     return work().finally(() => (inFlight -= 1));
   };
   const topLevel = queryable(db);
+  const topLevelQuery = <T>(sql: string, params?: readonly unknown[]) => tracked(() => topLevel.query<T>(sql, params));
 
   return {
     kind: 'embedded',
-    query: (sql, params) => tracked(() => topLevel.query(sql, params)),
+    query: topLevelQuery,
+    readOne: batchedReads(topLevelQuery),
     runScript: (sql) => tracked(() => topLevel.runScript(sql)),
     transaction: (work) => tracked(async () => {
       let used: Queryable | undefined;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { errorCodeOf } from '../core/errors.js';
+import { batchedReads, singleReads } from './batched-reads.js';
 import { committed, isDatabaseUnreachable, isReadOnlyRefusal, PLAN_PER_VALUES, streamThroughCursor, type Database, type Queryable } from './database.js';
 import { connectionTargets, primaryHost } from './primary-host.js';
 
@@ -173,16 +174,18 @@ export function openPostgres(options: PostgresOptions): Database {
     }
   };
 
-  const queryable = (client: pg.PoolClient, failed: (error: unknown) => void): Queryable => ({
-    query: <T>(sql: string, params?: readonly unknown[]) => reporting(query<T>(client, sql, params), failed),
-    runScript: async (sql) => void (await client.query(sql)),
-  });
+  const queryable = (client: pg.PoolClient, failed: (error: unknown) => void): Queryable => {
+    const queryClient = <T>(sql: string, params?: readonly unknown[]) => reporting(query<T>(client, sql, params), failed);
+    return { query: queryClient, readOne: singleReads(queryClient), runScript: async (sql) => void (await client.query(sql)) };
+  };
 
+  const queryPool = async <T>(sql: string, params?: readonly unknown[]) => {
+    const { pool, failed } = await current();
+    return reporting(query<T>(pool, sql, params), failed);
+  };
   const top: Queryable = {
-    async query<T>(sql: string, params?: readonly unknown[]) {
-      const { pool, failed } = await current();
-      return reporting(query<T>(pool, sql, params), failed);
-    },
+    query: queryPool,
+    readOne: batchedReads(queryPool),
     runScript: async (sql) => void (await (await current()).pool.query(sql)),
   };
 

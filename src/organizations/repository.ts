@@ -1,8 +1,20 @@
+import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
 import { qualifiedIdentifierOf, type Organization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ProcessSource } from '../processes/repository.js';
 import type { OrganizationProcess, OrganizationSummary } from './schemas.js';
+
+const ORGANIZATION_PROCESSES = batchableRead(
+  `SELECT EXISTS (SELECT 1 FROM participants pa
+                   WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}) AS registered,
+          (SELECT coalesce(json_agg(json_build_object('id', held.process_id, 'since', to_char(held.since AT TIME ZONE 'UTC', 'YYYY-MM-DD'))), '[]'::json)
+             FROM (SELECT pp.process_id, min(pp.added_at) AS since FROM participant_processes pp
+                     JOIN participants pa ON pa.id = pp.participant_id
+                    WHERE pp.icd = $1 AND pp.organization_identifier = $2 AND ${participantIsLive('pa')}
+                    GROUP BY pp.process_id) held) AS held`,
+  ['text', 'text'],
+);
 
 /**
  * The processes of all live participants of an organization, each once, in qualified identifier order, each with
@@ -10,16 +22,8 @@ import type { OrganizationProcess, OrganizationSummary } from './schemas.js';
  * gives the process ids and days, `processes` (the catalogue cache) the processes.
  */
 export async function organizationProcesses(db: Queryable, processes: ProcessSource, organization: Organization): Promise<OrganizationProcess[] | undefined> {
-  const [row] = await db.query<{ registered: boolean; held: { id: string; since: string }[] }>(
-    `SELECT EXISTS (SELECT 1 FROM participants pa
-                     WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}) AS registered,
-            (SELECT coalesce(json_agg(json_build_object('id', held.process_id, 'since', to_char(held.since AT TIME ZONE 'UTC', 'YYYY-MM-DD'))), '[]'::json)
-               FROM (SELECT pp.process_id, min(pp.added_at) AS since FROM participant_processes pp
-                       JOIN participants pa ON pa.id = pp.participant_id
-                      WHERE pp.icd = $1 AND pp.organization_identifier = $2 AND ${participantIsLive('pa')}
-                      GROUP BY pp.process_id) held) AS held`,
-    [organization.icd, organization.organizationIdentifier],
-  );
+  const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(
+    ORGANIZATION_PROCESSES, [organization.icd, organization.organizationIdentifier]);
   if (!row?.registered) return undefined;
   const since = new Map(row.held.map((held) => [held.id, held.since]));
   const found = await processes.processesIn([...since.keys()]);

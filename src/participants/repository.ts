@@ -2,6 +2,7 @@
  * The participants' read model: the participant as the API shows it, its finds, stream and gets, the live condition
  * and the caller's scope; the writes' SQL (write-sql.ts) and the expiry's (expiry-sql.ts) answer in the same columns.
  */
+import { batchableRead } from '../db/batched-reads.js';
 import { STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/database.js';
 import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
@@ -220,23 +221,42 @@ export async function participantOfRecord({ processIds, ...participant }: Partic
   return { ...participant, processes: await processes.processesIn(processIds) };
 }
 
+/**
+ * Reads of a live participant in the caller's scope (the last parameter: a provider's id, or null for all), by its id
+ * or by its organization, as `located` finds it: the routes' reads, which concurrent requests share statements for.
+ */
+function readsOfParticipant(columns: string) {
+  const read = (condition: string, types: string[]) => {
+    const scope = `$${types.length}::uuid`;
+    return batchableRead(`SELECT ${columns} FROM participants pa
+      WHERE ${condition} AND ${participantIsLive('pa')} AND (${scope} IS NULL OR pa.service_provider_id = ${scope})`, types);
+  };
+  return {
+    identifier: read('pa.id = $1::uuid', ['uuid', 'uuid']),
+    qualified: read('pa.icd = $1 AND pa.organization_identifier = $2', ['text', 'text', 'uuid']),
+  };
+}
+
+function readParticipant<T>(db: Queryable, reads: ReturnType<typeof readsOfParticipant>, key: ParticipantKey, scope: Scope) {
+  return key.kind === 'identifier'
+    ? db.readOne<T>(reads.identifier, [key.id, scope])
+    : db.readOne<T>(reads.qualified, [key.organization.icd, key.organization.organizationIdentifier, scope]);
+}
+
+const PARTICIPANT_READS = readsOfParticipant(PARTICIPANT_RECORD_COLUMNS);
+const PROCESS_IDS_READS = readsOfParticipant(`${processIdsOf('pa.id')} AS "processIds"`);
+
 /** One indexed participant row with its process ids; the processes themselves come from `processes`. */
 export async function getParticipant(
   db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource = processesFromDatabase(db),
 ): Promise<Participant | undefined> {
-  const conditions = located(key, scope);
-  const [row] = await db.query<ParticipantRecord>(
-    `SELECT ${PARTICIPANT_RECORD_COLUMNS} FROM participants pa ${conditions.clause}`, conditions.params);
+  const row = await readParticipant<ParticipantRecord>(db, PARTICIPANT_READS, key, scope);
   return row && participantOfRecord(row, processes);
 }
 
 export async function getParticipantProcesses(
   db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource = processesFromDatabase(db),
 ): Promise<Process[] | undefined> {
-  const conditions = located(key, scope);
-  const [row] = await db.query<{ processIds: string[] }>(
-    `SELECT ${processIdsOf('pa.id')} AS "processIds" FROM participants pa ${conditions.clause}`,
-    conditions.params,
-  );
+  const row = await readParticipant<{ processIds: string[] }>(db, PROCESS_IDS_READS, key, scope);
   return row && processes.processesIn(row.processIds);
 }

@@ -1,4 +1,5 @@
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
+import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { Organization } from '../participants/identifiers.js';
@@ -32,28 +33,28 @@ interface FoundOrganization {
   nextDeleteDate: string | null;
 }
 
+const ORGANIZATION = batchableRead(`SELECT ${ORGANIZATION_COLUMNS} FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`, ['text', 'text']);
+
 /** Whether the organization has a live participant, and when the first of its participants' delete dates falls. */
-export async function findOrganization(db: Queryable, organization: Organization): Promise<FoundOrganization | undefined> {
-  const [row] = await db.query<FoundOrganization>(
-    `SELECT ${ORGANIZATION_COLUMNS} FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`,
-    [organization.icd, organization.organizationIdentifier],
-  );
-  return row;
+export function findOrganization(db: Queryable, organization: Organization): Promise<FoundOrganization | undefined> {
+  return db.readOne<FoundOrganization>(ORGANIZATION, [organization.icd, organization.organizationIdentifier]);
 }
+
+const SERVICE_GROUP = batchableRead(
+  `SELECT ${ORGANIZATION_COLUMNS},
+          (SELECT coalesce(json_agg(json_build_object('scheme', d.scheme, 'value', d.value) ORDER BY d.scheme, d.value), '[]'::json)
+             FROM (SELECT DISTINCT dt.scheme, dt.value FROM ${PUBLISHED} WHERE ${OF_ORGANIZATION}) d) AS "documentTypes"
+     FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`,
+  ['text', 'text'],
+);
 
 /**
  * The organization as `findOrganization` finds it, with the document types its service group lists, in one
  * statement: a cold service group is one round trip to the database, not two.
  */
-export async function findServiceGroup(db: Queryable, organization: Organization) {
-  const [row] = await db.query<FoundOrganization & { documentTypes: QualifiedIdentifier[] }>(
-    `SELECT ${ORGANIZATION_COLUMNS},
-            (SELECT coalesce(json_agg(json_build_object('scheme', d.scheme, 'value', d.value) ORDER BY d.scheme, d.value), '[]'::json)
-               FROM (SELECT DISTINCT dt.scheme, dt.value FROM ${PUBLISHED} WHERE ${OF_ORGANIZATION}) d) AS "documentTypes"
-       FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`,
-    [organization.icd, organization.organizationIdentifier],
-  );
-  return row;
+export function findServiceGroup(db: Queryable, organization: Organization) {
+  return db.readOne<FoundOrganization & { documentTypes: QualifiedIdentifier[] }>(
+    SERVICE_GROUP, [organization.icd, organization.organizationIdentifier]);
 }
 
 interface EndpointRow extends Omit<PublishedEndpoint, 'activationDate' | 'expirationDate'> {
