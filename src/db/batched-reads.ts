@@ -1,19 +1,9 @@
 import DataLoader from 'dataloader';
-import type { Row } from './database.js';
-
-/**
- * A read of one row at most (none: not found) that concurrent callers may share one statement for: its SQL with
- * parameters `$1`…`$n`, and each parameter's type. Made once, as a module constant: the database keeps a batcher per
- * read.
- */
-export interface BatchableRead {
-  readonly sql: string;
-  /** The same read for many parameter lists at once: each row carries `batch_ordinal`, the list's place (from 1). */
-  readonly batched: string;
-}
+import type { BatchableRead, ReadOne, Row } from './database.js';
 
 const ORDINAL = 'batch_ordinal';
 
+/** A read of one row at most that concurrent callers may share one statement for: `sql` with `$1`…`$n` of `types`. */
 export function batchableRead(sql: string, types: readonly string[]): BatchableRead {
   const columns = types.map((_, index) => `p${index + 1}`);
   const arrays = types.map((type, index) => `$${index + 1}::${type}[]`);
@@ -26,7 +16,6 @@ export function batchableRead(sql: string, types: readonly string[]): BatchableR
 }
 
 type Query = <T>(sql: string, params?: readonly unknown[]) => Promise<T[]>;
-export type ReadOne = <T = Row>(read: BatchableRead, params: readonly unknown[]) => Promise<T | undefined>;
 
 /** Reads one at a time: a transaction's, whose statements go one after the other anyway. */
 export const singleReads = (query: Query): ReadOne => async <T>(read: BatchableRead, params: readonly unknown[]) =>

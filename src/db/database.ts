@@ -1,5 +1,4 @@
 import { errorCodeOf } from '../core/errors.js';
-import type { ReadOne } from './batched-reads.js';
 
 /** What the resources need of a database: PostgreSQL through `pg` and the embedded PGlite both provide it. */
 export type Row = Record<string, unknown>;
@@ -9,6 +8,20 @@ export type Row = Record<string, unknown>;
  * participants, say): PostgreSQL then plans it for each execution instead of reusing a prepared, generic plan.
  */
 export const PLAN_PER_VALUES = '/* planned per values */';
+
+/**
+ * A read of one row at most (none: not found) that concurrent callers may share one statement for: its SQL with
+ * parameters `$1`…`$n`, and each parameter's type. Made once, as a module constant: the database keeps a batcher per
+ * read.
+ */
+export interface BatchableRead {
+  readonly sql: string;
+  /** The same read for many parameter lists at once: each row carries `batch_ordinal`, the list's place (from 1). */
+  readonly batched: string;
+}
+
+/** The row of `read` for `params`, or undefined when there is none. */
+export type ReadOne = <T = Row>(read: BatchableRead, params: readonly unknown[]) => Promise<T | undefined>;
 
 export interface Queryable {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;

@@ -33,20 +33,22 @@ export async function organizationProcesses(db: Queryable, processes: ProcessSou
   });
 }
 
+const ORGANIZATION_SUMMARY = batchableRead(
+  `SELECT (array_agg(pa.name ORDER BY pa.registration_date, pa.id))[1] AS name,
+          array_agg(DISTINCT sp.title ORDER BY sp.title) AS providers
+     FROM participants pa JOIN service_providers sp ON sp.id = pa.service_provider_id
+    WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}
+   HAVING count(*) > 0`,
+  ['text', 'text'],
+);
+
 /**
  * The organization's name (as its business card: its first registered live participant's) and the titles of the
  * service providers of its live participants; undefined when it has none. One organization has a participant per
  * provider at most, so the list is as short as the providers that serve it.
  */
 export async function organizationSummary(db: Queryable, organization: Organization): Promise<OrganizationSummary | undefined> {
-  const [row] = await db.query<{ name: string | null; providers: string[] }>(
-    `SELECT (array_agg(pa.name ORDER BY pa.registration_date, pa.id))[1] AS name,
-            array_agg(DISTINCT sp.title ORDER BY sp.title) AS providers
-       FROM participants pa JOIN service_providers sp ON sp.id = pa.service_provider_id
-      WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}
-     HAVING count(*) > 0`,
-    [organization.icd, organization.organizationIdentifier],
-  );
+  const row = await db.readOne<{ name: string | null; providers: string[] }>(ORGANIZATION_SUMMARY, [organization.icd, organization.organizationIdentifier]);
   if (!row) return undefined;
   return { qualifiedIdentifier: qualifiedIdentifierOf(organization), name: row.name, providers: row.providers.map((title) => ({ title })) };
 }
