@@ -51,7 +51,7 @@ import { sessionVerifier } from './users/sessions.js';
 import webConsole, { type ConsoleOptions } from './web/plugin.js';
 import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
-import { loadSmpKeys, networkClientCertificate, type SmpKeys, type SmpKeySettings } from './smp/keys.js';
+import { networkClientCertificate, type SmpKeys } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
 import { keptServiceMetadata } from './smp/kept-answers.js';
 import smp from './smp/routes.js';
@@ -114,8 +114,6 @@ export interface AppOptions {
 export interface SmpOptions {
   /** The SMP's pair (and the next from its instant); without one the signed SMP answers are 503. */
   keys?: SmpKeys;
-  /** Where the pairs come from when `keys` is not given (the configuration): see loadSmpKeys. */
-  keySettings?: SmpKeySettings;
   /** REGISTRY_PUBLIC_URL, without a trailing slash. */
   publicUrl?: string;
   /** Only where every committed change reaches its `onChange` (the change log). */
@@ -183,7 +181,7 @@ export async function buildApp(options: AppOptions) {
   app.decorate('catalogue', served.catalogue);
   app.decorate('participantSearch', served.participantSearch);
   app.decorate('replication', replication);
-  const smpKeys = options.smp?.keys ?? (options.smp?.keySettings ? await loadSmpKeys(options.smp.keySettings, app.log) : undefined);
+  const smpKeys = options.smp?.keys;
   const certificates: CertificateSources = {
     keys: smpKeys, clientCertificate: fixedClientCertificate(options.sml ?? options.directory), catalogue: primary.catalogue,
   };

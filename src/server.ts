@@ -4,8 +4,8 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/signed-answer-cache.js';
-import { SmpKeyError } from './smp/keys.js';
-import { KeyFileError } from './core/private-key-file.js';
+import { loadSmpKeys, SmpKeyError } from './smp/keys.js';
+import { KeyFileError, readPrivateKeyFile } from './core/private-key-file.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
@@ -99,9 +99,14 @@ function waitingFor(log: FastifyBaseLogger) {
 }
 
 async function serve(config: Config): Promise<void> {
-  const standbys = openStandbys(config);
   const logOutput = bufferedStandardOutput();
-  const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(processLogger(config.LOG_LEVEL, logOutput)) });
+  const log = processLogger(config.LOG_LEVEL, logOutput);
+  // The key files the operator named are read before the database opens: one they refuse stops the start at once,
+  // not after the embedded database's boot and the migrations.
+  const smpKeys = await loadSmpKeys(config, log);
+  if (config.SML_CLIENT_CERT_FILE && config.SML_CLIENT_KEY_FILE) readPrivateKeyFile('SML_CLIENT_KEY_FILE', config.SML_CLIENT_KEY_FILE);
+  const standbys = openStandbys(config);
+  const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(log) });
   const closeDatabases = () => Promise.all([db, ...standbys.map((standby) => standby.db)].map((open) => open.close()));
   // A worker's primary has already made the first start.
   const setup = cluster.isWorker ? undefined : await prepare(db, config).catch(async (error: unknown) => {
@@ -111,7 +116,7 @@ async function serve(config: Config): Promise<void> {
   const sml = smlOptionsOf(config);
   const app = await buildApp({
     // The signed answers are kept: the change log tells the cache every committed change (app.ts).
-    smp: { keySettings: config, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
+    smp: { keys: smpKeys, publicUrl: config.REGISTRY_PUBLIC_URL, cache: new SignedAnswerCache() },
     db,
     logger: loggerOptions(config.LOG_LEVEL, logOutput),
     logReads: config.LOG_REQUESTS,

@@ -109,9 +109,9 @@ describe('private key files readable by others than their owner', () => {
   });
 });
 
-// The check runs before the database matters: once, on the embedded database.
+// The check runs before the database opens: once, on the embedded database.
 describe.runIf(testDatabaseKind === 'embedded')('a server whose SMP key file cannot be read', () => {
-  it('stops at start with one line that names the setting and the file, and no stack trace', async () => {
+  it('stops at start with one line that names the setting and the file, and no stack trace, before it makes its database', async () => {
     const missing = join(dir, 'no-such-key.pem');
     await writeFile(join(dir, 'present-cert.pem'), (await testCertificate('present.example')).cert);
     const finished = await runServerToEnd({
@@ -120,6 +120,7 @@ describe.runIf(testDatabaseKind === 'embedded')('a server whose SMP key file can
       REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'present-cert.pem'),
     });
     expect(startFailure(finished).msg).toBe(`SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`);
+    await expect(stat(join(dir, 'server-data'))).rejects.toThrow(/ENOENT/);
   });
 });
 
