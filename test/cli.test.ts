@@ -12,7 +12,7 @@ import { CODE_LISTS } from './helpers/code-lists.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { freshDatabaseUrl, runCli, startServer } from './helpers/entry-point.js';
 
-const SLOW = 120_000;
+const SLOW = 300_000;
 const BILLING = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 
 let dir: string;

@@ -62,7 +62,7 @@ function runToEnd(entry: string, args: string[], env: Record<string, string>, op
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   // A command that hangs is ended, so that it fails its test instead of outliving it.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => {
