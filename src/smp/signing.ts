@@ -23,10 +23,24 @@ function parsedKey(privateKeyPem: string): KeyObject {
   return key;
 }
 
+// xml-crypto's own KeyInfo content, made once per certificate: making it parses the certificate, a tenth of a signature.
+const keyInfoContents = new Map<string, string | null>();
+
+function keyInfoContentOf(certificatePem: string, prefix: string | null | undefined): string | null {
+  const key = `${prefix ?? ''} ${certificatePem}`;
+  let content = keyInfoContents.get(key);
+  if (content === undefined) {
+    content = SignedXml.getKeyInfoContent({ publicCert: certificatePem, prefix });
+    keyInfoContents.set(key, content);
+  }
+  return content;
+}
+
 export function signDocument(xml: string, privateKeyPem: string, certificatePem: string): string {
   const signature = new SignedXml({
     privateKey: parsedKey(privateKeyPem),
     publicCert: certificatePem,
+    getKeyInfoContent: (args) => keyInfoContentOf(certificatePem, args?.prefix),
     canonicalizationAlgorithm: C14N,
     signatureAlgorithm: RSA_SHA256,
   });
