@@ -56,3 +56,79 @@ export function coalesced(work: () => Promise<void>, onError: (error: unknown) =
     settled: () => tail,
   };
 }
+
+export interface FairTurns {
+  /** Runs `task` in `client`'s turn, once a slot is free and no waiting client holds less. */
+  run<T>(client: string, task: () => Promise<T>): Promise<T>;
+  /** The tasks of `client` running or waiting. */
+  heldBy(client: string): number;
+  /** The tasks waiting, over all clients. */
+  readonly waiting: number;
+}
+
+interface TurnsOfClient {
+  running: number;
+  waiting: (() => void)[];
+}
+
+/**
+ * Turns at work that runs `concurrency` tasks at once (password checks, signatures), shared among clients (their
+ * addresses): each free slot goes to the waiting client that holds least (its tasks running and waiting, plus
+ * `extraWeight` of it), of equals the first to come. A client that sends many at once waits for its own tasks, and the
+ * others do not wait behind them.
+ */
+export function fairTurns(concurrency: number, extraWeight: (client: string, now: number) => number = () => 0): FairTurns {
+  // Clients with tasks running or waiting, in the order they came.
+  const clients = new Map<string, TurnsOfClient>();
+  let running = 0;
+  let waiting = 0;
+
+  function next(): TurnsOfClient | undefined {
+    const now = Date.now();
+    let chosen: TurnsOfClient | undefined;
+    let least = Number.POSITIVE_INFINITY;
+    for (const [client, turns] of clients) {
+      if (turns.waiting.length === 0) continue;
+      const held = turns.running + turns.waiting.length + extraWeight(client, now);
+      if (held < least) [chosen, least] = [turns, held];
+    }
+    return chosen;
+  }
+
+  function dispatch() {
+    while (running < concurrency) {
+      const turns = next();
+      if (!turns) return;
+      waiting -= 1;
+      running += 1;
+      turns.running += 1;
+      (turns.waiting.shift() as () => void)();
+    }
+  }
+
+  return {
+    async run(client, task) {
+      const turns = clients.get(client) ?? { running: 0, waiting: [] };
+      clients.set(client, turns);
+      const turn = new Promise<void>((resolve) => turns.waiting.push(resolve));
+      waiting += 1;
+      dispatch();
+      await turn;
+      try {
+        return await task();
+      } finally {
+        running -= 1;
+        turns.running -= 1;
+        if (turns.running === 0 && turns.waiting.length === 0) clients.delete(client);
+        dispatch();
+      }
+    },
+    heldBy: (client) => {
+      const turns = clients.get(client);
+      return turns ? turns.running + turns.waiting.length : 0;
+    },
+    get waiting() {
+      return waiting;
+    },
+  };
+}

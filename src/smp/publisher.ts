@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { fairTurns, type FairTurns } from '../core/concurrency.js';
 import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
@@ -31,12 +32,24 @@ const metadataKeys = (organization: Organization, documentType: QualifiedIdentif
 
 const notFound = (what: string) => new NotFoundError(`No ${what} is published for this participant`);
 
+interface Signing {
+  pool: SigningPool;
+  keys: SmpKeys;
+  turns: FairTurns;
+}
+
+function signingWith(keys: SmpKeys): Signing {
+  const pool = new SigningPool();
+  // Each thread has the next signature waiting beside the one it makes, and no more: the rest wait their turn here.
+  return { pool, keys, turns: fairTurns(2 * pool.size) };
+}
+
 /** What the SMP interface answers, built from the registry's data as it is now. */
 export class SmpPublisher {
-  private readonly signing: { pool: SigningPool; keys: SmpKeys } | undefined;
+  private readonly signing: Signing | undefined;
 
   constructor(private readonly options: PublisherOptions) {
-    this.signing = options.keys && { pool: new SigningPool(), keys: options.keys };
+    this.signing = options.keys && signingWith(options.keys);
   }
 
   /** Ends the signing threads (the application's close). */
@@ -67,9 +80,13 @@ export class SmpPublisher {
     return this.options.cache?.get(...metadataKeys(organization, documentType), this.now());
   }
 
-  async signedServiceMetadata(organization: Organization, documentType: QualifiedIdentifier): Promise<Buffer> {
+  /**
+   * `client`, the caller's address, waits its turn at the signing threads: a client asking for many signatures at
+   * once waits for its own, and the others' lookups do not wait behind them (fairTurns).
+   */
+  async signedServiceMetadata(organization: Organization, documentType: QualifiedIdentifier, client: string): Promise<Buffer> {
     const { db, cache } = this.options;
-    const { pool, keys } = this.requireSigning();
+    const { pool, keys, turns } = this.requireSigning();
     const kept = this.keptServiceMetadata(organization, documentType);
     if (kept) return kept;
     const builtAt = cache?.epoch;
@@ -77,9 +94,11 @@ export class SmpPublisher {
     if (!found) throw notFound('service group');
     const processes = await publishedProcesses(db, organization, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
-    // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.
-    const { key, until } = keys.inUse();
-    const body = Buffer.from(await pool.sign(key, participantIdentifierOf(organization), documentType, processes));
+    const { body, until } = await turns.run(client, async () => {
+      // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.
+      const { key, until: endOfPair } = keys.inUse();
+      return { body: Buffer.from(await pool.sign(key, participantIdentifierOf(organization), documentType, processes)), until: endOfPair };
+    });
     return this.keep(metadataKeys(organization, documentType), body, found, builtAt, until);
   }
 
@@ -97,7 +116,7 @@ export class SmpPublisher {
   }
 
   /** Without a key the publication answers 503 (its service groups would point at answers nobody can verify). */
-  private requireSigning(): { pool: SigningPool; keys: SmpKeys } {
+  private requireSigning(): Signing {
     if (!this.signing) throw new ServiceUnavailableError(`The SMP has no signing key configured: ${HOW_TO_CONFIGURE}`);
     return this.signing;
   }

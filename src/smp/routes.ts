@@ -54,7 +54,7 @@ export default async function smpRoutes(fastify: FastifyInstance, options: SmpRo
   fastify.get<{ Params: ServiceParams }>(SERVICE_METADATA_ROUTE, routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
     const { organization, documentType } = serviceLookupOf(request.params.participantId, request.params.documentTypeId);
-    return reply.type(XML).send(await publisher.signedServiceMetadata(organization, documentType));
+    return reply.type(XML).send(await publisher.signedServiceMetadata(organization, documentType, request.ip));
   });
 
   fastify.get<{ Params: ParticipantParams }>('/businesscard/:participantId', routeOptions(`/businesscard/${IDENTIFIER}`), async (request, reply) => {

@@ -73,7 +73,8 @@ export class SigningPool {
   private closed = false;
 
   constructor(
-    private readonly size = Math.max(1, availableParallelism()),
+    /** The threads at most. */
+    readonly size = Math.max(1, availableParallelism()),
     private readonly idleMs = SIGNING_THREAD_IDLE_MS,
   ) {}
 

@@ -1,3 +1,4 @@
+import { fairTurns } from '../core/concurrency.js';
 import { tooManyRequests } from './login-throttle.js';
 
 export interface HashingQueueOptions {
@@ -23,16 +24,11 @@ export interface HashingQueue {
   run<T>(address: string, task: () => Promise<T | undefined>, admitted?: () => void): Promise<T | undefined>;
 }
 
-interface Client {
-  running: number;
-  waiting: (() => void)[];
-}
-
 /**
  * The turns of the password checks (scrypt: tens of milliseconds of a thread-pool thread each). Each turn goes to
- * the waiting client address that asks least and failed least lately (see next()), so addresses whose checks fail
- * (a flood of unknown usernames or wrong passwords) wait for one another, while a provider signing in with its right
- * password gets the next free slot. Weighing turns rather than failures did not do that: a flood's addresses, each
+ * the waiting client address that asks least and failed least lately (fairTurns, weighed by recent failures), so
+ * addresses whose checks fail (a flood of unknown usernames or wrong passwords) wait for one another, while a provider
+ * signing in with its right password gets the next free slot. Weighing turns rather than failures did not do that: a flood's addresses, each
  * asking once at a time, weighed as much as a provider's and it waited its turn among them (measured with
  * `npm run abuse`). Attackers with ever new addresses are not told apart from a provider: they share the turns.
  */
@@ -41,12 +37,8 @@ export function hashingQueue(options: HashingQueueOptions = {}): HashingQueue {
   const perAddress = options.perAddress ?? 4;
   const maxWaiting = options.maxWaiting ?? 1000;
   const maxRemembered = options.maxRemembered ?? 10_000;
-  // Addresses with checks running or waiting, in the order they came; the recent failures of each address that failed
-  // lately, in the order of their last failures.
-  const clients = new Map<string, Client>();
+  // The recent failures of each address that failed lately, in the order of their last failures.
   const failures = new Map<string, { count: number; at: number }>();
-  let running = 0;
-  let waiting = 0;
 
   function recentFailures(address: string, now: number): number {
     const failed = failures.get(address);
@@ -61,59 +53,21 @@ export function hashingQueue(options: HashingQueueOptions = {}): HashingQueue {
     if (failures.size > maxRemembered) failures.delete(failures.keys().next().value as string);
   }
 
-  /**
-   * The waiting address that asks least: the fewest checks running, waiting and failed lately; of equals, the first
-   * to come. A provider's sign-in asks for one and does not fail; a flood asks again and again, and fails.
-   */
-  function next(): Client | undefined {
-    const now = Date.now();
-    let chosen: Client | undefined;
-    let least = Number.POSITIVE_INFINITY;
-    for (const [address, client] of clients) {
-      if (client.waiting.length === 0) continue;
-      const asked = client.running + client.waiting.length + recentFailures(address, now);
-      if (asked < least) [chosen, least] = [client, asked];
-    }
-    return chosen;
-  }
-
-  function dispatch() {
-    while (running < concurrency) {
-      const client = next();
-      if (!client) return;
-      waiting -= 1;
-      running += 1;
-      client.running += 1;
-      (client.waiting.shift() as () => void)();
-    }
-  }
-
-  function finished(address: string, client: Client) {
-    running -= 1;
-    client.running -= 1;
-    if (client.running === 0 && client.waiting.length === 0) clients.delete(address);
-    dispatch();
-  }
+  // A provider's sign-in asks for one check and does not fail; a flood asks again and again, and fails.
+  const turns = fairTurns(concurrency, recentFailures);
 
   return {
     async run(address, task, admitted) {
-      const client = clients.get(address) ?? { running: 0, waiting: [] };
-      if (client.running + client.waiting.length >= perAddress || waiting >= maxWaiting) {
+      if (turns.heldBy(address) >= perAddress || turns.waiting >= maxWaiting) {
         throw tooManyRequests(1000, 'Too many password checks from this address at once; try again later', 'password_checks_refused');
       }
       admitted?.();
-      clients.set(address, client);
-      const turn = new Promise<void>((resolve) => client.waiting.push(resolve));
-      waiting += 1;
-      dispatch();
-      await turn;
-      try {
+      // The failure counts before the next turn is given.
+      return turns.run(address, async () => {
         const found = await task();
         if (found === undefined) failedOnce(address);
         return found;
-      } finally {
-        finished(address, client);
-      }
+      });
     },
   };
 }
