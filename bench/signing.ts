@@ -6,8 +6,7 @@
  * src/smp/signing.ts too, in rounds taking turns with this one's, so that both see the same machine.
  */
 import { createPrivateKey, sign } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { signDocument } from '../src/smp/signing.js';
 import { serviceMetadataXml, type PublishedProcess } from '../src/smp/xml.js';
@@ -19,10 +18,7 @@ const { values: args } = parseArgs({
 const signatures = Number(args.signatures);
 const participants = Number(args.participants);
 
-const { key, env } = await benchSmpKey();
-// The key's files are for a service; this process has the key itself.
-const keyFile = env.REGISTRY_SMP_KEY_FILE;
-if (keyFile) await rm(dirname(keyFile), { recursive: true, force: true });
+const { key } = await benchSmpKey();
 const certificate = key.certificatePem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
 const participant = { scheme: 'iso6523-actorid-upis', value: '0192:810000001' };
 const documentType = { scheme: 'busdox-docid-qns', value: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1' };

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,11 +16,13 @@ async function certificate(commonName: string) {
 
 /**
  * A throw-away SMP key and certificate in PEM files, as the service reads them from its configuration, and the
- * public URL a production SMP has behind its proxy (with it, service groups are kept as signed answers are).
+ * public URL a production SMP has behind its proxy (with it, service groups are kept as signed answers are). The files
+ * go when the benchmark's process exits.
  */
 export async function benchSmpKey(): Promise<{ key: SmpKey; env: Record<string, string> }> {
   const pems = await certificate('registry bench SMP');
   const dir = await mkdtemp(join(tmpdir(), 'registry-bench-smp-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const env = {
     REGISTRY_SMP_KEY_FILE: join(dir, 'smp-key.pem'), REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'smp-certificate.pem'),
     REGISTRY_PUBLIC_URL: 'https://smp.bench.example',
