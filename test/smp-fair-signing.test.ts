@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmpKeys } from '../src/smp/keys.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { median } from './helpers/assertions.js';
 import { testCertificate } from './helpers/certificates.js';
 import { publishedParticipant } from './helpers/smp.js';
 
@@ -13,8 +14,6 @@ beforeAll(async () => {
   ({ path } = await publishedParticipant(t));
 });
 afterAll(() => t.close());
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** A signed service metadata lookup from `from`, and how long it took. */
 async function lookUp(from: string): Promise<number> {

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App, type AppOptions } from '../../src/app.js';
 import { loggerOptions } from '../../src/operations/logging.js';
-import { expectErrorBody } from '../helpers/assertions.js';
+import { expectErrorBody, median } from '../helpers/assertions.js';
 import { basic, startTestApp, type TestApp } from '../helpers/app.js';
 
 // Sign-in attacks are a socket's: every request here goes through a real connection from a loopback address
@@ -58,7 +58,6 @@ function send(port: number, from: string, authorization: string, forwardedFor?: 
   });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const statuses = (answers: Sent[]) => answers.map((answer) => answer.statusCode).sort();
 const count = (answers: Sent[], status: number) => answers.filter((answer) => answer.statusCode === status).length;
 const nobody = () => basic(`nobody-${randomUUID()}`, 'a-wrong-password');
