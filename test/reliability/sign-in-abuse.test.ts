@@ -73,7 +73,12 @@ describe('behind a proxy named in REGISTRY_TRUSTED_PROXIES', () => {
   it('counts failures per forwarded client address: a guesser locks out only itself, the owner elsewhere signs in at once', async () => {
     const owner = t.users.authority;
     const wrong = basic(owner.username, 'not-the-password');
-    for (let i = 0; i < 5; i += 1) expectErrorBody(await send(server.port, '127.0.0.1', wrong, '203.0.113.7'), 401, 'Bad credentials');
+    const checks: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const guess = await send(server.port, '127.0.0.1', wrong, '203.0.113.7');
+      expectErrorBody(guess, 401, 'Bad credentials');
+      checks.push(guess.ms);
+    }
     const locked = expectErrorBody(await send(server.port, '127.0.0.1', owner.authorization, '203.0.113.7'), 429);
     expect(locked.message).toBe('Too many failed attempts; try again later');
     // The proxy appends the address it saw: what a client writes before it is not believed.
@@ -81,7 +86,8 @@ describe('behind a proxy named in REGISTRY_TRUSTED_PROXIES', () => {
 
     const elsewhere = await send(server.port, '127.0.0.1', owner.authorization, '198.51.100.20');
     expect(elsewhere.statusCode, elsewhere.body).toBe(200);
-    expect(elsewhere.ms).toBeLessThan(1000);
+    // At once: a password check's time, not a lock's (measured beside the guesses', so that a loaded machine slows both).
+    expect(elsewhere.ms).toBeLessThan(3 * Math.max(...checks));
   });
 
   it('says once in the log that a peer it does not trust sends X-Forwarded-For', async () => {
