@@ -4,7 +4,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { SignedAnswerCache } from './smp/signed-answer-cache.js';
-import { loadSmpKeys, SmpKeyError } from './smp/keys.js';
+import { loadSmpKeys, SmpKeyError, type SmpKeys } from './smp/keys.js';
 import { KeyFileError, readPrivateKeyFile } from './core/private-key-file.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
 import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
@@ -55,6 +55,8 @@ async function superviseWorkers(config: Config): Promise<void> {
       [{ setting: 'REGISTRY_WORKERS', allowed: '1 without DATABASE_URL' }]);
   }
   const log = processLogger(config.LOG_LEVEL, bufferedStandardOutput());
+  // Each worker reads them again, and says what it found.
+  await keyFilesOf(config, { info: () => undefined, warn: () => undefined });
   const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(log) });
   const setup = await prepareOrClose(db, config);
   await db.close();
@@ -98,13 +100,20 @@ function waitingFor(log: FastifyBaseLogger) {
     log.warn({ reason, remainingSeconds }, `the database does not answer yet (${reason}); waiting for it up to ${remainingSeconds} s more (DATABASE_WAIT_SECONDS)`);
 }
 
+/**
+ * The SMP pairs and the SML client key the operator named, read before the database opens: a file they refuse stops
+ * the start at once, in one line, not after the embedded database's boot and the migrations (or in every worker).
+ */
+async function keyFilesOf(config: Config, log: Parameters<typeof loadSmpKeys>[1]): Promise<SmpKeys | undefined> {
+  const keys = await loadSmpKeys(config, log);
+  if (config.SML_CLIENT_CERT_FILE && config.SML_CLIENT_KEY_FILE) readPrivateKeyFile('SML_CLIENT_KEY_FILE', config.SML_CLIENT_KEY_FILE);
+  return keys;
+}
+
 async function serve(config: Config): Promise<void> {
   const logOutput = bufferedStandardOutput();
   const log = processLogger(config.LOG_LEVEL, logOutput);
-  // The key files the operator named are read before the database opens: one they refuse stops the start at once,
-  // not after the embedded database's boot and the migrations.
-  const smpKeys = await loadSmpKeys(config, log);
-  if (config.SML_CLIENT_CERT_FILE && config.SML_CLIENT_KEY_FILE) readPrivateKeyFile('SML_CLIENT_KEY_FILE', config.SML_CLIENT_KEY_FILE);
+  const smpKeys = await keyFilesOf(config, log);
   const standbys = openStandbys(config);
   const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(log) });
   const closeDatabases = () => Promise.all([db, ...standbys.map((standby) => standby.db)].map((open) => open.close()));

@@ -124,6 +124,19 @@ describe.runIf(testDatabaseKind === 'embedded')('a server whose SMP key file can
   });
 });
 
+// Workers need PostgreSQL: once, on the PostgreSQL project. The database named is one that never answers.
+describe.runIf(testDatabaseKind === 'postgres')('several workers whose SMP key file cannot be read', () => {
+  it('stop at start with that one line, before the database and before any worker', async () => {
+    const missing = join(dir, 'no-such-worker-key.pem');
+    await writeFile(join(dir, 'workers-cert.pem'), (await testCertificate('workers.example')).cert);
+    const finished = await runServerToEnd({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:9/nothing', DATABASE_WAIT_SECONDS: '0', REGISTRY_WORKERS: '2',
+      REGISTRY_SMP_KEY_FILE: missing, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'workers-cert.pem'),
+    });
+    expect(startFailure(finished).msg).toBe(`SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`);
+  });
+});
+
 describe('a service without a signing key', () => {
   let t: TestApp;
   beforeAll(async () => {
