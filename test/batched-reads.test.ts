@@ -34,6 +34,19 @@ describe('reads made at once share statements', () => {
     expect(sent.length).toBeLessThan(10);
   });
 
+  it('fails every call at once, with the database\'s error, when the database cannot be reached', async () => {
+    const sent: string[] = [];
+    const readOne = batchedReads(async (sql: string) => {
+      sent.push(sql);
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    });
+    const answers = await Promise.allSettled(Array.from({ length: 30 }, (_, n) => readOne(QUOTIENT, [n + 1])));
+    expect(answers.map((answer) => (answer.status === 'rejected' ? (answer.reason as Error).message : 'answered')))
+      .toEqual(Array(30).fill('connect ECONNREFUSED 127.0.0.1:5432'));
+    // One statement per batch, not one more per call.
+    expect(sent.length).toBeLessThan(10);
+  });
+
   it('fails only the call whose value fails the statement: the others are answered', async () => {
     const { readOne } = countingReads();
     const answers = await Promise.allSettled([1, 2, 0, 3, 4, 5, 6].map((n) => readOne(QUOTIENT, [n])));

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { BatchableRead, ReadOne, Row } from './database.js';
+import { isDatabaseUnreachable, type BatchableRead, type ReadOne, type Row } from './database.js';
 
 const ORDINAL = 'batch_ordinal';
 
@@ -32,7 +32,8 @@ const MAX_BATCH = 100;
 
 /**
  * Reads whose calls made while others are on their way share a statement (`BatchableRead.batched`). A statement that
- * fails reads each of its calls alone, so one call's bad value fails that call only.
+ * fails reads each of its calls alone, so one call's bad value fails that call only; a database that cannot be reached
+ * fails them all at once.
  */
 export function batchedReads(query: Query): ReadOne {
   const waiting: Array<() => void> = [];
@@ -52,8 +53,10 @@ export function batchedReads(query: Query): ReadOne {
   const loaderOf = (read: BatchableRead) => new DataLoader<readonly unknown[], Row | undefined>(async (calls) => {
     try {
       if (calls.length === 1) return [await readAlone(read, calls[0] as readonly unknown[]).catch(toError)];
-      return await readTogether(query, read, calls)
-        .catch(() => Promise.all(calls.map((params) => readAlone(read, params).catch(toError))));
+      return await readTogether(query, read, calls).catch((error: unknown) => isDatabaseUnreachable(error)
+        // Every call would fail alike, after a statement each.
+        ? calls.map(() => toError(error))
+        : Promise.all(calls.map((params) => readAlone(read, params).catch(toError))));
     } finally {
       release();
     }
