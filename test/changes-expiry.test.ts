@@ -87,6 +87,17 @@ describe('expiry of participants whose delete date has come', () => {
     expect(held().has(newcomer.qualifiedIdentifier)).toBe(true);
   });
 
+  it('lets a provider register again an organization whose participant of its own has expired before the sweep', async () => {
+    const expired = await expiredYesterday();
+    const again = await addParticipant(app, t.users.serviceProvider, { organizationIdentifier: expired.organizationIdentifier });
+    expect(again.identifier).not.toBe(expired.identifier);
+    expect(again.processes).toEqual(expired.processes);
+    expect((await entriesOf(expired)).map((entry) => entry.operation)).toEqual(['create', 'expire', 'create']);
+    expect(await sweepExpiredParticipants(app.db, today())).toBe(0);
+    await delivered();
+    expect(held().has(again.qualifiedIdentifier)).toBe(true);
+  });
+
   it('expires each participant once when two sweeps run at once', async () => {
     const calls = { ...sml.calls };
     const expired = [];

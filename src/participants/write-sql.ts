@@ -1,7 +1,6 @@
 /** The SQL of the participant writes: locks, inserts, process links, updates, transfers and deletes. */
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { ConflictError } from '../core/errors.js';
-import { insertedRow } from '../db/rows.js';
 import { qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
 import { located, PARTICIPANT_RECORD_COLUMNS, participantColumns, TODAY, type ParticipantRecord, type Scope } from './repository.js';
 import type { Participant } from './schemas.js';
@@ -35,26 +34,45 @@ export interface NewParticipant extends Organization {
 const alreadyRegistered = (organization: Organization) =>
   new ConflictError(`The service provider already has a participant for ${qualifiedIdentifierOf(organization)}`);
 
+type InsertedParticipant = Omit<Participant, 'processes'> & { processIds: string[] };
+
 /**
  * Inserts the participant with its processes in one statement; returns it as the API shows it, its process ids
  * in place of its processes. The unique key (organization, provider) turns a duplicate, even a racing one, into 409.
  */
-export async function insertParticipant(
-  tx: Queryable, record: NewParticipant, processIds: readonly string[],
-): Promise<Omit<Participant, 'processes'> & { processIds: string[] }> {
-  const inserted = await insertedRow(onUniqueViolation(onForeignKeyViolation(tx.query<Omit<Participant, 'processes'> & { processIds: string[] }>(
+export async function insertParticipant(tx: Queryable, record: NewParticipant, processIds: readonly string[]): Promise<InsertedParticipant> {
+  const inserted = await insertOne(tx, record, processIds, false);
+  if (!inserted) throw new Error('An INSERT of one row returned none');
+  return inserted;
+}
+
+/**
+ * `insertParticipant`, except that the same statement inserts nothing and returns undefined while the organization has
+ * a participant whose delete date has come (which holds its keys until it is expired): most registrations then need
+ * no statement of their own to look for one.
+ */
+export const insertParticipantUnlessExpired = (tx: Queryable, record: NewParticipant, processIds: readonly string[]) =>
+  insertOne(tx, record, processIds, true);
+
+async function insertOne(
+  tx: Queryable, record: NewParticipant, processIds: readonly string[], unlessExpired: boolean,
+): Promise<InsertedParticipant | undefined> {
+  const [inserted] = await onUniqueViolation(onForeignKeyViolation(tx.query<InsertedParticipant>(
     `WITH pa AS (
        INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
                                  source_indicator, name, registration_date, last_modification_date, delete_date,
                                  contact_name, contact_email, contact_phone)
-       VALUES ($1, $2, $3, $4, $5, $6, ${TODAY}, ${TODAY}, $7, $8, $9, $10) RETURNING *),
+       SELECT $1::uuid, $2, $3, $4, $5, $6, ${TODAY}, ${TODAY}, $7::date, $8, $9, $10
+        WHERE NOT ($12 AND EXISTS (SELECT 1 FROM participants x
+                                    WHERE x.icd = $2 AND x.organization_identifier = $3 AND x.delete_date <= ${TODAY}))
+       RETURNING *),
      linked AS (${linkProcesses('pa', '$11')})
      SELECT ${participantColumns(false)}, ARRAY(SELECT id::text FROM linked) AS "processIds" FROM pa`,
     [record.serviceProviderId, record.icd, record.organizationIdentifier, record.organizationPartIdentifier,
       record.sourceIndicator, record.name, record.deleteDate, record.contact.name, record.contact.email,
-      record.contact.phoneNumber, processIds],
-  ), processDeletedMeanwhile), () => alreadyRegistered(record)));
-  await refuseTaken(tx, record, processIds, inserted.processIds);
+      record.contact.phoneNumber, processIds, unlessExpired],
+  ), processDeletedMeanwhile), () => alreadyRegistered(record));
+  if (inserted) await refuseTaken(tx, record, processIds, inserted.processIds);
   return inserted;
 }
 

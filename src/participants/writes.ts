@@ -15,7 +15,7 @@ import { participantOfRecord, type ParticipantRecord, type Scope } from './repos
 import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
 import {
-  deleteParticipants, insertParticipant, insertParticipants, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
+  deleteParticipants, insertParticipant, insertParticipants, insertParticipantUnlessExpired, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
   transferParticipant, updateParticipant, type ContactRecord, type NewParticipant,
 } from './write-sql.js';
 import type { AddParticipantForm, Participant, UpdateParticipantForm } from './schemas.js';
@@ -85,8 +85,12 @@ export async function registerParticipant(
 ): Promise<Participant> {
   const record = newParticipantOf(serviceProviderId, form);
   const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue);
-  await expireParticipants(tx, { organization: record });
-  const { processIds: inserted, ...participant } = await insertParticipant(tx, record, processIds);
+  let stored = await insertParticipantUnlessExpired(tx, record, processIds);
+  if (!stored) {
+    await expireParticipants(tx, { organization: record });
+    stored = await insertParticipant(tx, record, processIds);
+  }
+  const { processIds: inserted, ...participant } = stored;
   const after = { ...participant, processes: await processSource(tx, catalogue).processesIn(inserted) };
   await appendChange(tx, actor, participantChange('create', null, after));
   return after;
