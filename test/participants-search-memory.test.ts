@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ChangeNotice } from '../src/db/change-log.js';
+import type { Queryable } from '../src/db/database.js';
+import { HeldSearchIndex } from '../src/participants/held-search-index.js';
 import { pageRequest } from '../src/core/paging.js';
 import type { ParticipantFilter } from '../src/participants/schemas.js';
 import { findParticipants, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER } from '../src/participants/repository.js';
@@ -146,6 +149,59 @@ describe('participant search answered from memory', () => {
       expect((await search('query=fjordbygg', off.users.admin, off.app)).total).toBe(1);
     } finally {
       await off.close();
+    }
+  });
+});
+
+describe('the changes the search in memory reads', () => {
+  /** An index of the test database whose reloads of changed organizations are counted. */
+  async function countedIndex(reloadDelayMs: number) {
+    const reads = { count: 0 };
+    const db: Queryable = {
+      ...t.db,
+      query: (sql, params) => {
+        if (sql.includes('unnest($1::text[], $2::text[])')) reads.count += 1;
+        return t.db.query(sql, params);
+      },
+    };
+    const index = new HeldSearchIndex(db, (error) => { throw error; }, reloadDelayMs);
+    await index.load();
+    return { index, reads };
+  }
+
+  const noticeOf = (participant: Participant, seq: number): ChangeNotice =>
+    ({ seq, resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create' });
+  const scope = () => ({ filter: { query: 'samlet', processes: false }, page: pageRequest({ page: 0, size: 30, sort: undefined }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER) });
+
+  it('reads the organizations changed one by one at once, when a search comes', async () => {
+    const { index, reads } = await countedIndex(600_000);
+    try {
+      const added: Participant[] = [];
+      for (let n = 0; n < 10; n += 1) {
+        added.push(await addParticipant(t.app, one, { name: `Samlet ${n} AS` }));
+        index.onChange(noticeOf(added[n] as Participant, n + 1));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(reads.count).toBe(0);
+      const { filter, page } = scope();
+      const answer = await index.search(filter, null, page);
+      expect(reads.count).toBe(1);
+      expect(answer?.total).toBe(10);
+    } finally {
+      index.stop();
+    }
+  });
+
+  it('reads a change by itself a while later when no search comes', async () => {
+    const { index, reads } = await countedIndex(50);
+    try {
+      const added = await addParticipant(t.app, one, { name: 'Samlet alene AS' });
+      const size = index.size;
+      index.onChange(noticeOf(added, 1));
+      await vi.waitFor(() => expect(reads.count).toBe(1), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(index.size).toBe(size + 1), { timeout: 10_000, interval: 20 });
+    } finally {
+      index.stop();
     }
   });
 });

@@ -14,6 +14,11 @@ const ANSWERS_KEPT = 1000;
 const RETRY_MS = 10_000;
 /** Organizations changed that one reload reads at once. */
 const RELOAD_BATCH = 1000;
+/**
+ * How long a change waits for a search before its organization is read anyway: a search reads what changed before it
+ * answers, so the wait only gathers the changes of busy writers into one read instead of one read for each few writes.
+ */
+const RELOAD_DELAY_MS = 1000;
 
 const INDEXED_COLUMNS = `id::text AS id, icd, organization_identifier AS "organizationIdentifier", name_lower AS "nameLower",
   service_provider_id::text AS "serviceProviderId",
@@ -45,7 +50,8 @@ declare module 'fastify' {
 
 /**
  * The in-memory participant search of one database, loaded at start and kept true to the change log: each change
- * of a participant reloads its organization's rows (`onChange`), a reset of the log reloads everything (`clear`).
+ * of a participant reloads its organization's rows (`onChange`: at the next search, or a second later), a reset of the
+ * log reloads everything (`clear`).
  * Off until `load` is called (the application follows the change log); until loaded, and for what it cannot answer
  * (a text under a trigram, a sort order), `search` gives undefined and the database answers. A search first waits
  * for the reloads of the changes heard before it, so a client that has written (this instance catches its caches up
@@ -62,11 +68,16 @@ export class HeldSearchIndex {
   private readonly changed = new Set<string>();
   private reloading: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
+  private delayedReload: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private generation = 0;
   private stopped = false;
 
-  constructor(private readonly db: Queryable, private readonly onError: (error: unknown) => void) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly onError: (error: unknown) => void,
+    private readonly reloadDelayMs = RELOAD_DELAY_MS,
+  ) {}
 
   get state(): SearchIndexState {
     return this.current;
@@ -112,12 +123,15 @@ export class HeldSearchIndex {
     this.generation += 1;
     this.current = 'off';
     clearTimeout(this.retry);
+    clearTimeout(this.delayedReload);
   }
 
   onChange(notice: ChangeNotice): void {
     if (notice.resource !== 'participant' || this.current === 'off') return;
     this.changed.add(notice.identifier);
-    if (this.current === 'ready') void this.reload();
+    if (this.current !== 'ready') return;
+    if (this.changed.size >= RELOAD_BATCH) void this.reload();
+    else this.delayedReload ??= setTimeout(() => void this.reload(), this.reloadDelayMs).unref();
   }
 
   /** The log is no longer the one heard: everything is loaded again. */
@@ -155,7 +169,7 @@ export class HeldSearchIndex {
   /** Whether the index is loaded and has applied the changes heard so far. */
   private async caughtUp(): Promise<boolean> {
     if (this.current !== 'ready') return false;
-    await this.reloading;
+    await (this.changed.size > 0 ? this.reload() : this.reloading);
     return this.current === 'ready';
   }
 
@@ -171,6 +185,8 @@ export class HeldSearchIndex {
    * most, which takes every change heard until it starts.
    */
   private reload(): Promise<void> {
+    clearTimeout(this.delayedReload);
+    this.delayedReload = undefined;
     this.queued ??= this.reloading.then(() => {
       this.queued = undefined;
       return this.reloadChanged();
