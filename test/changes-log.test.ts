@@ -168,6 +168,20 @@ describe('the change log', () => {
     expect(update?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: 'Billing, renamed' }] });
   });
 
+  it('sends a process state again when the database no longer has it (a rollback, another database, a failover)', async () => {
+    const process = await addProcess(t.app, t.users.admin);
+    const processes = [{ identifier: process.identifier }];
+    await addParticipant(t.app, t.users.serviceProvider, { processes });
+    // The state was stored with the first participant; the database loses it, as a failover that lost commits would.
+    await t.db.query('DELETE FROM change_log_process_states');
+    const [add] = await appendedBy(() => addParticipant(t.app, t.users.serviceProvider, { processes }));
+    expect(add?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: process.title }] });
+    const [again] = await appendedBy(() => addParticipant(t.app, t.users.serviceProvider, { processes }));
+    expect(again?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: process.title }] });
+    const [{ copies } = { copies: 0 }] = await t.db.query<{ copies: number }>('SELECT count(*)::int AS copies FROM change_log_process_states');
+    expect(copies).toBe(1);
+  });
+
   it('records users without their password or its hash, and says when a password changed', async () => {
     const api = asAdmin(t);
     const password = 'a-long-secret-password-1';

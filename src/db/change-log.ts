@@ -99,21 +99,45 @@ async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[
     after: stateOf(change, change.after),
     providers: change.resource === 'participant' ? providersOf(change) : [],
   }));
-  await tx.query(
-    `WITH states AS (
-       INSERT INTO change_log_process_states (hash, state)
-       SELECT s.hash, s.state FROM jsonb_to_recordset($8::jsonb) AS s(hash text, state jsonb)
-        WHERE NOT EXISTS (SELECT 1 FROM change_log_process_states x WHERE x.hash = s.hash))
-     INSERT INTO change_log (resource, identifier, operation, origin, user_id, username, role, acting_provider_id,
-                             request_id, service_provider_ids, before, after)
-     SELECT e.resource, e.identifier, e.operation, $2, $3, $4, $5, $6, $7,
-            ARRAY(SELECT jsonb_array_elements_text(e.providers))::uuid[], e.before, e.after
-       FROM jsonb_to_recordset($1::jsonb)
-            AS e(resource text, identifier text, operation text, providers jsonb, before jsonb, after jsonb)`,
-    [JSON.stringify(entries), actor.origin, actor.userId ?? null, actor.username ?? null, actor.role ?? null,
-      actor.actingProviderId ?? null, actor.requestId ?? null, processStates.json()],
-  );
+  const params = [JSON.stringify(entries), actor.origin, actor.userId ?? null, actor.username ?? null, actor.role ?? null,
+    actor.actingProviderId ?? null, actor.requestId ?? null];
+  const logged = (states: string) => tx.query<{ missing: number }>(INSERT_ENTRIES, [...params, states, processStates.namedHashes()]);
+  const [first] = await logged(processStates.json({ unlessStored: true }));
+  if (first?.missing) await logged(processStates.json({ unlessStored: false }));
+  processStates.remember();
 }
+
+/**
+ * Inserts the entries ($1, by $2…$7) and the process states they name ($9) that the database lacks, from those sent
+ * ($8). When a state named is neither stored nor sent, it inserts no entry and counts the missing: the caller sends
+ * them all.
+ */
+const INSERT_ENTRIES = `
+  WITH sent AS (SELECT s.hash, s.state FROM jsonb_to_recordset($8::jsonb) AS s(hash text, state jsonb)),
+  states AS (
+    INSERT INTO change_log_process_states (hash, state)
+    SELECT s.hash, s.state FROM sent s WHERE NOT EXISTS (SELECT 1 FROM change_log_process_states x WHERE x.hash = s.hash)),
+  missing AS (
+    SELECT named.hash FROM unnest($9::text[]) AS named(hash)
+     WHERE NOT EXISTS (SELECT 1 FROM change_log_process_states x WHERE x.hash = named.hash)
+       AND NOT EXISTS (SELECT 1 FROM sent s WHERE s.hash = named.hash)),
+  logged AS (
+    INSERT INTO change_log (resource, identifier, operation, origin, user_id, username, role, acting_provider_id,
+                            request_id, service_provider_ids, before, after)
+    SELECT e.resource, e.identifier, e.operation, $2, $3, $4, $5, $6, $7,
+           ARRAY(SELECT jsonb_array_elements_text(e.providers))::uuid[], e.before, e.after
+      FROM jsonb_to_recordset($1::jsonb)
+           AS e(resource text, identifier text, operation text, providers jsonb, before jsonb, after jsonb)
+     WHERE NOT EXISTS (SELECT 1 FROM missing))
+  SELECT count(*)::int AS missing FROM missing`;
+
+/**
+ * Hashes of process states a database has stored, as this process last saw: their states are not sent again (some
+ * 11 kB each). A belief, not the truth: another database, a rollback or a failover that lost them makes the insert
+ * find them missing and ask for them. Forgotten all at once when full.
+ */
+const statesStored = new Set<string>();
+const STATES_REMEMBERED = 10_000;
 
 /** A process state as the log keeps it: its hash, and the JSON of `{ hash, state }` the insert reads. */
 interface NamedState {
@@ -154,9 +178,20 @@ class ProcessStates {
     return { ...withoutSecretFields(rest), processStates: processes.map((process) => this.hashOf(process)) };
   }
 
-  /** The states named, as the JSON array of `{ hash, state }` the insert reads. */
-  json(): string {
-    return `[${[...this.states.values()].join(',')}]`;
+  /** The states named (with `unlessStored`, those not believed stored), as the JSON array of `{ hash, state }` the insert reads. */
+  json({ unlessStored }: { unlessStored: boolean }): string {
+    return `[${[...this.states].filter(([hash]) => !(unlessStored && statesStored.has(hash))).map(([, json]) => json).join(',')}]`;
+  }
+
+  /** The hashes of the states named. */
+  namedHashes(): string[] {
+    return [...this.states.keys()];
+  }
+
+  /** The states named are stored now: the insert found or stored them. */
+  remember(): void {
+    if (statesStored.size + this.states.size > STATES_REMEMBERED) statesStored.clear();
+    for (const hash of this.states.keys()) statesStored.add(hash);
   }
 
   /** Known by reference first: a batch's participants share the catalogue's process objects. */
