@@ -112,8 +112,7 @@ async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[
  * ($8). When a state named is neither stored nor sent, it inserts no entry and counts the missing: the caller sends
  * them all.
  */
-const INSERT_ENTRIES = `
-  WITH sent AS (SELECT s.hash, s.state FROM jsonb_to_recordset($8::jsonb) AS s(hash text, state jsonb)),
+const INSERT_ENTRIES = `WITH sent AS (SELECT s.hash, s.state FROM jsonb_to_recordset($8::jsonb) AS s(hash text, state jsonb)),
   states AS (
     INSERT INTO change_log_process_states (hash, state)
     SELECT s.hash, s.state FROM sent s WHERE NOT EXISTS (SELECT 1 FROM change_log_process_states x WHERE x.hash = s.hash)),
