@@ -1,6 +1,7 @@
 /** The SQL of the participant writes: locks, inserts, process links, updates, transfers and deletes. */
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { ConflictError } from '../core/errors.js';
+import { insertedRow } from '../db/rows.js';
 import { qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
 import { located, PARTICIPANT_RECORD_COLUMNS, participantColumns, TODAY, type ParticipantRecord, type Scope } from './repository.js';
 import type { Participant } from './schemas.js';
@@ -40,24 +41,23 @@ type InsertedParticipant = Omit<Participant, 'processes'> & { processIds: string
  * Inserts the participant with its processes in one statement; returns it as the API shows it, its process ids
  * in place of its processes. The unique key (organization, provider) turns a duplicate, even a racing one, into 409.
  */
-export async function insertParticipant(tx: Queryable, record: NewParticipant, processIds: readonly string[]): Promise<InsertedParticipant> {
-  const inserted = await insertOne(tx, record, processIds, false);
-  if (!inserted) throw new Error('An INSERT of one row returned none');
-  return inserted;
-}
+export const insertParticipant = (tx: Queryable, record: NewParticipant, processIds: readonly string[]): Promise<InsertedParticipant> =>
+  insertedRow(insertRows(tx, record, processIds, false));
 
 /**
  * `insertParticipant`, except that the same statement inserts nothing and returns undefined while the organization has
  * a participant whose delete date has come (which holds its keys until it is expired): most registrations then need
  * no statement of their own to look for one.
  */
-export const insertParticipantUnlessExpired = (tx: Queryable, record: NewParticipant, processIds: readonly string[]) =>
-  insertOne(tx, record, processIds, true);
+export const insertParticipantUnlessExpired = async (
+  tx: Queryable, record: NewParticipant, processIds: readonly string[],
+): Promise<InsertedParticipant | undefined> => (await insertRows(tx, record, processIds, true))[0];
 
-async function insertOne(
+/** The participant inserted, or none (`unlessExpired`, and the organization has an expired participant). */
+async function insertRows(
   tx: Queryable, record: NewParticipant, processIds: readonly string[], unlessExpired: boolean,
-): Promise<InsertedParticipant | undefined> {
-  const [inserted] = await onUniqueViolation(onForeignKeyViolation(tx.query<InsertedParticipant>(
+): Promise<InsertedParticipant[]> {
+  const rows = await onUniqueViolation(onForeignKeyViolation(tx.query<InsertedParticipant>(
     `WITH pa AS (
        INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
                                  source_indicator, name, registration_date, last_modification_date, delete_date,
@@ -72,8 +72,8 @@ async function insertOne(
       record.sourceIndicator, record.name, record.deleteDate, record.contact.name, record.contact.email,
       record.contact.phoneNumber, processIds, unlessExpired],
   ), processDeletedMeanwhile), () => alreadyRegistered(record));
-  if (inserted) await refuseTaken(tx, record, processIds, inserted.processIds);
-  return inserted;
+  for (const inserted of rows) await refuseTaken(tx, record, processIds, inserted.processIds);
+  return rows;
 }
 
 /**
