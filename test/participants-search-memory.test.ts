@@ -171,7 +171,8 @@ describe('the changes the search in memory reads', () => {
 
   const noticeOf = (participant: Participant, seq: number): ChangeNotice =>
     ({ seq, resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create' });
-  const scope = () => ({ filter: { query: 'samlet', processes: false }, page: pageRequest({ page: 0, size: 30, sort: undefined }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER) });
+  /** The search for the participants these tests add, as the authority asks it. */
+  const samletSearch = () => ({ filter: { query: 'samlet', processes: false }, page: pageRequest({ page: 0, size: 30, sort: undefined }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER) });
 
   it('reads the organizations changed one by one at once, when a search comes', async () => {
     const { index, reads } = await countedIndex(600_000);
@@ -183,7 +184,7 @@ describe('the changes the search in memory reads', () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       expect(reads.count).toBe(0);
-      const { filter, page } = scope();
+      const { filter, page } = samletSearch();
       const answer = await index.search(filter, null, page);
       expect(reads.count).toBe(1);
       expect(answer?.total).toBe(10);
