@@ -3,7 +3,8 @@ import type { Queryable } from '../db/database.js';
 import { qualifiedIdentifierOf, type Organization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ProcessSource } from '../processes/repository.js';
-import type { OrganizationProcess, OrganizationSummary } from './schemas.js';
+import type { Process } from '../processes/schemas.js';
+import type { OrganizationSummary } from './schemas.js';
 
 const ORGANIZATION_PROCESSES = batchableRead(
   `SELECT EXISTS (SELECT 1 FROM participants pa
@@ -16,12 +17,18 @@ const ORGANIZATION_PROCESSES = batchableRead(
   ['text', 'text'],
 );
 
+/** A process of an organization (the catalogue's own object) and the day since which it has had it: an `OrganizationProcess`. */
+export interface ReceivableProcess {
+  process: Process;
+  receivableSince: string;
+}
+
 /**
  * The processes of all live participants of an organization, each once, in qualified identifier order, each with
  * the day since which one of them has had it; undefined when the organization has no live participant. The database
  * gives the process ids and days, `processes` (the catalogue cache) the processes.
  */
-export async function organizationProcesses(db: Queryable, processes: ProcessSource, organization: Organization): Promise<OrganizationProcess[] | undefined> {
+export async function organizationProcesses(db: Queryable, processes: ProcessSource, organization: Organization): Promise<ReceivableProcess[] | undefined> {
   const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(
     ORGANIZATION_PROCESSES, [organization.icd, organization.organizationIdentifier]);
   if (!row?.registered) return undefined;
@@ -29,7 +36,7 @@ export async function organizationProcesses(db: Queryable, processes: ProcessSou
   const found = await processes.processesIn([...since.keys()]);
   return found.flatMap((process) => {
     const receivableSince = since.get(process.identifier);
-    return receivableSince === undefined ? [] : [{ ...process, receivableSince }];
+    return receivableSince === undefined ? [] : [{ process, receivableSince }];
   });
 }
 

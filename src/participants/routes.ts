@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { sendJsonArray } from '../http/streaming.js';
+import { processListJson } from '../processes/json.js';
 import type { ProcessSource } from '../processes/repository.js';
 import {
   isUuid, participantKeyOrNotFound as keyOf, participantNotFound as notFound, type ParticipantKey,
@@ -17,6 +18,8 @@ import {
   ADD_FORM, deleteRegistration, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration,
 } from './writes.js';
 import { actorOf } from '../http/actor.js';
+import { sendJson } from '../http/held-json.js';
+import { participantJson } from './json.js';
 import { ForbiddenError } from '../core/errors.js';
 import {
   AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
@@ -51,21 +54,25 @@ function ownProviderOf(request: FastifyRequest): string {
 }
 
 const participants: FastifyPluginAsyncTypebox = async (app) => {
-  /** A GET answering what `read` finds of the participant the path names, within the caller's scope; the participant 404 if none. */
+  /**
+   * A GET answering what `read` finds of the participant the path names, within the caller's scope, as `json` writes
+   * it (the bytes `answer` describes); the participant 404 if none.
+   */
   const getOwn = <Answer extends TSchema>(
     url: string, answer: Answer, mediaType: string,
     read: (db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource) => Promise<Static<Answer> | undefined>,
+    json: (reply: FastifyReply, found: Static<Answer>) => Buffer,
   ) => {
     // Widened for the route, whose reply type cannot follow a generic schema; `read` is checked against `answer` above.
     const response: { 200: TSchema } = { 200: answer };
     app.get(url, {
       schema: { params: ParticipantParams, response },
       config: { access: byKind(PROVIDERS, READERS), mediaTypes: [mediaType] },
-    }, async (request) => {
+    }, async (request, reply) => {
       const { identifier } = request.params;
       const found = await read(app.db, keyOf(identifier), scopeOf(request), app.catalogue);
       if (found === undefined) throw notFound(identifier);
-      return found;
+      return sendJson(reply, json(reply, found));
     });
   };
 
@@ -83,7 +90,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     return pageOf(rows, total, page);
   });
 
-  getOwn('/:identifier', Participant, 'participants.get', getParticipant);
+  getOwn('/:identifier', Participant, 'participants.get', getParticipant, participantJson);
 
   app.post('/', {
     schema: { body: AddParticipantForm, response: { 201: Participant } },
@@ -109,7 +116,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     return reply.status(204).send();
   });
 
-  getOwn('/:identifier/processes', ProcessList, 'participants.processes', getParticipantProcesses);
+  getOwn('/:identifier/processes', ProcessList, 'participants.processes', getParticipantProcesses, processListJson);
 
   app.put('/:identifier/transfer/:serviceProviderIdentifier', {
     schema: { params: TransferParams },

@@ -35,20 +35,29 @@ export type UpdateParticipantForm = Static<typeof UpdateParticipantForm>;
 
 const ServiceProviderSummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'ServiceProvider' });
 
+/** A participant's own fields: what its answer holds besides its processes. */
+const participantFields = {
+  identifier: Uuid(),
+  qualifiedIdentifier: QualifiedIdentifierString,
+  icd: Type.String(),
+  organizationIdentifier: Type.String(),
+  organizationPartIdentifier: Nullable(Type.String()),
+  sourceIndicator: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  registrationDate: DateString('day of creation (UTC)'),
+  lastModificationDate: DateString('day of the last change (UTC)'),
+  deleteDate: Nullable(DateString('the day the participant is removed')),
+  contact: Contact,
+  provider: ServiceProviderSummary,
+};
+
+/** A participant without its processes, serialized apart from them (participants/json.ts). */
+export const ParticipantFields = Type.Object(participantFields);
+
+/** Its processes last: participants/json.ts writes them after the other fields. */
 export const Participant = Type.Object(
   {
-    identifier: Uuid(),
-    qualifiedIdentifier: QualifiedIdentifierString,
-    icd: Type.String(),
-    organizationIdentifier: Type.String(),
-    organizationPartIdentifier: Nullable(Type.String()),
-    sourceIndicator: Nullable(Type.String()),
-    name: Nullable(Type.String()),
-    registrationDate: DateString('day of creation (UTC)'),
-    lastModificationDate: DateString('day of the last change (UTC)'),
-    deleteDate: Nullable(DateString('the day the participant is removed')),
-    contact: Contact,
-    provider: ServiceProviderSummary,
+    ...participantFields,
     processes: Type.Optional(Type.Array(Process, { description: 'on a single participant always; in searches when `processes=true`' })),
   },
   { title: 'Participant' },
