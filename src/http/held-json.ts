@@ -1,6 +1,3 @@
-import type { FastifyReply } from 'fastify';
-import type { TSchema } from 'typebox';
-
 /**
  * Answers assembled from JSON already made. A participant's answer is some 14 kB, nearly all of it its processes,
  * which are catalogue rows held deep-frozen and shared by every answer until the catalogue changes: serializing them
@@ -8,6 +5,9 @@ import type { TSchema } from 'typebox';
  * serialized once per schema, by the route's own serializer, and kept as bytes; an answer is its own few fields
  * around them, joined as bytes. What a client receives is byte for byte what the schema's serializer writes.
  */
+import type { FastifyReply } from 'fastify';
+import type { TSchema } from 'typebox';
+
 type Serialize = (value: unknown) => string;
 
 /** The bytes of held objects, by the schema that serialized them; an object goes when the catalogue drops it. */
