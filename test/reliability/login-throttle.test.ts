@@ -51,7 +51,8 @@ describe('failed logins', () => {
     expect(Number(refused.response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.response.headers['retry-after'])).toBeLessThanOrEqual(Math.ceil(LOCK_MS / 1000));
     expect(refused.response.headers['www-authenticate']).toBeUndefined();
-    expect(refused.ms).toBeLessThan(100);
+    // Refused at once, not held for the throttle's delay (600 ms by now): a bound a loaded machine keeps, where 100 ms was not.
+    expect(refused.ms).toBeLessThan(600);
     expectErrorBody((await login(wrong, attacker)).response, 429);
 
     // The owner's clients elsewhere keep working all along, and other users are untouched.
