@@ -5,7 +5,7 @@ import { OrganizationProcessList } from '../src/organizations/schemas.js';
 import { Participant, ProcessList } from '../src/participants/schemas.js';
 import { useTestApp } from './helpers/app.js';
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
-import { addParticipant, byQualified } from './helpers/participants.js';
+import { addParticipant, byQualified, participantForm, PARTICIPANTS } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
 
 const t = useTestApp();
@@ -61,6 +61,20 @@ describe('answers assembled from the catalogue\'s processes', () => {
     expect(first.participant.processes.map((process) => process.title)).toContain(AWKWARD);
     expect(first.organizationProcesses.every((process) => /^\d{4}-\d{2}-\d{2}$/.test(process.receivableSince))).toBe(true);
     expect(await answers()).toEqual(first);
+  });
+
+  it('include the answers of an add and of an update, byte for byte', async () => {
+    const processes = [{ identifier: changing.identifier }];
+    const added = await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.otherServiceProvider, payload: participantForm({ name: AWKWARD, processes }) });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.body).toBe(await serializedBy(Participant, added.json()));
+    const updated = await call(t.app, {
+      method: 'PUT', url: byQualified(added.json().qualifiedIdentifier), user: t.users.otherServiceProvider,
+      payload: { contact: { name: AWKWARD }, processes },
+    });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(updated.body).toBe(await serializedBy(Participant, updated.json()));
+    expect(updated.json().processes.map((process: { title: string }) => process.title)).toEqual([AWKWARD]);
   });
 
   it('show a process as it is once the catalogue changes it', async () => {

@@ -99,14 +99,17 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     const serviceProviderId = ownProviderOf(request);
     const participant = await app.db.transaction((tx) =>
       registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue));
-    return reply.status(201).send(participant);
+    return sendJson(reply.status(201), participantJson(reply, participant));
   });
 
   app.put('/:identifier', {
     schema: { params: ParticipantParams, body: UpdateParticipantForm, response: { 200: Participant } },
     config: { access: PROVIDERS, mediaTypes: ['participants.update'], objectName: UPDATE_FORM },
-  }, async (request) => app.db.transaction((tx) =>
-    updateRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request), request.body, app.catalogue)));
+  }, async (request, reply) => {
+    const participant = await app.db.transaction((tx) =>
+      updateRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request), request.body, app.catalogue));
+    return sendJson(reply, participantJson(reply, participant));
+  });
 
   app.delete('/:identifier', {
     schema: { params: ParticipantParams },
