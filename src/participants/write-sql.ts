@@ -3,7 +3,7 @@ import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/
 import { ConflictError } from '../core/errors.js';
 import { insertedRow } from '../db/rows.js';
 import { qualifiedIdentifierOf, type Organization, type ParticipantKey } from './identifiers.js';
-import { located, PARTICIPANT_RECORD_COLUMNS, participantColumns, TODAY, type ParticipantRecord, type Scope } from './repository.js';
+import { located, PARTICIPANT_RECORD_COLUMNS, participantColumns, participantIsLive, TODAY, type ParticipantRecord, type Scope } from './repository.js';
 import type { Participant } from './schemas.js';
 
 /**
@@ -64,7 +64,7 @@ async function insertRows(
                                  contact_name, contact_email, contact_phone)
        SELECT $1::uuid, $2, $3, $4, $5, $6, ${TODAY}, ${TODAY}, $7::date, $8, $9, $10
         WHERE NOT ($12 AND EXISTS (SELECT 1 FROM participants x
-                                    WHERE x.icd = $2 AND x.organization_identifier = $3 AND x.delete_date <= ${TODAY}))
+                                    WHERE x.icd = $2 AND x.organization_identifier = $3 AND NOT ${participantIsLive('x')}))
        RETURNING *),
      linked AS (${linkProcesses('pa', '$11')})
      SELECT ${participantColumns(false)}, ARRAY(SELECT id::text FROM linked) AS "processIds" FROM pa`,
