@@ -27,10 +27,15 @@ SELECT 'participant', '${PARTICIPANT_SCHEME}' || chr(58) || chr(58) || '0192' ||
 /** A write's entries get their positions once it has committed (migration 016). */
 const NUMBER_ENTRIES = 'SELECT change_log_sequence();';
 
+/** `statement` sent behind its BEGIN in one pipeline (pgbench allows no `\gset` there: keys are drawn, not returned). */
+const behindBegin = (statement: string) => ['\\startpipeline', 'BEGIN;', statement, '\\endpipeline'];
+
 /** The pgbench script of the least work for scenario `id`, or undefined when the scenario has none (the stream). */
 export function minimalScript(id: string, data: Dataset): string | undefined {
   const count = data.participants;
   const processes = data.processIds.length;
+  const benchProvider = element(data.providers.map((p) => p.id), ':bench_k', 'uuid');
+  const benchOrganization = '(9000000000 + :bench_a)::text';
   const scripts: Record<string, string[]> = {
     // A participant by its unique key (organization, provider), with its process ids: the processes
     // themselves are catalogue data the service holds in memory.
@@ -51,22 +56,20 @@ SELECT (SELECT total FROM hits LIMIT 1), pa.* FROM participants pa WHERE pa.id I
     '5': [participantN(count), '\\set bench_d random(90, 1825)',
       `SELECT count(*) FROM participants pa WHERE pa.icd = ${sqlKeys.icd(N)} AND pa.last_modification_date BETWEEN current_date - :bench_d::int AND current_date - :bench_d::int + 90 AND ${LIVE};`,
       `SELECT * FROM participants pa WHERE pa.icd = ${sqlKeys.icd(N)} AND pa.last_modification_date BETWEEN current_date - :bench_d::int AND current_date - :bench_d::int + 90 AND ${LIVE} ORDER BY pa.name, pa.id LIMIT 50;`],
-    // One statement inserts the participant, its two processes and its change entry; one more deletes it (the
-    // processes go by cascade) with its entry. Two transactions, as the scenario's two requests.
+    // One statement inserts the participant, its two processes and its change entry; one more deletes it by its key
+    // (the processes go by cascade) with its entry. Two transactions, as the scenario's two requests, each statement
+    // sent behind its BEGIN without waiting for it, as the service sends it (src/db/postgres.ts).
     '6': ['\\set bench_a random(1, 999999999)', `\\set bench_k random(1, ${PROVIDER_COUNT})`,
-      'BEGIN;',
-      `WITH pa AS (INSERT INTO participants (service_provider_id, icd, organization_identifier, name, registration_date, last_modification_date, contact_name, contact_email, contact_phone)
-  VALUES (${element(data.providers.map((p) => p.id), ':bench_k', 'uuid')}, '0192', (9000000000 + :bench_a)::text, 'Benchmark Testbedrift AS', current_date, current_date, 'Kari Nordmann', 'kari@example.no', '+47 22 00 00 00')
+      ...behindBegin(`WITH pa AS (INSERT INTO participants (service_provider_id, icd, organization_identifier, name, registration_date, last_modification_date, contact_name, contact_email, contact_phone)
+  VALUES (${benchProvider}, '0192', ${benchOrganization}, 'Benchmark Testbedrift AS', current_date, current_date, 'Kari Nordmann', 'kari@example.no', '+47 22 00 00 00')
   RETURNING id, icd, organization_identifier, service_provider_id),
 pp AS (INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier)
-  SELECT pa.id, unnest('{${data.freeProcessIds.join(',')}}'::uuid[]), pa.icd, pa.organization_identifier FROM pa),
-log AS (${changeEntry('create', 'pa.service_provider_id', 'FROM pa')})
-SELECT id AS added_id FROM pa \\gset`,
+  SELECT pa.id, unnest('{${data.freeProcessIds.join(',')}}'::uuid[]), pa.icd, pa.organization_identifier FROM pa)
+${changeEntry('create', 'pa.service_provider_id', 'FROM pa')};`),
       'COMMIT;',
       NUMBER_ENTRIES,
-      'BEGIN;',
-      `WITH pa AS (DELETE FROM participants WHERE id = :added_id RETURNING organization_identifier, service_provider_id)
-${changeEntry('delete', 'pa.service_provider_id', 'FROM pa')};`,
+      ...behindBegin(`WITH pa AS (DELETE FROM participants WHERE icd = '0192' AND organization_identifier = ${benchOrganization} AND service_provider_id = ${benchProvider} RETURNING organization_identifier, service_provider_id)
+${changeEntry('delete', 'pa.service_provider_id', 'FROM pa')};`),
       'COMMIT;',
       NUMBER_ENTRIES],
     '7': [participantN(count), organizationProcesses(N)],
