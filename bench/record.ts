@@ -36,6 +36,7 @@ export function recordingDatabase(db: Database) {
   const recorder: Database = {
     ...recording(db),
     kind: db.kind,
+    connections: db.connections,
     listen: (channel, onSignal) => db.listen(channel, onSignal),
     async transaction(work) {
       statements.push({ sql: 'BEGIN', params: [], rows: [] });

@@ -61,6 +61,8 @@ export interface Database extends Queryable {
    */
   stream<T = Row>(sql: string, params?: readonly unknown[], batchSize?: number, maxBytes?: number): AsyncIterable<T[]>;
   readonly kind: 'postgres' | 'embedded';
+  /** The statements it runs at once at most: its pool's connections (1 on the embedded database). */
+  readonly connections: number;
   /**
    * Calls `onSignal` for every notification on `channel` (PostgreSQL LISTEN; in-process on the embedded
    * database) and once after each reconnection, when notifications may have been missed. Resolves when

@@ -60,6 +60,7 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
 
   return {
     kind: 'embedded',
+    connections: 1,
     query: topLevelQuery,
     readOne: batchedReads(topLevelQuery),
     runScript: (sql) => tracked(() => topLevel.runScript(sql)),

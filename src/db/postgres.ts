@@ -136,12 +136,13 @@ async function listenWithReconnect(
 export function openPostgres(options: PostgresOptions): Database {
   const host = primaryHost(connectionTargets(options.connectionString));
   const pools = new Map<string, pg.Pool>();
+  const connections = options.maxConnections ?? 20;
   const poolOf = (url: string) => {
     let pool = pools.get(url);
     if (pool) return pool;
     pool = new pg.Pool({
       connectionString: url,
-      max: options.maxConnections ?? 20,
+      max: connections,
       types,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
       application_name: options.applicationName,
@@ -242,6 +243,7 @@ export function openPostgres(options: PostgresOptions): Database {
 
   return {
     kind: 'postgres',
+    connections,
     ...top,
     async transaction(work) {
       for (let attempt = 1; ; attempt += 1) {

@@ -35,13 +35,24 @@ const notFound = (what: string) => new NotFoundError(`No ${what} is published fo
 interface Signing {
   pool: SigningPool;
   keys: SmpKeys;
-  turns: FairTurns;
+  /** Turns at the reads of a cold lookup: where the database is slow, one address's flood cannot fill its pool's queue. */
+  readTurns: FairTurns;
+  /** Turns at the signing threads: where they are what is slow, one address's flood cannot fill their queues. */
+  signingTurns: FairTurns;
 }
 
-function signingWith(keys: SmpKeys): Signing {
+function signingWith(keys: SmpKeys, db: Database): Signing {
   const pool = new SigningPool();
   // Each thread has the next signature waiting beside the one it makes, and no more: the rest wait their turn here.
-  return { pool, keys, turns: fairTurns(2 * pool.size) };
+  const signaturesAtOnce = 2 * pool.size;
+  return {
+    pool,
+    keys,
+    // As many reads as the database runs at once: more would wait in its pool's queue, where a flood is ahead of
+    // everyone; fewer than the signatures would leave the threads waiting.
+    readTurns: fairTurns(Math.max(db.connections, signaturesAtOnce)),
+    signingTurns: fairTurns(signaturesAtOnce),
+  };
 }
 
 /** What the SMP interface answers, built from the registry's data as it is now. */
@@ -49,7 +60,7 @@ export class SmpPublisher {
   private readonly signing: Signing | undefined;
 
   constructor(private readonly options: PublisherOptions) {
-    this.signing = options.keys && signingWith(options.keys);
+    this.signing = options.keys && signingWith(options.keys, options.db);
   }
 
   /** Ends the signing threads (the application's close). */
@@ -81,20 +92,22 @@ export class SmpPublisher {
   }
 
   /**
-   * `client`, the caller's address, waits its turn at the signing threads: a client asking for many signatures at
-   * once waits for its own, and the others' lookups do not wait behind them (fairTurns).
+   * `client`, the caller's address, waits its turn at the reads and at the signature: a client asking for many cold
+   * lookups at once waits for its own, and the others' lookups do not wait behind them (fairTurns).
    */
   async signedServiceMetadata(organization: Organization, documentType: QualifiedIdentifier, client: string): Promise<Buffer> {
     const { db, cache } = this.options;
-    const { pool, keys, turns } = this.requireSigning();
+    const { pool, keys, readTurns, signingTurns } = this.requireSigning();
     const kept = this.keptServiceMetadata(organization, documentType);
     if (kept) return kept;
     const builtAt = cache?.epoch;
-    const found = await findOrganization(db, organization);
-    if (!found) throw notFound('service group');
-    const processes = await publishedProcesses(db, organization, documentType);
+    const { found, processes } = await readTurns.run(client, async () => {
+      const organizationFound = await findOrganization(db, organization);
+      if (!organizationFound) throw notFound('service group');
+      return { found: organizationFound, processes: await publishedProcesses(db, organization, documentType) };
+    });
     if (processes.length === 0) throw notFound('service metadata for this document type');
-    const { body, until } = await turns.run(client, async () => {
+    const { body, until } = await signingTurns.run(client, async () => {
       // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.
       const { key, until: endOfPair } = keys.inUse();
       return { body: Buffer.from(await pool.sign(key, participantIdentifierOf(organization), documentType, processes)), until: endOfPair };
