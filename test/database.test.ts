@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Database } from '../src/db/database.js';
+import { sentAhead, type Database } from '../src/db/database.js';
 import { openTestDatabase, testDatabaseKind } from './helpers/database.js';
 
 let db: Database;
@@ -50,6 +50,28 @@ test('a transaction that fails leaves nothing behind', async () => {
     throw new Error('the request failed');
   })).rejects.toThrow('the request failed');
   expect(await db.query(`SELECT 1 FROM capabilities WHERE title = 'half-written'`)).toEqual([]);
+});
+
+test('a statement sent ahead that fails fails its transaction with its own error, and nothing of it is committed', async () => {
+  const failing = () => db.transaction(async (tx) => {
+    await tx.query(`INSERT INTO capabilities (title) VALUES ('sent before')`);
+    await sentAhead(tx, tx.query(`INSERT INTO capabilities (id, title) VALUES ('not a uuid', 'sent ahead')`));
+    return 'told stored';
+  });
+  await expect(failing()).rejects.toThrow(/uuid/);
+  // Statements after it fail as aborted: the error thrown is still the cause's.
+  await expect(db.transaction(async (tx) => {
+    await sentAhead(tx, tx.query(`INSERT INTO capabilities (id, title) VALUES ('not a uuid', 'sent ahead')`));
+    await tx.query(`INSERT INTO capabilities (title) VALUES ('sent after')`);
+  })).rejects.toThrow(/uuid/);
+  expect(await db.query(`SELECT title FROM capabilities WHERE title IN ('sent before', 'sent ahead', 'sent after')`)).toEqual([]);
+});
+
+test('a statement sent ahead that succeeds is committed with its transaction', async () => {
+  await db.transaction(async (tx) => {
+    await sentAhead(tx, tx.query(`INSERT INTO capabilities (title) VALUES ('sent ahead and kept')`));
+  });
+  expect(await db.query(`SELECT title FROM capabilities WHERE title = 'sent ahead and kept'`)).toEqual([{ title: 'sent ahead and kept' }]);
 });
 
 test('a stream reads every row of a query in batches', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { afterCommit, type Queryable } from './database.js';
+import { afterCommit, CHANGE_LOG_STATES_MISSING, sendsAhead, sentAhead, type Queryable } from './database.js';
+import { errorCodeOf } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import { coalesced } from '../core/concurrency.js';
 
@@ -101,16 +102,19 @@ async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[
   }));
   const params = [JSON.stringify(entries), actor.origin, actor.userId ?? null, actor.username ?? null, actor.role ?? null,
     actor.actingProviderId ?? null, actor.requestId ?? null];
-  const logged = (states: string) => tx.query<{ missing: number }>(INSERT_ENTRIES, [...params, states, processStates.namedHashes()]);
-  const [first] = await logged(processStates.json({ unlessStored: true }));
-  if (first?.missing) await logged(processStates.json({ unlessStored: false }));
-  processStates.remember();
+  // In a transaction the states believed stored are left out, and the insert is not waited for: when one is missing,
+  // the insert fails, and so the transaction, which runs again with every state sent.
+  const believed = sendsAhead(tx);
+  const insert = tx.query(INSERT_ENTRIES, [...params, processStates.json({ unlessStored: believed }), processStates.namedHashes()]);
+  await sentAhead(tx, insert.then(() => processStates.remember(), (error: unknown) => {
+    if (errorCodeOf(error) === CHANGE_LOG_STATES_MISSING) statesStored.clear();
+    throw error;
+  }));
 }
 
 /**
  * Inserts the entries ($1, by $2…$7) and the process states they name ($9) that the database lacks, from those sent
- * ($8). When a state named is neither stored nor sent, it inserts no entry and counts the missing: the caller sends
- * them all.
+ * ($8). When a state named is neither stored nor sent, it fails with CHANGE_LOG_STATES_MISSING (migration 071).
  */
 const INSERT_ENTRIES = `WITH sent AS (SELECT s.hash, s.state FROM jsonb_to_recordset($8::jsonb) AS s(hash text, state jsonb)),
   states AS (
@@ -126,9 +130,8 @@ const INSERT_ENTRIES = `WITH sent AS (SELECT s.hash, s.state FROM jsonb_to_recor
     SELECT e.resource, e.identifier, e.operation, $2, $3, $4, $5, $6, $7,
            ARRAY(SELECT jsonb_array_elements_text(e.providers))::uuid[], e.before, e.after
       FROM jsonb_to_recordset($1::jsonb)
-           AS e(resource text, identifier text, operation text, providers jsonb, before jsonb, after jsonb)
-     WHERE NOT EXISTS (SELECT 1 FROM missing))
-  SELECT count(*)::int AS missing FROM missing`;
+           AS e(resource text, identifier text, operation text, providers jsonb, before jsonb, after jsonb))
+  SELECT change_log_states_required(count(*)) FROM missing`;
 
 /**
  * Hashes of process states a database has stored, as this process last saw: their states are not sent again (some

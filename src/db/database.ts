@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { errorCodeOf } from '../core/errors.js';
 
 /** What the resources need of a database: PostgreSQL through `pg` and the embedded PGlite both provide it. */
@@ -8,6 +9,9 @@ export type Row = Record<string, unknown>;
  * participants, say): PostgreSQL then plans it for each execution instead of reusing a prepared, generic plan.
  */
 export const PLAN_PER_VALUES = '/* planned per values */';
+
+/** The SQLSTATE of a change log entry naming process states the database does not have (migration 071). */
+export const CHANGE_LOG_STATES_MISSING = 'RG001';
 
 /**
  * A read of one row at most (none: not found) that concurrent callers may share one statement for: its SQL with
@@ -48,6 +52,74 @@ export function afterCommit(tx: Queryable, key: string, callback: CommitCallback
 /** For the drivers: `tx` has committed; runs its `afterCommit` callbacks on `db`. */
 export async function committed(tx: Queryable, db: Queryable): Promise<void> {
   for (const callback of commitCallbacks.get(tx)?.values() ?? []) await callback(db);
+}
+
+type Settled = { error: unknown } | undefined;
+const statementsAhead = new WeakMap<Queryable, Promise<Settled>[]>();
+
+/** For the drivers: `tx` is an open transaction, so statements may be sent in it ahead of their answers (`sentAhead`). */
+export function transactionOpened(tx: Queryable): Queryable {
+  statementsAhead.set(tx, []);
+  return tx;
+}
+
+/**
+ * Lets transaction `tx` go on without waiting for `statement`'s answer: it is settled with the transaction's commit,
+ * and its failure fails the transaction (the database rolls back a transaction a statement failed in). Outside a
+ * transaction the statement is awaited. On PostgreSQL the commit is then sent behind it, saving a round trip.
+ */
+export async function sentAhead(tx: Queryable, statement: Promise<unknown>): Promise<void> {
+  const ahead = statementsAhead.get(tx);
+  if (!ahead) return void (await statement);
+  ahead.push(statement.then(() => undefined, (error: unknown) => ({ error })));
+}
+
+/** Whether statements sent in `tx` may be settled at its commit (`sentAhead`): it is an open transaction. */
+export const sendsAhead = (tx: Queryable) => statementsAhead.has(tx);
+
+/**
+ * For the drivers: `work` in transaction `tx`. A statement sent ahead that failed makes every later one fail as
+ * aborted: its failure, the cause, is the one thrown.
+ */
+export async function runWork<T>(tx: Queryable, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  try {
+    return await work(tx);
+  } catch (error) {
+    throw (await failureAhead(tx))?.error ?? error;
+  }
+}
+
+/** For the drivers: the first failure among the statements sent ahead in `tx`, once all are answered. */
+export async function failureAhead(tx: Queryable): Promise<Settled> {
+  const settled = await Promise.all(statementsAhead.get(tx) ?? []);
+  return settled.find((failure) => failure !== undefined);
+}
+
+/**
+ * A deadlock or a serialization failure aborts one of the transactions involved (two admins editing linked
+ * catalogue rows in opposite order, say); PostgreSQL's prescribed remedy is to run it again. So is a change log
+ * entry naming process states the database lacks (migration 071): its next attempt sends them.
+ */
+const RUN_AGAIN = new Set(['40P01', '40001', CHANGE_LOG_STATES_MISSING]);
+const MAX_ATTEMPTS = 3;
+/**
+ * Run again at once, the loser can take its first row back before the winner has woken from waiting for it, and
+ * the two deadlock again (seen once in CI): the loser waits first, 10 to 20 ms and then 20 to 40, long enough for
+ * the winner to wake and take the row, and at random so that two losers do not come back in step.
+ */
+const RETRY_PAUSE_MS = 20;
+const pauseBeforeAttempt = (attempt: number) => delay((0.5 + Math.random() / 2) * RETRY_PAUSE_MS * 2 ** (attempt - 2));
+
+/** For the drivers: `attempt` run again, after a pause, as long as it fails with an error that says to. */
+export async function withAttempts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let count = 1; ; count += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (count >= MAX_ATTEMPTS || !RUN_AGAIN.has(errorCodeOf(error) ?? '')) throw error;
+    }
+    await pauseBeforeAttempt(count + 1);
+  }
 }
 
 export interface Database extends Queryable {

@@ -1,7 +1,7 @@
 import { PGlite, types as pgliteTypes, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { batchedReads, singleReads } from './batched-reads.js';
-import { committed, streamThroughCursor, type Database, type Queryable } from './database.js';
+import { committed, failureAhead, runWork, streamThroughCursor, transactionOpened, withAttempts, type Database, type Queryable } from './database.js';
 
 /**
  * What the embedded database promises, said at start-up. PGlite writes its files through Node's fs on every
@@ -64,12 +64,18 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
     query: topLevelQuery,
     readOne: batchedReads(topLevelQuery),
     runScript: (sql) => tracked(() => topLevel.runScript(sql)),
-    transaction: (work) => tracked(async () => {
+    transaction: (work) => tracked(() => withAttempts(async () => {
       let used: Queryable | undefined;
-      const result = await db.transaction((tx) => work((used = queryable(tx))));
+      const result = await db.transaction(async (tx) => {
+        const opened = (used = transactionOpened(queryable(tx)));
+        const done = await runWork(opened, work);
+        const failure = await failureAhead(opened);
+        if (failure) throw failure.error;
+        return done;
+      });
       if (used) await committed(used, topLevel);
       return result;
-    }),
+    })),
     stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1) }),
     stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(begin, sql, params, batchSize, maxBytes),
     listen: async (channel, onSignal) => {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
-import { errorCodeOf } from '../core/errors.js';
 import { batchedReads, singleReads } from './batched-reads.js';
-import { committed, isDatabaseUnreachable, isReadOnlyRefusal, PLAN_PER_VALUES, streamThroughCursor, type Database, type Queryable } from './database.js';
+import {
+  committed, failureAhead, isDatabaseUnreachable, isReadOnlyRefusal, PLAN_PER_VALUES, runWork, streamThroughCursor, transactionOpened, withAttempts,
+  type Database, type Queryable,
+} from './database.js';
 import { connectionTargets, primaryHost } from './primary-host.js';
 
 const DATE_OID = 1082;
@@ -47,20 +48,6 @@ function statementName(sql: string, params: readonly unknown[] | undefined): str
   }
   return name;
 }
-
-/**
- * A deadlock or a serialization failure aborts one of the transactions involved (two admins editing linked
- * catalogue rows in opposite order, say); PostgreSQL's prescribed remedy is to run it again.
- */
-const RETRYABLE = new Set(['40P01', '40001']);
-const MAX_ATTEMPTS = 3;
-/**
- * Run again at once, the loser can take its first row back before the winner has woken from waiting for it, and
- * the two deadlock again (seen once in CI): the loser waits first, 10 to 20 ms and then 20 to 40, long enough for
- * the winner to wake and take the row, and at random so that two losers do not come back in step.
- */
-const RETRY_PAUSE_MS = 20;
-const pauseBeforeAttempt = (attempt: number) => delay((0.5 + Math.random() / 2) * RETRY_PAUSE_MS * 2 ** (attempt - 2));
 
 export interface PostgresOptions {
   /**
@@ -210,19 +197,26 @@ export function openPostgres(options: PostgresOptions): Database {
     // Not awaited: the work's first statement is sent behind it, saving a round trip of every transaction. BEGIN fails
     // only with its connection, and then so does every statement sent behind it; its error is the transaction's.
     const begun = client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN').then(() => undefined, (error: unknown) => ({ error }));
-    const tx = queryable(client, failed);
+    const tx = transactionOpened(queryable(client, failed));
     const done = async (failedWork: boolean) => {
       const beginning = await begun;
+      let command: string;
       try {
         if (beginning) throw beginning.error;
-        await client.query(failedWork ? 'ROLLBACK' : 'COMMIT');
-        client.off('error', ignoreError);
-        client.release();
+        // Sent behind the statements sent ahead (`sentAhead`); after a failed one, PostgreSQL answers COMMIT by rolling back.
+        ({ command } = await client.query(failedWork ? 'ROLLBACK' : 'COMMIT'));
       } catch (error) {
         failed(error);
         client.release(true);
-        if (!failedWork) throw error;
+        if (failedWork) return;
+        throw error;
       }
+      client.off('error', ignoreError);
+      client.release();
+      if (failedWork) return;
+      const failure = await failureAhead(tx);
+      if (failure) throw failure.error;
+      if (command !== 'COMMIT') throw new Error(`the transaction ended with ${command}`);
     };
     return { tx, done };
   }
@@ -231,7 +225,7 @@ export function openPostgres(options: PostgresOptions): Database {
     const { tx, done } = await begin();
     let result: T;
     try {
-      result = await work(tx);
+      result = await runWork(tx, work);
     } catch (error) {
       await done(true);
       throw error;
@@ -245,16 +239,7 @@ export function openPostgres(options: PostgresOptions): Database {
     kind: 'postgres',
     connections,
     ...top,
-    async transaction(work) {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return await runTransaction(work);
-        } catch (error) {
-          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(errorCodeOf(error) ?? '')) throw error;
-        }
-        await pauseBeforeAttempt(attempt + 1);
-      }
-    },
+    transaction: (work) => withAttempts(() => runTransaction(work)),
     stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(() => begin(true), sql, params, batchSize, maxBytes),
     stats() {
       const all = [...pools.values()];
