@@ -26,7 +26,7 @@ export const singleReads = (query: Query): ReadOne => async <T>(read: BatchableR
  * statement costs the service a socket write and a wake-up of the server (most of a per-row read's time), so under
  * load many reads share one; alone, a read goes at once.
  */
-const BATCHES_IN_FLIGHT = 2;
+const BATCHES_IN_FLIGHT = 1;
 /** Parameter lists in one statement: bounds its arrays and its answer. */
 const MAX_BATCH = 100;
 
