@@ -271,7 +271,7 @@ export async function buildApp(options: AppOptions) {
     prefix: '/rest/api', sources: certificates, sml: options.sml, directory: options.directory, publicUrl: options.smp?.publicUrl, warningDays, startedAt,
   });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
-  const smpOptions = await smpRoutesOptions(reads.db, options.smp ?? {}, smpKeys, app.log);
+  const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
   // Without a cache nothing is kept, so there is nothing to answer early.
@@ -285,12 +285,12 @@ export async function buildApp(options: AppOptions) {
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
-async function smpRoutesOptions(db: Database, options: SmpOptions, keys: SmpKeys | undefined, log: FastifyBaseLogger) {
+async function smpRoutesOptions({ db, catalogue }: Pick<DatabaseView, 'db' | 'catalogue'>, options: SmpOptions, keys: SmpKeys | undefined, log: FastifyBaseLogger) {
   const countries = await readIcdCountries().catch((error: Error) => {
     log.warn(`business cards answer 503: ${error.message}`);
     return undefined;
   });
-  const publisher = new SmpPublisher({ db, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
+  const publisher = new SmpPublisher({ db, catalogue, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
   return { publisher };
 }
 

@@ -95,6 +95,51 @@ describe('GET /{participantId}: the service group', () => {
   });
 });
 
+/** The document types a service group lists, in its order. */
+const listedDocumentTypes = (xml: string) =>
+  [...xml.matchAll(/href="[^"]*\/services\/([^"]*)"/g)].map((match) => decodeURIComponent(match[1] as string));
+
+describe('GET /{participantId}: what the service group lists', () => {
+  const listed = async () => listedDocumentTypes((await http.get(serviceGroupPath(organization), null)).body);
+  const apBEndpoint = () => ({
+    url: 'https://ap-b.example/as4', transportProfile: { value: apB.profile }, serviceDescription: 'ap-b & co <AS4>',
+    technicalContactUrl: 'https://ap-b.example/support',
+  });
+  const putApB = async (endpoint: Record<string, unknown>) => {
+    const current = expectStatus(await http.get(`/rest/api/accessPoints/${apB.accessPoint.identifier}`), 200);
+    expectStatus(await http.send('PUT', `/rest/api/accessPoints/${apB.accessPoint.identifier}`, {
+      title: current.title, provider: { identifier: current.provider.identifier }, endpoints: [endpoint],
+    }, t.users.authority), 200);
+  };
+
+  it('lists each type once, by scheme then value, and none through an access point without a published endpoint', async () => {
+    // Both scheme busdox-docid-qns; 'urn:O…' sorts before 'urn:o…' by code unit.
+    expect(await listed()).toEqual([order.qualifiedIdentifier, invoice.qualifiedIdentifier]);
+    // B's participant receives ordering (invoice, order); without a certificate B's endpoint is not published.
+    await putApB(apBEndpoint());
+    try {
+      expect(await listed()).toEqual([invoice.qualifiedIdentifier]);
+    } finally {
+      await putApB({ ...apBEndpoint(), certificate: apB.certificate });
+    }
+    expect(await listed()).toEqual([order.qualifiedIdentifier, invoice.qualifiedIdentifier]);
+  });
+
+  it('leaves out the document types of a process made invisible, and lists them again when it is visible', async () => {
+    const current = expectStatus(await http.get(`/rest/api/processes/${ordering.identifier}`), 200);
+    const form = processForm({
+      qualifiedIdentifier: current.qualifiedIdentifier, documentTypes: [{ identifier: invoice.identifier }, { identifier: order.identifier }],
+    });
+    expectStatus(await http.send('PUT', `/rest/api/processes/${ordering.identifier}`, { ...form, visible: false }, t.users.authority), 200);
+    try {
+      expect(await listed()).toEqual([invoice.qualifiedIdentifier]);
+    } finally {
+      expectStatus(await http.send('PUT', `/rest/api/processes/${ordering.identifier}`, { ...form, visible: true }, t.users.authority), 200);
+    }
+    expect(await listed()).toEqual([order.qualifiedIdentifier, invoice.qualifiedIdentifier]);
+  });
+});
+
 describe('GET /{participantId}/services/{documentTypeId}: the signed service metadata', () => {
   it('publishes each process carrying the document type with the endpoints of its own provider, signed and valid', async () => {
     const response = await http.get(metadataPath(organization, invoice.qualifiedIdentifier), null);
@@ -423,6 +468,20 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     const fresh = await lookUp(order.qualifiedIdentifier);
     expect(fresh.body).toContain('<wsa:Address>https://ap-b.example/as4-moved<');
     await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
+  });
+
+  it('drops a document type made invisible through the first from its service group at its next lookup', async () => {
+    const listedByOther = async () => listedDocumentTypes((await other.app.inject(serviceGroupPath(organization))).body);
+    expect(await listedByOther()).toContain(order.qualifiedIdentifier);
+    const current = expectStatus(await http.get(`/rest/api/document-types/${order.identifier}`), 200);
+    const form = { title: current.title, qualifiedIdentifier: current.qualifiedIdentifier, processes: [{ identifier: ordering.identifier }] };
+    await heardByOther(async () => expectStatus(await http.send('PUT', `/rest/api/document-types/${order.identifier}`, { ...form, visible: false },
+      t.users.authority), 200), 'document-type', order.identifier);
+    try {
+      expect(await listedByOther()).toEqual([invoice.qualifiedIdentifier]);
+    } finally {
+      expectStatus(await http.send('PUT', `/rest/api/document-types/${order.identifier}`, { ...form, visible: true }, t.users.authority), 200);
+    }
   });
 
   it('stops publishing a process made invisible through the first at its next lookup', async () => {

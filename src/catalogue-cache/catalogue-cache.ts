@@ -218,15 +218,20 @@ export class CatalogueCache {
     return this.kinds[kind].rows.get(db);
   }
 
-  /**
-   * The processes `ids` name, in qualified identifier order. A process newer than the held ones (committed by
-   * another instance, its change not heard yet) makes them load again; still missing: left out (deleted meanwhile).
-   */
+  /** The processes `ids` name (`rowsHolding`), in qualified identifier order; one deleted meanwhile is left out. */
   async processesIn(ids: readonly string[], db?: Queryable): Promise<Process[]> {
-    const held = await this.rows('process', db);
-    if (ids.every((id) => held.row(id) !== undefined)) return held.rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
-    this.kinds.process.rows.drop();
-    return (await this.rows('process', db)).rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
+    return (await this.rowsHolding('process', ids, db)).rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
+  }
+
+  /**
+   * The rows of `kind`, loaded again when one of `ids` (read from the database) is not among them: a row newer than
+   * the held ones, committed by another instance whose change is not heard yet. Still missing: deleted meanwhile.
+   */
+  async rowsHolding<K extends CatalogueKind>(kind: K, ids: readonly string[], db?: Queryable): Promise<HeldRows<CatalogueRows[K]>> {
+    const held = await this.rows(kind, db);
+    if (ids.every((id) => held.row(id) !== undefined)) return held;
+    this.kinds[kind].rows.drop();
+    return this.rows(kind, db);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import type { Database } from '../db/database.js';
 import { fairTurns, type FairTurns } from '../core/concurrency.js';
 import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
@@ -7,11 +8,14 @@ import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './path-identifiers.js';
 import { findOrganization, findServiceGroup, publishedProcesses } from './repository.js';
+import { publishedDocumentTypes } from './service-group.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml } from './xml.js';
 
 export interface PublisherOptions {
   db: Database;
+  /** The catalogue held from the same database as `db`: the service groups' processes, providers and access points. */
+  catalogue: CatalogueCache;
   /** Without a pair the signed answers are 503 (a PostgreSQL server without a configured key). */
   keys: SmpKeys | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
@@ -82,7 +86,8 @@ export class SmpPublisher {
     const builtAt = cache?.epoch;
     const found = await findServiceGroup(db, organization);
     if (!found) throw notFound('service group');
-    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), found.documentTypes, publicUrl ?? requestBase));
+    const documentTypes = await publishedDocumentTypes(this.options.catalogue, found.receivers);
+    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), documentTypes, publicUrl ?? requestBase));
     return cache ? this.keep(keys, body, found, builtAt) : body;
   }
 
