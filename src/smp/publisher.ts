@@ -8,7 +8,7 @@ import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './path-identifiers.js';
 import { findOrganization, findServiceGroup, publishedProcesses } from './repository.js';
-import { publishedDocumentTypes } from './service-group.js';
+import { publishedReferences } from './service-group.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml } from './xml.js';
 
@@ -86,8 +86,8 @@ export class SmpPublisher {
     const builtAt = cache?.epoch;
     const found = await findServiceGroup(db, organization);
     if (!found) throw notFound('service group');
-    const documentTypes = await publishedDocumentTypes(this.options.catalogue, found.receivers);
-    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), documentTypes, publicUrl ?? requestBase));
+    const references = await publishedReferences(this.options.catalogue, found.receivers);
+    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), references, publicUrl ?? requestBase));
     return cache ? this.keep(keys, body, found, builtAt) : body;
   }
 

@@ -1,7 +1,9 @@
-import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
+import type { CatalogueCache, HeldRows } from '../catalogue-cache/catalogue-cache.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
+import type { Process } from '../processes/schemas.js';
 import type { Receiver } from './repository.js';
+import { hrefSegment } from './xml.js';
 
 const defined = <T>(value: T | undefined): value is T => value !== undefined;
 
@@ -15,24 +17,43 @@ function identifierOf(qualified: string): QualifiedIdentifier {
 }
 
 /**
- * The document types an organization's service group lists, from the catalogue held in memory: each visible document
- * type of each visible process of a participant whose provider's access point has an endpoint with a certificate (an
- * endpoint without one is not published), each once, in scheme then value order (by code unit, whatever the
- * database's collation).
+ * The lists made, per held processes (a catalogue change holds new ones, so a list never outlives what it was made
+ * from) and per set of process ids: organizations share a handful of sets, so most lookups make none.
  */
-export async function publishedDocumentTypes(catalogue: CatalogueCache, receivers: readonly Receiver[], db?: Queryable): Promise<QualifiedIdentifier[]> {
+const listsMade = new WeakMap<HeldRows<Process>, Map<string, readonly string[]>>();
+/** Sets whose list is kept per held processes: a list is a few kilobytes at most. */
+const LISTS_KEPT = 10_000;
+
+/** The `hrefSegment`s of the visible document types of the visible processes `ids`, each once, by scheme then value. */
+function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>): readonly string[] {
+  let lists = listsMade.get(processes);
+  if (!lists) listsMade.set(processes, (lists = new Map()));
+  const key = [...ids].sort().join(' ');
+  let list = lists.get(key);
+  if (list) return list;
+  const listed = new Set<string>();
+  for (const process of [...ids].map((id) => processes.row(id))) {
+    if (!process?.visible) continue;
+    for (const documentType of process.documentTypes) if (documentType.visible) listed.add(documentType.qualifiedIdentifier);
+  }
+  list = [...listed].map(identifierOf).sort(bySchemeThenValue).map(hrefSegment);
+  if (lists.size >= LISTS_KEPT) lists.clear();
+  lists.set(key, list);
+  return list;
+}
+
+/**
+ * What an organization's service group lists, as `hrefSegment`s, from the catalogue held in memory: each visible
+ * document type of each visible process of a participant whose provider's access point has an endpoint with a
+ * certificate (an endpoint without one is not published), each once, in scheme then value order (by code unit,
+ * whatever the database's collation).
+ */
+export async function publishedReferences(catalogue: CatalogueCache, receivers: readonly Receiver[], db?: Queryable): Promise<readonly string[]> {
   const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider), db);
   const accessPointOf = (provider: string) => providers.row(provider)?.accessPoint?.identifier;
   const accessPoints = await catalogue.rowsHolding('access-point', receivers.map(({ provider }) => accessPointOf(provider)).filter(defined), db);
   const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes), db);
-  const listed = new Set<string>();
-  for (const { provider, processes: ids } of receivers) {
-    const accessPoint = accessPoints.row(accessPointOf(provider) ?? '');
-    if (!accessPoint?.endpoints.some((endpoint) => endpoint.certificate !== undefined)) continue;
-    for (const process of ids.map((id) => processes.row(id))) {
-      if (!process?.visible) continue;
-      for (const documentType of process.documentTypes) if (documentType.visible) listed.add(documentType.qualifiedIdentifier);
-    }
-  }
-  return [...listed].map(identifierOf).sort(bySchemeThenValue);
+  const published = receivers.filter(({ provider }) =>
+    accessPoints.row(accessPointOf(provider) ?? '')?.endpoints.some((endpoint) => endpoint.certificate !== undefined));
+  return listOf(processes, new Set(published.flatMap((receiver) => receiver.processes)));
 }

@@ -43,15 +43,19 @@ const identifier = (id: QualifiedIdentifier) => ({ '@scheme': xmlEscaped(id.sche
 /** The full identifier in a URL path: `scheme::value`, percent-encoded as one segment. */
 const pathSegment = (id: QualifiedIdentifier) => encodeURIComponent(formatQualifiedIdentifier(id));
 
-export function serviceGroupXml(participant: QualifiedIdentifier, documentTypes: readonly QualifiedIdentifier[], publicBase: string): string {
-  const participantPath = `${publicBase}/${pathSegment(participant)}/services/`;
+/** A document type as the end of a service group's `href`: its path segment, escaped for the attribute. */
+export const hrefSegment = (documentType: QualifiedIdentifier) => xmlEscaped(pathSegment(documentType));
+
+/** `documentTypeSegments`: the `hrefSegment` of each document type listed (service-group.ts), in order. */
+export function serviceGroupXml(participant: QualifiedIdentifier, documentTypeSegments: readonly string[], publicBase: string): string {
+  const participantPath = xmlEscaped(`${publicBase}/${pathSegment(participant)}/services/`);
   return builder.build({
     ...DECLARATION,
     'smp:ServiceGroup': {
       '@xmlns:smp': SMP_NS, '@xmlns:ids': PEPPOL_IDENTIFIERS_NS,
       'ids:ParticipantIdentifier': identifier(participant),
       'smp:ServiceMetadataReferenceCollection': {
-        'smp:ServiceMetadataReference': documentTypes.map((documentType) => ({ '@href': xmlEscaped(participantPath + pathSegment(documentType)) })),
+        'smp:ServiceMetadataReference': documentTypeSegments.map((segment) => ({ '@href': participantPath + segment })),
       },
     },
   });
