@@ -1,20 +1,11 @@
 import type { CatalogueCache, HeldRows } from '../catalogue-cache/catalogue-cache.js';
-import type { QualifiedIdentifier } from '../core/schemas.js';
-import type { Queryable } from '../db/database.js';
+import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Process } from '../processes/schemas.js';
 import type { Receiver } from './repository.js';
 import { hrefSegment } from './xml.js';
 
-const defined = <T>(value: T | undefined): value is T => value !== undefined;
-
 const bySchemeThenValue = (a: QualifiedIdentifier, b: QualifiedIdentifier) =>
   (a.scheme < b.scheme ? -1 : a.scheme > b.scheme ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
-
-/** `scheme::value` as stored, split at its first `::`. */
-function identifierOf(qualified: string): QualifiedIdentifier {
-  const separator = qualified.indexOf('::');
-  return { scheme: qualified.slice(0, separator), value: qualified.slice(separator + 2) };
-}
 
 /**
  * The lists made, per held processes (a catalogue change holds new ones, so a list never outlives what it was made
@@ -36,7 +27,7 @@ function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>): readonl
     if (!process?.visible) continue;
     for (const documentType of process.documentTypes) if (documentType.visible) listed.add(documentType.qualifiedIdentifier);
   }
-  list = [...listed].map(identifierOf).sort(bySchemeThenValue).map(hrefSegment);
+  list = [...listed].flatMap((qualified) => parseQualifiedIdentifier(qualified) ?? []).sort(bySchemeThenValue).map(hrefSegment);
   if (lists.size >= LISTS_KEPT) lists.clear();
   lists.set(key, list);
   return list;
@@ -48,11 +39,11 @@ function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>): readonl
  * certificate (an endpoint without one is not published), each once, in scheme then value order (by code unit,
  * whatever the database's collation).
  */
-export async function publishedReferences(catalogue: CatalogueCache, receivers: readonly Receiver[], db?: Queryable): Promise<readonly string[]> {
-  const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider), db);
+export async function publishedReferences(catalogue: CatalogueCache, receivers: readonly Receiver[]): Promise<readonly string[]> {
+  const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider));
   const accessPointOf = (provider: string) => providers.row(provider)?.accessPoint?.identifier;
-  const accessPoints = await catalogue.rowsHolding('access-point', receivers.map(({ provider }) => accessPointOf(provider)).filter(defined), db);
-  const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes), db);
+  const accessPoints = await catalogue.rowsHolding('access-point', receivers.flatMap(({ provider }) => accessPointOf(provider) ?? []));
+  const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes));
   const published = receivers.filter(({ provider }) =>
     accessPoints.row(accessPointOf(provider) ?? '')?.endpoints.some((endpoint) => endpoint.certificate !== undefined));
   return listOf(processes, new Set(published.flatMap((receiver) => receiver.processes)));
