@@ -37,6 +37,13 @@ async function onFile(content: string | Buffer, command: (file: string) => [stri
 /** libxml2's own reading of a document: whether it is well-formed XML. */
 export const checkWellFormed = (xml: string | Buffer) => onFile(xml, (file) => ['xmllint', ['--noout', file]]);
 
+/** What libxml2 reads at `xpath` of a document (without the line feed xmllint ends it with). */
+export async function readByXpath(xml: string | Buffer, xpath: string): Promise<string> {
+  const read = await onFile(xml, (file) => ['xmllint', ['--xpath', xpath, file]]);
+  expect(read.ok, read.output).toBe(true);
+  return read.output.replace(/\n$/, '');
+}
+
 /** libxml2's own schema validation against peppol-smp-1.0.xsd. */
 export const validateAgainstSmpSchema = (xml: string | Buffer) =>
   onFile(xml, (file) => ['xmllint', ['--noout', '--schema', SMP_XSD, file]]);
