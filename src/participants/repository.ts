@@ -210,7 +210,7 @@ export function located(key: ParticipantKey, scope: Scope): Conditions {
  * The ids of participant `participantId`'s processes, as a JSON array: node-postgres reads it with `JSON.parse`, where
  * a text array's literal is parsed a character at a time in JavaScript (some 4 % of a participant read's main thread).
  */
-const processIdsOf = (participantId: string) =>
+export const processIdsOf = (participantId: string) =>
   `array_to_json(ARRAY(SELECT pp.process_id FROM participant_processes pp WHERE pp.participant_id = ${participantId}))`;
 
 /** A participant as the API shows it, with the ids of its processes in place of them. */

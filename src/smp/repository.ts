@@ -1,7 +1,7 @@
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
-import { participantIsLive } from '../participants/repository.js';
+import { participantIsLive, processIdsOf } from '../participants/repository.js';
 import type { Organization } from '../participants/identifiers.js';
 import type { PublishedEndpoint, PublishedProcess } from './xml.js';
 
@@ -49,7 +49,7 @@ export interface Receiver {
 const SERVICE_GROUP = batchableRead(
   `SELECT ${ORGANIZATION_COLUMNS},
           json_agg(json_build_object('provider', pa.service_provider_id,
-            'processes', ARRAY(SELECT pp.process_id FROM participant_processes pp WHERE pp.participant_id = pa.id))) AS receivers
+            'processes', ${processIdsOf('pa.id')})) AS receivers
      FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`,
   ['text', 'text'],
 );
