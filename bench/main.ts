@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { openPostgres } from '../src/db/postgres.js';
 import { SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { SIGNING_THREAD_IDLE_MS } from '../src/smp/signing-pool.js';
+import { cpuDuring } from './cpu.js';
 import type { Dataset } from './dataset.js';
 import { drive, type LoadOptions, type Measurement } from './measure.js';
 import { MINIMAL_STREAM_SQL, minimalScript } from './minimal.js';
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     /** The embedded data set's size: PGlite runs one statement at a time, in the service's own process. */
     'embedded-participants': { type: 'string', default: '100000' },
     duration: { type: 'string', default: '10' },
+    /** Seconds of the same load before each measured run of a scenario, not counted: the measured run sees code already compiled. */
+    warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,6s,7,8,smp1,smp2,smp3,smp4,import' },
     /** Lines of the import scenario; default a tenth of the data set's participants (100,000 at full scale). */
@@ -70,6 +73,7 @@ function workerCountsOf(list: string): number[] {
 
 const options = {
   duration: Number(args.duration),
+  warmup: Number(args.warmup),
   connections: Number(args.connections),
   selected: new Set((args.scenarios as string).split(',')),
   databases: databasesOf(args.database as string),
@@ -156,9 +160,9 @@ async function ceilingsOnce(run: Run, id: string, measure: () => Promise<Ceiling
 }
 
 async function scenarioCeilings(scenario: Scenario, shape: Awaited<ReturnType<typeof responseShape>>, load: LoadOptions, run: Run): Promise<Ceilings> {
-  const http = await drive(run.ceilingServer.url, () => scenario.draw(), load, (request: BenchRequest, index: number) => ({
+  const http = await drivenWithCpu(run.ceilingServer.pid, load, (driven) => drive(run.ceilingServer.url, () => scenario.draw(), driven, (request: BenchRequest, index: number) => ({
     ...request, path: `/size/${shape[index]?.bytes ?? 0}/${shape[index]?.status ?? 200}`,
-  }));
+  })));
   const { databaseUrl, data } = run.store;
   if (!databaseUrl) return { http };
   const minimal = minimalScript(scenario.id, data);
@@ -174,6 +178,13 @@ async function scenarioCeilings(scenario: Scenario, shape: Awaited<ReturnType<ty
   return { http, database, minimalSql: minimal, serviceSql: await pgbenchRun(sql), sql };
 }
 
+/** A measurement after the warm-up, with the CPU each part spent per unit meanwhile. */
+async function drivenWithCpu(serverPid: number, load: LoadOptions, measure: (load: LoadOptions) => Promise<Measurement>): Promise<Measurement> {
+  if (options.warmup > 0) await measure({ ...load, duration: options.warmup });
+  const { result, cpu } = await cpuDuring(serverPid, () => measure(load), (measured) => measured.perSecond * load.duration);
+  return { ...result, cpu };
+}
+
 async function measureScenario(scenario: Scenario, run: Run): Promise<Result> {
   const { service, store: { data } } = run;
   log(`scenario ${scenario.id}: ${scenario.title}`);
@@ -181,7 +192,7 @@ async function measureScenario(scenario: Scenario, run: Run): Promise<Result> {
   const shape = await responseShape(service.url, scenario);
   const connections = scenario.connections ?? options.connections;
   const load = { connections, duration: options.duration };
-  const measured = await drive(service.url, () => scenario.draw(), load);
+  const measured = await drivenWithCpu(service.pid, load, (driven) => drive(service.url, () => scenario.draw(), driven));
   if (crashed(service)) throw new Error(`the service crashed during scenario ${scenario.id}`);
   const ceilings = await ceilingsOnce(run, scenario.id, () => scenarioCeilings(scenario, shape, load, run));
   return resultOf(scenario.id, scenario.title, scenario.unit, measured, ceilings, { responseBytes: shape.map((s) => s.bytes), connections });

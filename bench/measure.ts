@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { CpuPerUnit } from './cpu.js';
 import type { BenchRequest, Draw } from './scenarios.js';
 
 /** What one side (service, HTTP ceiling or database ceiling) achieved in one scenario. */
@@ -10,6 +11,8 @@ export interface Measurement {
   /** Non-2xx responses, socket errors and timeouts (pgbench: failed transactions). */
   errors: number;
   count: number;
+  /** Where the machine's CPU went, per unit (bench/cpu.ts); measured for the service and the bare HTTP server. */
+  cpu?: CpuPerUnit;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

@@ -84,13 +84,27 @@ function row(r: Result, configuration: ConfigurationReport, report: Report, firs
   ];
 }
 
+const CPU_HEADER = ['#', 'configuration', 'service', 'PostgreSQL', 'load', 'machine', 'bare server', 'its load', 'its machine'];
+
+/** Microseconds of CPU per unit (bench/cpu.ts): the service's side, then the bare HTTP server's. */
+function cpuRow(r: Result, configuration: ConfigurationReport, _report: Report, first: boolean): string[] | undefined {
+  const { service: { cpu: ours }, http: { cpu: bare } } = r;
+  if (!ours) return undefined;
+  return [first ? r.id : '', configuration.label, number(ours.server), number(ours.database), number(ours.load), number(ours.machine),
+    number(bare?.server), number(bare?.load), number(bare?.machine)];
+}
+
 /** One row per scenario and configuration, the configurations of a scenario one under the other. */
-function rows(report: Report): string[][] {
+function rows(report: Report, rowOf: (r: Result, configuration: ConfigurationReport, report: Report, first: boolean) => string[] | undefined = row): string[][] {
   const ids = [...new Set(report.configurations.flatMap((c) => c.results.map((r) => r.id)))];
   return ids.flatMap((id) => report.configurations
     .flatMap((configuration) => configuration.results.filter((r) => r.id === id).map((r) => ({ r, configuration })))
-    .map(({ r, configuration }, index) => row(r, configuration, report, index === 0)));
+    .map(({ r, configuration }, index) => rowOf(r, configuration, report, index === 0))
+    .filter((cells): cells is string[] => cells !== undefined));
 }
+
+const CPU_NOTE = 'CPU per unit, µs (bench/cpu.ts): what the service (with its workers), the PostgreSQL processes, the load generator and '
+  + 'the whole machine spent per request (or added participant) while the service was measured, and the same for the bare HTTP server.';
 
 function datasetNotes(dataset: DatasetReport): string[] {
   const imported = dataset.imported;
@@ -138,13 +152,21 @@ function notes(report: Report): string[] {
   ];
 }
 
+function printAligned(header: string[], body: string[][], textColumns: Set<number>): void {
+  const table = [header, ...body];
+  const widths = header.map((_, column) => Math.max(...table.map((cells) => (cells[column] ?? '').length)));
+  console.log();
+  for (const cells of table) console.log(cells.map((cell, column) => (textColumns.has(column) ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
+  console.log();
+}
+
 export function printTable(report: Report): void {
-  const table = [HEADER, ...rows(report)];
-  const widths = HEADER.map((_, column) => Math.max(...table.map((cells) => (cells[column] ?? '').length)));
-  console.log();
-  for (const cells of table) console.log(cells.map((cell, column) => (TEXT_COLUMNS.has(column) ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
-  console.log();
+  printAligned(HEADER, rows(report), TEXT_COLUMNS);
   for (const note of notes(report)) console.log(note);
+  const cpu = rows(report, cpuRow);
+  if (cpu.length === 0) return;
+  printAligned(CPU_HEADER, cpu, new Set([1]));
+  console.log(CPU_NOTE);
 }
 
 function markdown(report: Report): string {
@@ -161,7 +183,14 @@ function markdown(report: Report): string {
     '',
     ...notes(report).map((note) => `- ${note}`),
     '',
+    ...markdownCpu(report, line),
   ].join('\n');
+}
+
+function markdownCpu(report: Report, line: (cells: string[]) => string): string[] {
+  const cpu = rows(report, cpuRow);
+  if (cpu.length === 0) return [];
+  return [CPU_NOTE, '', line(CPU_HEADER), line(CPU_HEADER.map((_, column) => (column === 1 ? '---' : '---:'))), ...cpu.map(line), ''];
 }
 
 /** `<stamp>-<participants of each data set>.json` and `.md` in `dir`. */
