@@ -52,14 +52,18 @@ export interface SmpLookup {
 /** Published (participant, document type) pairs of random participants: the keys the SMP scenarios look up. */
 export function sampleLookups(db: Database, count: number): Promise<SmpLookup[]> {
   return db.query<SmpLookup>(
-    `SELECT DISTINCT ON (pa.id) 'iso6523-actorid-upis::' || pa.icd || ':' || pa.organization_identifier AS participant,
-            dt.scheme || '::' || dt.value AS "documentType"
+    `WITH first_of_process AS (
+       SELECT DISTINCT ON (pr.id) pr.id, dt.value, dt.scheme || '::' || dt.value AS "documentType"
+         FROM processes pr
+         JOIN process_document_types pdt ON pdt.process_id = pr.id
+         JOIN document_types dt ON dt.id = pdt.document_type_id AND dt.visible
+        WHERE pr.visible
+        ORDER BY pr.id, dt.value)
+     SELECT DISTINCT ON (pa.id) 'iso6523-actorid-upis::' || pa.icd || ':' || pa.organization_identifier AS participant, first."documentType"
        FROM (SELECT * FROM participants ORDER BY random() LIMIT $1) pa
        JOIN participant_processes pp ON pp.participant_id = pa.id
-       JOIN processes pr ON pr.id = pp.process_id AND pr.visible
-       JOIN process_document_types pdt ON pdt.process_id = pr.id
-       JOIN document_types dt ON dt.id = pdt.document_type_id AND dt.visible
-      ORDER BY pa.id, dt.value`,
+       JOIN first_of_process first ON first.id = pp.process_id
+      ORDER BY pa.id, first.value`,
     [count],
   );
 }
