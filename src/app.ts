@@ -35,7 +35,7 @@ import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
 import { NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
 import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchSearchIndex } from './operations/metrics.js';
-import { RequestLogController } from './operations/logging.js';
+import { RequestLogController, requestLoggerWhenUsed } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
@@ -145,6 +145,7 @@ export async function buildApp(options: AppOptions) {
     serverFactory: serverAnsweringEarly(() => earlyAnswer),
     logger: options.logger ?? false,
     logController: new RequestLogController(options.logReads),
+    childLoggerFactory: requestLoggerWhenUsed,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     genReqId: requestIdOf,

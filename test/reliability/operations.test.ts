@@ -171,6 +171,23 @@ describe('logs', () => {
     expect(metrics.body).toContain('http_requests_total{method="GET",route="/businesscard/:participantId",status="404"} 1');
   });
 
+  it('carry the request id on the lines a request logs itself', async () => {
+    const ownLines: string[] = [];
+    const own = await buildApp({ db: t.db, logReads: false, logger: loggerOptions('info', { write: (line: string) => void ownLines.push(line) }) });
+    try {
+      const quietRead = await own.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'own-quiet' } });
+      const forwarded = await own.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'own-forwarded', 'x-forwarded-for': '203.0.113.9' } });
+      expect([quietRead.statusCode, forwarded.statusCode]).toEqual([200, 200]);
+      const entries = ownLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(entries.filter((entry) => entry.reqId === 'own-quiet')).toEqual([]);
+      expect(entries.filter((entry) => entry.reqId === 'own-forwarded')).toEqual([
+        expect.objectContaining({ level: 40, peer: '127.0.0.1', msg: expect.stringContaining('X-Forwarded-For') }),
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('leave out the request lines of reads when the operator turns them off (LOG_REQUESTS=false), not those of writes', async () => {
     const quietLines: string[] = [];
     const quiet = await buildApp({ db: t.db, logReads: false, logger: loggerOptions('info', { write: (line: string) => void quietLines.push(line) }) });
