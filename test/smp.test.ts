@@ -316,6 +316,25 @@ describe('with the signed-answer cache (wired to the change log)', () => {
     await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
   });
 
+  it("describes an endpoint by its access point's title and reaches it through its provider's email when it says neither, "
+    + 'gives its dates to the second, and leaves out an endpoint without a certificate', async () => {
+    const { provider, accessPoint, endpoint, path } = await publishedThroughCache();
+    const dated = { url: endpoint.url, transportProfile: endpoint.transportProfile, certificate: endpoint.certificate,
+      serviceActivationDate: '2025-01-01T00:00:00.000Z', serviceExpirationDate: '2030-06-30T12:34:56.789Z' };
+    const uncertified = { url: 'https://uncertified.example/as4', transportProfile: endpoint.transportProfile };
+    expectStatus(await asAdmin(cached).send('PUT', `/rest/api/accessPoints/${accessPoint.identifier}`,
+      { title: accessPoint.title, provider: { identifier: provider.identifier }, endpoints: [uncertified, dated] }, cached.users.authority), 200);
+    const answer = await cached.app.inject(path);
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.body).toContain(`<smp:ServiceDescription>${accessPoint.title}</smp:ServiceDescription>`);
+    expect(answer.body).toContain(`<smp:TechnicalContactUrl>mailto:${provider.contact.email}</smp:TechnicalContactUrl>`);
+    expect(answer.body).toContain('<smp:ServiceActivationDate>2025-01-01T00:00:00Z</smp:ServiceActivationDate>');
+    expect(answer.body).toContain('<smp:ServiceExpirationDate>2030-06-30T12:34:56Z</smp:ServiceExpirationDate>');
+    expect(answer.body.match(/<smp:Endpoint /g)).toHaveLength(1);
+    expect(answer.body).not.toContain('uncertified.example');
+    await expectValidSignedAnswer(answer.rawPayload, smpKey.certificatePem);
+  });
+
   it('keeps the service group until a change drops it, then lists what the change left', async () => {
     const { participant, documentType, process } = await publishedThroughCache();
     const group = serviceGroupPath(participant.qualifiedIdentifier);

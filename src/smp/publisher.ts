@@ -7,8 +7,9 @@ import type { Organization } from '../participants/identifiers.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './path-identifiers.js';
-import { findOrganization, findServiceGroup, publishedProcesses } from './repository.js';
+import { findOrganization, findServiceGroup } from './repository.js';
 import { publishedReferences } from './service-group.js';
+import { publishedProcesses } from './service-metadata.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml } from './xml.js';
 
@@ -106,11 +107,9 @@ export class SmpPublisher {
     const kept = this.keptServiceMetadata(organization, documentType);
     if (kept) return kept;
     const builtAt = cache?.epoch;
-    const { found, processes } = await readTurns.run(client, async () => {
-      const organizationFound = await findOrganization(db, organization);
-      if (!organizationFound) throw notFound('service group');
-      return { found: organizationFound, processes: await publishedProcesses(db, organization, documentType) };
-    });
+    const found = await readTurns.run(client, () => findServiceGroup(db, organization));
+    if (!found) throw notFound('service group');
+    const processes = await publishedProcesses(this.options.catalogue, found.receivers, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
     const { body, until } = await signingTurns.run(client, async () => {
       // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.

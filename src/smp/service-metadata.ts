@@ -1,0 +1,61 @@
+import type { AccessPoint } from '../access-points/schemas.js';
+import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
+import { formatQualifiedIdentifier, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
+import type { SortOrder } from '../core/paging.js';
+import type { Receiver } from './repository.js';
+import type { PublishedEndpoint, PublishedProcess } from './xml.js';
+
+/** The database's order of the processes' identifiers (its collation), as the answers listed them when a join read them. */
+const BY_SCHEME_THEN_VALUE: readonly SortOrder[] = [
+  { property: 'qualifiedIdentifier.scheme', direction: 'ASC' },
+  { property: 'qualifiedIdentifier.value', direction: 'ASC' },
+];
+
+/** xs:dateTime in UTC, to the second, from the API's ISO 8601 timestamp with milliseconds. */
+const toTheSecond = (timestamp: string | undefined) => (timestamp ? `${timestamp.slice(0, 19)}Z` : null);
+
+/**
+ * An access point's endpoints as the SMP publishes them: only those with a certificate (the SMP schema requires one);
+ * the access point's title describes an endpoint without a description, its provider's email is the contact of one
+ * without a contact URL.
+ */
+function publishedEndpoints(accessPoint: AccessPoint): PublishedEndpoint[] {
+  const email = accessPoint.provider.contact?.email;
+  return accessPoint.endpoints.flatMap(({ certificate, ...endpoint }) => certificate === undefined ? [] : [{
+    transportProfile: endpoint.transportProfile.value,
+    url: endpoint.url,
+    certificate,
+    serviceDescription: endpoint.serviceDescription ?? accessPoint.title,
+    technicalContactUrl: endpoint.technicalContactUrl ?? (email ? `mailto:${email}` : ''),
+    requireBusinessLevelSignature: endpoint.requireBusinessLevelSignature ?? false,
+    activationDate: toTheSecond(endpoint.serviceActivationDate),
+    expirationDate: toTheSecond(endpoint.serviceExpirationDate),
+  }]);
+}
+
+/**
+ * The processes of an organization's live participants (`receivers`) that carry the document type, each with the
+ * published endpoints of the access points of the providers receiving it, from the catalogue held in memory: visible
+ * processes with the document type visible among theirs, in the database's order of their identifiers; within one,
+ * each receiver's endpoints in their order.
+ */
+export async function publishedProcesses(catalogue: CatalogueCache, receivers: readonly Receiver[], documentType: QualifiedIdentifier): Promise<PublishedProcess[]> {
+  const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider));
+  const accessPointOf = (provider: string) => providers.row(provider)?.accessPoint?.identifier;
+  const accessPoints = await catalogue.rowsHolding('access-point', receivers.flatMap(({ provider }) => accessPointOf(provider) ?? []));
+  const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes));
+  const wanted = formatQualifiedIdentifier(documentType);
+  const endpointsOf = new Map<string, PublishedEndpoint[]>();
+  for (const { provider, processes: ids } of receivers) {
+    const accessPoint = accessPoints.row(accessPointOf(provider) ?? '');
+    const endpoints = accessPoint ? publishedEndpoints(accessPoint) : [];
+    if (endpoints.length === 0) continue;
+    for (const id of ids) endpointsOf.set(id, [...endpointsOf.get(id) ?? [], ...endpoints]);
+  }
+  return processes.rowsIn([...endpointsOf.keys()], BY_SCHEME_THEN_VALUE)
+    .filter((process) => process.visible && process.documentTypes.some((type) => type.visible && type.qualifiedIdentifier === wanted))
+    .map((process) => ({
+      process: parseQualifiedIdentifier(process.qualifiedIdentifier) as QualifiedIdentifier,
+      endpoints: endpointsOf.get(process.identifier) ?? [],
+    }));
+}
