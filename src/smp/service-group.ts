@@ -40,11 +40,17 @@ function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>): readonl
  * whatever the database's collation).
  */
 export async function publishedReferences(catalogue: CatalogueCache, receivers: readonly Receiver[]): Promise<readonly string[]> {
-  const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider));
-  const accessPointOf = (provider: string) => providers.row(provider)?.accessPoint?.identifier;
-  const accessPoints = await catalogue.rowsHolding('access-point', receivers.flatMap(({ provider }) => accessPointOf(provider) ?? []));
-  const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes));
+  const { accessPointOf, processes } = await catalogueOf(catalogue, receivers);
   const published = receivers.filter(({ provider }) =>
-    accessPoints.row(accessPointOf(provider) ?? '')?.endpoints.some((endpoint) => endpoint.certificate !== undefined));
+    accessPointOf(provider)?.endpoints.some((endpoint) => endpoint.certificate !== undefined));
   return listOf(processes, new Set(published.flatMap((receiver) => receiver.processes)));
+}
+
+/** What the catalogue held in memory holds of an organization's receivers: their providers' access points, their processes. */
+export async function catalogueOf(catalogue: CatalogueCache, receivers: readonly Receiver[]) {
+  const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider));
+  const accessPointIdOf = (provider: string) => providers.row(provider)?.accessPoint?.identifier;
+  const accessPoints = await catalogue.rowsHolding('access-point', receivers.flatMap(({ provider }) => accessPointIdOf(provider) ?? []));
+  const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes));
+  return { accessPointOf: (provider: string) => accessPoints.row(accessPointIdOf(provider) ?? ''), processes };
 }

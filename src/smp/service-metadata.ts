@@ -3,6 +3,7 @@ import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { formatQualifiedIdentifier, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { SortOrder } from '../core/paging.js';
 import type { Receiver } from './repository.js';
+import { catalogueOf } from './service-group.js';
 import type { PublishedEndpoint, PublishedProcess } from './xml.js';
 
 /** The database's order of the processes' identifiers (its collation), as the answers listed them when a join read them. */
@@ -40,14 +41,11 @@ function publishedEndpoints(accessPoint: AccessPoint): PublishedEndpoint[] {
  * each receiver's endpoints in their order.
  */
 export async function publishedProcesses(catalogue: CatalogueCache, receivers: readonly Receiver[], documentType: QualifiedIdentifier): Promise<PublishedProcess[]> {
-  const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider));
-  const accessPointOf = (provider: string) => providers.row(provider)?.accessPoint?.identifier;
-  const accessPoints = await catalogue.rowsHolding('access-point', receivers.flatMap(({ provider }) => accessPointOf(provider) ?? []));
-  const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes));
+  const { accessPointOf, processes } = await catalogueOf(catalogue, receivers);
   const wanted = formatQualifiedIdentifier(documentType);
   const endpointsOf = new Map<string, PublishedEndpoint[]>();
   for (const { provider, processes: ids } of receivers) {
-    const accessPoint = accessPoints.row(accessPointOf(provider) ?? '');
+    const accessPoint = accessPointOf(provider);
     const endpoints = accessPoint ? publishedEndpoints(accessPoint) : [];
     if (endpoints.length === 0) continue;
     for (const id of ids) endpointsOf.set(id, [...endpointsOf.get(id) ?? [], ...endpoints]);
