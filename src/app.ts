@@ -286,12 +286,12 @@ export async function buildApp(options: AppOptions) {
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
-async function smpRoutesOptions({ db, catalogue }: Pick<DatabaseView, 'db' | 'catalogue'>, options: SmpOptions, keys: SmpKeys | undefined, log: FastifyBaseLogger) {
+async function smpRoutesOptions({ db, catalogue, participantSearch }: Pick<DatabaseView, 'db' | 'catalogue' | 'participantSearch'>, options: SmpOptions, keys: SmpKeys | undefined, log: FastifyBaseLogger) {
   const countries = await readIcdCountries().catch((error: Error) => {
     log.warn(`business cards answer 503: ${error.message}`);
     return undefined;
   });
-  const publisher = new SmpPublisher({ db, catalogue, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
+  const publisher = new SmpPublisher({ db, catalogue, participants: participantSearch, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
   return { publisher };
 }
 

@@ -15,6 +15,7 @@ const WORDS = ['bygg', 'fjord', 'fisk', 'as', 'rør', 'bygger', 'ås', 'nord', '
 const ICDS = ['0192', '0007', '9908'];
 const PROVIDERS = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333'];
 const TODAY = 20_000;
+const PROCESSES = ['aaaaaaaa-0000-4000-8000-000000000001', 'aaaaaaaa-0000-4000-8000-000000000002', 'aaaaaaaa-0000-4000-8000-000000000003', 'aaaaaaaa-0000-4000-8000-000000000004'];
 
 function uuid(random: ReturnType<typeof randomOf>): string {
   const hex = Array.from({ length: 32 }, () => '0123456789abcdef'[random.below(16)]).join('');
@@ -28,6 +29,7 @@ function rowOf(random: ReturnType<typeof randomOf>, icd: string, organizationIde
     nameLower: random.below(10) === 0 ? null : words.join(random.pick([' ', '', '-'])),
     lastModificationDay: TODAY - random.below(30),
     deleteDay: random.below(5) === 0 ? TODAY - 2 + random.below(4) : null,
+    processIds: PROCESSES.filter(() => random.below(2) === 0),
   };
 }
 
@@ -36,6 +38,18 @@ const filtered = (row: IndexedRow, filter: IndexedFilter) => (row.deleteDay === 
   && (filter.icd === undefined || row.icd === filter.icd)
   && (filter.providerId === null || row.serviceProviderId === filter.providerId)
   && row.lastModificationDay >= (filter.modifiedFrom ?? -Infinity) && row.lastModificationDay <= (filter.modifiedTo ?? Infinity);
+
+/** What the database's service group reads of an organization's rows: its live ones' providers and processes. */
+function expectedReceivers(rows: readonly IndexedRow[], today: number) {
+  const live = rows.filter((row) => row.deleteDay === null || row.deleteDay > today);
+  if (live.length === 0) return undefined;
+  const deleteDays = live.flatMap((row) => row.deleteDay ?? []);
+  return {
+    receivers: live.map((row) => ({ provider: row.serviceProviderId, processes: [...row.processIds].sort() }))
+      .sort((a, b) => a.provider.localeCompare(b.provider)),
+    nextDeleteDay: deleteDays.length === 0 ? null : Math.min(...deleteDays),
+  };
+}
 
 /** What the database's search finds: the same conditions, over every row, sorted by identifier. */
 function expected(rows: Iterable<IndexedRow>, search: IndexedSearch) {
@@ -46,7 +60,7 @@ function expected(rows: Iterable<IndexedRow>, search: IndexedSearch) {
 }
 
 describe('the participant search in memory', () => {
-  it('finds what the database finds after a load, through adds, changes, a second provider and removals', () => {
+  it('finds what the database finds after a load, through adds, changes, a second provider and removals, and each organization\'s receivers', () => {
     const random = randomOf(7);
     const index = new ParticipantSearchIndex();
     /** Held rows by organization key, then by id. */
@@ -95,6 +109,11 @@ describe('the participant search in memory', () => {
         };
         expect(index.countOf(filter), JSON.stringify(filter)).toBe(all.filter((row) => filtered(row, filter)).length);
       }
+      for (const { icd, organizationIdentifier } of organizations.slice(0, 60)) {
+        const today = TODAY + random.pick([-3, 0, 1]);
+        expect(index.receiversOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`)
+          .toEqual(expectedReceivers(held.get(`${icd}:${organizationIdentifier}`) ?? [], today));
+      }
     }
   });
 
@@ -102,7 +121,7 @@ describe('the participant search in memory', () => {
     const index = new ParticipantSearchIndex();
     const rowAt = (n: number): IndexedRow => ({
       id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, icd: '0192', organizationIdentifier: String(900_000_000 + n),
-      nameLower: `bygg ${n} ${n % 2 === 0 ? 'fjord' : 'fisk'}`, serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null,
+      nameLower: `bygg ${n} ${n % 2 === 0 ? 'fjord' : 'fisk'}`, serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processIds: [],
     });
     const search = (text: string) => index.search({ text, providerId: null, today: TODAY, offset: 0, size: 1 }).total;
     for (let n = 0; n < 3000; n += 1) index.load(rowAt(n));
@@ -123,7 +142,7 @@ describe('the participant search in memory', () => {
     const index = new ParticipantSearchIndex();
     const row: IndexedRow = {
       id: '00000000-0000-4000-8000-000000000001', icd: '0192', organizationIdentifier: 'bygg1', nameLower: 'bygg as',
-      serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null,
+      serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processIds: [],
     };
     index.insert(row);
     index.insert({ ...row, id: '00000000-0000-4000-8000-000000000002', organizationIdentifier: 'bygg2', nameLower: 'other' });

@@ -5,7 +5,7 @@ import { HeldSearchIndex } from '../src/participants/held-search-index.js';
 import { pageRequest } from '../src/core/paging.js';
 import type { ParticipantFilter } from '../src/participants/schemas.js';
 import { findParticipants, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER } from '../src/participants/repository.js';
-import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { participantsHeld, startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { addParticipant, byQualified, PARTICIPANTS, type Participant } from './helpers/participants.js';
 import { call, unique } from './helpers/requests.js';
@@ -29,17 +29,9 @@ beforeAll(async () => {
   }
   // One whose removal is due: found until its day comes, so it is counted apart from those without a delete date.
   await addParticipant(t.app, one, { name: 'Fjord Avvikling AS', deleteDate: dayOf(30) });
-  await loaded(t.app);
+  await participantsHeld(t.app);
 });
 afterAll(() => t.close());
-
-/** Waits for the application's search in memory to have loaded (it loads in the background once ready). */
-async function loaded(app: TestApp['app']) {
-  for (let waited = 0; app.participantSearch.state !== 'ready'; waited += 20) {
-    if (waited > 10_000) throw new Error(`the search in memory is ${app.participantSearch.state}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The date `days` from today (UTC), as the API writes dates. */
 const dayOf = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
@@ -132,7 +124,7 @@ describe('participant search answered from memory', () => {
   it.skipIf(testDatabaseKind !== 'postgres')('finds on another instance what was written on this one once that instance has heard the change', async () => {
     const other = await startOtherInstance(t);
     try {
-      await loaded(other.app);
+      await participantsHeld(other.app);
       const word = unique('okapi').toLowerCase();
       const added = await addParticipant(t.app, one, { name: `Okapi ${word}` });
       await expect.poll(() => search(`query=${word}`, admin, other.app), { timeout: 8000 }).toEqual({ total: 1, ids: [added.identifier] });

@@ -6,7 +6,7 @@ import type { Counter } from 'prom-client';
 import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
 import { SmpPublisher } from '../src/smp/publisher.js';
 import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
-import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
+import { participantsHeld, startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
@@ -258,13 +258,19 @@ describe('what is published follows the registry', () => {
     expect(after?.certificates).toEqual([apC.certificate]);
   });
 
-  it('answers 404 once a participant is past its delete date', async () => {
-    const gone = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: ordering.identifier }] });
+  it('answers 404 from the day a participant\'s delete date comes, though no change tells it', async () => {
+    await participantsHeld(t.app);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const gone = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: ordering.identifier }], deleteDate: tomorrow });
     const path = metadataPath(gone.qualifiedIdentifier, order.qualifiedIdentifier);
     expect((await http.get(path, null)).statusCode).toBe(200);
-    await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [gone.identifier, today()]);
-    expectErrorBody(await http.get(path, null), 404);
-    expectErrorBody(await http.get(serviceGroupPath(gone.qualifiedIdentifier), null), 404);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(`${tomorrow}T00:00:01Z`) });
+    try {
+      expectErrorBody(await http.get(path, null), 404);
+      expectErrorBody(await http.get(serviceGroupPath(gone.qualifiedIdentifier), null), 404);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -302,7 +308,9 @@ describe('with the signed-answer cache (wired to the change log)', () => {
     await expectValidSignedAnswer(fresh.rawPayload, smpKey.certificatePem);
 
     await cached.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, today()]);
-    cache.onChange({ seq: 2, resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'update' });
+    const notice: ChangeNotice = { seq: 2, resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'update' };
+    cache.onChange(notice);
+    cached.app.participantSearch.onChange(notice);
     expectErrorBody(await cached.app.inject(path), 404);
   });
 
@@ -501,6 +509,32 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     } finally {
       expectStatus(await http.send('PUT', `/rest/api/document-types/${order.identifier}`, { ...form, visible: true }, t.users.authority), 200);
     }
+  });
+
+  it('publishes what is registered, added and deleted through the first once it has heard each change', async () => {
+    await participantsHeld(other.app);
+    const organizationIdentifier = `held${Date.now()}`;
+    const qualified = `${SCHEME}::0192:${organizationIdentifier}`;
+    const listed = async () => listedDocumentTypes((await other.app.inject(serviceGroupPath(qualified))).body);
+    const certificatesFor = async (documentType: string) =>
+      endpointsOf((await other.app.inject(metadataPath(qualified, documentType))).body).flatMap((entry) => entry.certificates).sort();
+    expectErrorBody(await other.app.inject(serviceGroupPath(qualified)), 404);
+    let atA: { qualifiedIdentifier: string } | undefined;
+    await heardByOther(async () => {
+      atA = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: billing.identifier }] });
+    }, 'participant', qualified);
+    expect(await listed()).toEqual([invoice.qualifiedIdentifier]);
+    expect(await certificatesFor(invoice.qualifiedIdentifier)).toEqual([apA.certificate]);
+    await heardByOther(() => addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, processes: [{ identifier: ordering.identifier }] }),
+      'participant', qualified);
+    expect(await listed()).toEqual([invoice.qualifiedIdentifier, order.qualifiedIdentifier].sort());
+    // B's access point has had its certificate renewed by an earlier test: what counts is that both are published.
+    const both = await certificatesFor(invoice.qualifiedIdentifier);
+    expect(both).toHaveLength(2);
+    expect(both).toContain(apA.certificate);
+    await heardByOther(async () => expect((await t.app.inject({ method: 'DELETE', url: `/rest/api/participants/${encodeURIComponent(atA?.qualifiedIdentifier ?? '')}`,
+      headers: { authorization: t.users.serviceProvider.authorization } })).statusCode).toBe(204), 'participant', qualified);
+    expect(await certificatesFor(invoice.qualifiedIdentifier)).toEqual(both.filter((certificate) => certificate !== apA.certificate));
   });
 
   it('stops publishing a process made invisible through the first at its next lookup', async () => {

@@ -1,10 +1,12 @@
 import type { ChangeNotice } from '../db/change-log.js';
 import { PLAN_PER_VALUES, type Queryable } from '../db/database.js';
 import type { PageRequest } from '../core/paging.js';
-import { parseOrganization } from './identifiers.js';
-import { searchTextOf, type Scope } from './repository.js';
+import { parseOrganization, type Organization } from './identifiers.js';
+import { processIdsOf, searchTextOf, type Scope } from './repository.js';
 import type { ParticipantFilter } from './schemas.js';
-import { ParticipantSearchIndex, type IndexedAnswer, type IndexedFilter, type IndexedRow, type IndexedSearch } from './search-index.js';
+import {
+  ParticipantSearchIndex, type IndexedAnswer, type IndexedFilter, type IndexedRow, type IndexedSearch, type Receiver,
+} from './search-index.js';
 
 /** Rows the initial load reads at a time, by key after the last: both databases, no cursor, bounded memory. */
 const LOAD_BATCH = 20_000;
@@ -22,10 +24,20 @@ const RELOAD_DELAY_MS = 1000;
 
 const INDEXED_COLUMNS = `id::text AS id, icd, organization_identifier AS "organizationIdentifier", name_lower AS "nameLower",
   service_provider_id::text AS "serviceProviderId",
-  (last_modification_date - DATE '1970-01-01') AS "lastModificationDay", (delete_date - DATE '1970-01-01') AS "deleteDay"`;
+  (last_modification_date - DATE '1970-01-01') AS "lastModificationDay", (delete_date - DATE '1970-01-01') AS "deleteDay",
+  ${processIdsOf('participants.id')} AS "processIds"`;
 
 const DAY_MS = 86_400_000;
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const today = () => Math.floor(Date.now() / DAY_MS);
+
+/** An organization's live participants with their providers and processes, and the first of their delete dates. */
+export interface OrganizationReceivers {
+  receivers: Receiver[];
+  /** YYYY-MM-DD; null when none has a delete date. */
+  nextDeleteDate: string | null;
+}
 
 function indexedFilter(filter: ParticipantFilter, scope: Scope): IndexedFilter {
   const days = (...dates: Array<string | undefined>) => dates.filter((date) => date !== undefined).map(dayOf);
@@ -34,7 +46,7 @@ function indexedFilter(filter: ParticipantFilter, scope: Scope): IndexedFilter {
     providerId: scope,
     modifiedFrom: Math.max(-Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateFrom)),
     modifiedTo: Math.min(Infinity, ...days(filter.lastModificationDate, filter.lastModificationDateTo)),
-    today: Math.floor(Date.now() / DAY_MS),
+    today: today(),
   };
 }
 
@@ -164,6 +176,17 @@ export class HeldSearchIndex {
   async total(filter: ParticipantFilter, scope: Scope): Promise<number | undefined> {
     if (searchTextOf(filter) || !await this.caughtUp()) return undefined;
     return this.index.countOf(indexedFilter(filter, scope));
+  }
+
+  /**
+   * The organization's live participants with their providers and processes, as the database finds them; null when
+   * it has none; undefined when the database has to answer (not loaded). Like a search, it first reads what changed.
+   */
+  async receiversOf(organization: Organization): Promise<OrganizationReceivers | null | undefined> {
+    if (!await this.caughtUp()) return undefined;
+    const held = this.index.receiversOf(organization.icd, organization.organizationIdentifier, today());
+    if (!held) return null;
+    return { receivers: held.receivers, nextDeleteDate: held.nextDeleteDay === null ? null : dateOf(held.nextDeleteDay) };
   }
 
   /** Whether the index is loaded and has applied the changes heard so far. */

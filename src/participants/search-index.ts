@@ -10,9 +10,12 @@
  *
  * A search without text is counted from kept counts of the participants by ICD, provider and modification day (the
  * database would count every row in the range), and the database finds its page, which it does without counting.
+ *
+ * It also holds each participant's processes (as a shared set of their ids), so that a cold SMP lookup finds an
+ * organization's live participants with their providers and processes without a statement (`receiversOf`).
  */
 
-/** A participant as the index holds it: the columns a search filters on. */
+/** A participant as the index holds it: the columns a search filters on, and its processes. */
 export interface IndexedRow {
   id: string;
   icd: string;
@@ -23,6 +26,22 @@ export interface IndexedRow {
   /** Days since 1970-01-01 (UTC). */
   lastModificationDay: number;
   deleteDay: number | null;
+  /** The ids of its processes. */
+  processIds: readonly string[];
+}
+
+/** A live participant of an organization as the SMP publishes it: its provider and its processes' ids. */
+export interface Receiver {
+  provider: string;
+  processes: readonly string[];
+}
+
+/** An organization's live participants as its service group needs them, and the first of their delete days. */
+export interface HeldReceivers {
+  /** By provider id: whichever instance answers lists them alike. */
+  receivers: Receiver[];
+  /** Days since 1970-01-01 (UTC); null when none has a delete date. */
+  nextDeleteDay: number | null;
 }
 
 /** The filters of a search besides its text. */
@@ -197,16 +216,64 @@ class PostingLists {
 /** A small dictionary of repeated strings (ICDs, providers) as numbers, so a participant holds a number each. */
 class Codes {
   private readonly numbers = new Map<string, number>();
+  private readonly values = [''];
 
   of(value: string): number {
     let code = this.numbers.get(value);
-    if (code === undefined) this.numbers.set(value, (code = this.numbers.size + 1));
+    if (code === undefined) {
+      this.numbers.set(value, (code = this.values.length));
+      this.values.push(value);
+    }
     return code;
+  }
+
+  valueAt(code: number): string {
+    return this.values[code] ?? '';
   }
 
   /** 0 for a value no participant has had: it matches none. */
   known(value: string): number {
     return this.numbers.get(value) ?? 0;
+  }
+}
+
+/**
+ * The sets of process ids participants hold, each once (organizations share a handful), counted by the participants
+ * holding them: a set nobody holds any longer is let go, so no sequence of changes makes them grow beyond the
+ * participants' own.
+ */
+class ProcessSets {
+  private readonly numbers = new Map<string, number>();
+  private readonly sets: Array<readonly string[] | undefined> = [];
+  private readonly holders: number[] = [];
+  private readonly free: number[] = [];
+
+  /** The number of the set of `ids` (in any order), held once more. */
+  hold(ids: readonly string[]): number {
+    const sorted = [...ids].sort();
+    const key = sorted.join(' ');
+    let set = this.numbers.get(key);
+    if (set === undefined) {
+      set = this.free.pop() ?? this.sets.length;
+      this.numbers.set(key, set);
+      this.sets[set] = Object.freeze(sorted);
+      this.holders[set] = 0;
+    }
+    this.holders[set] = (this.holders[set] as number) + 1;
+    return set;
+  }
+
+  release(set: number): void {
+    const holders = (this.holders[set] as number) - 1;
+    this.holders[set] = holders;
+    if (holders > 0) return;
+    this.numbers.delete(this.idsOf(set).join(' '));
+    this.sets[set] = undefined;
+    this.free.push(set);
+  }
+
+  idsOf(set: number): readonly string[] {
+    return this.sets[set] ?? [];
   }
 }
 
@@ -310,6 +377,9 @@ export class ParticipantSearchIndex {
    * its delete day, last modification day, ICD and provider codes, then its UUID as four 32-bit words.
    */
   private records = new Int32Array(0);
+  /** At `ordinal`: the number of its set of process ids in `processSets`. */
+  private processSetOf = new Int32Array(0);
+  private readonly processSets = new ProcessSets();
   private postings = new PostingLists();
   private readonly icdCodes = new Codes();
   private readonly providerCodes = new Codes();
@@ -386,6 +456,8 @@ export class ParticipantSearchIndex {
     this.records[record + MODIFIED_DAY] = row.lastModificationDay;
     this.records[record + ICD] = this.icdCodes.of(row.icd);
     this.records[record + PROVIDER] = this.providerCodes.of(row.serviceProviderId);
+    if (previousKeys !== undefined) this.processSets.release(this.processSetOf[ordinal] as number);
+    this.processSetOf[ordinal] = this.processSets.hold(row.processIds);
     this.writeId(ordinal, row.id);
     this.tally(ordinal, 1);
     if (unchanged) return;
@@ -399,6 +471,7 @@ export class ParticipantSearchIndex {
 
   private removeAt(slot: number, ordinal: number): void {
     this.tally(ordinal, -1);
+    this.processSets.release(this.processSetOf[ordinal] as number);
     for (const key of this.keysAt(ordinal)) this.postings.remove(key, ordinal);
     this.arena.unused += this.textLength(ordinal);
     this.spans[ordinal * SPAN + 1] = UNUSED;
@@ -509,6 +582,26 @@ export class ParticipantSearchIndex {
     return { total, ids: page.ordered().slice(search.offset, keep).map((ordinal) => this.idAt(ordinal)) };
   }
 
+  /**
+   * The organization's participants live on `today` (days since 1970-01-01, UTC) with their providers and processes,
+   * as the database's `participantIsLive` finds them; undefined when it has none.
+   */
+  receiversOf(icdValue: string, organizationIdentifier: string, today: number): HeldReceivers | undefined {
+    const { records } = this;
+    const live = this.heldOf(this.icdCodes.known(icdValue), organizationIdentifier)
+      .filter(({ ordinal }) => (records[ordinal * RECORD + DELETE_DAY] as number) > today);
+    if (live.length === 0) return undefined;
+    const nextDeleteDay = Math.min(...live.map(({ ordinal }) => records[ordinal * RECORD + DELETE_DAY] as number));
+    const receivers = live.map(({ ordinal }) => ({
+      provider: this.providerCodes.valueAt(records[ordinal * RECORD + PROVIDER] as number),
+      processes: this.processSets.idsOf(this.processSetOf[ordinal] as number),
+    }));
+    return {
+      receivers: receivers.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)),
+      nextDeleteDay: nextDeleteDay === NO_DELETE_DAY ? null : nextDeleteDay,
+    };
+  }
+
   /** Whether this index answers `text`: long enough for a trigram, and without NUL (which PostgreSQL refuses). */
   static answers(text: string): boolean {
     return text.length >= INDEXED_TEXT_MIN_LENGTH && !text.includes('\u0000');
@@ -579,6 +672,7 @@ export class ParticipantSearchIndex {
     };
     this.spans = grown(this.spans, (length) => new Int32Array(length), SPAN);
     this.records = grown(this.records, (length) => new Int32Array(length), RECORD);
+    this.processSetOf = grown(this.processSetOf, (length) => new Int32Array(length));
     this.capacity = capacity;
   }
 

@@ -4,6 +4,7 @@ import { fairTurns, type FairTurns } from '../core/concurrency.js';
 import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
+import type { HeldSearchIndex, OrganizationReceivers } from '../participants/held-search-index.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './path-identifiers.js';
@@ -17,6 +18,8 @@ export interface PublisherOptions {
   db: Database;
   /** The catalogue held from the same database as `db`: the service groups' processes, providers and access points. */
   catalogue: CatalogueCache;
+  /** The participants held from the same database as `db`: an organization's receivers, once loaded. */
+  participants?: Pick<HeldSearchIndex, 'receiversOf'>;
   /** Without a pair the signed answers are 503 (a PostgreSQL server without a configured key). */
   keys: SmpKeys | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
@@ -78,14 +81,14 @@ export class SmpPublisher {
    * answers are not kept, since the Host header is the caller's to choose.
    */
   async serviceGroup(organization: Organization, requestBase: string): Promise<Buffer> {
-    const { db, publicUrl } = this.options;
+    const { publicUrl } = this.options;
     this.requireSigning();
     const cache = publicUrl === undefined ? undefined : this.options.cache;
     const keys = cacheKeys(organization, 'service group');
     const kept = cache?.get(...keys, this.now());
     if (kept) return kept;
     const builtAt = cache?.epoch;
-    const found = await findServiceGroup(db, organization);
+    const found = await this.receiversOf(organization, (read) => read());
     if (!found) throw notFound('service group');
     const references = await publishedReferences(this.options.catalogue, found.receivers);
     const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), references, publicUrl ?? requestBase));
@@ -102,12 +105,12 @@ export class SmpPublisher {
    * lookups at once waits for its own, and the others' lookups do not wait behind them (fairTurns).
    */
   async signedServiceMetadata(organization: Organization, documentType: QualifiedIdentifier, client: string): Promise<Buffer> {
-    const { db, cache } = this.options;
+    const { cache } = this.options;
     const { pool, keys, readTurns, signingTurns } = this.requireSigning();
     const kept = this.keptServiceMetadata(organization, documentType);
     if (kept) return kept;
     const builtAt = cache?.epoch;
-    const found = await readTurns.run(client, () => findServiceGroup(db, organization));
+    const found = await this.receiversOf(organization, (read) => readTurns.run(client, read));
     if (!found) throw notFound('service group');
     const processes = await publishedProcesses(this.options.catalogue, found.receivers, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
@@ -117,6 +120,17 @@ export class SmpPublisher {
       return { body: Buffer.from(await pool.sign(key, participantIdentifierOf(organization), documentType, processes)), until: endOfPair };
     });
     return this.keep(metadataKeys(organization, documentType), body, found, builtAt, until);
+  }
+
+  /**
+   * The organization's live participants with their providers and processes: from memory once the participants are
+   * held, else read from the database in `turn`.
+   */
+  private async receiversOf(
+    organization: Organization, turn: (read: () => Promise<OrganizationReceivers | undefined>) => Promise<OrganizationReceivers | undefined>,
+  ): Promise<OrganizationReceivers | undefined> {
+    const held = await this.options.participants?.receiversOf(organization);
+    return held === undefined ? turn(() => findServiceGroup(this.options.db, organization)) : held ?? undefined;
   }
 
   /** Keeps an answer built from reads that started at `builtAt` (the cache's epoch then), until `until` at the latest. */

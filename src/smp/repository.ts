@@ -2,6 +2,7 @@ import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive, processIdsOf } from '../participants/repository.js';
 import type { Organization } from '../participants/identifiers.js';
+import type { OrganizationReceivers } from '../participants/held-search-index.js';
 
 const OF_ORGANIZATION = `pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}`;
 
@@ -24,12 +25,6 @@ export function findOrganization(db: Queryable, organization: Organization): Pro
   return db.readOne<FoundOrganization>(ORGANIZATION, [organization.icd, organization.organizationIdentifier]);
 }
 
-/** A live participant of an organization, as its service group needs it: its provider and its processes' ids. */
-export interface Receiver {
-  provider: string;
-  processes: string[];
-}
-
 const SERVICE_GROUP = batchableRead(
   `SELECT ${ORGANIZATION_COLUMNS},
           json_agg(json_build_object('provider', pa.service_provider_id,
@@ -44,5 +39,5 @@ const SERVICE_GROUP = batchableRead(
  * service-metadata.ts).
  */
 export function findServiceGroup(db: Queryable, organization: Organization) {
-  return db.readOne<FoundOrganization & { receivers: Receiver[] }>(SERVICE_GROUP, [organization.icd, organization.organizationIdentifier]);
+  return db.readOne<FoundOrganization & OrganizationReceivers>(SERVICE_GROUP, [organization.icd, organization.organizationIdentifier]);
 }

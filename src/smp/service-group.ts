@@ -1,7 +1,7 @@
 import type { CatalogueCache, HeldRows } from '../catalogue-cache/catalogue-cache.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Process } from '../processes/schemas.js';
-import type { Receiver } from './repository.js';
+import type { Receiver } from '../participants/search-index.js';
 import { hrefSegment } from './xml.js';
 
 const bySchemeThenValue = (a: QualifiedIdentifier, b: QualifiedIdentifier) =>
