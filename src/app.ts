@@ -53,7 +53,7 @@ import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
 import { networkClientCertificate, type SmpKeys } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
-import { keptServiceMetadata } from './smp/kept-answers.js';
+import { smpAnswersAtOnce } from './smp/answers-at-once.js';
 import smp from './smp/routes.js';
 import { fixedClientCertificate, watchedCertificates, type CertificateSources } from './status/certificates.js';
 import { expiryWarnings } from './status/expiry-warnings.js';
@@ -275,8 +275,7 @@ export async function buildApp(options: AppOptions) {
   const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
-  // Without a cache nothing is kept, so there is nothing to answer early.
-  if (options.smp?.cache) earlyAnswer = keptServiceMetadata(smpOptions.publisher, requestRecorder(app.metrics));
+  earlyAnswer = smpAnswersAtOnce(smpOptions.publisher, requestRecorder(app.metrics));
   app.addHook('preClose', (done) => {
     earlyAnswer = NO_EARLY_ANSWER;
     done();

@@ -407,6 +407,45 @@ describe('with the signed-answer cache (wired to the change log)', () => {
   });
 });
 
+describe('over HTTP, where a service group held in memory is sent before the router', () => {
+  let origin: string;
+  beforeAll(async () => {
+    origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    await participantsHeld(t.app);
+  });
+  const comparable = (headers: Headers) => [...headers].filter(([name]) => name !== 'x-request-id' && name !== 'date');
+  const serviceGroupAnswers = async () => (await (t.app.metrics.getSingleMetric('http_requests_total') as Counter).get()).values
+    .find(({ labels }) => labels.route === '/:participantId' && labels.status === '200')?.value ?? 0;
+
+  it('answers with the route\'s status, headers and bytes, counted in the metrics, without the route', async () => {
+    const routed = vi.spyOn(SmpPublisher.prototype, 'serviceGroup');
+    const before = await serviceGroupAnswers();
+    const path = serviceGroupPath(organization);
+    const early = await fetch(`${origin}${path}`, { headers: { 'x-request-id': 'early-lookup' } });
+    expect(routed).not.toHaveBeenCalled();
+    // A query string is the router's to strip: that spelling is answered by the route, built as cold as the first.
+    const byRoute = await fetch(`${origin}${path}?since=yesterday`);
+    expect(routed).toHaveBeenCalledTimes(1);
+    routed.mockRestore();
+    expect([early.status, early.headers.get('x-request-id')]).toEqual([200, 'early-lookup']);
+    expect(comparable(early.headers)).toEqual(comparable(byRoute.headers));
+    expect(await early.text()).toBe(await byRoute.text());
+    expect(await serviceGroupAnswers()).toBe(before + 2);
+  });
+
+  it('lists a registration at once after the write that made it, and answers 404 at once after its delete', async () => {
+    const organizationIdentifier = `early${Date.now()}`;
+    const path = serviceGroupPath(`${SCHEME}::0192:${organizationIdentifier}`);
+    expectErrorBody(await http.get(path, null), 404);
+    const added = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: ordering.identifier }] });
+    const listed = await fetch(`${origin}${path}`);
+    expect(listedDocumentTypes(await listed.text())).toEqual([invoice.qualifiedIdentifier, order.qualifiedIdentifier].sort());
+    expect((await asAdmin(t).remove(`/rest/api/participants/${added.identifier}`, t.users.serviceProvider)).statusCode).toBe(204);
+    const gone = await fetch(`${origin}${path}`);
+    expect([gone.status, gone.headers.get('content-type')]).toEqual([404, 'application/json;charset=UTF-8']);
+  });
+});
+
 describe('identifiers in the path', () => {
   it.each([
     ['no ICD separator', `/${encodeURIComponent(`${SCHEME}::0192`)}`],

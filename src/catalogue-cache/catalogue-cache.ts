@@ -164,6 +164,11 @@ class Held<T> {
     return this.loading.value;
   }
 
+  /** The value as held now; undefined until it is loaded. */
+  now(): T | undefined {
+    return this.current;
+  }
+
   drop(): void {
     this.generation += 1;
     this.current = undefined;
@@ -232,6 +237,15 @@ export class CatalogueCache {
     if (ids.every((id) => held.row(id) !== undefined)) return held;
     this.kinds[kind].rows.drop();
     return this.rows(kind, db);
+  }
+
+  /**
+   * The rows of `kind` as held now, when they are loaded and hold every one of `ids`; else undefined, and
+   * `rowsHolding` loads them. For an answer that must not wait.
+   */
+  rowsHeldNow<K extends CatalogueKind>(kind: K, ids: readonly string[]): HeldRows<CatalogueRows[K]> | undefined {
+    const held = this.kinds[kind].rows.now();
+    return held && ids.every((id) => held.row(id) !== undefined) ? held : undefined;
   }
 
   /**

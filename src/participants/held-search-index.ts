@@ -79,6 +79,8 @@ export class HeldSearchIndex {
   private current: SearchIndexState = 'off';
   private readonly changed = new Set<string>();
   private reloading: Promise<void> = Promise.resolve();
+  /** While the organizations changed are read: what is held is not yet what the changes heard made. */
+  private reloadRunning = false;
   private queued: Promise<void> | undefined;
   private delayedReload: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
@@ -183,7 +185,15 @@ export class HeldSearchIndex {
    * it has none; undefined when the database has to answer (not loaded). Like a search, it first reads what changed.
    */
   async receiversOf(organization: Organization): Promise<OrganizationReceivers | null | undefined> {
-    if (!await this.caughtUp()) return undefined;
+    return await this.caughtUp() ? this.heldReceivers(organization) : undefined;
+  }
+
+  /** As `receiversOf`, without waiting: undefined also while a change heard is not read yet. */
+  receiversHeldNow(organization: Organization): OrganizationReceivers | null | undefined {
+    return this.current === 'ready' && this.changed.size === 0 && !this.reloadRunning ? this.heldReceivers(organization) : undefined;
+  }
+
+  private heldReceivers(organization: Organization): OrganizationReceivers | null {
     const held = this.index.receiversOf(organization.icd, organization.organizationIdentifier, today());
     if (!held) return null;
     return { receivers: held.receivers, nextDeleteDate: held.nextDeleteDay === null ? null : dateOf(held.nextDeleteDay) };
@@ -232,6 +242,15 @@ export class HeldSearchIndex {
   }
 
   private async reloadChanged(): Promise<void> {
+    this.reloadRunning = true;
+    try {
+      await this.reloadEachChanged();
+    } finally {
+      this.reloadRunning = false;
+    }
+  }
+
+  private async reloadEachChanged(): Promise<void> {
     while (this.changed.size > 0 && this.current === 'ready') {
       const identifiers = [...this.changed].slice(0, RELOAD_BATCH);
       for (const identifier of identifiers) this.changed.delete(identifier);

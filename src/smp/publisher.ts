@@ -9,7 +9,7 @@ import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf } from './path-identifiers.js';
 import { findOrganization, findServiceGroup } from './repository.js';
-import { publishedReferences } from './service-group.js';
+import { catalogueHeldNow, catalogueOf, publishedReferences, type ReceiversCatalogue } from './service-group.js';
 import { publishedProcesses } from './service-metadata.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml } from './xml.js';
@@ -19,7 +19,7 @@ export interface PublisherOptions {
   /** The catalogue held from the same database as `db`: the service groups' processes, providers and access points. */
   catalogue: CatalogueCache;
   /** The participants held from the same database as `db`: an organization's receivers, once loaded. */
-  participants?: Pick<HeldSearchIndex, 'receiversOf'>;
+  participants?: Pick<HeldSearchIndex, 'receiversOf' | 'receiversHeldNow'>;
   /** Without a pair the signed answers are 503 (a PostgreSQL server without a configured key). */
   keys: SmpKeys | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
@@ -81,18 +81,41 @@ export class SmpPublisher {
    * answers are not kept, since the Host header is the caller's to choose.
    */
   async serviceGroup(organization: Organization, requestBase: string): Promise<Buffer> {
-    const { publicUrl } = this.options;
     this.requireSigning();
-    const cache = publicUrl === undefined ? undefined : this.options.cache;
-    const keys = cacheKeys(organization, 'service group');
-    const kept = cache?.get(...keys, this.now());
+    const kept = this.keptServiceGroup(organization);
     if (kept) return kept;
-    const builtAt = cache?.epoch;
+    const builtAt = this.options.cache?.epoch;
     const found = await this.receiversOf(organization, (read) => read());
     if (!found) throw notFound('service group');
-    const references = await publishedReferences(this.options.catalogue, found.receivers);
-    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), references, publicUrl ?? requestBase));
-    return cache ? this.keep(keys, body, found, builtAt) : body;
+    const held = await catalogueOf(this.options.catalogue, found.receivers);
+    return this.serviceGroupOf(organization, found, held, this.options.publicUrl ?? requestBase, builtAt);
+  }
+
+  /**
+   * The service group from memory alone, or undefined for the route to answer: kept, or built from the participants
+   * and the catalogue held when both have read every change heard. Only with a public URL, the `href`s' base.
+   */
+  serviceGroupAtOnce(organization: Organization): Buffer | undefined {
+    const { publicUrl, participants, catalogue } = this.options;
+    if (!this.signing || publicUrl === undefined) return undefined;
+    const kept = this.keptServiceGroup(organization);
+    if (kept) return kept;
+    const builtAt = this.options.cache?.epoch;
+    const found = participants?.receiversHeldNow(organization);
+    if (!found) return undefined;
+    const held = catalogueHeldNow(catalogue, found.receivers);
+    return held && this.serviceGroupOf(organization, found, held, publicUrl, builtAt);
+  }
+
+  /** The service group kept for the organization: only with a public URL, where the answer is the same for every caller. */
+  private keptServiceGroup(organization: Organization): Buffer | undefined {
+    return this.options.publicUrl === undefined ? undefined : this.options.cache?.get(...cacheKeys(organization, 'service group'), this.now());
+  }
+
+  private serviceGroupOf(organization: Organization, found: OrganizationReceivers, held: ReceiversCatalogue, publicBase: string, builtAt: number | undefined): Buffer {
+    const references = publishedReferences(held, found.receivers);
+    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), references, publicBase));
+    return this.options.publicUrl === undefined ? body : this.keep(cacheKeys(organization, 'service group'), body, found, builtAt);
   }
 
   /** The signed answer already made for this lookup, if one is kept: no database, no signing. */

@@ -21,11 +21,13 @@ const isLookup = (request: FastifyRequest) => looksLikeIdentifier((request.param
 const routeOptions = (pattern: string) =>
   ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`, 'i'), quietLog: isLookup } });
 
+/** The route of the service group, as its metrics name it. */
+export const SERVICE_GROUP_ROUTE = '/:participantId';
 /** The route of the signed service metadata, as its metrics name it. */
 export const SERVICE_METADATA_ROUTE = '/:participantId/services/:documentTypeId';
 
 /** The organization a participant path segment names: 400 when it does not parse, 404 when none can have it. */
-function organizationNamed(segment: string): Organization {
+export function organizationNamed(segment: string): Organization {
   const found = organizationOf(parseIdentifier(segment, 'participant'));
   if (!found) throw new NotFoundError(`No service group is published for participant '${segment}'`);
   return found;
@@ -46,7 +48,7 @@ export default async function smpRoutes(fastify: FastifyInstance, options: SmpRo
   const notOurs = (request: FastifyRequest<{ Params: ParticipantParams }>, reply: FastifyReply) =>
     !isLookup(request) && (reply.callNotFound(), true);
 
-  fastify.get<{ Params: ParticipantParams }>('/:participantId', routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
+  fastify.get<{ Params: ParticipantParams }>(SERVICE_GROUP_ROUTE, routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
     return reply.type(XML).send(await publisher.serviceGroup(organizationNamed(request.params.participantId), `${request.protocol}://${request.host}`));
   });

@@ -1,7 +1,9 @@
+import type { AccessPoint } from '../access-points/schemas.js';
 import type { CatalogueCache, HeldRows } from '../catalogue-cache/catalogue-cache.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Process } from '../processes/schemas.js';
 import type { Receiver } from '../participants/search-index.js';
+import type { ServiceProvider } from '../service-providers/schemas.js';
 import { hrefSegment } from './xml.js';
 
 const bySchemeThenValue = (a: QualifiedIdentifier, b: QualifiedIdentifier) =>
@@ -33,24 +35,46 @@ function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>): readonl
   return list;
 }
 
+/** What the catalogue holds of an organization's receivers: their providers' access points, their processes. */
+export interface ReceiversCatalogue {
+  accessPointOf(provider: string): AccessPoint | undefined;
+  processes: HeldRows<Process>;
+}
+
 /**
  * What an organization's service group lists, as `hrefSegment`s, from the catalogue held in memory: each visible
  * document type of each visible process of a participant whose provider's access point has an endpoint with a
  * certificate (an endpoint without one is not published), each once, in scheme then value order (by code unit,
  * whatever the database's collation).
  */
-export async function publishedReferences(catalogue: CatalogueCache, receivers: readonly Receiver[]): Promise<readonly string[]> {
-  const { accessPointOf, processes } = await catalogueOf(catalogue, receivers);
+export function publishedReferences({ accessPointOf, processes }: ReceiversCatalogue, receivers: readonly Receiver[]): readonly string[] {
   const published = receivers.filter(({ provider }) =>
     accessPointOf(provider)?.endpoints.some((endpoint) => endpoint.certificate !== undefined));
   return listOf(processes, new Set(published.flatMap((receiver) => receiver.processes)));
 }
 
-/** What the catalogue held in memory holds of an organization's receivers: their providers' access points, their processes. */
-export async function catalogueOf(catalogue: CatalogueCache, receivers: readonly Receiver[]) {
-  const providers = await catalogue.rowsHolding('service-provider', receivers.map(({ provider }) => provider));
-  const accessPointIdOf = (provider: string) => providers.row(provider)?.accessPoint?.identifier;
-  const accessPoints = await catalogue.rowsHolding('access-point', receivers.flatMap(({ provider }) => accessPointIdOf(provider) ?? []));
-  const processes = await catalogue.rowsHolding('process', receivers.flatMap((receiver) => receiver.processes));
-  return { accessPointOf: (provider: string) => accessPoints.row(accessPointIdOf(provider) ?? ''), processes };
+const providersOf = (receivers: readonly Receiver[]) => receivers.map(({ provider }) => provider);
+const processesOf = (receivers: readonly Receiver[]) => receivers.flatMap((receiver) => receiver.processes);
+
+function receiversCatalogue(providers: HeldRows<ServiceProvider>, accessPoints: HeldRows<AccessPoint>, processes: HeldRows<Process>): ReceiversCatalogue {
+  return { accessPointOf: (provider) => accessPoints.row(accessPointIdOf(providers, provider) ?? ''), processes };
+}
+
+const accessPointIdOf = (providers: HeldRows<ServiceProvider>, provider: string) => providers.row(provider)?.accessPoint?.identifier;
+const accessPointIdsOf = (providers: HeldRows<ServiceProvider>, receivers: readonly Receiver[]) =>
+  receivers.flatMap(({ provider }) => accessPointIdOf(providers, provider) ?? []);
+
+/** What the catalogue holds of an organization's receivers, loaded where it is not held yet. */
+export async function catalogueOf(catalogue: CatalogueCache, receivers: readonly Receiver[]): Promise<ReceiversCatalogue> {
+  const providers = await catalogue.rowsHolding('service-provider', providersOf(receivers));
+  const accessPoints = await catalogue.rowsHolding('access-point', accessPointIdsOf(providers, receivers));
+  return receiversCatalogue(providers, accessPoints, await catalogue.rowsHolding('process', processesOf(receivers)));
+}
+
+/** As `catalogueOf`, from what the cache holds now alone; undefined when a kind must be loaded first. */
+export function catalogueHeldNow(catalogue: CatalogueCache, receivers: readonly Receiver[]): ReceiversCatalogue | undefined {
+  const providers = catalogue.rowsHeldNow('service-provider', providersOf(receivers));
+  const accessPoints = providers && catalogue.rowsHeldNow('access-point', accessPointIdsOf(providers, receivers));
+  const processes = catalogue.rowsHeldNow('process', processesOf(receivers));
+  return providers && accessPoints && processes && receiversCatalogue(providers, accessPoints, processes);
 }
