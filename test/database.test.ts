@@ -39,7 +39,9 @@ test.skipIf(testDatabaseKind === 'embedded')('a transaction that loses a deadloc
     lockInOrder(second!.id, first!.id, 'written by two'),
   ]);
 
-  expect(attempts).toBe(3);
+  // At least one run again; both, when the two backends' deadlock checks find the cycle at the same moment (seen once
+  // under the full suite's load): either way both writes land.
+  expect(attempts).toBeGreaterThanOrEqual(3);
   const titles = await db.query<{ title: string }>('SELECT title FROM capabilities ORDER BY title');
   expect(titles.map((row) => row.title)).toEqual(['written by one', 'written by two']);
 });
