@@ -150,8 +150,10 @@ function participantRows(from: number, to: number, processIds: readonly string[]
              ${sqlParticipant.name(n)}, ${sqlParticipant.registration(n)}, ${sqlParticipant.lastModification(n)},
              ${sqlParticipant.contactName(n)}, ${sqlParticipant.contactEmail(n)}, ${sqlParticipant.contactPhone(n)}
         FROM src)
-    INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier)
-    SELECT src.id, (${popular})[1 + (src.n + 5 * k) % ${processIds.length}], ${sqlKeys.icd(n)}, ${sqlKeys.organization(n)}
+    INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier, added_at)
+    SELECT src.id, (${popular})[1 + (src.n + 5 * k) % ${processIds.length}], ${sqlKeys.icd(n)}, ${sqlKeys.organization(n)},
+           -- Given at registration, the first process, the others when last modified: days as varied as a registry's.
+           (CASE WHEN k = 0 THEN ${sqlParticipant.registration(n)} ELSE ${sqlParticipant.lastModification(n)} END)::timestamp AT TIME ZONE 'UTC'
       FROM src CROSS JOIN generate_series(0, 3) k WHERE k < ${sqlKeys.processCount(n)}`;
 }
 

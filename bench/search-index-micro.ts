@@ -11,7 +11,7 @@ for (let i = 0; i < n; i += 1) {
   const name = `${FIRST[(h >>> 4) % 50]}${TRADES[(h >>> 12) % 50]!.toLowerCase()} ${FORMS[(h >>> 20) % 15]}`.toLowerCase();
   index.load({ id: `${hex(h)}-0000-4000-8000-${hex(i)}0000`, icd: '0192', organizationIdentifier: String(900000000 + i), nameLower: name,
     serviceProviderId: `00000000-0000-4000-8000-0000000000${String(i % 20).padStart(2, '0')}`, lastModificationDay: 20000 - (i % 1800), deleteDay: null,
-    processIds: [`00000000-0000-4000-8000-00000000010${i % 4}`] });
+    processes: [[`00000000-0000-4000-8000-00000000010${i % 4}`, 20000 - (i % 1800)]] });
 }
 index.finishLoad();
 console.log(`insert ${n}: ${((performance.now() - t) / 1000).toFixed(1)} s; heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB; rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB; external ${(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)} MiB`);

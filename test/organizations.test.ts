@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp } from './helpers/app.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { participantsHeld, useTestApp } from './helpers/app.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
 import { addParticipant, byQualified, dayFromToday, participantForm, SCHEME, today, uniqueOrganization } from './helpers/participants.js';
@@ -67,12 +67,24 @@ describe('organization processes', () => {
     }
   });
 
-  it('leaves out participants past their delete date, and answers 404 when none is left', async () => {
-    const process = await addProcess(t.app, t.users.admin);
-    const participant = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
-    expect((await call(t.app, { url: url(participant.qualifiedIdentifier) })).json()).toHaveLength(1);
-    await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, dayFromToday(0)]);
-    expectErrorBody(await call(t.app, { url: url(participant.qualifiedIdentifier) }), 404, `Couldn't find organization for ${participant.qualifiedIdentifier}`);
+  it('leaves out participants from the day their delete date comes, though no change tells it, and answers 404 when none is left', async () => {
+    await participantsHeld(t.app);
+    const [first, second] = await Promise.all([1, 2].map(() => addProcess(t.app, t.users.admin)));
+    const organizationIdentifier = uniqueOrganization();
+    const [tomorrow, dayAfter] = [dayFromToday(1), dayFromToday(2)];
+    const participant = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: first?.identifier }], deleteDate: tomorrow });
+    await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, processes: [{ identifier: second?.identifier }], deleteDate: dayAfter });
+    const lookup = () => call(t.app, { url: url(participant.qualifiedIdentifier) });
+    const identifiers = async () => (await lookup()).json().map((found: { identifier: string }) => found.identifier).sort();
+    expect(await identifiers()).toEqual([first?.identifier, second?.identifier].sort());
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(`${tomorrow}T00:00:01Z`) });
+    try {
+      expect(await identifiers()).toEqual([second?.identifier]);
+      vi.setSystemTime(Date.parse(`${dayAfter}T00:00:01Z`));
+      expectErrorBody(await lookup(), 404, `Couldn't find organization for ${participant.qualifiedIdentifier}`);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says since when the organization can receive each process: kept while the process stays, new when it is given', async () => {

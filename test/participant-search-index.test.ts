@@ -29,7 +29,7 @@ function rowOf(random: ReturnType<typeof randomOf>, icd: string, organizationIde
     nameLower: random.below(10) === 0 ? null : words.join(random.pick([' ', '', '-'])),
     lastModificationDay: TODAY - random.below(30),
     deleteDay: random.below(5) === 0 ? TODAY - 2 + random.below(4) : null,
-    processIds: PROCESSES.filter(() => random.below(2) === 0),
+    processes: PROCESSES.filter(() => random.below(2) === 0).map((id) => [id, TODAY - random.below(3)] as const),
   };
 }
 
@@ -45,10 +45,19 @@ function expectedReceivers(rows: readonly IndexedRow[], today: number) {
   if (live.length === 0) return undefined;
   const deleteDays = live.flatMap((row) => row.deleteDay ?? []);
   return {
-    receivers: live.map((row) => ({ provider: row.serviceProviderId, processes: [...row.processIds].sort() }))
+    receivers: live.map((row) => ({ provider: row.serviceProviderId, processes: row.processes.map(([id]) => id).sort() }))
       .sort((a, b) => a.provider.localeCompare(b.provider)),
     nextDeleteDay: deleteDays.length === 0 ? null : Math.min(...deleteDays),
   };
+}
+
+/** What the database's organization processes read: each process of its live rows once, with its first day. */
+function expectedProcessesSince(rows: readonly IndexedRow[], today: number) {
+  const live = rows.filter((row) => row.deleteDay === null || row.deleteDay > today);
+  if (live.length === 0) return undefined;
+  const since = new Map<string, number>();
+  for (const [id, day] of live.flatMap((row) => row.processes)) since.set(id, Math.min(day, since.get(id) ?? day));
+  return since;
 }
 
 /** What the database's search finds: the same conditions, over every row, sorted by identifier. */
@@ -60,7 +69,7 @@ function expected(rows: Iterable<IndexedRow>, search: IndexedSearch) {
 }
 
 describe('the participant search in memory', () => {
-  it('finds what the database finds after a load, through adds, changes, a second provider and removals, and each organization\'s receivers', () => {
+  it('finds what the database finds after a load, through adds, changes, a second provider and removals, and each organization\'s receivers and processes', () => {
     const random = randomOf(7);
     const index = new ParticipantSearchIndex();
     /** Held rows by organization key, then by id. */
@@ -111,8 +120,10 @@ describe('the participant search in memory', () => {
       }
       for (const { icd, organizationIdentifier } of organizations.slice(0, 60)) {
         const today = TODAY + random.pick([-3, 0, 1]);
-        expect(index.receiversOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`)
-          .toEqual(expectedReceivers(held.get(`${icd}:${organizationIdentifier}`) ?? [], today));
+        const rows = held.get(`${icd}:${organizationIdentifier}`) ?? [];
+        expect(index.receiversOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`).toEqual(expectedReceivers(rows, today));
+        expect(index.processesSinceOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`)
+          .toEqual(expectedProcessesSince(rows, today));
       }
     }
   });
@@ -121,7 +132,7 @@ describe('the participant search in memory', () => {
     const index = new ParticipantSearchIndex();
     const rowAt = (n: number): IndexedRow => ({
       id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, icd: '0192', organizationIdentifier: String(900_000_000 + n),
-      nameLower: `bygg ${n} ${n % 2 === 0 ? 'fjord' : 'fisk'}`, serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processIds: [],
+      nameLower: `bygg ${n} ${n % 2 === 0 ? 'fjord' : 'fisk'}`, serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processes: [],
     });
     const search = (text: string) => index.search({ text, providerId: null, today: TODAY, offset: 0, size: 1 }).total;
     for (let n = 0; n < 3000; n += 1) index.load(rowAt(n));
@@ -142,7 +153,7 @@ describe('the participant search in memory', () => {
     const index = new ParticipantSearchIndex();
     const row: IndexedRow = {
       id: '00000000-0000-4000-8000-000000000001', icd: '0192', organizationIdentifier: 'bygg1', nameLower: 'bygg as',
-      serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processIds: [],
+      serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processes: [],
     };
     index.insert(row);
     index.insert({ ...row, id: '00000000-0000-4000-8000-000000000002', organizationIdentifier: 'bygg2', nameLower: 'other' });

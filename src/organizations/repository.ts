@@ -1,5 +1,6 @@
 import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
+import type { HeldSearchIndex } from '../participants/held-search-index.js';
 import { qualifiedIdentifierOf, type Organization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ProcessSource } from '../processes/repository.js';
@@ -25,19 +26,31 @@ export interface ReceivableProcess {
 
 /**
  * The processes of all live participants of an organization, each once, in qualified identifier order, each with
- * the day since which one of them has had it; undefined when the organization has no live participant. The database
- * gives the process ids and days, `processes` (the catalogue cache) the processes.
+ * the day since which one of them has had it; undefined when the organization has no live participant. The
+ * participants held in memory give the process ids and days (the database until they are loaded), `processes` (the
+ * catalogue cache) the processes.
  */
-export async function organizationProcesses(db: Queryable, processes: ProcessSource, organization: Organization): Promise<ReceivableProcess[] | undefined> {
-  const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(
-    ORGANIZATION_PROCESSES, [organization.icd, organization.organizationIdentifier]);
-  if (!row?.registered) return undefined;
-  const since = new Map(row.held.map((held) => [held.id, held.since]));
+export async function organizationProcesses(
+  db: Queryable, processes: ProcessSource, participants: Pick<HeldSearchIndex, 'processesSinceOf'>, organization: Organization,
+): Promise<ReceivableProcess[] | undefined> {
+  const since = await processesSince(db, participants, organization);
+  if (!since) return undefined;
   const found = await processes.processesIn([...since.keys()]);
   return found.flatMap((process) => {
     const receivableSince = since.get(process.identifier);
     return receivableSince === undefined ? [] : [{ process, receivableSince }];
   });
+}
+
+/** Each process of the organization's live participants with the day since when (YYYY-MM-DD); undefined without one. */
+async function processesSince(
+  db: Queryable, participants: Pick<HeldSearchIndex, 'processesSinceOf'>, organization: Organization,
+): Promise<ReadonlyMap<string, string> | undefined> {
+  const held = await participants.processesSinceOf(organization);
+  if (held !== undefined) return held ?? undefined;
+  const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(
+    ORGANIZATION_PROCESSES, [organization.icd, organization.organizationIdentifier]);
+  return row?.registered ? new Map(row.held.map(({ id, since }) => [id, since])) : undefined;
 }
 
 const ORGANIZATION_SUMMARY = batchableRead(

@@ -32,7 +32,7 @@ const organizations: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { qualifiedIdentifier } = request.params;
     const organization = parseOrganization(qualifiedIdentifier);
-    const processes = organization && (await organizationProcesses(app.db, app.catalogue, organization));
+    const processes = organization && (await organizationProcesses(app.db, app.catalogue, app.participantSearch, organization));
     if (!processes) throw NotFoundError.organization(qualifiedIdentifier);
     return sendJson(reply, jsonArray(processes.map(({ process, receivableSince }) =>
       jsonObject([processJson(reply, process), jsonOf(reply, ProcessReceivableSince, { receivableSince })]))));

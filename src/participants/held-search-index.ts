@@ -2,7 +2,7 @@ import type { ChangeNotice } from '../db/change-log.js';
 import { PLAN_PER_VALUES, type Queryable } from '../db/database.js';
 import type { PageRequest } from '../core/paging.js';
 import { parseOrganization, type Organization } from './identifiers.js';
-import { processIdsOf, searchTextOf, type Scope } from './repository.js';
+import { processesSinceOf, searchTextOf, type Scope } from './repository.js';
 import type { ParticipantFilter } from './schemas.js';
 import {
   ParticipantSearchIndex, type IndexedAnswer, type IndexedFilter, type IndexedRow, type IndexedSearch, type Receiver,
@@ -25,7 +25,7 @@ const RELOAD_DELAY_MS = 1000;
 const INDEXED_COLUMNS = `id::text AS id, icd, organization_identifier AS "organizationIdentifier", name_lower AS "nameLower",
   service_provider_id::text AS "serviceProviderId",
   (last_modification_date - DATE '1970-01-01') AS "lastModificationDay", (delete_date - DATE '1970-01-01') AS "deleteDay",
-  ${processIdsOf('participants.id')} AS "processIds"`;
+  ${processesSinceOf('participants.id')} AS processes`;
 
 const DAY_MS = 86_400_000;
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
@@ -191,6 +191,17 @@ export class HeldSearchIndex {
   /** As `receiversOf`, without waiting: undefined also while a change heard is not read yet. */
   receiversHeldNow(organization: Organization): OrganizationReceivers | null | undefined {
     return this.current === 'ready' && this.changed.size === 0 && !this.reloadRunning ? this.heldReceivers(organization) : undefined;
+  }
+
+  /**
+   * The processes of the organization's live participants, each with the day (YYYY-MM-DD) since which one of them has
+   * had it, as the database finds them; null when it has none; undefined when the database has to answer (not loaded).
+   * Like a search, it first reads what changed.
+   */
+  async processesSinceOf(organization: Organization): Promise<ReadonlyMap<string, string> | null | undefined> {
+    if (!await this.caughtUp()) return undefined;
+    const held = this.index.processesSinceOf(organization.icd, organization.organizationIdentifier, today());
+    return held ? new Map([...held].map(([id, day]) => [id, dateOf(day)])) : null;
   }
 
   private heldReceivers(organization: Organization): OrganizationReceivers | null {

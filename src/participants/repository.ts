@@ -213,6 +213,14 @@ export function located(key: ParticipantKey, scope: Scope): Conditions {
 export const processIdsOf = (participantId: string) =>
   `array_to_json(ARRAY(SELECT pp.process_id FROM participant_processes pp WHERE pp.participant_id = ${participantId}))`;
 
+/**
+ * The processes of participant `participantId` as a JSON array of `[id, day]`: each one's id and the day (since
+ * 1970-01-01, UTC) the participant was given it, the day organization processes show as `receivableSince`.
+ */
+export const processesSinceOf = (participantId: string) =>
+  `array_to_json(ARRAY(SELECT json_build_array(pp.process_id, (pp.added_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')
+                         FROM participant_processes pp WHERE pp.participant_id = ${participantId}))`;
+
 /** A participant as the API shows it, with the ids of its processes in place of them. */
 export type ParticipantRecord = Omit<Participant, 'processes'> & { processIds: string[] };
 

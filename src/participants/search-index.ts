@@ -11,8 +11,10 @@
  * A search without text is counted from kept counts of the participants by ICD, provider and modification day (the
  * database would count every row in the range), and the database finds its page, which it does without counting.
  *
- * It also holds each participant's processes (as a shared set of their ids), so that a cold SMP lookup finds an
- * organization's live participants with their providers and processes without a statement (`receiversOf`).
+ * It also holds each participant's processes (as a shared set of their ids) and the day it was given each (a shared
+ * tuple of days), so that a cold SMP lookup finds an organization's live participants with their providers and processes
+ * (`receiversOf`), and the public lookup its processes with since when it has had them (`processesSinceOf`), without a
+ * statement.
  */
 
 /** A participant as the index holds it: the columns a search filters on, and its processes. */
@@ -26,9 +28,12 @@ export interface IndexedRow {
   /** Days since 1970-01-01 (UTC). */
   lastModificationDay: number;
   deleteDay: number | null;
-  /** The ids of its processes. */
-  processIds: readonly string[];
+  /** Its processes: each one's id and the day (since 1970-01-01, UTC) it was given it. */
+  processes: readonly HeldProcess[];
 }
+
+/** A process of a participant: its id, and the day (since 1970-01-01, UTC) the participant was given it. */
+export type HeldProcess = readonly [id: string, sinceDay: number];
 
 /** A live participant of an organization as the SMP publishes it: its provider and its processes' ids. */
 export interface Receiver {
@@ -238,42 +243,41 @@ class Codes {
 }
 
 /**
- * The sets of process ids participants hold, each once (organizations share a handful), counted by the participants
- * holding them: a set nobody holds any longer is let go, so no sequence of changes makes them grow beyond the
- * participants' own.
+ * The tuples participants hold, each once, counted by the participants holding them: a process id set (organizations
+ * share a handful), or the days those processes were given (participants registered on one day share one). A tuple
+ * nobody holds any longer is let go, so no sequence of changes makes them grow beyond the participants' own.
  */
-class ProcessSets {
+class SharedTuples<T extends string | number> {
   private readonly numbers = new Map<string, number>();
-  private readonly sets: Array<readonly string[] | undefined> = [];
+  private readonly tuples: Array<readonly T[] | undefined> = [];
   private readonly holders: number[] = [];
   private readonly free: number[] = [];
 
-  /** The number of the set of `ids` (in any order), held once more. */
-  hold(ids: readonly string[]): number {
-    const sorted = [...ids].sort();
-    const key = sorted.join(' ');
-    let set = this.numbers.get(key);
-    if (set === undefined) {
-      set = this.free.pop() ?? this.sets.length;
-      this.numbers.set(key, set);
-      this.sets[set] = Object.freeze(sorted);
-      this.holders[set] = 0;
+  /** The number of the tuple `values`, held once more. */
+  hold(values: readonly T[]): number {
+    const key = values.join(' ');
+    let tuple = this.numbers.get(key);
+    if (tuple === undefined) {
+      tuple = this.free.pop() ?? this.tuples.length;
+      this.numbers.set(key, tuple);
+      this.tuples[tuple] = Object.freeze([...values]);
+      this.holders[tuple] = 0;
     }
-    this.holders[set] = (this.holders[set] as number) + 1;
-    return set;
+    this.holders[tuple] = (this.holders[tuple] as number) + 1;
+    return tuple;
   }
 
-  release(set: number): void {
-    const holders = (this.holders[set] as number) - 1;
-    this.holders[set] = holders;
+  release(tuple: number): void {
+    const holders = (this.holders[tuple] as number) - 1;
+    this.holders[tuple] = holders;
     if (holders > 0) return;
-    this.numbers.delete(this.idsOf(set).join(' '));
-    this.sets[set] = undefined;
-    this.free.push(set);
+    this.numbers.delete(this.valuesOf(tuple).join(' '));
+    this.tuples[tuple] = undefined;
+    this.free.push(tuple);
   }
 
-  idsOf(set: number): readonly string[] {
-    return this.sets[set] ?? [];
+  valuesOf(tuple: number): readonly T[] {
+    return this.tuples[tuple] ?? [];
   }
 }
 
@@ -377,9 +381,12 @@ export class ParticipantSearchIndex {
    * its delete day, last modification day, ICD and provider codes, then its UUID as four 32-bit words.
    */
   private records = new Int32Array(0);
-  /** At `ordinal`: the number of its set of process ids in `processSets`. */
+  /** At `ordinal`: the number of its process ids (sorted) in `processSets`. */
   private processSetOf = new Int32Array(0);
-  private readonly processSets = new ProcessSets();
+  private readonly processSets = new SharedTuples<string>();
+  /** At `ordinal`: the number of the days it was given its processes (in the order of its ids) in `daySets`. */
+  private daySetOf = new Int32Array(0);
+  private readonly daySets = new SharedTuples<number>();
   private postings = new PostingLists();
   private readonly icdCodes = new Codes();
   private readonly providerCodes = new Codes();
@@ -456,8 +463,8 @@ export class ParticipantSearchIndex {
     this.records[record + MODIFIED_DAY] = row.lastModificationDay;
     this.records[record + ICD] = this.icdCodes.of(row.icd);
     this.records[record + PROVIDER] = this.providerCodes.of(row.serviceProviderId);
-    if (previousKeys !== undefined) this.processSets.release(this.processSetOf[ordinal] as number);
-    this.processSetOf[ordinal] = this.processSets.hold(row.processIds);
+    if (previousKeys !== undefined) this.releaseProcesses(ordinal);
+    this.holdProcesses(ordinal, row.processes);
     this.writeId(ordinal, row.id);
     this.tally(ordinal, 1);
     if (unchanged) return;
@@ -471,7 +478,7 @@ export class ParticipantSearchIndex {
 
   private removeAt(slot: number, ordinal: number): void {
     this.tally(ordinal, -1);
-    this.processSets.release(this.processSetOf[ordinal] as number);
+    this.releaseProcesses(ordinal);
     for (const key of this.keysAt(ordinal)) this.postings.remove(key, ordinal);
     this.arena.unused += this.textLength(ordinal);
     this.spans[ordinal * SPAN + 1] = UNUSED;
@@ -479,6 +486,17 @@ export class ParticipantSearchIndex {
     this.freeOrdinals.push(ordinal);
     this.count -= 1;
     this.compactWhenWasteful();
+  }
+
+  private holdProcesses(ordinal: number, processes: readonly HeldProcess[]): void {
+    const sorted = [...processes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.processSetOf[ordinal] = this.processSets.hold(sorted.map(([id]) => id));
+    this.daySetOf[ordinal] = this.daySets.hold(sorted.map(([, day]) => day));
+  }
+
+  private releaseProcesses(ordinal: number): void {
+    this.processSets.release(this.processSetOf[ordinal] as number);
+    this.daySets.release(this.daySetOf[ordinal] as number);
   }
 
   /** Copies the texts in use to a new arena once half of it is room left by texts replaced or removed. */
@@ -588,18 +606,43 @@ export class ParticipantSearchIndex {
    */
   receiversOf(icdValue: string, organizationIdentifier: string, today: number): HeldReceivers | undefined {
     const { records } = this;
-    const live = this.heldOf(this.icdCodes.known(icdValue), organizationIdentifier)
-      .filter(({ ordinal }) => (records[ordinal * RECORD + DELETE_DAY] as number) > today);
+    const live = this.liveOf(icdValue, organizationIdentifier, today);
     if (live.length === 0) return undefined;
-    const nextDeleteDay = Math.min(...live.map(({ ordinal }) => records[ordinal * RECORD + DELETE_DAY] as number));
-    const receivers = live.map(({ ordinal }) => ({
+    const nextDeleteDay = Math.min(...live.map((ordinal) => records[ordinal * RECORD + DELETE_DAY] as number));
+    const receivers = live.map((ordinal) => ({
       provider: this.providerCodes.valueAt(records[ordinal * RECORD + PROVIDER] as number),
-      processes: this.processSets.idsOf(this.processSetOf[ordinal] as number),
+      processes: this.processSets.valuesOf(this.processSetOf[ordinal] as number),
     }));
     return {
       receivers: receivers.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)),
       nextDeleteDay: nextDeleteDay === NO_DELETE_DAY ? null : nextDeleteDay,
     };
+  }
+
+  /**
+   * The processes of the organization's participants live on `today`, each once with the first day one of them was
+   * given it (days since 1970-01-01, UTC); undefined when it has no live participant.
+   */
+  processesSinceOf(icdValue: string, organizationIdentifier: string, today: number): Map<string, number> | undefined {
+    const live = this.liveOf(icdValue, organizationIdentifier, today);
+    if (live.length === 0) return undefined;
+    const since = new Map<string, number>();
+    for (const ordinal of live) {
+      const days = this.daySets.valuesOf(this.daySetOf[ordinal] as number);
+      this.processSets.valuesOf(this.processSetOf[ordinal] as number).forEach((id, at) => {
+        const day = days[at] as number;
+        const first = since.get(id);
+        if (first === undefined || day < first) since.set(id, day);
+      });
+    }
+    return since;
+  }
+
+  /** The ordinals of the organization's participants live on `today`, as `participantIsLive` finds them. */
+  private liveOf(icdValue: string, organizationIdentifier: string, today: number): number[] {
+    return this.heldOf(this.icdCodes.known(icdValue), organizationIdentifier)
+      .map(({ ordinal }) => ordinal)
+      .filter((ordinal) => (this.records[ordinal * RECORD + DELETE_DAY] as number) > today);
   }
 
   /** Whether this index answers `text`: long enough for a trigram, and without NUL (which PostgreSQL refuses). */
@@ -673,6 +716,7 @@ export class ParticipantSearchIndex {
     this.spans = grown(this.spans, (length) => new Int32Array(length), SPAN);
     this.records = grown(this.records, (length) => new Int32Array(length), RECORD);
     this.processSetOf = grown(this.processSetOf, (length) => new Int32Array(length));
+    this.daySetOf = grown(this.daySetOf, (length) => new Int32Array(length));
     this.capacity = capacity;
   }
 
