@@ -11,10 +11,10 @@
  * A search without text is counted from kept counts of the participants by ICD, provider and modification day (the
  * database would count every row in the range), and the database finds its page, which it does without counting.
  *
- * It also holds each participant's processes (as a shared set of their ids) and the day it was given each (a shared
- * tuple of days), so that a cold SMP lookup finds an organization's live participants with their providers and processes
- * (`receiversOf`), and the public lookup its processes with since when it has had them (`processesSinceOf`), without a
- * statement.
+ * It also holds each participant's processes (as a shared set of their ids) and the day it was given each (its first
+ * day, and a shared tuple of the days after it), so that a cold SMP lookup finds an organization's live participants
+ * with their providers and processes (`receiversOf`), and the public lookup its processes with since when it has had
+ * them (`processesSinceOf`), without a statement.
  */
 
 /** A participant as the index holds it: the columns a search filters on, and its processes. */
@@ -244,7 +244,8 @@ class Codes {
 
 /**
  * The tuples participants hold, each once, counted by the participants holding them: a process id set (organizations
- * share a handful), or the days those processes were given (participants registered on one day share one). A tuple
+ * share a handful), or how many days after its first process it was given each (participants given all at once share
+ * one, and those given some later share one per gap: far fewer than the days themselves would make). A tuple
  * nobody holds any longer is let go, so no sequence of changes makes them grow beyond the participants' own.
  */
 class SharedTuples<T extends string | number> {
@@ -384,7 +385,12 @@ export class ParticipantSearchIndex {
   /** At `ordinal`: the number of its process ids (sorted) in `processSets`. */
   private processSetOf = new Int32Array(0);
   private readonly processSets = new SharedTuples<string>();
-  /** At `ordinal`: the number of the days it was given its processes (in the order of its ids) in `daySets`. */
+  /** At `ordinal`: the day (since 1970-01-01, UTC) it was given its first process. */
+  private firstDayOf = new Int32Array(0);
+  /**
+   * At `ordinal`: the number in `daySets` of how many days after `firstDayOf` it was given each process (in the order of
+   * its ids).
+   */
   private daySetOf = new Int32Array(0);
   private readonly daySets = new SharedTuples<number>();
   private postings = new PostingLists();
@@ -491,7 +497,9 @@ export class ParticipantSearchIndex {
   private holdProcesses(ordinal: number, processes: readonly HeldProcess[]): void {
     const sorted = [...processes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.processSetOf[ordinal] = this.processSets.hold(sorted.map(([id]) => id));
-    this.daySetOf[ordinal] = this.daySets.hold(sorted.map(([, day]) => day));
+    const first = sorted.length === 0 ? 0 : Math.min(...sorted.map(([, day]) => day));
+    this.firstDayOf[ordinal] = first;
+    this.daySetOf[ordinal] = this.daySets.hold(sorted.map(([, day]) => day - first));
   }
 
   private releaseProcesses(ordinal: number): void {
@@ -628,11 +636,12 @@ export class ParticipantSearchIndex {
     if (live.length === 0) return undefined;
     const since = new Map<string, number>();
     for (const ordinal of live) {
-      const days = this.daySets.valuesOf(this.daySetOf[ordinal] as number);
+      const firstDay = this.firstDayOf[ordinal] as number;
+      const later = this.daySets.valuesOf(this.daySetOf[ordinal] as number);
       this.processSets.valuesOf(this.processSetOf[ordinal] as number).forEach((id, at) => {
-        const day = days[at] as number;
-        const first = since.get(id);
-        if (first === undefined || day < first) since.set(id, day);
+        const day = firstDay + (later[at] as number);
+        const earliest = since.get(id);
+        if (earliest === undefined || day < earliest) since.set(id, day);
       });
     }
     return since;
@@ -716,6 +725,7 @@ export class ParticipantSearchIndex {
     this.spans = grown(this.spans, (length) => new Int32Array(length), SPAN);
     this.records = grown(this.records, (length) => new Int32Array(length), RECORD);
     this.processSetOf = grown(this.processSetOf, (length) => new Int32Array(length));
+    this.firstDayOf = grown(this.firstDayOf, (length) => new Int32Array(length));
     this.daySetOf = grown(this.daySetOf, (length) => new Int32Array(length));
     this.capacity = capacity;
   }
