@@ -26,17 +26,19 @@ import { clientErrors } from './http/client-errors.js';
 import errorHandler, { routerErrors } from './http/error-handler.js';
 import untrustedForwarding, { proxyTrust } from './http/forwarded.js';
 import mediaTypes from './http/media-types.js';
-import organizations from './organizations/routes.js';
+import organizations, { ORGANIZATIONS_PREFIX } from './organizations/routes.js';
+import { organizationProcessesAtOnce } from './organizations/answers-at-once.js';
 import participants from './participants/routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
-import { NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
+import { MAX_PATH_PARAMETER_LENGTH, NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
 import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchSearchIndex } from './operations/metrics.js';
 import { RequestLogController, requestLoggerWhenUsed } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
+import { answersAtOnce } from './operations/answers-at-once.js';
 import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
 import transportProfiles from './transport-profiles/routes.js';
@@ -153,7 +155,7 @@ export async function buildApp(options: AppOptions) {
     // refused with the framework's own 503 body.
     return503OnClosing: false,
     // Room for any qualified identifier, percent-encoded; longer ones get a 400 in the common error body.
-    routerOptions: { maxParamLength: 1000 },
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     frameworkErrors: routerErrors,
     // What Node's HTTP parser refuses (431, 414, 400, 408) in the common error body too.
     clientErrorHandler: clientErrors,
@@ -254,7 +256,7 @@ export async function buildApp(options: AppOptions) {
 
   await app.register(processes, { prefix: '/rest/api/processes' });
   await app.register(participants, { prefix: '/rest/api/participants' });
-  await app.register(organizations, { prefix: '/rest/api/organizations' });
+  await app.register(organizations, { prefix: ORGANIZATIONS_PREFIX });
   await app.register(documentTypes, { prefix: '/rest/api/document-types' });
   await app.register(accessPoints, { prefix: '/rest/api/accessPoints' });
   await app.register(accessPointProviders, { prefix: '/rest/api/access-point-providers' });
@@ -275,7 +277,7 @@ export async function buildApp(options: AppOptions) {
   const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
-  earlyAnswer = smpAnswersAtOnce(smpOptions.publisher, requestRecorder(app.metrics));
+  earlyAnswer = answersAtOnce([smpAnswersAtOnce(smpOptions.publisher), organizationProcessesAtOnce(reads)], requestRecorder(app.metrics));
   app.addHook('preClose', (done) => {
     earlyAnswer = NO_EARLY_ANSWER;
     done();

@@ -1,9 +1,11 @@
+import type { Counter } from 'prom-client';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { participantsHeld, useTestApp } from './helpers/app.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
 import { addParticipant, byQualified, dayFromToday, participantForm, SCHEME, today, uniqueOrganization } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
+import { HeldSearchIndex } from '../src/participants/held-search-index.js';
 
 const t = useTestApp();
 
@@ -105,6 +107,74 @@ describe('organization processes', () => {
   });
 });
 
+
+describe('over HTTP, where organization processes held in memory are sent before the router', () => {
+  let origin: string;
+  let qualified: string;
+  let processes: Array<{ identifier: string }>;
+  beforeAll(async () => {
+    origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    await participantsHeld(t.app);
+    processes = await Promise.all([1, 2].map(() => addProcess(t.app, t.users.admin)));
+    const organizationIdentifier = uniqueOrganization();
+    qualified = `${SCHEME}::0192:${organizationIdentifier}`;
+    await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: processes[0]?.identifier }] });
+    await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, processes: [{ identifier: processes[1]?.identifier }] });
+  });
+  const comparable = (headers: Headers) => [...headers].filter(([name]) => name !== 'x-request-id' && name !== 'date');
+  const answered = async () => (await (t.app.metrics.getSingleMetric('http_requests_total') as Counter).get()).values
+    .find(({ labels }) => labels.route === '/rest/api/organizations/:qualifiedIdentifier/processes' && labels.status === '200')?.value ?? 0;
+
+  it('answers each plain Accept header with the route\'s status, headers and bytes, counted in the metrics, without the route', async () => {
+    // The writes above are read by the route's first lookup: until then memory does not answer alone.
+    expect((await fetch(`${origin}${url(qualified)}?first=1`)).status).toBe(200);
+    for (const accept of [undefined, '*/*', 'application/json', vendor('organizations.processes'), vendor('organization.processes')]) {
+      const headers: Record<string, string> = { 'x-request-id': 'early-lookup', ...(accept && { accept }) };
+      const routed = vi.spyOn(HeldSearchIndex.prototype, 'processesSinceOf');
+      const before = await answered();
+      const early = await fetch(`${origin}${url(qualified)}`, { headers });
+      // A query string is the router's to strip: that spelling is answered by the route.
+      const byRoute = await fetch(`${origin}${url(qualified)}?again=1`, { headers });
+      const calls = routed.mock.calls.length;
+      routed.mockRestore();
+      expect(calls, `the route answered once, not twice (${String(accept)})`).toBe(1);
+      expect([early.status, early.headers.get('x-request-id')]).toEqual([200, 'early-lookup']);
+      expect(comparable(early.headers), String(accept)).toEqual(comparable(byRoute.headers));
+      expect(await early.text()).toBe(await byRoute.text());
+      expect(await answered()).toBe(before + 2);
+    }
+  });
+
+  it('leaves credentials, other Accept headers and unknown organizations to the route', async () => {
+    const routed = vi.spyOn(HeldSearchIndex.prototype, 'processesSinceOf');
+    try {
+      const withCredentials = await fetch(`${origin}${url(qualified)}`, { headers: { authorization: t.users.serviceProvider.authorization } });
+      expect(withCredentials.status).toBe(200);
+      const wrong = await fetch(`${origin}${url(qualified)}`, { headers: { authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' } });
+      expect(wrong.status).toBe(401);
+      const xml = await fetch(`${origin}${url(qualified)}`, { headers: { accept: 'application/xml' } });
+      expect(xml.status).toBe(406);
+      const unknown = await fetch(`${origin}${url(`${SCHEME}::0192:${uniqueOrganization()}`)}`);
+      expect([unknown.status, unknown.headers.get('content-type')]).toEqual([404, 'application/json;charset=UTF-8']);
+      expect(routed).toHaveBeenCalledTimes(2);
+    } finally {
+      routed.mockRestore();
+    }
+  });
+
+  it('lists a registration at once after the write that made it, and answers 404 at once after its delete', async () => {
+    const organizationIdentifier = uniqueOrganization();
+    const lookup = () => fetch(`${origin}${url(`${SCHEME}::0192:${organizationIdentifier}`)}`);
+    expect((await lookup()).status).toBe(404);
+    const added = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: processes[0]?.identifier }] });
+    const listed = await lookup();
+    expect((await listed.json()).map((process: { identifier: string; receivableSince: string }) => [process.identifier, process.receivableSince]))
+      .toEqual([[processes[0]?.identifier, today()]]);
+    const removed = await call(t.app, { method: 'DELETE', url: `/rest/api/participants/${added.identifier}`, user: t.users.serviceProvider });
+    expect(removed.statusCode).toBe(204);
+    expect((await lookup()).status).toBe(404);
+  });
+});
 
 describe('who an organization is (the public lookup\'s heading)', () => {
   const summaryUrl = (qualifiedIdentifier: string) => `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifier)}`;

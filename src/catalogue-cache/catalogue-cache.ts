@@ -248,6 +248,11 @@ export class CatalogueCache {
     return held && ids.every((id) => held.row(id) !== undefined) ? held : undefined;
   }
 
+  /** As `processesIn`, without waiting: undefined unless the processes held now hold every one of `ids`. */
+  processesHeldNow(ids: readonly string[]): Process[] | undefined {
+    return this.rowsHeldNow('process', ids)?.rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
+  }
+
   /**
    * The ids of the processes `references` name, each once, when the cache knows every one; else undefined,
    * and resolveReferences (the database) answers, with its errors.

@@ -2,13 +2,19 @@
  * Answers assembled from JSON already made. A participant's answer is some 14 kB, nearly all of it its processes,
  * which are catalogue rows held deep-frozen and shared by every answer until the catalogue changes: serializing them
  * and encoding the string again for each answer took a quarter of a participant read's time. A held object is
- * serialized once per schema, by the route's own serializer, and kept as bytes; an answer is its own few fields
- * around them, joined as bytes. What a client receives is byte for byte what the schema's serializer writes.
+ * serialized once per schema and kept as bytes; an answer is its own few fields
+ * around them, joined as bytes. What a client receives is byte for byte what the schema's serializer writes: the
+ * serializer is Fastify's own compiler with its defaults (the application sets no other, and no shared schemas), so an
+ * answer made before the framework (http/early-answers.ts) is the route's too.
  */
+import buildSerializerCompiler from '@fastify/fast-json-stringify-compiler';
 import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 
 type Serialize = (value: unknown) => string;
+
+const compile = buildSerializerCompiler()({}, undefined);
+const serializers = new WeakMap<TSchema, Serialize>();
 
 /** The bytes of held objects, by the schema that serialized them; an object goes when the catalogue drops it. */
 const heldBytes = new WeakMap<TSchema, WeakMap<object, Buffer>>();
@@ -19,9 +25,18 @@ const CLOSE_ARRAY = Buffer.from(']');
 const OPEN_OBJECT = Buffer.from('{');
 const CLOSE_OBJECT = Buffer.from('}');
 
-/** `value` serialized by `schema` with the route's serializer; a frozen (held) object once, then its kept bytes. */
-export function jsonOf(reply: FastifyReply, schema: TSchema, value: object): Buffer {
-  const serialize = () => Buffer.from((reply.compileSerializationSchema(schema as Record<string, unknown>) as Serialize)(value));
+function serializerOf(schema: TSchema): Serialize {
+  let serialize = serializers.get(schema);
+  if (!serialize) {
+    serialize = compile({ schema: schema as Record<string, unknown>, method: 'GET', url: '', httpStatus: '200' }) as Serialize;
+    serializers.set(schema, serialize);
+  }
+  return serialize;
+}
+
+/** `value` serialized by `schema`; a frozen (held) object once, then its kept bytes. */
+export function jsonOf(schema: TSchema, value: object): Buffer {
+  const serialize = () => Buffer.from(serializerOf(schema)(value));
   if (!Object.isFrozen(value)) return serialize();
   let bySchema = heldBytes.get(schema);
   if (!bySchema) heldBytes.set(schema, (bySchema = new WeakMap()));

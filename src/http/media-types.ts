@@ -63,12 +63,22 @@ function bareType(mediaType: string): string {
   return (mediaType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
+/**
+ * The answer's media type for the Accept headers clients send most, which need no parsing: none, `*\/*`, or exactly one
+ * of the operation's own types (`mediaTypes`) or `application/json`; undefined for any other. What the negotiation
+ * below chooses for them, and what an answer made before the framework goes by.
+ */
+export function plainResponseType(accept: string | undefined, mediaTypes: readonly string[]): string | undefined {
+  if (accept === undefined || accept.trim() === '' || accept === '*/*') return vendorMediaType(mediaTypes[0] as string);
+  return accept === JSON_MEDIA_TYPE || mediaTypes.some((name) => vendorMediaType(name) === accept) ? accept : undefined;
+}
+
 /** The media type of the answer, chosen once per Accept header: parsing it took a tenth of a cached read. */
-function responseTypeOf(request: FastifyRequest, negotiation: Negotiation): string | null {
+function responseTypeOf(request: FastifyRequest, negotiation: Negotiation, mediaTypes: readonly string[]): string | null {
   const acceptHeader = request.headers.accept ?? '';
   const remembered = negotiation.chosenByAccept.get(acceptHeader);
   if (remembered !== undefined) return remembered;
-  const chosen = acceptHeader.trim() === '' ? negotiation.candidates[0] : request.accepts().type(negotiation.candidates);
+  const chosen = plainResponseType(acceptHeader, mediaTypes) ?? request.accepts().type(negotiation.candidates);
   const responseType = typeof chosen === 'string' ? bareType(chosen) : null;
   if (acceptHeader.length > MAX_REMEMBERED_ACCEPT_LENGTH) return responseType;
   if (negotiation.chosenByAccept.size >= MAX_REMEMBERED_ACCEPTS) negotiation.chosenByAccept.clear();
@@ -93,7 +103,7 @@ async function mediaTypes(fastify: FastifyInstance) {
   fastify.addHook('onRequest', synchronousHook((request, reply) => {
     const negotiation = negotiationOf(request);
     if (!negotiation) return;
-    const responseType = responseTypeOf(request, negotiation);
+    const responseType = responseTypeOf(request, negotiation, request.routeOptions.config.mediaTypes ?? []);
     if (responseType === null) {
       throw new NotAcceptableError([...new Set(negotiation.candidates.map(bareType))]);
     }

@@ -34,9 +34,12 @@ export async function organizationProcesses(
   db: Queryable, processes: ProcessSource, participants: Pick<HeldSearchIndex, 'processesSinceOf'>, organization: Organization,
 ): Promise<ReceivableProcess[] | undefined> {
   const since = await processesSince(db, participants, organization);
-  if (!since) return undefined;
-  const found = await processes.processesIn([...since.keys()]);
-  return found.flatMap((process) => {
+  return since && receivable(since, await processes.processesIn([...since.keys()]));
+}
+
+/** `processes` (those of `since`, in their order), each with its day from `since`. */
+export function receivable(since: ReadonlyMap<string, string>, processes: readonly Process[]): ReceivableProcess[] {
+  return processes.flatMap((process) => {
     const receivableSince = since.get(process.identifier);
     return receivableSince === undefined ? [] : [{ process, receivableSince }];
   });

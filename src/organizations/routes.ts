@@ -1,22 +1,35 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EVERYONE } from '../http/auth.js';
-import { jsonArray, jsonObject, jsonOf, sendJson } from '../http/held-json.js';
-import { processJson } from '../processes/json.js';
+import { sendJson } from '../http/held-json.js';
 import { NotFoundError } from '../core/errors.js';
 import { parseOrganization } from '../participants/identifiers.js';
+import { organizationProcessesJson } from './json.js';
 import { organizationProcesses, organizationSummary } from './repository.js';
-import { OrganizationProcessList, OrganizationSummary, ProcessReceivableSince } from './schemas.js';
+import { OrganizationProcessList, OrganizationSummary } from './schemas.js';
+
+/** Where the organizations' routes are (app.ts registers them there). */
+export const ORGANIZATIONS_PREFIX = '/rest/api/organizations';
+/** The route of organization processes, as its metrics name it. */
+export const ORGANIZATION_PROCESSES_ROUTE = `${ORGANIZATIONS_PREFIX}/:qualifiedIdentifier/processes`;
+// The machine-readable description says `organizations.processes`, the version table `organization.processes`.
+export const ORGANIZATION_PROCESSES_MEDIA_TYPES = ['organizations.processes', 'organization.processes'];
 
 const OrganizationParams = Type.Object({
   qualifiedIdentifier: Type.String({ description: 'the organization: `iso6523-actorid-upis::<icd>:<organizationIdentifier>`' }),
 });
 
+/**
+ * The public lookup is asked as often as the SMP (and answered before the framework as its lookups are,
+ * organizations/answers-at-once.ts): no request lines below 500, as for them; the metrics count it.
+ */
+const quietLog = () => true;
+
 const organizations: FastifyPluginAsyncTypebox = async (app) => {
   // An addition: the public lookup's heading (name and providers beside the identifier), one indexed read.
   app.get('/:qualifiedIdentifier', {
     schema: { params: OrganizationParams, response: { 200: OrganizationSummary } },
-    config: { access: EVERYONE, mediaTypes: ['organizations.get'] },
+    config: { access: EVERYONE, mediaTypes: ['organizations.get'], quietLog },
   }, async (request) => {
     const { qualifiedIdentifier } = request.params;
     const organization = parseOrganization(qualifiedIdentifier);
@@ -27,15 +40,13 @@ const organizations: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/:qualifiedIdentifier/processes', {
     schema: { params: OrganizationParams, response: { 200: OrganizationProcessList } },
-    // The machine-readable description says `organizations.processes`, the version table `organization.processes`.
-    config: { access: EVERYONE, mediaTypes: ['organizations.processes', 'organization.processes'], reads: 'standby' },
+    config: { access: EVERYONE, mediaTypes: ORGANIZATION_PROCESSES_MEDIA_TYPES, reads: 'standby', quietLog },
   }, async (request, reply) => {
     const { qualifiedIdentifier } = request.params;
     const organization = parseOrganization(qualifiedIdentifier);
     const processes = organization && (await organizationProcesses(app.db, app.catalogue, app.participantSearch, organization));
     if (!processes) throw NotFoundError.organization(qualifiedIdentifier);
-    return sendJson(reply, jsonArray(processes.map(({ process, receivableSince }) =>
-      jsonObject([processJson(reply, process), jsonOf(reply, ProcessReceivableSince, { receivableSince })]))));
+    return sendJson(reply, organizationProcessesJson(processes));
   });
 };
 

@@ -29,7 +29,17 @@ const INDEXED_COLUMNS = `id::text AS id, icd, organization_identifier AS "organi
 
 const DAY_MS = 86_400_000;
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** The days written as dates so far (a registry's days are a few thousand): a `Date` each time was a tenth of a lookup. */
+const DATES_KEPT = 100_000;
+const dates = new Map<number, string>();
+function dateOf(day: number): string {
+  let date = dates.get(day);
+  if (date === undefined) {
+    if (dates.size >= DATES_KEPT) dates.clear();
+    dates.set(day, (date = new Date(day * DAY_MS).toISOString().slice(0, 10)));
+  }
+  return date;
+}
 const today = () => Math.floor(Date.now() / DAY_MS);
 
 /** An organization's live participants with their providers and processes, and the first of their delete dates. */
@@ -190,7 +200,7 @@ export class HeldSearchIndex {
 
   /** As `receiversOf`, without waiting: undefined also while a change heard is not read yet. */
   receiversHeldNow(organization: Organization): OrganizationReceivers | null | undefined {
-    return this.current === 'ready' && this.changed.size === 0 && !this.reloadRunning ? this.heldReceivers(organization) : undefined;
+    return this.heldNow() ? this.heldReceivers(organization) : undefined;
   }
 
   /**
@@ -199,9 +209,22 @@ export class HeldSearchIndex {
    * Like a search, it first reads what changed.
    */
   async processesSinceOf(organization: Organization): Promise<ReadonlyMap<string, string> | null | undefined> {
-    if (!await this.caughtUp()) return undefined;
+    return await this.caughtUp() ? this.heldProcessesSince(organization) : undefined;
+  }
+
+  /** As `processesSinceOf`, without waiting: undefined also while a change heard is not read yet. */
+  processesSinceHeldNow(organization: Organization): ReadonlyMap<string, string> | null | undefined {
+    return this.heldNow() ? this.heldProcessesSince(organization) : undefined;
+  }
+
+  private heldProcessesSince(organization: Organization): ReadonlyMap<string, string> | null {
     const held = this.index.processesSinceOf(organization.icd, organization.organizationIdentifier, today());
     return held ? new Map([...held].map(([id, day]) => [id, dateOf(day)])) : null;
+  }
+
+  /** Whether what is held is what every change heard made: loaded, nothing pending, no reload running. */
+  private heldNow(): boolean {
+    return this.current === 'ready' && this.changed.size === 0 && !this.reloadRunning;
   }
 
   private heldReceivers(organization: Organization): OrganizationReceivers | null {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
@@ -61,7 +61,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   const getOwn = <Answer extends TSchema>(
     url: string, answer: Answer, mediaType: string,
     read: (db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource) => Promise<Static<Answer> | undefined>,
-    json: (reply: FastifyReply, found: Static<Answer>) => Buffer,
+    json: (found: Static<Answer>) => Buffer,
   ) => {
     // Widened for the route, whose reply type cannot follow a generic schema; `read` is checked against `answer` above.
     const response: { 200: TSchema } = { 200: answer };
@@ -72,7 +72,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
       const { identifier } = request.params;
       const found = await read(app.db, keyOf(identifier), scopeOf(request), app.catalogue);
       if (found === undefined) throw notFound(identifier);
-      return sendJson(reply, json(reply, found));
+      return sendJson(reply, json(found));
     });
   };
 
@@ -99,7 +99,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     const serviceProviderId = ownProviderOf(request);
     const participant = await app.db.transaction((tx) =>
       registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue));
-    return sendJson(reply.status(201), participantJson(reply, participant));
+    return sendJson(reply.status(201), participantJson(participant));
   });
 
   app.put('/:identifier', {
@@ -108,7 +108,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const participant = await app.db.transaction((tx) =>
       updateRegistration(tx, actorOf(request), request.params.identifier, scopeOf(request), request.body, app.catalogue));
-    return sendJson(reply, participantJson(reply, participant));
+    return sendJson(reply, participantJson(participant));
   });
 
   app.delete('/:identifier', {
