@@ -27,6 +27,8 @@ declare module 'fastify' {
 interface Negotiation {
   /** Candidates in order of preference; the plain JSON type comes last, so `*\/*` picks the versioned one. */
   candidates: string[];
+  /** The operation's own versioned types, in its order. */
+  ownTypes: string[];
   streamType?: string;
   bodyTypes: Set<string>;
   /** The answer's media type for each Accept header met so far; null: none of the candidates (406). */
@@ -50,6 +52,7 @@ function negotiationOf(request: FastifyRequest): Negotiation | undefined {
     negotiation = {
       // The charset-qualified forms let an Accept with `;charset=UTF-8` match.
       candidates: types.flatMap((type) => [type, `${type};charset=utf-8`]),
+      ownTypes: own,
       streamType,
       bodyTypes: new Set([...own, JSON_MEDIA_TYPE]),
       chosenByAccept: new Map(),
@@ -65,20 +68,21 @@ function bareType(mediaType: string): string {
 
 /**
  * The answer's media type for the Accept headers clients send most, which need no parsing: none, `*\/*`, or exactly one
- * of the operation's own types (`mediaTypes`) or `application/json`; undefined for any other. What the negotiation
- * below chooses for them, and what an answer made before the framework goes by.
+ * of the operation's own versioned types (`ownTypes`, from `vendorMediaType`, the first preferred) or
+ * `application/json`; undefined for any other. What the negotiation below chooses for them, and what an answer made
+ * before the framework goes by.
  */
-export function plainResponseType(accept: string | undefined, mediaTypes: readonly string[]): string | undefined {
-  if (accept === undefined || accept.trim() === '' || accept === '*/*') return vendorMediaType(mediaTypes[0] as string);
-  return accept === JSON_MEDIA_TYPE || mediaTypes.some((name) => vendorMediaType(name) === accept) ? accept : undefined;
+export function plainResponseType(accept: string | undefined, ownTypes: readonly string[]): string | undefined {
+  if (accept === undefined || accept.trim() === '' || accept === '*/*') return ownTypes[0];
+  return accept === JSON_MEDIA_TYPE || ownTypes.includes(accept) ? accept : undefined;
 }
 
 /** The media type of the answer, chosen once per Accept header: parsing it took a tenth of a cached read. */
-function responseTypeOf(request: FastifyRequest, negotiation: Negotiation, mediaTypes: readonly string[]): string | null {
+function responseTypeOf(request: FastifyRequest, negotiation: Negotiation): string | null {
   const acceptHeader = request.headers.accept ?? '';
   const remembered = negotiation.chosenByAccept.get(acceptHeader);
   if (remembered !== undefined) return remembered;
-  const chosen = plainResponseType(acceptHeader, mediaTypes) ?? request.accepts().type(negotiation.candidates);
+  const chosen = plainResponseType(acceptHeader, negotiation.ownTypes) ?? request.accepts().type(negotiation.candidates);
   const responseType = typeof chosen === 'string' ? bareType(chosen) : null;
   if (acceptHeader.length > MAX_REMEMBERED_ACCEPT_LENGTH) return responseType;
   if (negotiation.chosenByAccept.size >= MAX_REMEMBERED_ACCEPTS) negotiation.chosenByAccept.clear();
@@ -103,7 +107,7 @@ async function mediaTypes(fastify: FastifyInstance) {
   fastify.addHook('onRequest', synchronousHook((request, reply) => {
     const negotiation = negotiationOf(request);
     if (!negotiation) return;
-    const responseType = responseTypeOf(request, negotiation, request.routeOptions.config.mediaTypes ?? []);
+    const responseType = responseTypeOf(request, negotiation);
     if (responseType === null) {
       throw new NotAcceptableError([...new Set(negotiation.candidates.map(bareType))]);
     }

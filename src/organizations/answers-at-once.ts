@@ -1,5 +1,5 @@
 import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers.js';
-import { plainResponseType } from '../http/media-types.js';
+import { plainResponseType, vendorMediaType } from '../http/media-types.js';
 import type { HeldSearchIndex } from '../participants/held-search-index.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import type { Process } from '../processes/schemas.js';
@@ -14,6 +14,8 @@ export interface PublicLookupView {
   catalogue: { processesHeldNow(ids: readonly string[]): Process[] | undefined };
 }
 
+const OWN_TYPES = ORGANIZATION_PROCESSES_MEDIA_TYPES.map(vendorMediaType);
+
 /**
  * Organization processes as memory answers them to an anonymous caller with a plain Accept header, when the
  * participants and the catalogue held have read every change heard; `/rest/api/organizations/{organization}/processes`.
@@ -25,7 +27,7 @@ export function organizationProcessesAtOnce(view: PublicLookupView): HeldAnswerF
     const [root, rest, api, organizations, organizationSegment, processes] = segments;
     if (root !== '' || rest !== 'rest' || api !== 'api' || organizations !== 'organizations' || processes !== 'processes'
       || segments.length !== 6 || organizationSegment === undefined || headers.authorization !== undefined) return undefined;
-    const mediaType = plainResponseType(headers.accept, ORGANIZATION_PROCESSES_MEDIA_TYPES);
+    const mediaType = plainResponseType(headers.accept, OWN_TYPES);
     const organization = mediaType && parseOrganization(decodedSegment(organizationSegment));
     const since = organization && view.participantSearch.processesSinceHeldNow(organization);
     const found = since && view.catalogue.processesHeldNow([...since.keys()]);

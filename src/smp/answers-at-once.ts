@@ -12,7 +12,7 @@ const IDENTIFIER_SEPARATOR = /::|%3a%3a/i;
 export function smpAnswersAtOnce(publisher: SmpPublisher): HeldAnswerFinder {
   return (segments) => {
     const [root, participantSegment, services, documentTypeSegment] = segments;
-    // Every other request passes here too: it costs a search of a segment, nothing allocated.
+    // Every other GET passes here too: this finder costs it a search of one segment.
     if (root !== '' || participantSegment === undefined || !IDENTIFIER_SEPARATOR.test(participantSegment)) return undefined;
     const participant = decodedSegment(participantSegment);
     if (segments.length === 2) {
