@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { SESSIONS_PER_USER } from '../src/users/sessions.js';
-import { basic, startOtherInstance, useTestApp, type TestUser } from './helpers/app.js';
+import { basic, startOtherInstance, useTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { call } from './helpers/requests.js';
@@ -26,6 +27,44 @@ async function addAuthority(username: string): Promise<{ identifier: string; use
   });
   expect(created.statusCode, created.body).toBe(201);
   return { identifier: created.json().identifier, user: { username, password: FIRST_PASSWORD, authorization: basic(username, FIRST_PASSWORD) } };
+}
+
+interface Opening {
+  /** The tokens of every session opened with the password the user had when the clients began. */
+  tokens: string[];
+  /** The statuses the session openings were answered. */
+  statuses: Set<number>;
+}
+
+/**
+ * Clients opening sessions with `user`'s credentials in a loop (as a holder of a stolen password would) while `change`
+ * runs; they stop once it has answered, and what they got is returned beside its answer.
+ */
+async function openingWhile(app: TestApp['app'], user: TestUser, change: () => Promise<LightMyRequestResponse>): Promise<Opening & { changed: LightMyRequestResponse }> {
+  const opening: Opening = { tokens: [], statuses: new Set() };
+  let going = true;
+  const client = async () => {
+    while (going) {
+      const response = await app.inject({ method: 'POST', url: '/rest/api/sessions', headers: { authorization: user.authorization } });
+      opening.statuses.add(response.statusCode);
+      if (response.statusCode === 201) opening.tokens.push(response.json().token);
+      // Over a socket a client waits for the network: here it lets the event loop go round (the embedded database answers in microtasks).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  const clients = Array.from({ length: 4 }, client);
+  // Sessions are being opened (the credentials cached) before the change begins.
+  while (opening.tokens.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+  const changed = await change();
+  going = false;
+  await Promise.all(clients);
+  return { ...opening, changed };
+}
+
+async function liveAmong(tokens: string[]): Promise<number> {
+  let live = 0;
+  for (const token of tokens) if ((await call(t.app, { url: '/rest/api/participants?size=1', headers: bearer(token) })).statusCode === 200) live += 1;
+  return live;
 }
 
 describe('console sessions: a sign-in that outlives a reload without the password kept in the browser', () => {
@@ -137,5 +176,64 @@ describe('console sessions: a sign-in that outlives a reload without the passwor
     const current = await call(t.app, { url: '/rest/api/sessions/current', user: t.users.accessPointProvider });
     expect(current.json()).toEqual({ username: 'ap-provider', role: 'ACCESS_POINT_PROVIDER', expiresAt: null });
     expect((await call(t.app, { method: 'DELETE', url: '/rest/api/sessions/current', user: t.users.accessPointProvider })).statusCode).toBe(204);
+  });
+  describe('a new password or a deletion ends every session opened with the old password, however they race', () => {
+    const ROUNDS = 4;
+    const NEW_PASSWORD = 'a-second-long-password';
+
+    it('the user\'s own change: no session opened meanwhile lives on, and the change never fails', async () => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const { user } = await addAuthority(`own-race-${round}`);
+        const { changed, tokens, statuses } = await openingWhile(t.app, user, () => call(t.app, {
+          method: 'PUT', url: '/rest/api/users/me/password', user, payload: { currentPassword: FIRST_PASSWORD, newPassword: NEW_PASSWORD },
+        }));
+        expect(changed.statusCode, changed.body).toBe(200);
+        expect([...statuses].filter((status) => status !== 201 && status !== 401)).toEqual([]);
+        expect(await liveAmong(tokens)).toBe(0);
+      }
+    });
+
+    it('the ADMIN\'s reset: no session opened meanwhile lives on, and the reset never fails', async () => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const username = `reset-race-${round}`;
+        const { identifier, user } = await addAuthority(username);
+        const { changed, tokens, statuses } = await openingWhile(t.app, user, () => call(t.app, {
+          method: 'PUT', url: `/rest/api/users/${identifier}`, user: t.users.admin, payload: { username, role: 'REGISTRY_AUTHORITY', password: NEW_PASSWORD },
+        }));
+        expect(changed.statusCode, changed.body).toBe(200);
+        expect([...statuses].filter((status) => status !== 201 && status !== 401)).toEqual([]);
+        expect(await liveAmong(tokens)).toBe(0);
+      }
+    });
+
+    it('the ADMIN\'s delete never fails, and a session asked for meanwhile or after is refused with 401', async () => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const { identifier, user } = await addAuthority(`delete-race-${round}`);
+        const { changed, statuses } = await openingWhile(t.app, user, () => call(t.app, { method: 'DELETE', url: `/rest/api/users/${identifier}`, user: t.users.admin }));
+        expect(changed.statusCode, changed.body).toBe(204);
+        expect([...statuses].filter((status) => status !== 201 && status !== 401)).toEqual([]);
+        expectErrorBody(await call(t.app, { method: 'POST', url: '/rest/api/sessions', user }), 401);
+      }
+    });
+
+    it.runIf(testDatabaseKind === 'postgres')('another instance that verified the old password a moment ago opens no session with it', async () => {
+      // It has not heard the change yet (its notice is on the way): its verified credentials are the old ones.
+      const other = await startOtherInstance(t, { followChanges: false });
+      try {
+        const { identifier, user } = await addAuthority('two-instances-race');
+        const elsewhere = (user: TestUser) => other.app.inject({ method: 'POST', url: '/rest/api/sessions', headers: { authorization: user.authorization } });
+        expect((await elsewhere(user)).statusCode).toBe(201);
+        const changed = await call(t.app, {
+          method: 'PUT', url: `/rest/api/users/${identifier}`, user: t.users.admin, payload: { username: 'two-instances-race', role: 'REGISTRY_AUTHORITY', password: NEW_PASSWORD },
+        });
+        expect(changed.statusCode, changed.body).toBe(200);
+        expectErrorBody(await elsewhere(user), 401, 'Bad credentials');
+        const deleted = await call(t.app, { method: 'DELETE', url: `/rest/api/users/${identifier}`, user: t.users.admin });
+        expect(deleted.statusCode).toBe(204);
+        expectErrorBody(await elsewhere({ ...user, authorization: basic('two-instances-race', NEW_PASSWORD) }), 401, 'Bad credentials');
+      } finally {
+        await other.close();
+      }
+    });
   });
 });

@@ -32,6 +32,11 @@ export interface Credentials extends CredentialVerifier {
    * password of a user who changes it. A wrong one is the security event `password_change_failed`.
    */
   checkPassword(username: string, password: string, request: FastifyRequest): Promise<Caller | null>;
+  /**
+   * Whether a password hash is still the one `caller` was verified against (a session opens only then): what is kept
+   * of it is a keyed digest, as of the credentials, not the hash.
+   */
+  verifiedWith(caller: Caller): (passwordHash: string) => boolean;
   /** Forgets every verified credential. */
   forgetAll(): void;
   /** Reads the sign-in locks in force (the start: later ones come through `onChange`). */
@@ -87,6 +92,9 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
   }
 
   const cacheKey = (username: string, password: string) => hash('sha256', `${key}${username}\u0000${password}`, 'base64');
+  const hashDigest = (passwordHash: string) => hash('sha256', `${key}\u0000${passwordHash}`, 'base64');
+  // Each verified caller (the object the cache hands out again) with the digest of the password hash it matched.
+  const verifiedHashes = new WeakMap<Caller, string>();
 
   /** Stores a lock this process made, so that every instance refuses the pair too; it holds here meanwhile. */
   function store(lock: SignInLock, request: FastifyRequest) {
@@ -121,7 +129,8 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
       return null;
     }
     counts.succeeded(username, address);
-    const { passwordHash: _, ...caller } = user;
+    const { passwordHash, ...caller } = user;
+    verifiedHashes.set(caller, hashDigest(passwordHash));
     return caller;
   }
 
@@ -169,6 +178,7 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
       return result;
     },
     checkPassword: (username, password, request) => checked(username, password, request, changes, 'password_change_failed'),
+    verifiedWith: (caller) => (passwordHash) => verifiedHashes.get(caller) === hashDigest(passwordHash),
     forgetAll,
     async loadLocks() {
       for (const lock of await locksInForce(db)) hold(lock);

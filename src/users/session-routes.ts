@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ForbiddenError } from '../core/errors.js';
+import { ForbiddenError, UnauthorizedError } from '../core/errors.js';
 import { bearerTokenOf, callerOf, ROLES } from '../http/auth.js';
 import { ErrorBody } from '../core/schemas.js';
 import { CurrentSession, OpenedSession } from './schemas.js';
@@ -18,7 +18,9 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
     // A session cannot open the next: it ends when it ends, whatever it does meanwhile.
     if (bearerTokenOf(request) !== undefined) throw new ForbiddenError('A session is opened with the username and password');
     const caller = callerOf(request);
-    const opened = await openSession(app.db, caller.userId);
+    const opened = await openSession(app.db, caller.userId, app.credentials.verifiedWith(caller));
+    // Deleted, or given a new password, since its credentials were checked: they are no longer right.
+    if (!opened) throw new UnauthorizedError('Bad credentials');
     return reply.status(201).send({ username: caller.username, role: caller.role, ...opened });
   });
 

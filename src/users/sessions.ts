@@ -10,6 +10,8 @@ export const SESSION_MAX_SECONDS = 8 * 3600;
 export const SESSIONS_PER_USER = 20;
 /** The last use is written at most this often: a session's requests are reads, not a write each. */
 const TOUCH_SECONDS = 60;
+/** Other users' ended sessions removed by one opening: more than are opened, so the table does not grow. */
+const ENDED_PURGED_PER_OPENING = 100;
 
 /** 32 random bytes, base64url: what the console keeps and sends as `Authorization: Bearer <token>`. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -25,23 +27,41 @@ export interface OpenedSession {
   expiresAt: string;
 }
 
-/** Opens a session for `userId`; ended sessions go, and the user's oldest beyond the bound. */
-export async function openSession(db: Database, userId: string): Promise<OpenedSession> {
+/**
+ * The password a caller was verified with, as the users table holds it now: whether it is still that one (see
+ * Credentials.verifiedWith).
+ */
+export type StillVerified = (passwordHash: string) => boolean;
+
+/**
+ * Opens a session for `userId`, whose password must still be the one it was verified with: the user's row is locked
+ * first (as a password change and a deletion lock it), so a session is either opened before such a change, which
+ * then ends it, or refused after it; null when the user is gone or its password changed. The user's ended sessions
+ * and its oldest beyond the bound go; other users' ended sessions too, those no other transaction holds (never waited for).
+ */
+export async function openSession(db: Database, userId: string, stillVerified: StillVerified): Promise<OpenedSession | null> {
   const token = randomBytes(32).toString('base64url');
-  const [row] = await db.transaction(async (tx) => {
-    await tx.query(`DELETE FROM console_sessions s WHERE NOT (${LIVE})`);
+  const row = await db.transaction(async (tx) => {
+    const [user] = await tx.query<{ passwordHash: string }>('SELECT password_hash AS "passwordHash" FROM users WHERE id = $1 FOR NO KEY UPDATE', [userId]);
+    if (!user || !stillVerified(user.passwordHash)) return null;
     await tx.query(
       `DELETE FROM console_sessions WHERE token_hash IN (
-         SELECT token_hash FROM console_sessions WHERE user_id = $1 ORDER BY created_at DESC OFFSET $2)`,
+         SELECT token_hash FROM console_sessions s WHERE user_id = $1 AND NOT (${LIVE})
+         UNION ALL (SELECT token_hash FROM console_sessions WHERE user_id = $1 ORDER BY created_at DESC OFFSET $2))`,
       [userId, SESSIONS_PER_USER - 1],
     );
-    return tx.query<{ expiresAt: string }>(
+    await tx.query(
+      `DELETE FROM console_sessions WHERE token_hash IN (
+         SELECT token_hash FROM console_sessions s WHERE NOT (${LIVE}) LIMIT ${ENDED_PURGED_PER_OPENING} FOR UPDATE SKIP LOCKED)`,
+    );
+    const [opened] = await tx.query<{ expiresAt: string }>(
       `INSERT INTO console_sessions (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
        RETURNING ${UTC('expires_at')} AS "expiresAt"`,
       [hashOf(token), userId, SESSION_MAX_SECONDS],
     );
+    return opened as { expiresAt: string };
   });
-  return { token, expiresAt: (row as { expiresAt: string }).expiresAt };
+  return row && { token, expiresAt: row.expiresAt };
 }
 
 /** When the session of `token` ends at the latest, or undefined when it has ended. */
