@@ -11,7 +11,7 @@ import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config 
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { DatabaseStartError, openStandbys } from './db/open.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
-import { ConnectionStringError } from './db/primary-host.js';
+import { ConnectionStringError } from './db/connection-string.js';
 import { bufferedStandardOutput, loggerOptions, processLogger, startFailureLog, type LogOutput } from './operations/logging.js';
 import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
