@@ -59,6 +59,19 @@ describe.runIf(testDatabaseKind === 'embedded')('settings the start refuses', ()
       expect(await running.stop()).toBe(0);
     }
   }, SLOW);
+
+  it('a management port in use by another process: one line, and the registry never said it listened', async () => {
+    const other = net.createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const taken = (other.address() as net.AddressInfo).port;
+    try {
+      const finished = await runServerToEnd({ REGISTRY_DATA_DIR: join(dir, 'management'), MANAGEMENT_PORT: String(taken) });
+      expect(startFailure(finished).msg).toBe(`MANAGEMENT_PORT ${taken} is in use on 127.0.0.1 by another process: stop it, or set MANAGEMENT_PORT to a free port (0 to 65535; 0 takes any free one).`);
+      expect(finished.stdout).not.toMatch(/listening/);
+    } finally {
+      other.close();
+    }
+  }, SLOW);
 });
 
 describe.runIf(testDatabaseKind === 'postgres')('a PostgreSQL server that is missing, not up, or late', () => {
