@@ -11,7 +11,7 @@ import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config 
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { DatabaseStartError, openStandbys } from './db/open.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
-import { ConnectionStringError } from './db/primary-host.js';
+import { ConnectionStringError } from './db/connection-string.js';
 import { bufferedStandardOutput, loggerOptions, processLogger, startFailureLog, type LogOutput } from './operations/logging.js';
 import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
@@ -168,13 +168,15 @@ async function serve(config: Config): Promise<void> {
     await stop();
   });
 
+  // The management port first: its default is every instance's, so a second instance on a host stops at it before its
+  // API has listened (or said so).
+  const managementAddress = await listenOrStop(management.server, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST }, ['MANAGEMENT_PORT', 'MANAGEMENT_HOST'], stop);
   const address = await listenOrStop(app, { port: config.PORT, host: config.HOST }, ['PORT', 'HOST'], stop);
   app.log.info({ database: db.kind }, `registry listening on ${address}`);
   if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
   if (sml) app.log.info({ sml: sml.url, smpId: sml.smpId }, 'participants are delivered to the SML');
   else app.log.warn('no SML configured (SML_URL): nothing is registered with the SML; changes wait in the change log');
   if (!config.DIRECTORY_URL) app.log.info('no Peppol Directory configured (DIRECTORY_URL): nothing is pushed to it');
-  const managementAddress = await listenOrStop(management.server, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST }, ['MANAGEMENT_PORT', 'MANAGEMENT_HOST'], stop);
   app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
   welcomeAfterStart(setup, config, app, logOutput);
 }

@@ -1,7 +1,9 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'pg-connection-string';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
+import { ConnectionStringError, connectionTargets, serverNames } from '../src/db/connection-string.js';
 import type { Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { STANDBY_APPLICATION_NAME } from '../src/db/open.js';
@@ -9,7 +11,6 @@ import { openPostgres } from '../src/db/postgres.js';
 import { buildManagementServer } from '../src/operations/management.js';
 import { checkedKey, SmpKeys } from '../src/smp/keys.js';
 import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
-import { ConnectionStringError, connectionTargets, hostOf } from '../src/db/primary-host.js';
 import { startTcpProxy, type TcpProxy } from './reliability/harness/tcp-proxy.js';
 import { runServerToEnd } from './helpers/entry-point.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -46,23 +47,42 @@ async function otherInstance(cluster: TestCluster, standbyUrl: string, maxLagMs:
 
 describe('the settings of a primary and its standbys', () => {
   it('takes a DATABASE_URL of several hosts as one connection string per host, the first that takes writes with target_session_attrs=read-write', () => {
-    expect(connectionTargets('postgres://app:secret@db1:5432,[::1]:5433/registry?sslmode=require&target_session_attrs=read-write')).toEqual({
-      urls: ['postgres://app:secret@db1:5432/registry?sslmode=require', 'postgres://app:secret@[::1]:5433/registry?sslmode=require'],
-      writable: true,
-    });
-    expect(connectionTargets('postgresql://db1,db2/registry').urls).toEqual(['postgresql://db1/registry', 'postgresql://db2/registry']);
+    const targets = connectionTargets('postgres://app:secret@db1:5432,[::1]:5433/registry?application_name=x&target_session_attrs=read-write');
+    expect(targets.writable).toBe(true);
+    expect(targets.hosts.map(({ url }) => parse(url))).toMatchObject([
+      { host: 'db1', port: '5432', database: 'registry', user: 'app', password: 'secret', application_name: 'x' },
+      { host: '::1', port: '5433', database: 'registry', user: 'app', password: 'secret', application_name: 'x' },
+    ]);
+    expect(connectionTargets('postgresql://db1,db2/registry').hosts).toEqual([
+      { url: 'postgresql://db1/registry', name: 'db1:5432/registry' }, { url: 'postgresql://db2/registry', name: 'db2:5432/registry' },
+    ]);
     expect(connectionTargets('postgres://app@db1/registry?target_session_attrs=primary').writable).toBe(true);
     const single = 'postgres://app:secret@db1:5432/registry?application_name=x';
-    expect(connectionTargets(single)).toEqual({ urls: [single], writable: false });
+    expect(connectionTargets(single)).toEqual({ hosts: [{ url: single, name: 'db1:5432/registry' }], writable: false });
   });
 
-  it('refuses a target_session_attrs it does not implement, saying which it takes', () => {
+  it('gives every host the whole password, as the driver reads it: the credentials end at the last @', () => {
+    const passwords = { 'Tr0ub4dor@Horse-Battery': 'Tr0ub4dor@Horse-Battery', 'co:lon': 'co:lon', 'com,ma': 'com,ma', 'sla%2Fsh': 'sla/sh', 'at%40sign': 'at@sign', 'q%3Fh%23': 'q?h#' };
+    for (const [written, password] of Object.entries(passwords)) {
+      const { hosts } = connectionTargets(`postgres://app:${written}@db1:5432,[::1]:5433/registry?target_session_attrs=read-write`);
+      expect(hosts.map(({ name }) => name), written).toEqual(['db1:5432/registry', '[::1]:5433/registry']);
+      expect(hosts.map(({ url }) => parse(url)), written).toMatchObject([{ host: 'db1', user: 'app', password }, { host: '::1', user: 'app', password }]);
+    }
+  });
+
+  it('refuses a target_session_attrs it does not implement, or a string the driver cannot read, naming the setting but not the string', () => {
     expect(() => connectionTargets('postgres://db1,db2/registry?target_session_attrs=prefer-standby')).toThrow(ConnectionStringError);
     expect(() => connectionTargets('postgres://db1,db2/registry?target_session_attrs=prefer-standby')).toThrow(/read-write/);
+    const unreadable = () => connectionTargets('postgres://app:pa#ss-word@db1,db2/registry', 'DATABASE_READ_URLS');
+    expect(unreadable).toThrow(ConnectionStringError);
+    expect(unreadable).toThrow(/^DATABASE_READ_URLS is not a connection string the driver reads \(Invalid URL\): percent-encode [^#]* # as %23/);
+    expect(unreadable).not.toThrow(/ss-word/);
   });
 
-  it('names a server by its host and database, never by its credentials', () => {
-    expect(hostOf('postgres://app:secret@standby-1.example:5432/registry?sslmode=require')).toBe('standby-1.example:5432/registry');
+  it('names a server by its host, port and database, never by its credentials', () => {
+    expect(serverNames('postgres://app:secret@standby-1.example:5432/registry?sslmode=disable')).toBe('standby-1.example:5432/registry');
+    expect(serverNames('postgres://app:s@cret@db1,db2:5433/registry')).toBe('db1:5432/registry, db2:5433/registry');
+    expect(serverNames('postgres://app@localhost/registry?host=/var/run/postgresql')).toBe('/var/run/postgresql:5432/registry');
   });
 
   it('refuses standbys without a PostgreSQL primary at start, in one line', async () => {

@@ -59,6 +59,19 @@ describe.runIf(testDatabaseKind === 'embedded')('settings the start refuses', ()
       expect(await running.stop()).toBe(0);
     }
   }, SLOW);
+
+  it('a management port in use by another process: one line, and the registry never said it listened', async () => {
+    const other = net.createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const taken = (other.address() as net.AddressInfo).port;
+    try {
+      const finished = await runServerToEnd({ REGISTRY_DATA_DIR: join(dir, 'management'), MANAGEMENT_PORT: String(taken) });
+      expect(startFailure(finished).msg).toBe(`MANAGEMENT_PORT ${taken} is in use on 127.0.0.1 by another process: stop it, or set MANAGEMENT_PORT to a free port (0 to 65535; 0 takes any free one).`);
+      expect(finished.stdout).not.toMatch(/listening/);
+    } finally {
+      other.close();
+    }
+  }, SLOW);
 });
 
 describe.runIf(testDatabaseKind === 'postgres')('a PostgreSQL server that is missing, not up, or late', () => {
@@ -88,7 +101,7 @@ describe.runIf(testDatabaseKind === 'postgres')('a PostgreSQL server that is mis
     url.pathname = '/no_such_registry_database';
     const started = Date.now();
     const missing = startFailure(await runServerToEnd({ DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '30' }));
-    expect(missing.msg).toMatch(/^PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/no_such_registry_database: database "no_such_registry_database" does not exist\. Create it \(createdb\), or correct DATABASE_URL\.$/);
+    expect(missing.msg).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+\/no_such_registry_database: database "no_such_registry_database" does not exist\. Create it \(createdb\), or correct DATABASE_URL\.$/);
     expect(JSON.stringify(missing)).not.toContain('never-shown-pw');
     // Waiting cannot make a database: no wait.
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -99,11 +112,27 @@ describe.runIf(testDatabaseKind === 'postgres')('a PostgreSQL server that is mis
     const started = Date.now();
     const finished = await runServerToEnd({ DATABASE_URL: throughProxy(), DATABASE_WAIT_SECONDS: '2' });
     const elapsed = Date.now() - started;
-    expect(startFailure(finished).msg).toMatch(/^PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/test does not answer \(ECONNRESET\), waited 2 s\. Start PostgreSQL or correct DATABASE_URL; DATABASE_WAIT_SECONDS sets how long a start waits for it\.$/);
+    expect(startFailure(finished).msg).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+\/test does not answer \(ECONNRESET\), waited 2 s\. Start PostgreSQL or correct DATABASE_URL; DATABASE_WAIT_SECONDS sets how long a start waits for it\.$/);
     expect(elapsed).toBeGreaterThanOrEqual(2000);
     const logged = finished.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
     expect(logged).toContainEqual(expect.objectContaining({ level: 40, reason: 'ECONNRESET', msg: expect.stringMatching(/^the database does not answer yet \(ECONNRESET\); waiting for it up to \d s more/) }));
     proxy.restore();
+  }, SLOW);
+
+  it('hosts of a multi-host DATABASE_URL that do not answer: waited for, then one line naming each by host and database, never the password', async () => {
+    const finished = await runServerToEnd({
+      DATABASE_URL: 'postgres://registry:Pw@Pw88bb@127.0.0.1:1,127.0.0.1:2/regs?target_session_attrs=read-write', DATABASE_WAIT_SECONDS: '1',
+    });
+    expect(startFailure(finished).msg).toBe('no host of DATABASE_URL takes writes (127.0.0.1:1/regs: connect ECONNREFUSED 127.0.0.1:1; '
+      + '127.0.0.1:2/regs: connect ECONNREFUSED 127.0.0.1:2), waited 1 s. '
+      + 'Start its primary (or promote a standby), or correct DATABASE_URL; DATABASE_WAIT_SECONDS sets how long a start waits for it.');
+    expect(`${finished.stdout}${finished.stderr}`).not.toContain('Pw88bb');
+  }, SLOW);
+
+  it('a DATABASE_URL the driver cannot read: one line naming the setting, never the string', async () => {
+    const finished = await runServerToEnd({ DATABASE_URL: 'postgres://registry:pa#ss-word@127.0.0.1:1/regs' });
+    expect(startFailure(finished).msg).toMatch(/^DATABASE_URL is not a connection string the driver reads \(Invalid URL\): percent-encode/);
+    expect(`${finished.stdout}${finished.stderr}`).not.toContain('ss-word');
   }, SLOW);
 
   it('a server that comes up while the start waits: the registry starts, and stops with exit status 0', async () => {

@@ -2,12 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorCodeOf } from '../core/errors.js';
-import { shownUrl } from '../core/urls.js';
 import type { Database } from './database.js';
 import { openEmbedded } from './embedded.js';
 import { migrate } from './migrate.js';
 import { openPostgres } from './postgres.js';
-import { ConnectionStringError, hostOf } from './primary-host.js';
+import { ConnectionStringError, serverNames } from './connection-string.js';
+import { NoPrimaryError } from './primary-host.js';
 
 export interface DatabaseSettings {
   DATABASE_URL?: string;
@@ -33,10 +33,24 @@ export class DatabaseStartError extends Error {}
 const NOT_UP_YET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', '57P03', '53300']);
 const TELL_EVERY_MS = 10_000;
 
-/** Why the server does not answer, in a few words: its error code, or its message when it has none. */
-const reasonOf = (error: unknown) => errorCodeOf(error) ?? (error instanceof Error ? error.message : String(error));
+/** Why the server does not answer, in a few words: its error code, else its message; of a search among several hosts, what each said. */
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof NoPrimaryError ? message : errorCodeOf(error) ?? message;
+}
 
-const notUpYet = (error: unknown) => NOT_UP_YET.has(errorCodeOf(error) ?? '') || /Connection terminated/i.test(reasonOf(error));
+/** A host of a multi-host DATABASE_URL may be starting, or be promoted, as a single server may be starting. */
+const notUpYet = (error: unknown) =>
+  error instanceof NoPrimaryError || NOT_UP_YET.has(errorCodeOf(error) ?? '') || /Connection terminated/i.test(reasonOf(error));
+
+const WAIT_ADVICE = 'correct DATABASE_URL; DATABASE_WAIT_SECONDS sets how long a start waits for it.';
+
+/** The start's line once the wait is over: the hosts of a multi-host DATABASE_URL name themselves in its reason. */
+function stillNotAnswering(error: unknown, where: string, waitSeconds: number): DatabaseStartError {
+  const waited = waitSeconds > 0 ? `, waited ${waitSeconds} s` : '';
+  if (error instanceof NoPrimaryError) return new DatabaseStartError(`${reasonOf(error)}${waited}. Start its primary (or promote a standby), or ${WAIT_ADVICE}`);
+  return new DatabaseStartError(`${where} does not answer (${reasonOf(error)})${waited}. Start PostgreSQL or ${WAIT_ADVICE}`);
+}
 
 /** What a refusal of the PostgreSQL server means for the operator; the error as it was when it is none of those. */
 function refusal(error: unknown, where: string): unknown {
@@ -63,10 +77,7 @@ async function untilAnswering(db: Database, where: string, waitSeconds: number, 
     } catch (error) {
       if (!notUpYet(error)) throw refusal(error, where);
       const remainingMs = deadline - Date.now();
-      if (remainingMs <= 0) {
-        throw new DatabaseStartError(`${where} does not answer (${reasonOf(error)})${waitSeconds > 0 ? `, waited ${waitSeconds} s` : ''}. `
-          + 'Start PostgreSQL or correct DATABASE_URL; DATABASE_WAIT_SECONDS sets how long a start waits for it.');
-      }
+      if (remainingMs <= 0) throw stillNotAnswering(error, where, waitSeconds);
       if (Date.now() - toldAt >= TELL_EVERY_MS) {
         toldAt = Date.now();
         onWait(reasonOf(error), Math.ceil(remainingMs / 1000));
@@ -98,7 +109,7 @@ function dataDirectory(dir: string): string {
 export async function openDatabase(settings: DatabaseSettings, options: OpenOptions = {}): Promise<Database> {
   const url = settings.DATABASE_URL;
   const db = url ? openPostgres({ connectionString: url }) : await openEmbedded(dataDirectory(settings.REGISTRY_DATA_DIR));
-  const where = url ? `PostgreSQL at ${shownUrl(url) ?? 'DATABASE_URL'}` : undefined;
+  const where = url ? `PostgreSQL at ${serverNames(url)}` : undefined;
   try {
     if (where) await untilAnswering(db, where, settings.DATABASE_WAIT_SECONDS ?? 0, options.onWait ?? (() => undefined));
     if (options.migrate !== false) await migrate(db);
@@ -122,5 +133,8 @@ export function openStandbys(settings: { DATABASE_URL?: string; DATABASE_READ_UR
     throw new ConnectionStringError('DATABASE_READ_URLS names hot standbys of a PostgreSQL primary: set DATABASE_URL to that primary (the embedded database has no standbys)');
   }
   const urls = settings.DATABASE_READ_URLS.split(/[\s,]+(?=postgres(?:ql)?:\/\/)/i).map((url) => url.trim()).filter((url) => url !== '');
-  return urls.map((url) => ({ name: hostOf(url), db: openPostgres({ connectionString: url, applicationName: STANDBY_APPLICATION_NAME, connectionTimeoutMs: 5000 }) }));
+  return urls.map((url) => ({
+    name: serverNames(url, 'DATABASE_READ_URLS'),
+    db: openPostgres({ connectionString: url, applicationName: STANDBY_APPLICATION_NAME, connectionTimeoutMs: 5000 }),
+  }));
 }

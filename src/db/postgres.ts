@@ -5,7 +5,8 @@ import {
   committed, failureAhead, isDatabaseUnreachable, isReadOnlyRefusal, PLAN_PER_VALUES, runWork, streamThroughCursor, transactionOpened, withAttempts,
   type Database, type Queryable,
 } from './database.js';
-import { connectionTargets, primaryHost } from './primary-host.js';
+import { connectionTargets } from './connection-string.js';
+import { primaryHost } from './primary-host.js';
 
 const DATE_OID = 1082;
 const INT8_OID = 20;

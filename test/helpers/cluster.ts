@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startPrimary, startStandby, type LocalServer } from '../../dev/local-cluster.js';
@@ -17,6 +19,11 @@ export interface TestCluster {
   replayed(): Promise<void>;
   /** How many times `server` ran statements whose text contains `fragment` (pg_stat_statements). */
   calls(server: LocalServer, fragment: string): Promise<number>;
+  /**
+   * A superuser `name` that signs in to both servers with `password` only (scram-sha-256 in their pg_hba.conf, ahead of
+   * the trust of every other user); resolves once the standby has it.
+   */
+  addPasswordRole(name: string, password: string): Promise<void>;
   stop(): void;
 }
 
@@ -53,20 +60,29 @@ export async function startTestCluster(options: { synchronous?: boolean } = {}):
     }
     const url = (server: LocalServer) => server.url(DATABASE);
     const sql = <T>(server: LocalServer, statement: string) => sqlOn<T>(url(server), statement);
+    const replayed = async () => {
+      const [{ lsn } = { lsn: '' }] = await sql<{ lsn: string }>(primary, 'SELECT pg_current_wal_lsn() AS lsn');
+      for (;;) {
+        const [row] = await sql<{ done: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`);
+        if (row?.done) return;
+        await sleep(20);
+      }
+    };
     return {
-      primary, standby, url, sql, stop,
+      primary, standby, url, sql, replayed, stop,
       async calls(server, fragment) {
         const [row] = await sql<{ calls: number }>(server,
           `SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query LIKE '%' || ${pg.escapeLiteral(fragment)} || '%'`);
         return row?.calls ?? 0;
       },
-      async replayed() {
-        const [{ lsn } = { lsn: '' }] = await sql<{ lsn: string }>(primary, 'SELECT pg_current_wal_lsn() AS lsn');
-        for (;;) {
-          const [row] = await sql<{ done: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`);
-          if (row?.done) return;
-          await sleep(20);
+      async addPasswordRole(name, password) {
+        await sqlOn(primary.url(), `CREATE ROLE ${pg.escapeIdentifier(name)} LOGIN SUPERUSER PASSWORD ${pg.escapeLiteral(password)}`);
+        for (const server of [primary, standby]) {
+          const rules = join(server.dataDir, 'pg_hba.conf');
+          writeFileSync(rules, `host all ${name} 127.0.0.1/32 scram-sha-256\n${readFileSync(rules, 'utf8')}`);
+          await sqlOn(server.url(), 'SELECT pg_reload_conf()');
         }
+        await replayed();
       },
     };
   } catch (error) {
