@@ -160,6 +160,9 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       await until('a write refused', async () => refusals.length > 0);
       for (const service of services) await until('readiness read-only', async () => (await readiness(service)).status === 'READ_ONLY');
       expect(await readiness(first)).toMatchObject({ code: 200, status: 'READ_ONLY', database: 'DOWN' });
+      // Readiness stays 200 by design: what the operators' alert reads (docs/operations.md) is the primary's gauge.
+      const primaryUp = async (service: RunningService) => /^db_primary_up (\d)$/m.exec((await call(service.managementUrl, { path: '/metrics' })).body)?.[1];
+      await until('the primary\'s gauge at 0', async () => (await primaryUp(first)) === '0');
       const lookupsAtLoss = lookupTally.ok;
       await sleep(1500);
       expect(lookupTally.ok, 'lookups went on without the primary').toBeGreaterThan(lookupsAtLoss + 20);
@@ -168,6 +171,7 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       const acknowledgedBefore = acknowledged.length;
       await until('writes acknowledged again on both instances', async () => acknowledged.length >= acknowledgedBefore + 4);
       expect(await readiness(second)).toMatchObject({ code: 200, status: 'UP', database: 'UP' });
+      expect(await primaryUp(second)).toBe('1');
       await sleep(500);
       stopped = true;
       await Promise.all([...lookupLoops, writeLoop]);
