@@ -198,12 +198,16 @@ export async function buildApp(options: AppOptions) {
   const signIn = replication ? { ...primary.db, query: replication.primaryFirst.query, readOne: replication.primaryFirst.readOne } : primary.db;
   app.decorate('credentials', credentialVerifier(signIn, {
     throttle: options.loginThrottle, hashing: options.hashing, events: app.securityEvents,
-    onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; it holds in this process'),
+    onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; what this process holds still refuses'),
   }));
   changes.subscribe((notice) => app.credentials.onChange(notice));
   changes.onReset(() => app.credentials.forgetAll());
-  // Every instance refuses the pairs locked anywhere: those in force at the start, then each from the change log.
-  if (options.followChanges !== false) app.addHook('onReady', () => app.credentials.loadLocks());
+  // Every instance refuses the pairs locked anywhere: those in force at the start, then each as it is stored.
+  if (options.followChanges !== false) {
+    let stopFollowingLocks: (() => Promise<void>) | undefined;
+    app.addHook('onReady', async () => void (stopFollowingLocks = await app.credentials.followLocks()));
+    app.addHook('onClose', () => stopFollowingLocks?.());
+  }
   const smpCache = options.smp?.cache;
   if (smpCache) {
     reads.changes.subscribe((notice) => smpCache.onChange(notice));

@@ -40,6 +40,8 @@ const ConfigSchema = Type.Object({
   /** Failed logins of one username from one address before that address is refused (429) for a while. */
   LOGIN_MAX_FAILURES: Type.Integer({ default: 10, minimum: 1 }),
   LOGIN_LOCK_SECONDS: Type.Integer({ default: 300, minimum: 1 }),
+  /** Locks of usernames one client address may hold; at one more, every username from it is locked (one lock). */
+  LOGIN_MAX_LOCKS_PER_ADDRESS: Type.Integer({ default: 3, minimum: 1 }),
   /** The base URL clients reach the service at (behind a TLS proxy): the SMP's `href`s start with it. */
   REGISTRY_PUBLIC_URL: Type.Optional(Type.String({ minLength: 1 })),
   /** The SMP signing key and its certificate (PEM files); without them see src/smp/keys.ts. */

@@ -132,7 +132,9 @@ async function serve(config: Config): Promise<void> {
     participantSearchInMemory: config.PARTICIPANT_SEARCH_IN_MEMORY,
     bodyLimit: config.BODY_LIMIT,
     changePageMaxBytes: config.CHANGE_PAGE_MAX_BYTES,
-    loginThrottle: { maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000 },
+    loginThrottle: {
+      maxFailures: config.LOGIN_MAX_FAILURES, lockMs: config.LOGIN_LOCK_SECONDS * 1000, maxLocksPerAddress: config.LOGIN_MAX_LOCKS_PER_ADDRESS,
+    },
     hashing: { concurrency: config.LOGIN_CHECKS_AT_ONCE, perAddress: config.LOGIN_CHECKS_PER_ADDRESS },
     trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
     sml,

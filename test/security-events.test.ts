@@ -117,6 +117,31 @@ describe('sign-in events', () => {
   });
 });
 
+describe('an address locked as a whole', () => {
+  const logging = useLoggingApp({ loginThrottle: { maxFailures: 1, lockMs: 60_000, freeFailures: 100 } });
+
+  it('is one line when it is locked and one when an ADMIN lifts it, with no username', async () => {
+    const address = '203.0.113.25';
+    const guessed = ['first', 'second', 'third', 'fourth'].map((ordinal) => `${ordinal}-${randomUUID()}`);
+    for (const username of guessed) expectErrorBody(await get(logging.app, basic(username, 'a-wrong-password'), address), 401);
+    await vi.waitFor(() => expect(logging.events('sign_in_address_locked')).toEqual([expect.objectContaining({
+      msg: 'sign-in locked for every username from this address: it holds the most locks of usernames one address may',
+      username: guessed[3], clientAddress: address, lockedUntil: expect.any(String),
+    })]), { timeout: 5000, interval: 50 });
+    expect(await counted(logging.app, 'sign_in_address_locked')).toBe(1);
+
+    const page = expectStatus(await logging.app.inject({ url: '/rest/api/sign-in-locks?size=2000', headers: { authorization: t.users.admin.authorization } }), 200);
+    const whole = (page.content as Array<{ identifier: string; username: string | null; clientAddress: string }>)
+      .find((lock) => lock.clientAddress === address && lock.username === null);
+    expect((await logging.app.inject({
+      method: 'DELETE', url: `/rest/api/sign-in-locks/${whole?.identifier}`, headers: { authorization: t.users.admin.authorization }, remoteAddress: '198.51.100.6',
+    })).statusCode).toBe(204);
+    expect(logging.events('sign_in_lock_lifted')).toEqual([expect.objectContaining({
+      username: null, clientAddress: '198.51.100.6', lockedAddress: address, liftedBy: t.users.admin.username,
+    })]);
+  });
+});
+
 describe('refusals by the per-address and per-user limits', () => {
   const inFlight = useLoggingApp({ maxRequestsPerAddress: 1, maxFeedPollsPerUser: 1 });
 

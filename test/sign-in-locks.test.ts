@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
+import { appendChange, SYSTEM_ACTOR, type ChangeNotice } from '../src/db/change-log.js';
 import { Role } from '../src/http/auth.js';
 import { insertUser } from '../src/users/repository.js';
 import { basic, startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
@@ -16,6 +18,8 @@ import { unique } from './helpers/requests.js';
  */
 
 const MAX_FAILURES = 5;
+/** LOGIN_MAX_LOCKS_PER_ADDRESS's default: the locks of other usernames one address holds before it is locked as a whole. */
+const DEFAULT_LOCKS_PER_ADDRESS = 3;
 /** Far longer than a test takes, however slow the machine: a Retry-After well under it means the lock was shortened. */
 const LOCK_MS = 600_000;
 const LOCKS = '/rest/api/sign-in-locks';
@@ -93,7 +97,7 @@ describe('a sign-in lock', () => {
     expectErrorBody(await app.inject({ url: LOCKS }), 401);
   });
 
-  it('is lifted by the ADMIN alone: the owner signs in from that address at once, and the log has both', async () => {
+  it('is lifted by the ADMIN alone: the owner signs in from that address at once, and the audit keeps the lift alone', async () => {
     const owner = await newUser();
     await lock(app, owner, '203.0.113.79');
     const [listed] = await vi.waitFor(async () => {
@@ -108,10 +112,14 @@ describe('a sign-in lock', () => {
     expect(await locksOf(app, owner.username)).toEqual([]);
     expectErrorBody(await app.inject({ method: 'DELETE', url, headers: { authorization: t.users.admin.authorization } }), 404,
       `Unable to find instance with identifier '${listed?.identifier}'.`);
+    // A lock is state, not history: the audit keeps the ADMIN's lift alone, with the lock it lifted and who lifted it.
     const audit = expectStatus(await app.inject({
       url: `/rest/api/audit?resource=sign-in-lock&identifier=${listed?.identifier}&sort=seq`, headers: { authorization: t.users.admin.authorization },
     }), 200);
-    expect(audit.content.map((entry: { operation: string }) => entry.operation).sort()).toEqual(['create', 'delete']);
+    expect(audit.content).toEqual([expect.objectContaining({
+      operation: 'delete', user: expect.objectContaining({ username: t.users.admin.username }),
+      before: expect.objectContaining({ username: owner.username, clientAddress: '203.0.113.79' }), after: null,
+    })]);
     // The lift gave the pair a fresh count: one wrong password does not lock it again.
     expectErrorBody(await signIn(app, basic(owner.username, 'wrong-again-password'), '203.0.113.79'), 401);
     expect((await signIn(app, owner.authorization, '203.0.113.79')).statusCode).toBe(200);
@@ -119,16 +127,21 @@ describe('a sign-in lock', () => {
 
   it.runIf(testDatabaseKind === 'postgres')('made on one instance is refused and listed on another, and lifted there for both', async () => {
     const other = await startOtherInstance(t);
+    const heard: ChangeNotice[] = [];
+    const stop = other.app.changes.subscribe((notice) => heard.push(notice));
     try {
       const owner = await newUser();
       const address = '203.0.113.80';
       await lock(app, owner, address);
       await vi.waitFor(async () => expectErrorBody(await signIn(other.app, owner.authorization, address), 429), { timeout: 5000, interval: 50 });
+      // The lock came by the table and its own notification: no change was logged, none woke the other's feed polls.
+      expect(heard.filter((notice) => notice.resource === 'sign-in-lock')).toEqual([]);
       const [listed] = await locksOf(other.app, owner.username);
       expectStatus(await other.app.inject({ method: 'DELETE', url: `${LOCKS}/${listed?.identifier}`, headers: { authorization: t.users.admin.authorization } }), 204);
       expect((await signIn(other.app, owner.authorization, address)).statusCode).toBe(200);
       await vi.waitFor(async () => expect((await signIn(app, owner.authorization, address)).statusCode).toBe(200), { timeout: 5000, interval: 50 });
     } finally {
+      stop();
       await other.close();
     }
   });
@@ -144,6 +157,92 @@ describe('a sign-in lock', () => {
     } finally {
       await restarted.close();
     }
+  });
+});
+
+describe('an address guessing many usernames', () => {
+  /** Each wrong password locks its pair at once, as the review's 120 wrong passwords with 120 new usernames did. */
+  let quick: App;
+  beforeAll(async () => {
+    quick = await buildApp({ db: t.db, loginThrottle: { maxFailures: 1, lockMs: LOCK_MS, freeFailures: 1000 } });
+    checkResponsesAgainstDescription(quick);
+    await quick.ready();
+  });
+  afterAll(() => quick?.close());
+
+  const admin = () => ({ authorization: t.users.admin.authorization });
+  const locksFrom = async (on: App, address: string) =>
+    (expectStatus(await on.inject({ url: `${LOCKS}?size=2000`, headers: admin() }), 200).content as Array<{ identifier: string; username: string | null; clientAddress: string }>)
+      .filter((held) => held.clientAddress === address);
+
+  it('makes the registry keep a few locks of it and none in the change log; then the address is refused as a whole', async () => {
+    const owner = await newUser();
+    const guesser = '203.0.113.120';
+    const [{ seq: position } = { seq: 0 }] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
+    const guessed = unique('guessed');
+    for (let i = 0; i < 120; i += 1) {
+      expect([401, 429]).toContain((await signIn(quick, basic(`${guessed}-${i}`, 'a-wrong-password'), guesser)).statusCode);
+    }
+    const refused = await vi.waitFor(async () => {
+      const answer = await signIn(quick, owner.authorization, guesser);
+      expectErrorBody(answer, 429, 'Too many failed attempts; try again later');
+      return answer;
+    }, { timeout: 5000, interval: 50 });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(LOCK_MS / 1000 - 120);
+    expect((await signIn(quick, owner.authorization, '198.51.100.120')).statusCode).toBe(200);
+
+    const held = await locksFrom(quick, guesser);
+    expect(held.length).toBeLessThanOrEqual(DEFAULT_LOCKS_PER_ADDRESS + 1);
+    expect(held.filter((each) => each.username === null)).toHaveLength(1);
+    const feed = expectStatus(await quick.inject({ url: `/rest/api/changes?after=${position}&limit=1000`, headers: admin() }), 200);
+    expect(feed.entries.filter((entry: { resource: string }) => entry.resource === 'sign-in-lock')).toEqual([]);
+    expect(JSON.stringify(feed)).not.toContain(guessed);
+
+    // The ADMIN lifts the address's lock: its owner signs in from there again.
+    const whole = held.find((each) => each.username === null);
+    expectStatus(await quick.inject({ method: 'DELETE', url: `${LOCKS}/${whole?.identifier}`, headers: admin() }), 204);
+    expect((await signIn(quick, owner.authorization, guesser)).statusCode).toBe(200);
+  }, 120_000);
+
+  it.runIf(testDatabaseKind === 'postgres')('locks the address as a whole on another instance too', async () => {
+    const other = await startOtherInstance(t);
+    try {
+      const owner = await newUser();
+      const guesser = '203.0.113.123';
+      for (let i = 0; i <= DEFAULT_LOCKS_PER_ADDRESS; i += 1) expectErrorBody(await signIn(quick, basic(unique('guessed'), 'a-wrong-password'), guesser), 401);
+      await vi.waitFor(async () => expectErrorBody(await signIn(other.app, owner.authorization, guesser), 429), { timeout: 5000, interval: 50 });
+      expect((await signIn(other.app, owner.authorization, '198.51.100.123')).statusCode).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('keeps no ended lock: its username and address are dropped from the database soon after it ends', async () => {
+    const brief = await buildApp({ db: t.db, loginThrottle: { maxFailures: 1, lockMs: 300, lockPollMs: 100 } });
+    await brief.ready();
+    try {
+      const owner = await newUser();
+      expectErrorBody(await signIn(brief, basic(owner.username, 'a-wrong-password'), '203.0.113.121'), 401);
+      const rows = () => t.db.query('SELECT 1 FROM sign_in_locks WHERE username = $1', [owner.username]);
+      await vi.waitFor(async () => expect(await rows()).toHaveLength(1), { timeout: 5000, interval: 20 });
+      await vi.waitFor(async () => expect(await rows()).toEqual([]), { timeout: 5000, interval: 50 });
+      expect((await signIn(brief, owner.authorization, '203.0.113.121')).statusCode).toBe(200);
+    } finally {
+      await brief.close();
+    }
+  });
+
+  it('leaves no guessed username or address in the change log entries of locks made before they were kept apart', async () => {
+    const guessed = unique('old-guess');
+    const identifier = randomUUID();
+    await t.db.transaction((tx) => appendChange(tx, SYSTEM_ACTOR, {
+      resource: 'sign-in-lock', identifier, operation: 'create', before: null,
+      after: { identifier, username: guessed, clientAddress: '203.0.113.122', lockedAt: '2026-01-01T00:00:00.000Z', lockedUntil: '2026-01-01T00:05:00.000Z' },
+    }));
+    await t.db.runScript(await readFile(new URL('../src/db/migrations/072_sign_in_locks_apart.sql', import.meta.url), 'utf8'));
+    const audit = expectStatus(await app.inject({ url: `/rest/api/audit?resource=sign-in-lock&identifier=${identifier}`, headers: admin() }), 200);
+    expect(audit.content).toEqual([expect.objectContaining({ operation: 'create', after: { identifier, lockedAt: '2026-01-01T00:00:00.000Z', lockedUntil: '2026-01-01T00:05:00.000Z' } })]);
+    expect(JSON.stringify(audit)).not.toMatch(new RegExp(`${guessed}|203\\.0\\.113\\.122`));
   });
 });
 

@@ -16,8 +16,7 @@ import { addParticipant, uniqueOrganization } from './helpers/participants.js';
 import { startLocalSml } from '../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
-import { SYSTEM_ACTOR } from '../src/db/change-log.js';
-import { storeLock } from '../src/users/sign-in-locks.js';
+import { MAX_LOCKS_PER_ADDRESS, storeLock } from '../src/users/sign-in-locks.js';
 
 
 /** Every page of the console, as the role that sees it. */
@@ -507,14 +506,20 @@ describe('the web console in Chromium, against the real service', () => {
     const signsIn = async (secret: string) =>
       (await fetch(`${base}/rest/api/participants?size=1`, { headers: { authorization: `Basic ${Buffer.from(`${user.username}:${secret}`).toString('base64')}` } })).status;
     // As too many wrong passwords from this machine would have locked it.
-    await storeLock(test.db, { username: user.username, address: '127.0.0.1', until: Date.now() + 600_000 }, SYSTEM_ACTOR);
+    await storeLock(test.db, { username: user.username, address: '127.0.0.1', until: Date.now() + 600_000 }, MAX_LOCKS_PER_ADDRESS);
     await expect.poll(() => signsIn(password), { timeout: 10_000 }).toBe(429);
+    // As an address that guessed more usernames than one may: locked as a whole.
+    await storeLock(test.db, { username: 'a-guessed-name', address: '192.0.2.47', until: Date.now() + 600_000 }, 0);
 
     const admin = await open('#/users', { user: test.users.admin });
     const locks = admin.page.getByRole('region', { name: 'Sign-in locks' });
     await locks.getByRole('button', { name: `Lift the lock of ${user.username} from 127.0.0.1` }).click();
     await expect.poll(() => locks.getByRole('status').innerText()).toBe(`${user.username} can sign in again from that address.`);
     await expect.poll(() => locks.locator('tbody tr', { hasText: user.username }).count()).toBe(0);
+    expect(await locks.locator('tbody tr', { hasText: '192.0.2.47' }).innerText()).toContain('every username');
+    await locks.getByRole('button', { name: 'Lift the lock of every username from 192.0.2.47' }).click();
+    await expect.poll(() => locks.getByRole('status').innerText()).toBe('Every username can sign in again from that address.');
+    await expect.poll(() => locks.locator('tbody tr', { hasText: '192.0.2.47' }).count()).toBe(0);
     expect(await signsIn(password)).toBe(200);
     await admin.context.close();
 

@@ -136,11 +136,11 @@ export interface Database extends Queryable {
   /** The statements it runs at once at most: its pool's connections (1 on the embedded database). */
   readonly connections: number;
   /**
-   * Calls `onSignal` for every notification on `channel` (PostgreSQL LISTEN; in-process on the embedded
-   * database) and once after each reconnection, when notifications may have been missed. Resolves when
-   * listening, to the function that stops it.
+   * Calls `onSignal` with its payload for every notification on `channel` (PostgreSQL LISTEN, one connection for
+   * every channel; in-process on the embedded database), and without one once after each reconnection, when
+   * notifications may have been missed. Resolves when listening, to the function that stops it.
    */
-  listen(channel: string, onSignal: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onSignal: (payload?: string) => void): Promise<() => Promise<void>>;
   /** Connection use, for the metrics. */
   stats?(): PoolStats;
   /**

@@ -79,7 +79,7 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
     stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1) }),
     stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(begin, sql, params, batchSize, maxBytes),
     listen: async (channel, onSignal) => {
-      const stop = await db.listen(channel, () => onSignal());
+      const stop = await db.listen(channel, (payload) => onSignal(payload));
       return () => stop();
     },
     dump: () => tracked(() => db.dumpDataDir('gzip')),

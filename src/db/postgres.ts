@@ -69,60 +69,107 @@ const ignoreError = () => undefined;
 
 const RECONNECT_DELAY_MS = 1000;
 
-/** How the listening connection shows in pg_stat_activity: by the schema it serves. */
+/** How the listening connection (one per database opened, for every channel) shows in pg_stat_activity: by the schema it serves. */
 export const listenerName = (schema: string | undefined) => `registry-changes ${schema?.split(',')[0] ?? ''}`.slice(0, 63);
 
+type Listener = (payload?: string) => void;
+
 /**
- * One connection of its own that LISTENs on `channel`; when it is lost it connects again (every second until it
- * succeeds) and signals once, so that the listener reads what it may have missed.
+ * One connection of its own that LISTENs on every channel asked for, however many; when it is lost it connects again
+ * (every second until it succeeds) and signals every listener once, without a payload, so that each reads what it may
+ * have missed. Listening, stopping and connecting run one after the other, so a channel asked for meanwhile is not lost.
  */
-async function listenWithReconnect(
-  options: PostgresOptions, host: ReturnType<typeof primaryHost>, channel: string, onSignal: () => void,
-): Promise<() => Promise<void>> {
-  let stopped = false;
+function notificationListener(options: PostgresOptions, host: ReturnType<typeof primaryHost>) {
+  const listeners = new Map<string, Set<Listener>>();
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(step: () => Promise<T>): Promise<T> => {
+    const run = queue.then(step);
+    queue = run.catch(ignoreError);
+    return run;
+  };
+  const tell = (channel: string, payload?: string) => {
+    for (const listener of listeners.get(channel) ?? []) listener(payload);
+  };
+  const tellAll = (except?: string) => {
+    for (const channel of listeners.keys()) if (channel !== except) tell(channel);
+  };
+  const listening = (channel: string) => `LISTEN ${pg.escapeIdentifier(channel)}`;
+  const reconnectLater = () => {
+    retry = setTimeout(() => void serialized(reconnect), RECONNECT_DELAY_MS);
+  };
+
+  async function connect() {
     const url = await host.url();
     const next = new pg.Client({
       connectionString: url, options: options.schema ? `-c search_path=${options.schema}` : undefined,
       application_name: listenerName(options.schema),
     });
     next.on('error', ignoreError);
-    next.on('notification', () => onSignal());
+    next.on('notification', ({ channel, payload }) => tell(channel, payload));
     next.on('end', () => {
-      if (stopped || client !== next) return;
+      if (client !== next) return;
       client = undefined;
-      retry = setTimeout(() => void reconnect(), RECONNECT_DELAY_MS);
+      reconnectLater();
     });
     try {
       await next.connect();
-      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      for (const channel of listeners.keys()) await next.query(listening(channel));
     } catch (error) {
       host.lost(url);
       await next.end().catch(ignoreError);
       throw error;
     }
     client = next;
-  };
-  const reconnect = async () => {
+  }
+
+  async function reconnect() {
+    if (client || listeners.size === 0) return;
     try {
       await connect();
-      onSignal();
+      tellAll();
     } catch {
-      if (!stopped) retry = setTimeout(() => void reconnect(), RECONNECT_DELAY_MS);
+      reconnectLater();
     }
-  };
-  await connect();
-  return async () => {
-    stopped = true;
+  }
+
+  async function add(channel: string, listener: Listener) {
+    const known = listeners.get(channel);
+    if (known) return void known.add(listener);
+    listeners.set(channel, new Set([listener]));
+    try {
+      if (client) return void (await client.query(listening(channel)));
+      clearTimeout(retry);
+      await connect();
+      tellAll(channel);
+    } catch (error) {
+      listeners.delete(channel);
+      if (!client && listeners.size > 0) reconnectLater();
+      throw error;
+    }
+  }
+
+  async function remove(channel: string, listener: Listener) {
+    const known = listeners.get(channel);
+    if (!known?.delete(listener) || known.size > 0) return;
+    listeners.delete(channel);
+    if (listeners.size > 0) return void (await client?.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(ignoreError));
     clearTimeout(retry);
-    await client?.end().catch(ignoreError);
+    const closing = client;
+    client = undefined;
+    await closing?.end().catch(ignoreError);
+  }
+
+  return async (channel: string, listener: Listener): Promise<() => Promise<void>> => {
+    await serialized(() => add(channel, listener));
+    return () => serialized(() => remove(channel, listener));
   };
 }
 
 export function openPostgres(options: PostgresOptions): Database {
   const host = primaryHost(connectionTargets(options.connectionString));
+  const listen = notificationListener(options, host);
   const pools = new Map<string, pg.Pool>();
   const connections = options.maxConnections ?? 20;
   const poolOf = (url: string) => {
@@ -247,7 +294,7 @@ export function openPostgres(options: PostgresOptions): Database {
       const sum = (count: (pool: pg.Pool) => number) => all.reduce((total, pool) => total + count(pool), 0);
       return { total: sum((pool) => pool.totalCount), idle: sum((pool) => pool.idleCount), waiting: sum((pool) => pool.waitingCount) };
     },
-    listen: (channel, onSignal) => listenWithReconnect(options, host, channel, onSignal),
+    listen,
     close: async () => void (await Promise.all([...pools.values()].map((pool) => pool.end()))),
   };
 }

@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 const MESSAGES = {
   sign_in_failed: 'sign-in failed: wrong password or unknown user',
   sign_in_locked: 'sign-in locked: too many failed password checks of this username from this address',
+  sign_in_address_locked: 'sign-in locked for every username from this address: it holds the most locks of usernames one address may',
   sign_in_refused: 'sign-in refused: this username is locked at this address',
   password_checks_refused: 'sign-in refused: too many password checks from this address at once',
   requests_in_flight_refused: 'request refused: too many requests in flight from this address',
@@ -24,8 +25,9 @@ export const isSecurityEvent = (name: unknown): name is SecurityEvent => typeof 
 
 export interface SecurityEventLog {
   /**
-   * One JSON log line (level warn, whatever LOG_REQUESTS says) naming the event, the username (never a password) and
-   * the client address, and one count; `details` adds what else the event knows (the lock's end, the target user).
+   * One JSON log line (level warn, whatever LOG_REQUESTS says) naming the event, the username (never a password; null
+   * for none, as a lock of every username; left out, the request's) and the client address, and one count; `details`
+   * adds what else the event knows (the lock's end, the target user).
    */
   record(request: FastifyRequest, event: SecurityEvent, username?: string | null, details?: Record<string, unknown>): void;
 }
@@ -53,7 +55,7 @@ export function securityEventLog(count: (event: SecurityEvent) => void): Securit
   return {
     record(request, event, username, details = {}) {
       count(event);
-      const named = username ?? request.caller?.username ?? claimedUsername(request);
+      const named = username === undefined ? request.caller?.username ?? claimedUsername(request) : username;
       request.log.warn({ ...details, event, username: named?.slice(0, MAX_LOGGED_USERNAME) ?? null, clientAddress: request.ip }, MESSAGES[event]);
     },
   };

@@ -7,10 +7,10 @@ import { TooManyRequestsError } from '../core/errors.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
-import { loginThrottle, type LoginThrottle, type LoginThrottleOptions, type SignInLock } from './login-throttle.js';
+import { loginThrottle, type LoginThrottle, type LoginThrottleOptions, type PairLock, type SignInLock } from './login-throttle.js';
 import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
-import { lockInForce, locksInForce, storeLock } from './sign-in-locks.js';
+import { followLocks, MAX_LOCKS_PER_ADDRESS, storeLock } from './sign-in-locks.js';
 import { MAX_USERNAME_LENGTH } from './username.js';
 
 export interface CredentialCacheOptions {
@@ -22,7 +22,7 @@ export interface CredentialCacheOptions {
   hashing?: HashingQueueOptions;
   /** Where failed sign-ins and locks are logged and counted (http/security-events.ts); nowhere without it. */
   events?: SecurityEventLog;
-  /** A lock that could not be stored (it still holds in this process); see storeLock. */
+  /** A lock that could not be stored (it still holds in this process) or read; see sign-in-locks.ts. */
   onError?: (error: unknown) => void;
 }
 
@@ -39,11 +39,14 @@ export interface Credentials extends CredentialVerifier {
   verifiedWith(caller: Caller): (passwordHash: string) => boolean;
   /** Forgets every verified credential. */
   forgetAll(): void;
-  /** Reads the sign-in locks in force (the start: later ones come through `onChange`). */
-  loadLocks(): Promise<void>;
+  /**
+   * Holds the sign-in locks in force and then each one stored on any instance (sign-in-locks.ts), so this process
+   * refuses what the database holds; resolves to the function that stops following.
+   */
+  followLocks(): Promise<() => Promise<void>>;
   /**
    * Hears every committed change (the change log's ChangeNotice): a user's forgets every verified credential; a sign-in
-   * lock's (made or lifted on any instance) is read again, so this process refuses what the database holds.
+   * lock's, an ADMIN's lift on any instance, drops the lock here.
    */
   onChange(notice: ChangeNotice): void;
 }
@@ -95,11 +98,20 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
   const hashDigest = (passwordHash: string) => hash('sha256', `${key}\u0000${passwordHash}`, 'base64');
   // Each verified caller (the object the cache hands out again) with the digest of the password hash it matched.
   const verifiedHashes = new WeakMap<Caller, string>();
+  const onError = options.onError ?? (() => undefined);
+  const maxLocksPerAddress = options.throttle?.maxLocksPerAddress ?? MAX_LOCKS_PER_ADDRESS;
+  const endOf = (lock: SignInLock) => ({ lockedUntil: new Date(lock.until).toISOString() });
 
-  /** Stores a lock this process made, so that every instance refuses the pair too; it holds here meanwhile. */
-  function store(lock: SignInLock, request: FastifyRequest) {
-    events.record(request, 'sign_in_locked', lock.username, { lockedUntil: new Date(lock.until).toISOString() });
-    storeLock(db, lock, { origin: 'api', requestId: request.id }).then(hold, options.onError ?? (() => undefined));
+  /**
+   * Stores a lock this process made, so that every instance refuses the pair too (it holds here meanwhile), and holds
+   * what the store left refusing it: the lock, or its address's as a whole.
+   */
+  function store(lock: PairLock, request: FastifyRequest) {
+    events.record(request, 'sign_in_locked', lock.username, endOf(lock));
+    storeLock(db, lock, maxLocksPerAddress).then((stored) => {
+      if (stored.addressLocked) events.record(request, 'sign_in_address_locked', lock.username, endOf(stored.lock));
+      hold(stored.lock);
+    }, onError);
   }
 
   /**
@@ -156,7 +168,6 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
     if (lifted.size > MAX_REMEMBERED_LIFTS) lifted.delete(lifted.values().next().value as string);
     for (const each of both) each.lift(id);
   };
-  const readLock = (id: string) => lockInForce(db, id).then((lock) => lock && hold(lock), options.onError ?? (() => undefined));
 
   return {
     async verify(username, password, request) {
@@ -180,14 +191,11 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
     checkPassword: (username, password, request) => checked(username, password, request, changes, 'password_change_failed'),
     verifiedWith: (caller) => (passwordHash) => verifiedHashes.get(caller) === hashDigest(passwordHash),
     forgetAll,
-    async loadLocks() {
-      for (const lock of await locksInForce(db)) hold(lock);
-    },
+    followLocks: () => followLocks(db, hold, { pollMs: options.throttle?.lockPollMs, onError }),
     onChange(notice) {
       if (notice.resource === 'user') forgetAll();
-      // A lift is heard and applied before the answer that made it (catchingUpAfterWrites); a lock is read from the database.
-      else if (notice.resource === 'sign-in-lock' && notice.operation === 'delete') lift(notice.identifier);
-      else if (notice.resource === 'sign-in-lock') readLock(notice.identifier);
+      // The log's only change of a lock is its lift, heard and applied before the answer that made it (catchingUpAfterWrites).
+      else if (notice.resource === 'sign-in-lock') lift(notice.identifier);
     },
   };
 }

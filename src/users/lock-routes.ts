@@ -8,13 +8,14 @@ import { SignInLockPage, SignInLockQuery } from './schemas.js';
 
 /**
  * The sign-in locks in force (`/rest/api/sign-in-locks`): read by the ADMIN and the authority, lifted by the ADMIN. The
- * list is the database's, the same from every instance; a lift is in the change log, and every instance's throttle
- * drops the lock (and the pair's count of failures) when it hears it, this one before it answers.
+ * list is the database's, the same from every instance; a lift is in the change log (the one act on locks it keeps),
+ * and every instance's throttle drops the lock (and the pair's count of failures) when it hears it, this one before
+ * it answers.
  */
 const signInLocks: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
     schema: {
-      summary: 'Find the sign-in locks in force: each username refused from a client address after too many failed password checks, and until when',
+      summary: 'Find the sign-in locks in force: each username (or every one) refused from a client address after too many failed password checks, and until when',
       querystring: SignInLockQuery, response: { 200: SignInLockPage },
     },
     config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['sign-in-locks.find'], objectName: 'signInLockFilter' },

@@ -17,34 +17,50 @@ export interface LoginThrottleOptions {
   /** Failures older than this are forgotten. */
   windowMs?: number;
   /**
+   * The two that follow are the store's (sign-in-locks.ts), not the throttle's, which holds whatever is stored. Locks of
+   * usernames one client address may hold; at one more, the address is locked as a whole (LOGIN_MAX_LOCKS_PER_ADDRESS).
+   */
+  maxLocksPerAddress?: number;
+  /** How often the locks in force are read again from the database and the ended ones dropped. */
+  lockPollMs?: number;
+  /**
    * Usernames and pairs whose failures are counted, at most; those counted longest ago are forgotten first, so memory
    * stays bounded. Locks are kept apart and never forgotten before they end.
    */
   maxEntries?: number;
 }
 
-/** A (username, client address) pair refused until `until` (ms since the epoch); `id` once it is stored (sign-in-locks.ts). */
+/**
+ * A (username, client address) pair refused until `until` (ms since the epoch), or without a username the address as a
+ * whole (every username from it); `id` once it is stored (sign-in-locks.ts).
+ */
 export interface SignInLock {
   id?: string;
-  username: string;
+  username?: string;
   address: string;
   until: number;
 }
 
+/** The lock the throttle makes: of one pair. */
+export type PairLock = SignInLock & { username: string };
+
 export interface LoginThrottle {
-  /** Throws the 429 when this username is refused for this address, before any password is checked. */
+  /** Throws the 429 when this username (or every one) is refused for this address, before any password is checked. */
   check(username: string, address: string): void;
   /** Counts a password check about to run (one the hashing queue admitted), or throws the 429 when this address has no check left. */
   begin(username: string, address: string): void;
   /** Ends a begun check that was not made. */
   abandoned(username: string, address: string): void;
   /** Records a begun check's failure: the lock it made (if it made one), and how long its answer is to wait. */
-  failed(username: string, address: string): { lock?: SignInLock; delayMs: number };
+  failed(username: string, address: string): { lock?: PairLock; delayMs: number };
   /** A correct password ends the slowing down of this username and the count of this pair. */
   succeeded(username: string, address: string): void;
-  /** Holds a lock made here or elsewhere (another instance, through the change log) until it ends or is lifted. */
+  /** Holds a lock made here or elsewhere (another instance, through the database) until it ends or is lifted. */
   lock(lock: SignInLock): void;
-  /** Lifts the stored lock `id`: the pair signs in again with a fresh count, and its username is no longer slowed. */
+  /**
+   * Lifts the stored lock `id`: the pair signs in again with a fresh count, and its username is no longer slowed; a
+   * lock of an address as a whole, that address.
+   */
   lift(id: string): void;
 }
 
@@ -145,12 +161,14 @@ export function loginThrottle(options: LoginThrottleOptions = {}): LoginThrottle
   const byUsername = boundedCounts(options.maxEntries ?? 10_000, windowMs);
   const byPair = boundedCounts(options.maxEntries ?? 10_000, windowMs);
   const locks = heldLocks();
+  // The locks of addresses as a whole, by address: apart, so that no username's key can stand for one.
+  const addresses = heldLocks();
   const pairKey = (username: string, address: string) => `${usernameKey(username)}\u0000${address}`;
 
   function check(username: string, address: string) {
     const now = Date.now();
     const key = pairKey(username, address);
-    const lock = locks.get(key, now);
+    const lock = locks.get(key, now) ?? addresses.get(address, now);
     if (lock) throw refused(lock.until - now, username);
     // The checks still running may all fail and lock the address: asked again in a second, it is told.
     const pair = byPair.get(key, now);
@@ -173,7 +191,7 @@ export function loginThrottle(options: LoginThrottleOptions = {}): LoginThrottle
       const pair = byPair.touch(key, now);
       pair.running = Math.max(0, pair.running - 1);
       pair.count += 1;
-      let lock: SignInLock | undefined;
+      let lock: PairLock | undefined;
       if (pair.count >= maxFailures) {
         lock = { username, address, until: now + lockMs };
         locks.set(key, lock, now);
@@ -190,9 +208,11 @@ export function loginThrottle(options: LoginThrottleOptions = {}): LoginThrottle
       byPair.delete(pairKey(username, address));
     },
     lock(lock) {
-      locks.set(pairKey(lock.username, lock.address), lock, Date.now());
+      if (lock.username === undefined) addresses.set(lock.address, lock, Date.now());
+      else locks.set(pairKey(lock.username, lock.address), lock, Date.now());
     },
     lift(id) {
+      addresses.lift(id);
       const pair = locks.lift(id);
       if (pair === undefined) return;
       byPair.delete(pair);

@@ -61,7 +61,10 @@ const Instant = (description: string) => Type.String({ format: 'date-time', desc
 /** A sign-in lock in force: the pair refused, and until when. */
 export const SignInLockView = Type.Object({
   identifier: Uuid({ description: 'the lock, to lift it' }),
-  username: Type.String({ description: 'as the client sent it; locks are kept for unknown usernames too' }),
+  username: Nullable(Type.String({
+    description: 'as the client sent it (locks are kept for unknown usernames too); null: every username from the address, '
+      + 'locked as a whole once it held LOGIN_MAX_LOCKS_PER_ADDRESS locks of others',
+  })),
   clientAddress: Type.String({ description: 'the client address the username is refused from (see REGISTRY_TRUSTED_PROXIES)' }),
   lockedAt: Instant('when the lock began'),
   lockedUntil: Instant('when it ends unless an ADMIN lifts it earlier'),

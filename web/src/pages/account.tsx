@@ -7,8 +7,8 @@ import { I18n, useT } from '../i18n.js';
 type Lock = Schemas['SignInLock'];
 
 /**
- * The sign-in locks in force (a username refused from one address after too many failed password checks), each
- * lifted with one button: the ADMIN's, on the users page. The list is the API's, the same from every instance.
+ * The sign-in locks in force (a username, or every one, refused from one address after too many failed password
+ * checks), each lifted with one button: the ADMIN's, on the users page. The list is the API's, the same from every instance.
  */
 export function SignInLocks() {
   const t = useT();
@@ -16,17 +16,18 @@ export function SignInLocks() {
   const [notice, setNotice] = useState('');
   const lift = useAction();
   const locks = useLoad(() => page(api.GET('/rest/api/sign-in-locks', { params: { query: { size: 100, sort: ['lockedUntil,desc'] } } })), []);
+  const whose = (lock: Lock) => lock.username ?? t('everyUsername');
   const columns: Column<Lock>[] = [
-    { key: 'username', label: t('username'), render: (lock) => lock.username },
+    { key: 'username', label: t('username'), render: (lock) => lock.username ?? <em>{t('everyUsername')}</em> },
     { key: 'clientAddress', label: t('clientAddress'), render: (lock) => <code class="id">{lock.clientAddress}</code> },
     { key: 'lockedUntil', label: t('lockedUntil'), render: (lock) => <time dateTime={lock.lockedUntil}>{when(lock.lockedUntil, language)}</time> },
     {
       key: 'actions', label: t('actions'),
       render: (lock) => (
-        <button type="button" aria-label={t('liftLockOf', { username: lock.username, address: lock.clientAddress })} disabled={lift.busy}
+        <button type="button" aria-label={t('liftLockOf', { username: whose(lock), address: lock.clientAddress })} disabled={lift.busy}
           onClick={() => lift.run(
             () => ok(api.DELETE('/rest/api/sign-in-locks/{identifier}', { params: { path: { identifier: lock.identifier } } })),
-            () => { setNotice(t('lockLifted', { username: lock.username })); locks.reload(); },
+            () => { setNotice(lock.username === null ? t('addressLockLifted') : t('lockLifted', { username: lock.username })); locks.reload(); },
           )}>{t('liftLock')}</button>
       ),
     },
