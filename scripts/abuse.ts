@@ -149,12 +149,13 @@ function longPollFlood(authorization: string): Flood {
   return {
     name: `(c) long polls: one provider, ${POLLS} polls`,
     start(baseUrl, answers, signal) {
-      let cursor = 0;
+      // The cursor of the latest answer (sealed: cursors cannot be compared), from which every lane polls.
+      let after = '';
       return lanes(POLLS, async (lane, running) => {
         const address = `127.0.0.${100 + (lane % 10)}`;
-        const { status, body, retryAfter } = await statusFrom(baseUrl, address, `/rest/api/changes?after=${cursor}&wait=60`, authorization, signal);
+        const { status, body, retryAfter } = await statusFrom(baseUrl, address, `/rest/api/changes?${after}wait=60`, authorization, signal);
         count(answers, status, signal);
-        if (status === 200) cursor = Math.max(cursor, (JSON.parse(body) as { next: number }).next);
+        if (status === 200) after = `after=${(JSON.parse(body) as { next: string }).next}&`;
         // A poll refused is sent again when the answer says (a client that polls too much, not an attacker).
         else if (running()) await sleep(Math.max(retryAfter * 1000, 500));
       });

@@ -1,23 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, unique } from './helpers/requests.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { buildApp } from '../src/app.js';
+import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { asAdmin, expectStatus, vendor } from './helpers/administration.js';
 import { addParticipant, dayFromToday, PARTICIPANTS } from './helpers/participants.js';
 import { expectErrorBody } from './helpers/assertions.js';
+import { feedEnd, positionOf } from './helpers/feed.js';
 import { sweepExpiredParticipants } from '../src/changes/expiry.js';
 
 let t: TestApp;
 let api: ReturnType<typeof asAdmin>;
-let start = 0;
+let start: Awaited<ReturnType<typeof feedEnd>>;
 beforeAll(async () => {
   t = await startTestApp();
   api = asAdmin(t);
-  const [row] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
-  start = row?.seq ?? 0;
+  start = await feedEnd(t.db);
 });
 afterAll(() => t?.close());
 
-interface Entry { seq: number; resource: string; identifier: string; operation: string; user: { username: string } | null; before: unknown; after: unknown }
+interface Entry { seq?: number; resource: string; identifier: string; operation: string; user: { username: string } | null; before: unknown; after: unknown }
 
 describe('the audit trail', () => {
   it('pages every change newest first, filtered by resource, identifier, operation, user, provider and time', async () => {
@@ -68,68 +69,129 @@ describe('the audit trail', () => {
     expectStatus(await api.get('/rest/api/changes', t.users.accessPointProvider), 403);
     expectStatus(await api.get('/rest/api/audit?operation=rename'), 400);
     expectStatus(await api.get('/rest/api/audit?from=yesterday'), 400);
-    expectStatus(await api.get('/rest/api/changes?after=-1'), 400);
+    expectStatus(await api.get('/rest/api/changes?after='), 400);
   });
 });
 
 describe('the change feed', () => {
   it('answers the entries after a cursor in log order and the cursor to go on from', async () => {
     const all: Entry[] = [];
-    let cursor = start;
+    let cursor = start.cursor;
     for (;;) {
       const page = expectStatus(await api.get(`/rest/api/changes?after=${cursor}&limit=3`, t.users.authority), 200);
       all.push(...page.entries);
-      if (page.next === cursor) break;
       cursor = page.next;
+      if (page.entries.length === 0) break;
     }
-    const seqs = all.map((entry) => entry.seq);
+    const seqs = all.map((entry) => entry.seq ?? 0);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
-    expect(seqs[0]).toBe(start + 1);
-    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
-    expect(cursor).toBe(position?.seq);
+    expect(seqs[0]).toBe(start.seq + 1);
+    expect(await positionOf(t.db, cursor)).toBe((await feedEnd(t.db)).seq);
   });
 
   it('scopes a service provider to its participants and moves its cursor past what it does not see', async () => {
-    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
-    const after = position?.seq ?? 0;
+    const after = await feedEnd(t.db);
     await addParticipant(t.app, t.users.otherServiceProvider);
     const own = await addParticipant(t.app, t.users.serviceProvider);
     await addParticipant(t.app, t.users.otherServiceProvider);
-    const page = expectStatus(await api.get(`/rest/api/changes?after=${after}`, t.users.serviceProvider), 200);
+    const page = expectStatus(await api.get(`/rest/api/changes?after=${after.cursor}`, t.users.serviceProvider), 200);
     expect(page.entries.map((entry: Entry) => entry.identifier)).toEqual([own.qualifiedIdentifier]);
-    expect(page.next).toBe(after + 3);
+    expect(await positionOf(t.db, page.next)).toBe(after.seq + 3);
   });
 
   it('holds a long poll until a change comes, and answers it at once', async () => {
-    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
-    const waiting = api.get(`/rest/api/changes?after=${position?.seq}&wait=20`, t.users.authority);
+    const waiting = api.get(`/rest/api/changes?after=${(await feedEnd(t.db)).cursor}&wait=20`, t.users.authority);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const capability = expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('awaited') }), 201);
     const page = expectStatus(await waiting, 200);
     expect(page.entries.map((entry: Entry) => entry.identifier)).toEqual([capability.identifier]);
   });
 
-  it('answers an empty long poll with the same cursor when its time is up', async () => {
-    const [position] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
-    const page = expectStatus(await api.get(`/rest/api/changes?after=${position?.seq}&wait=1`, t.users.authority), 200);
-    expect(page).toEqual({ entries: [], next: position?.seq });
+  it('answers an empty long poll with a cursor at the same place when its time is up', async () => {
+    const end = await feedEnd(t.db);
+    const page = expectStatus(await api.get(`/rest/api/changes?after=${end.cursor}&wait=1`, t.users.authority), 200);
+    expect(page.entries).toEqual([]);
+    expect(await positionOf(t.db, page.next)).toBe(end.seq);
   });
 });
 
-describe('a mirror following the feed from cursor 0', () => {
+describe('the change feed\'s cursor', () => {
+  const feed = async (user: TestUser, after?: string) =>
+    expectStatus(await api.get(`/rest/api/changes${after === undefined ? '' : `?after=${encodeURIComponent(after)}`}`, user), 200) as { entries: Entry[]; next: string };
+  /** The cursor at the end of what `user` sees, following the feed from its start. */
+  const followedToEnd = async (user: TestUser) => {
+    let page = await feed(user);
+    while (page.entries.length > 0) page = await feed(user, page.next);
+    return page.next;
+  };
+
+  it('tells a provider nothing of the changes of others: no position in its entries, cursors alike however many others made', async () => {
+    const other = t.users.otherServiceProvider;
+    const cursorsAfter = async (changesOfOthers: number) => {
+      const cursor = await followedToEnd(other);
+      for (let change = 0; change < changesOfOthers; change += 1) await addParticipant(t.app, t.users.serviceProvider);
+      const [first, again] = [await feed(other, cursor), await feed(other, cursor)];
+      expect([first.entries, again.entries]).toEqual([[], []]);
+      return [first.next, again.next];
+    };
+    const afterOne = await cursorsAfter(1);
+    const afterTwenty = await cursorsAfter(20);
+    for (const cursor of [...afterOne, ...afterTwenty]) expect(cursor).toMatch(/^[A-Za-z0-9_-]{48}$/);
+    // Read twice at the same place, the cursor differs: neither its bytes nor whether it moved tell anything.
+    expect(new Set([...afterOne, ...afterTwenty]).size).toBe(4);
+
+    const own = await addParticipant(t.app, other);
+    const page = await feed(other, afterTwenty[1]);
+    expect(page.entries.map((entry) => entry.identifier)).toEqual([own.qualifiedIdentifier]);
+    expect(page.entries[0]).not.toHaveProperty('seq');
+    const audited = expectStatus(await api.get(`/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`, other), 200);
+    expect(audited.content[0]).not.toHaveProperty('seq');
+    // The authority sees the whole log, with its positions.
+    expect(expectStatus(await api.get(`/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`, t.users.authority), 200).content[0].seq).toBeGreaterThan(0);
+  });
+
+  it('goes on from a cursor at another instance of the service, as after a restart', async () => {
+    const cursor = await followedToEnd(t.users.serviceProvider);
+    const own = await addParticipant(t.app, t.users.serviceProvider);
+    const restarted = await buildApp({ db: t.db });
+    try {
+      await restarted.ready();
+      const answer = await call(restarted, { url: `/rest/api/changes?after=${encodeURIComponent(cursor)}`, user: t.users.serviceProvider });
+      expect(expectStatus(answer, 200).entries.map((entry: Entry) => entry.identifier)).toEqual([own.qualifiedIdentifier]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('refuses a cursor it did not give, changed or made up, with a 400 that says what to send', async () => {
+    const cursor = await followedToEnd(t.users.serviceProvider);
+    const changed = `${cursor.slice(0, 10)}${cursor[10] === 'A' ? 'B' : 'A'}${cursor.slice(11)}`;
+    for (const after of [changed, '42', cursor.slice(0, 40), 'not a cursor']) {
+      const body = expectErrorBody(await api.get(`/rest/api/changes?after=${encodeURIComponent(after)}`, t.users.serviceProvider), 400);
+      expect(body.errors).toEqual([expect.objectContaining({
+        field: 'after', code: 'Cursor', defaultMessage: 'is not a cursor of this registry\'s change feed: send the `next` of a page, or no `after` to read from the start',
+      })]);
+    }
+  });
+});
+
+describe('a mirror following the feed from the start', () => {
   it('ends with the same participants as a full export while writes run concurrently', async () => {
     const mirror = new Map<string, unknown>();
-    let cursor = 0;
+    let cursor: string | undefined;
     let writing = true;
     const follow = async () => {
       for (;;) {
-        const page = expectStatus(await api.get(`/rest/api/changes?after=${cursor}&limit=7&resource=participant&wait=${writing ? 1 : 0}`, t.users.authority), 200);
+        const after = cursor === undefined ? '' : `after=${cursor}&`;
+        // Only a read asked once the writes were done can say the mirror has caught up.
+        const last = !writing;
+        const page = expectStatus(await api.get(`/rest/api/changes?${after}limit=7&resource=participant&wait=${last ? 0 : 1}`, t.users.authority), 200);
         for (const entry of page.entries as Entry[]) {
           if (entry.after === null) mirror.delete((entry.before as { identifier: string }).identifier);
           else mirror.set((entry.after as { identifier: string }).identifier, entry.after);
         }
-        const done = !writing && page.next === cursor;
+        const done = last && page.entries.length === 0;
         cursor = page.next;
         if (done) return;
       }

@@ -64,11 +64,14 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
     `/${encodeURIComponent(participant)}`,
     `/${encodeURIComponent(participant)}/services/${encodeURIComponent(documentType)}`,
     `/businesscard/${encodeURIComponent(participant)}`,
+    // The public lookup page: its heading (name and providers) and its processes.
+    `/rest/api/organizations/${encodeURIComponent(participant)}`,
     `/rest/api/organizations/${encodeURIComponent(participant)}/processes`,
   ];
   let documentType: string;
   let process: string;
   let lookups: string[];
+  let organization: string;
 
   beforeAll(async () => {
     // Synchronous replication: nothing a client was told is stored may be lost in the failover.
@@ -99,7 +102,8 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
     const serviceProvider = await created(first, '/rest/api/service-providers', { title: 'Failover SP', accessPoint: { identifier: accessPoint.identifier } });
     await created(first, '/rest/api/users', { ...PROVIDER, role: 'SERVICE_PROVIDER', serviceProvider: { identifier: serviceProvider.identifier } });
     const participants = [];
-    for (let i = 0; i < 3; i += 1) participants.push(await created(first, '/rest/api/participants', participantForm({ processes: [{ identifier: process }] }), provider));
+    for (let i = 0; i < 3; i += 1) participants.push(await created(first, '/rest/api/participants', participantForm({ name: 'Failover Bakery AS', processes: [{ identifier: process }] }), provider));
+    organization = (participants[0] as { qualifiedIdentifier: string }).qualifiedIdentifier;
     lookups = [
       '/rest/api/processes', `/rest/api/processes/${process}`,
       ...participants.flatMap((participant) => lookupsOf(participant.qualifiedIdentifier, documentType)),
@@ -123,6 +127,8 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
         expected.set(`${service.url}${path}`, answer.body);
       }
     }
+    const heading = expected.get(`${first.url}/rest/api/organizations/${encodeURIComponent(organization)}`);
+    expect(JSON.parse(heading ?? '{}')).toMatchObject({ name: 'Failover Bakery AS', providers: [{ title: 'Failover SP' }] });
 
     let stopped = false;
     const lookupTally: Tally = { ok: 0, failures: [] };

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { useTestApp } from './helpers/app.js';
 import { asAdmin, expectStatus } from './helpers/administration.js';
 import { expectErrorBody } from './helpers/assertions.js';
+import { feedEnd } from './helpers/feed.js';
 import { addParticipant } from './helpers/participants.js';
 import { unique } from './helpers/requests.js';
 
@@ -12,10 +13,7 @@ const DEFAULT_MAX_POLLS = 10;
 
 type Entry = { identifier: string };
 
-async function position(): Promise<number> {
-  const [row] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
-  return row?.seq ?? 0;
-}
+const position = async () => (await feedEnd(t.db)).cursor;
 
 /** The feed's reads so far, counted on the application's database. */
 function countFeedReads() {

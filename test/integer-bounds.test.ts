@@ -95,7 +95,7 @@ async function callWith(parameter: IntegerParameter, value: string): Promise<Lig
 describe('integer parameters', () => {
   it('are found in queries and bodies (the walk of the description sees them)', () => {
     const named = integers.map((parameter) => `${parameter.method.toUpperCase()} ${parameter.path} ${parameter.where} ${parameter.name}`);
-    expect(named).toContain('GET /rest/api/changes query after');
+    expect(named).toContain('GET /rest/api/changes query limit');
     expect(named).toContain('GET /rest/api/participants query size');
     expect(named).toContain('POST /rest/api/participants body processes[0].id');
   });

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChangeNotice } from '../src/db/change-log.js';
-import type { Queryable } from '../src/db/database.js';
+import { batchedReads } from '../src/db/batched-reads.js';
+import type { Database, Queryable } from '../src/db/database.js';
 import { HeldSearchIndex } from '../src/participants/held-search-index.js';
 import { pageRequest } from '../src/core/paging.js';
+import { checkedKey, SmpKeys } from '../src/smp/keys.js';
 import type { ParticipantFilter } from '../src/participants/schemas.js';
 import { findParticipants, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER } from '../src/participants/repository.js';
 import { participantsHeld, startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
-import { testDatabaseKind } from './helpers/database.js';
+import { testCertificate } from './helpers/certificates.js';
+import { openTestDatabase, testDatabaseKind } from './helpers/database.js';
 import { addParticipant, byQualified, PARTICIPANTS, type Participant } from './helpers/participants.js';
 import { call, unique } from './helpers/requests.js';
 
@@ -139,6 +142,54 @@ describe('participant search answered from memory', () => {
       expect(off.app.participantSearch.state).toBe('off');
       await addParticipant(off.app, off.users.serviceProvider, { name: 'Fjordbygg AS' });
       expect((await search('query=fjordbygg', off.users.admin, off.app)).total).toBe(1);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('the participants not held in memory (PARTICIPANT_SEARCH_IN_MEMORY=false)', () => {
+  /** `db` with the text of every statement sent outside a transaction, per-row reads included, pushed to `sent`. */
+  function recordingStatements(db: Database, sent: string[]): Database {
+    const query: Queryable['query'] = (sql, params) => {
+      sent.push(sql);
+      return db.query(sql, params);
+    };
+    return { ...db, query, readOne: batchedReads(query) };
+  }
+
+  it('reads each cold SMP lookup in a statement of its own and holds no participant, also after the change log is replaced (a failover)', async () => {
+    const sent: string[] = [];
+    const pems = await testCertificate('search-off.example');
+    const off = await startTestApp(
+      { participantSearchInMemory: false, smp: { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)) } },
+      async () => recordingStatements(await openTestDatabase(), sent),
+    );
+    try {
+      const organizations = [await addParticipant(off.app, off.users.serviceProvider), await addParticipant(off.app, off.users.serviceProvider)];
+      const serviceGroupReads = () => sent.filter((sql) => sql.includes('AS receivers')).length;
+      const statementsOfLookups = async () => {
+        const before = serviceGroupReads();
+        for (const { qualifiedIdentifier } of organizations) {
+          const answer = await off.app.inject({ url: `/${encodeURIComponent(qualifiedIdentifier)}` });
+          expect(answer.statusCode, answer.body).toBe(200);
+        }
+        return serviceGroupReads() - before;
+      };
+      const participantsHeldNow = async () =>
+        (await off.app.metrics.getSingleMetric('participant_search_memory_participants')?.get())?.values[0]?.value;
+      expect(await statementsOfLookups()).toBe(2);
+
+      // A promoted standby that had not received the last entry: its log ends before it, and its next change takes its position.
+      await off.db.transaction(async (tx) => {
+        await tx.query('DELETE FROM change_log WHERE seq = (SELECT seq FROM change_log_position)');
+        await tx.query('UPDATE change_log_position SET seq = seq - 1');
+      });
+      organizations.push(await addParticipant(off.app, off.users.serviceProvider));
+      // The write has caught this instance up with the replaced log; whatever it would load has loaded.
+      await vi.waitFor(() => expect(off.app.participantSearch.state).not.toBe('loading'));
+      expect(await statementsOfLookups()).toBe(3);
+      expect(await participantsHeldNow()).toBe(0);
     } finally {
       await off.close();
     }

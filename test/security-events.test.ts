@@ -7,6 +7,7 @@ import { basic, startTestApp, type TestApp, type TestUser } from './helpers/app.
 import { expectStatus } from './helpers/administration.js';
 import { expectErrorBody } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
+import { feedEnd } from './helpers/feed.js';
 import { useDeliveryTestApp } from './helpers/delivery.js';
 import { addParticipant, PARTICIPANTS } from './helpers/participants.js';
 
@@ -147,8 +148,8 @@ describe('refusals by the per-address and per-user limits', () => {
 
   it('requests in flight per address and waiting feed polls per user', async () => {
     const admin = t.users.admin;
-    const [{ seq } = { seq: 0 }] = await t.db.query<{ seq: number }>('SELECT seq FROM change_log_position');
-    const poll = (remoteAddress: string) => get(inFlight.app, admin.authorization, remoteAddress, `/rest/api/changes?after=${seq}&resource=capability&wait=2`);
+    const { cursor } = await feedEnd(t.db);
+    const poll = (remoteAddress: string) => get(inFlight.app, admin.authorization, remoteAddress, `/rest/api/changes?after=${cursor}&resource=capability&wait=2`);
     const held = poll('203.0.113.31');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expectErrorBody(await get(inFlight.app, admin.authorization, '203.0.113.31'), 429);

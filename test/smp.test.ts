@@ -484,6 +484,19 @@ describe('identifiers in the path', () => {
     expect((await http.get('/v3/api-docs', null)).statusCode).toBe(200);
     expect((await http.get('/rest/api/processes', t.users.admin)).statusCode).toBe(200);
   });
+
+  it('answers 404, never 405, for a GET whose fixed path words are not in the specification\'s lower case', async () => {
+    const document = encodeURIComponent(invoice.qualifiedIdentifier);
+    for (const url of [
+      `${serviceGroupPath(organization)}/SERVICES/${document}`, `${serviceGroupPath(organization)}/Services/${document}`,
+      `/BUSINESSCARD/${encodeURIComponent(organization)}`,
+    ]) {
+      const body = expectErrorBody(await http.get(url, null), 404);
+      expect(body.message, url).toBe(`No operation at GET ${url}`);
+    }
+    // The identifiers' own case rules are untouched: an encoded separator in lower case is the SMP's.
+    expect((await http.get(`/${organization.replace('::', '%3a%3a')}/services/${document}`, null)).statusCode).toBe(200);
+  });
 });
 
 describe('GET /businesscard/{participantId}', () => {

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'pg-connection-string';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../src/app.js';
+import { buildApp, type App, type AppOptions } from '../src/app.js';
 import { ConnectionStringError, connectionTargets, serverNames } from '../src/db/connection-string.js';
 import type { Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
@@ -27,10 +27,10 @@ const PUBLIC_URL = 'https://smp.example';
 const STREAM = 'application/vnd.registry.participants.stream.v1+json';
 
 /** Another instance of the service on the cluster: its own pools to the primary and to the standby (at `standbyUrl`). */
-async function otherInstance(cluster: TestCluster, standbyUrl: string, maxLagMs: number) {
+async function otherInstance(cluster: TestCluster, standbyUrl: string, maxLagMs: number, options: Omit<AppOptions, 'db'> = {}) {
   const db = openPostgres({ connectionString: cluster.url(cluster.primary) });
   const standby = openPostgres({ connectionString: standbyUrl, applicationName: STANDBY_APPLICATION_NAME });
-  const app = await buildApp({ db, standbys: [{ name: 'standby', db: standby }], replication: { maxLagMs, checkMs: 100 } });
+  const app = await buildApp({ db, standbys: [{ name: 'standby', db: standby }], replication: { maxLagMs, checkMs: 100 }, ...options });
   await app.ready();
   const management = buildManagementServer({ db, metrics: app.metrics, replication: app.replication }).server;
   return {
@@ -102,6 +102,7 @@ describe.runIf(testDatabaseKind === 'postgres')('reads from a hot standby (DATAB
   let standbyDb: Database | undefined;
   let other: Awaited<ReturnType<typeof otherInstance>> | undefined;
   let published: Awaited<ReturnType<typeof publishedParticipant>>;
+  let smpKeys: SmpKeys;
 
   const anonymous = (app: App, url: string) => app.inject({ method: 'GET', url });
   const pauseReplay = async () => {
@@ -117,7 +118,8 @@ describe.runIf(testDatabaseKind === 'postgres')('reads from a hot standby (DATAB
   beforeAll(async () => {
     cluster = await startTestCluster();
     const pems = await testCertificate('standby.example');
-    const smp = { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)), publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() };
+    smpKeys = new SmpKeys(checkedKey(pems.key, pems.cert, true));
+    const smp = { keys: smpKeys, publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() };
     standbyDb = openPostgres({ connectionString: cluster.url(cluster.standby), applicationName: STANDBY_APPLICATION_NAME });
     // A read-your-writes window as long as the tests pause the standby: this instance keeps it in rotation meanwhile.
     t = await startTestApp({ smp, standbys: [{ name: 'standby', db: standbyDb }], replication: { maxLagMs: 60_000, checkMs: 100 } }, async () => {
@@ -208,6 +210,23 @@ describe.runIf(testDatabaseKind === 'postgres')('reads from a hot standby (DATAB
       await vi.waitFor(async () => expect((await anonymous(t.app, organizationProcesses)).statusCode).toBe(200), { timeout: 5000 });
     } finally {
       await resumeReplay();
+    }
+  });
+
+  it('holds no participant with PARTICIPANT_SEARCH_IN_MEMORY=false: each service group is one statement on the standby', async () => {
+    // No kept answers: every lookup is cold.
+    const off = await otherInstance(cluster, cluster.url(cluster.standby), 60_000, { participantSearchInMemory: false, smp: { keys: smpKeys, publicUrl: PUBLIC_URL } });
+    try {
+      await reading(off.app);
+      const serviceGroupReads = async () => [await cluster.calls(cluster.standby, 'AS receivers'), await cluster.calls(cluster.primary, 'AS receivers')] as const;
+      const [standbyBefore, primaryBefore] = await serviceGroupReads();
+      for (let lookup = 0; lookup < 5; lookup += 1) {
+        const answer = await anonymous(off.app, `/${encodeURIComponent(published.participant.qualifiedIdentifier)}`);
+        expect(answer.statusCode, answer.body).toBe(200);
+      }
+      expect(await serviceGroupReads()).toEqual([standbyBefore + 5, primaryBefore]);
+    } finally {
+      await off.close();
     }
   });
 

@@ -6,7 +6,8 @@ import { TooManyRequestsError } from '../core/errors.js';
 import { narrowedPage, pageOf, pageRequest } from '../core/paging.js';
 import { sharedRuns, Slots } from '../core/concurrency.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
-import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeFilters } from './schemas.js';
+import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeEntry, type ChangeFilters } from './schemas.js';
+import { FeedCursors } from './cursors.js';
 import type { ChangeSignal } from './signal.js';
 import { deliveryStatus } from './delivery-status.js';
 import { heldForThisSmp, keepMigrationKey, networkStateOf, sayOf, smlStateOf, stuckParticipants } from './network.js';
@@ -36,6 +37,11 @@ const POLL_RETRY_AFTER_SECONDS = 5;
 function scopeOf(request: FastifyRequest): ChangeScope {
   const caller = callerOf(request);
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
+}
+
+/** The entries as `scope` may see them: a provider's without their positions, which count every provider's changes. */
+function entriesSeenBy(scope: ChangeScope, entries: ChangeEntry[]): ChangeEntry[] {
+  return scope === null ? entries : entries.map(({ seq: _seq, ...entry }) => entry);
 }
 
 /**
@@ -123,6 +129,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
   // Every waiting poll wakes on each change: those asking the same share one read of it.
   const sharedRead = sharedRuns<Awaited<ReturnType<typeof changesAfter>>>();
   const smlCalls = new Slots(SML_CALLS_PER_USER);
+  const cursors = new FeedCursors(app.db);
   // At shutdown (SIGTERM) every waiting poll answers its page as it stands, so that a deploy neither waits out the
   // polls nor cuts them: a follower asks again, from that page's `next`, at the instance that replaces this one.
   const closing = new AbortController();
@@ -151,7 +158,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     const asked = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
     const { total, read, rows } = await findChanges(app.db, request.query, scopeOf(request), asked, options.pageMaxBytes);
     const page = rows.length < read ? narrowedPage(asked, rows.length) : asked;
-    return pageOf(rows.slice(0, page.size), total, page);
+    return pageOf(entriesSeenBy(scopeOf(request), rows.slice(0, page.size)), total, page);
   });
 
   app.get('/deliveries', {
@@ -236,9 +243,12 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
     },
     config: { access: READERS, mediaTypes: ['changes.feed'], objectName: 'feedFilter', reads: 'standby' },
   }, async (request, reply) => {
-    const { after, limit, wait, ...filters } = request.query;
+    const { after: cursor, limit, wait, ...filters } = request.query;
+    const after = cursor === undefined ? 0 : await cursors.positionOf(cursor);
     const scope = scopeOf(request);
-    if (wait === 0) return changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
+    const answer = async ({ entries, next }: Awaited<ReturnType<typeof changesAfter>>) =>
+      ({ entries: entriesSeenBy(scope, entries), next: await cursors.cursorOf(next) });
+    if (wait === 0) return answer(await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes));
     const user = callerOf(request).userId;
     if (!polls.take(user)) {
       throw new TooManyRequestsError(POLL_RETRY_AFTER_SECONDS, `At most ${options.maxPollsPerUser} waiting polls of the change feed per user`, 'feed_polls_refused');
@@ -249,7 +259,7 @@ const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = async (app,
       let page = await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
       for (;;) {
         const remaining = deadline - Date.now();
-        if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed || closing.signal.aborted) return page;
+        if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed || closing.signal.aborted) return answer(page);
         // Nothing in view yet: wait from the position read, so entries outside the view are not read again. A change
         // this instance heard since the read is read at once; otherwise the next one wakes the request.
         if (app.changes.position <= page.next) await nextChange(app.changes, remaining, reply, closing.signal);

@@ -15,7 +15,10 @@ const ResourceKind = Type.Union(RESOURCES.map((resource) => Type.Literal(resourc
 const OperationKind = Type.Union(OPERATIONS.map((operation) => Type.Literal(operation)), { title: 'ChangeOperation' });
 
 export const ChangeEntry = Type.Object({
-  seq: Type.Integer({ description: 'the position in the change log: dense, in commit order; the feed\'s cursor' }),
+  seq: Type.Optional(Type.Integer({
+    description: 'the position in the change log: dense, in commit order. For ADMIN and REGISTRY_AUTHORITY only: it counts '
+      + 'every provider\'s changes, so a SERVICE_PROVIDER\'s entries carry none',
+  })),
   resource: ResourceKind,
   identifier: Type.String({ description: 'participants: `iso6523-actorid-upis::{icd}:{organizationIdentifier}`; others: the UUID' }),
   operation: OperationKind,
@@ -51,8 +54,10 @@ export const AuditPage = PageSchema(ChangeEntry, 'ChangeEntryPage');
 const MAX_FEED_WAIT_SECONDS = 60;
 
 export const FeedQuery = Type.Object({
-  // Bounded (every integer is): a cursor beyond what JSON carries exactly cannot name a position.
-  after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'the cursor: entries after this position (0: from the start)' }),
+  after: Type.Optional(Type.String({
+    minLength: 1, maxLength: 100,
+    description: 'the cursor: the `next` of the page before, entries after it (none: from the start of the log)',
+  })),
   limit: Type.Integer({
     minimum: 1, maximum: 1000, default: 100,
     description: `the most entries answered; a page also stops before its JSON would pass ${BUDGET}, one entry at least, `
@@ -68,7 +73,10 @@ export type FeedQuery = Static<typeof FeedQuery>;
 
 export const FeedPage = Type.Object({
   entries: Type.Array(ChangeEntry),
-  next: Type.Integer({ description: 'the cursor to ask with next: every entry up to it was answered or is outside your view' }),
+  next: Type.String({
+    description: 'the cursor to ask with next: every entry up to it was answered or is outside your view. Opaque: it is '
+      + 'sealed, a new one at every answer, and tells nothing of the changes outside your view; any instance takes it',
+  }),
 }, { title: 'ChangeFeed' });
 export type FeedPage = Static<typeof FeedPage>;
 

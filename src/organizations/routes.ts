@@ -29,7 +29,7 @@ const organizations: FastifyPluginAsyncTypebox = async (app) => {
   // An addition: the public lookup's heading (name and providers beside the identifier), one indexed read.
   app.get('/:qualifiedIdentifier', {
     schema: { params: OrganizationParams, response: { 200: OrganizationSummary } },
-    config: { access: EVERYONE, mediaTypes: ['organizations.get'], quietLog },
+    config: { access: EVERYONE, mediaTypes: ['organizations.get'], reads: 'standby', quietLog },
   }, async (request) => {
     const { qualifiedIdentifier } = request.params;
     const organization = parseOrganization(qualifiedIdentifier);

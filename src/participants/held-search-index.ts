@@ -158,10 +158,13 @@ export class HeldSearchIndex {
     else this.delayedReload ??= setTimeout(() => void this.reload(), this.reloadDelayMs).unref();
   }
 
-  /** The log is no longer the one heard: everything is loaded again. */
+  /**
+   * The log is no longer the one heard: everything held is loaded again. An index that is off stays off: the reads of
+   * a standby are reset whenever they move to another database, at the first check too (PARTICIPANT_SEARCH_IN_MEMORY).
+   */
   clear(): void {
     this.changed.clear();
-    void this.load();
+    if (this.current !== 'off') void this.load();
   }
 
   /**

@@ -14,12 +14,14 @@ type ServiceParams = ParticipantParams & { documentTypeId: string };
 
 export const XML = 'text/xml; charset=UTF-8';
 // The SMP interface is the Peppol specification's, not part of the registry's OpenAPI description. Only paths that
-// hold an identifier (`::`, raw or percent-encoded) are the SMP's: any other gets 404, not 405, for other methods.
-const IDENTIFIER = '[^/]*(?:::|%3A%3A)[^/]*';
+// hold an identifier (`::`, raw or percent-encoded in either case) are the SMP's: any other gets 404, not 405, for
+// other methods. The words of its paths (`services`, `businesscard`) are the specification's, in lower case, as the
+// router matches them: a path spelling them otherwise is no path of the SMP's (404 for every method, never 405 for GET).
+const IDENTIFIER = '[^/]*(?:::|%3[Aa]%3[Aa])[^/]*';
 // The lookups are the network's hottest requests: no request lines for them (see `quietLog`), but for other paths.
 const isLookup = (request: FastifyRequest) => looksLikeIdentifier((request.params as ParticipantParams).participantId);
 const routeOptions = (pattern: string) =>
-  ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`, 'i'), quietLog: isLookup } });
+  ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`), quietLog: isLookup } });
 
 /** The route of the service group, as its metrics name it. */
 export const SERVICE_GROUP_ROUTE = '/:participantId';

@@ -117,7 +117,7 @@ export interface Sort {
 
 /** A table whose rows take their room before they arrive: `placeholderRows` empty rows while loading. */
 export function DataTable<T>(props: {
-  caption: string; columns: Column<T>[]; rows: T[] | undefined; loading: boolean; rowKey: (row: T) => string;
+  caption: string; columns: Column<T>[]; rows: T[] | undefined; loading: boolean; rowKey: (row: T, index: number) => string;
   sort?: Sort; onSort?: (sort: Sort) => void; placeholderRows?: number;
 }) {
   const t = useT();
@@ -157,8 +157,8 @@ export function DataTable<T>(props: {
             ? Array.from({ length: props.placeholderRows ?? 5 }, (_, index) => (
                 <tr key={index} class="placeholder">{columns.map((column) => <td key={column.key} data-label={column.label}>&nbsp;</td>)}</tr>
               ))
-            : rows.map((row) => (
-                <tr key={props.rowKey(row)}>{columns.map((column) => <td key={column.key} data-label={column.label}>{column.render(row)}</td>)}</tr>
+            : rows.map((row, index) => (
+                <tr key={props.rowKey(row, index)}>{columns.map((column) => <td key={column.key} data-label={column.label}>{column.render(row)}</td>)}</tr>
               ))}
         </tbody>
       </table>

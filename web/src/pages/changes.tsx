@@ -83,7 +83,7 @@ export function Audit({ authority }: { authority: boolean }) {
         </div>
       </form>
       <FormProblem problem={list.problem} shown={['identifier', 'user', 'from', 'to']} />
-      <DataTable caption={t('audit')} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(entry) => String(entry.seq)} placeholderRows={Math.min(size, 10)} />
+      <DataTable caption={t('audit')} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(entry, index) => String(entry.seq ?? index)} placeholderRows={Math.min(size, 10)} />
       <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages} totalElements={list.data?.totalElements} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
     </section>
   );
