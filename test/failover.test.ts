@@ -176,6 +176,8 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       cluster?.standby.promote();
       const acknowledgedBefore = acknowledged.length;
       await until('writes acknowledged again on both instances', async () => acknowledged.length >= acknowledgedBefore + 4);
+      // Readiness says what its check (each second) last found: the write that found the primary may come first.
+      await until('readiness up again', async () => (await readiness(second)).status === 'UP');
       expect(await readiness(second)).toMatchObject({ code: 200, status: 'UP', database: 'UP' });
       expect(await primaryUp(second)).toBe('1');
       await sleep(500);
