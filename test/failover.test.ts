@@ -179,7 +179,7 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       // Readiness says what its check (each second) last found: the write that found the primary may come first.
       await until('readiness up again', async () => (await readiness(second)).status === 'UP');
       expect(await readiness(second)).toMatchObject({ code: 200, status: 'UP', database: 'UP' });
-      expect(await primaryUp(second)).toBe('1');
+      await until('the primary\'s gauge at 1', async () => (await primaryUp(second)) === '1');
       await sleep(500);
       stopped = true;
       await Promise.all([...lookupLoops, writeLoop]);
