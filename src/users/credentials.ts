@@ -11,6 +11,7 @@ import { loginThrottle, type LoginThrottle, type LoginThrottleOptions, type Pair
 import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
 import { followLocks, MAX_LOCKS_PER_ADDRESS, storeLock } from './sign-in-locks.js';
+import type { StillVerified } from './sessions.js';
 import { MAX_USERNAME_LENGTH } from './username.js';
 
 export interface CredentialCacheOptions {
@@ -36,7 +37,7 @@ export interface Credentials extends CredentialVerifier {
    * Whether a password hash is still the one `caller` was verified against (a session opens only then): what is kept
    * of it is a keyed digest, as of the credentials, not the hash.
    */
-  verifiedWith(caller: Caller): (passwordHash: string) => boolean;
+  verifiedWith(caller: Caller): StillVerified;
   /** Forgets every verified credential. */
   forgetAll(): void;
   /**

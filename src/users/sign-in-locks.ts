@@ -37,6 +37,9 @@ const asThrottleLock = (view: SignInLockView): SignInLock => ({
   id: view.identifier, username: view.username ?? undefined, address: view.clientAddress, until: Date.parse(view.lockedUntil),
 });
 
+/** Ended locks refuse nothing any more: they go. */
+const dropEndedLocks = (db: Queryable) => db.query(`DELETE FROM sign_in_locks l WHERE NOT (${IN_FORCE})`);
+
 /** What refuses the pair once a lock is stored: its own lock, or its address's (`addressLocked` when this store made that). */
 export interface StoredLock {
   lock: SignInLock;
@@ -53,7 +56,7 @@ export async function storeLock(db: Database, lock: PairLock, maxPerAddress: num
   return db.transaction(async (tx) => {
     // One store at a time, on every instance: two of one address cannot both pass its bound.
     await tx.query('LOCK TABLE sign_in_locks IN SHARE ROW EXCLUSIVE MODE');
-    await tx.query(`DELETE FROM sign_in_locks l WHERE NOT (${IN_FORCE})`);
+    await dropEndedLocks(tx);
     const held = await tx.query<SignInLockView & { usernameKey: string | null }>(
       `SELECT ${VIEW}, l.username_key AS "usernameKey" FROM sign_in_locks l WHERE l.client_address = $1`, [lock.address]);
     const whole = held.find((view) => view.usernameKey === null);
@@ -91,8 +94,6 @@ async function lockInForce(db: Queryable, id: string): Promise<SignInLock | unde
 async function locksInForce(db: Queryable): Promise<SignInLock[]> {
   return (await db.query<SignInLockView>(`SELECT ${VIEW} FROM sign_in_locks l WHERE ${IN_FORCE} ORDER BY l.locked_until`)).map(asThrottleLock);
 }
-
-const dropEndedLocks = (db: Queryable) => db.query(`DELETE FROM sign_in_locks l WHERE NOT (${IN_FORCE})`);
 
 export interface LockFollowing {
   /** How often the locks in force are read again and the ended ones dropped; LOCK_POLL_MS by default. */
