@@ -195,13 +195,24 @@ async function sql(server: LocalServer, statement: string): Promise<Record<strin
   }
 }
 
-/** Every commit waits for one of `names`: set only once they stream, else the primary's every commit would wait. */
-async function makeSynchronous(primary: LocalServer, names: string[]): Promise<void> {
-  while (Number((await sql(primary, "SELECT count(*) AS n FROM pg_stat_replication WHERE state = 'streaming'"))[0]?.n) < names.length) {
+/** Waits until `count` standbys stream with the given sync_state (a reload reaches the walsenders one by one). */
+async function untilStandbys(primary: LocalServer, count: number, condition: string): Promise<void> {
+  const statement = `SELECT count(*) AS n FROM pg_stat_replication WHERE state = 'streaming' AND ${condition}`;
+  for (let waited = 0; Number((await sql(primary, statement))[0]?.n) < count; waited += 100) {
+    if (waited > 60_000) throw new Error(`the standbys did not reach ${condition} within a minute`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Every commit waits for one of `names`: set only once they stream, else the primary's every commit would wait; the
+ * settings are printed only once every standby counts for the quorum.
+ */
+async function makeSynchronous(primary: LocalServer, names: string[]): Promise<void> {
+  await untilStandbys(primary, names.length, 'true');
   await sql(primary, `ALTER SYSTEM SET synchronous_standby_names = 'ANY 1 (${names.join(', ')})'`);
   await sql(primary, 'SELECT pg_reload_conf()');
+  await untilStandbys(primary, names.length, "sync_state = 'quorum'");
 }
 
 /** Stops every server once, on the first of Ctrl-C, SIGTERM or SIGHUP (a terminal's Ctrl-C may be heard twice: by npx and here). */
