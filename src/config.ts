@@ -149,6 +149,15 @@ export function smlOptionsOf(config: Config) {
 
 export type Config = Static<typeof ConfigSchema>;
 
+const PUBLIC_URL_ALLOWED = 'an absolute http or https URL with no query or fragment, such as https://smp.example.no';
+
+/** Read by the WHATWG URL parser, the one the links are resolved with. */
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '' && url.search === '' && url.hash === '';
+}
+
 /** The settings of `env`, with their defaults; a ConfigError naming every setting that is not allowed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   let config: Config;
@@ -156,6 +165,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     config = envSchema<Config>({ schema: ConfigSchema, data: env, dotenv: false });
   } catch (error) {
     throw refusedSettings(error, env);
+  }
+  if (config.REGISTRY_PUBLIC_URL !== undefined && !isHttpUrl(config.REGISTRY_PUBLIC_URL)) {
+    throw new ConfigError(`REGISTRY_PUBLIC_URL is '${config.REGISTRY_PUBLIC_URL}': it must be ${PUBLIC_URL_ALLOWED}; the SMP's links start with it.`,
+      [{ setting: 'REGISTRY_PUBLIC_URL', allowed: PUBLIC_URL_ALLOWED }]);
   }
   if (config.SML_URL && !config.SML_SMP_ID) {
     throw new ConfigError('SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier; set both, or neither.',

@@ -59,6 +59,34 @@ describe('the SMP signing key', () => {
     await expect(loadSmpKey({ ...settings, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'other.pem') }, silent())).rejects.toThrow(SmpKeyError);
     await expect(loadSmpKey(settings, silent())).rejects.toThrow(/both/);
   });
+
+  it('names the certificate it signs with, as an operator compares it with what the CA issued', async () => {
+    const pair = await testCertificate('named.example');
+    await writeFile(join(dir, 'named-key.pem'), pair.key, { mode: 0o600 });
+    await writeFile(join(dir, 'named-cert.pem'), pair.cert);
+    const log = silent();
+    await loadSmpKey({
+      DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir,
+      REGISTRY_SMP_KEY_FILE: join(dir, 'named-key.pem'), REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'named-cert.pem'),
+    }, log);
+    expect(log.lines).toEqual([expect.stringMatching(
+      new RegExp(`^SMP signing with ${join(dir, 'named-cert.pem')} \\(subject CN=named\\.example.*, serial [0-9A-F]+, valid until \\d{4}-`),
+    )]);
+  });
+
+  it('says a key and certificate given the wrong way round look swapped, not that the certificate needs chmod 600', async () => {
+    const pair = await testCertificate('swapped.example');
+    const [keyAsCertificate, certificateAsKey] = [join(dir, 'swapped-cert.pem'), join(dir, 'swapped-key.pem')];
+    await writeFile(keyAsCertificate, pair.key, { mode: 0o600 });
+    await writeFile(certificateAsKey, pair.cert, { mode: 0o644 });
+    const settings = { DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir, REGISTRY_SMP_KEY_FILE: certificateAsKey, REGISTRY_SMP_CERTIFICATE_FILE: keyAsCertificate };
+    await expect(loadSmpKey(settings, silent())).rejects.toThrow(new SmpKeyError(
+      `SMP key: REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE look swapped: ${certificateAsKey} holds a certificate and ${keyAsCertificate} a private key`,
+    ));
+    await expect(loadSmpKey({ ...settings, REGISTRY_SMP_KEY_FILE: keyAsCertificate }, silent())).rejects.toThrow(
+      `REGISTRY_SMP_CERTIFICATE_FILE names ${keyAsCertificate}, which holds a private key, not a certificate`,
+    );
+  });
 });
 
 describe('private key files readable by others than their owner', () => {

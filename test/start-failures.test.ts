@@ -34,6 +34,11 @@ describe.runIf(testDatabaseKind === 'embedded')('settings the start refuses', ()
     expect(JSON.stringify(several)).not.toContain('short-pw');
     const smlAlone = startFailure(await runServerToEnd({ REGISTRY_DATA_DIR: dataDir, SML_URL: 'http://127.0.0.1:9/' }));
     expect(smlAlone).toMatchObject({ msg: 'SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier; set both, or neither.', settings: [{ setting: 'SML_SMP_ID' }] });
+    const publicUrl = startFailure(await runServerToEnd({ REGISTRY_DATA_DIR: dataDir, REGISTRY_PUBLIC_URL: 'smp.example.no' }));
+    expect(publicUrl).toMatchObject({
+      msg: "REGISTRY_PUBLIC_URL is 'smp.example.no': it must be an absolute http or https URL with no query or fragment, such as https://smp.example.no; the SMP's links start with it.",
+      settings: [{ setting: 'REGISTRY_PUBLIC_URL' }],
+    });
     // Nothing was made: the settings are refused before the data directory is touched.
     await expect(readdir(dataDir)).rejects.toThrow(/ENOENT/);
   }, SLOW);

@@ -87,7 +87,9 @@ export async function loadSmpKey(settings: SmpKeySettings, log: Log): Promise<Sm
   const { REGISTRY_SMP_KEY_FILE: keyFile, REGISTRY_SMP_CERTIFICATE_FILE: certificateFile } = settings;
   if (keyFile !== undefined || certificateFile !== undefined) {
     if (keyFile === undefined || certificateFile === undefined) throw new SmpKeyError(`SMP key: ${HOW_TO_CONFIGURE} (both, not one)`);
-    return checkedKey(readConfiguredKey('REGISTRY_SMP_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_CERTIFICATE_FILE', certificateFile), false);
+    const key = await configuredPair('REGISTRY_SMP_KEY_FILE', keyFile, 'REGISTRY_SMP_CERTIFICATE_FILE', certificateFile);
+    log.info(`SMP signing with ${certificateFile} (${describeCertificate(key.certificatePem)})`);
+    return key;
   }
   if (settings.DATABASE_URL !== undefined) {
     log.warn(`SMP publication disabled (answers 503) until a signing key is configured: ${HOW_TO_CONFIGURE}`);
@@ -140,7 +142,7 @@ async function loadNextSmpKey(settings: SmpKeySettings): Promise<NextSmpKey | un
   }
   let key: SmpKey;
   try {
-    key = checkedKey(readConfiguredKey('REGISTRY_SMP_NEXT_KEY_FILE', keyFile), await readConfigured('REGISTRY_SMP_NEXT_CERTIFICATE_FILE', certificateFile), false);
+    key = await configuredPair('REGISTRY_SMP_NEXT_KEY_FILE', keyFile, 'REGISTRY_SMP_NEXT_CERTIFICATE_FILE', certificateFile);
   } catch (error) {
     throw error instanceof SmpKeyError ? new SmpKeyError(`next ${error.message}`) : error;
   }
@@ -159,6 +161,47 @@ async function readConfigured(setting: string, path: string): Promise<string> {
     const reason = errorCodeOf(error) ?? 'unreadable';
     throw new SmpKeyError(`SMP key: ${setting} names ${path}, which cannot be read (${reason})`);
   }
+}
+
+/**
+ * The pair two settings name. Files given the wrong way round are said to be swapped before anything else: the key
+ * file's mode check would otherwise ask the operator to protect a certificate.
+ */
+async function configuredPair(keySetting: string, keyFile: string, certificateSetting: string, certificateFile: string): Promise<SmpKey> {
+  const certificateText = await readConfigured(certificateSetting, certificateFile);
+  if (holdsPrivateKey(certificateText)) {
+    const swapped = holdsCertificate(await readConfigured(keySetting, keyFile));
+    throw new SmpKeyError(swapped
+      ? `SMP key: ${keySetting} and ${certificateSetting} look swapped: ${keyFile} holds a certificate and ${certificateFile} a private key`
+      : `SMP key: ${certificateSetting} names ${certificateFile}, which holds a private key, not a certificate`);
+  }
+  return checkedKey(readConfiguredKey(keySetting, keyFile), certificateText, false);
+}
+
+/** Whether Node's crypto reads a private key, or a certificate, in the text. */
+function holdsPrivateKey(text: string): boolean {
+  try {
+    createPrivateKey(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function holdsCertificate(text: string): boolean {
+  try {
+    new X509Certificate(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The certificate in use, as an operator compares it with what the CA issued. */
+export function describeCertificate(certificatePem: string): string {
+  const certificate = new X509Certificate(certificatePem);
+  const oneLine = (name: string) => name.split('\n').join(', ');
+  return `subject ${oneLine(certificate.subject)}, issuer ${oneLine(certificate.issuer)}, serial ${certificate.serialNumber}, valid until ${new Date(certificate.validTo).toISOString()}`;
 }
 
 /** A private key file the operator named, refused unless it is its owner's only (see readPrivateKeyFile). */
