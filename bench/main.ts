@@ -19,6 +19,7 @@ import { MINIMAL_STREAM_SQL, minimalScript } from './minimal.js';
 import { timeImport } from './import.js';
 import { pgbench } from './pgbench.js';
 import { pgbenchScript, pgbenchStreamScript, recordingApp } from './record.js';
+import { comparedWithBaseline, writeBaseline } from './baseline.js';
 import { printTable, writeResults, type ConfigurationReport, type Report, type Result } from './report.js';
 import { scenarios, streamRequest, type BenchRequest, type Scenario } from './scenarios.js';
 import { benchSmpKey } from './smp.js';
@@ -45,7 +46,11 @@ const { values: args } = parseArgs({
     'code-lists': { type: 'string', default: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7') },
     'load-workers': { type: 'string', default: '2' },
     'node-args': { type: 'string', default: '' },
-    out: { type: 'string', default: join(import.meta.dirname, 'results') },
+    /** Each run's results, in a directory the repository ignores. */
+    out: { type: 'string', default: join(import.meta.dirname, 'out') },
+    /** The one run kept in the repository, compared with at the end; `--write-baseline` replaces it with this run. */
+    baseline: { type: 'string', default: join(import.meta.dirname, 'baseline.json') },
+    'write-baseline': { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
     /** REGISTRY_WORKERS of the service, one configuration per value: `1,2` compares one and two processes. */
     workers: { type: 'string', default: '1' },
@@ -406,6 +411,11 @@ async function main() {
   report.totalSeconds = (Date.now() - started) / 1000;
   printTable(report);
   log(`written ${writeResults(report, args.out as string, stamp).join(', ')}`);
+  for (const line of comparedWithBaseline(report, args.baseline as string)) log(line);
+  if (args['write-baseline']) {
+    writeBaseline(report, args.baseline as string);
+    log(`baseline ${args.baseline as string} replaced by this run`);
+  }
   if (failures(report)) process.exitCode = 1;
 }
 
