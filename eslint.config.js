@@ -34,8 +34,6 @@ const RESOURCE_NEEDS = {
 
 /** Sideways imports between the parts built on resources: none forms a circle. */
 const PART_NEEDS = {
-  // The SMP's kept answers are counted and numbered by the request metrics and ids.
-  smp: ['operations'],
   // The status reads the SMP's certificates and the deliveries' state.
   status: ['smp', 'changes'],
 };
