@@ -145,6 +145,19 @@ describe('over HTTP, where organization processes held in memory are sent before
     }
   });
 
+  it('answers the upper-case spelling of the organization as the route does, without the route', async () => {
+    const spelled = url(qualified.toUpperCase());
+    expect((await fetch(`${origin}${spelled}?first=1`)).status).toBe(200);
+    const routed = vi.spyOn(HeldSearchIndex.prototype, 'processesSinceOf');
+    const early = await fetch(`${origin}${spelled}`);
+    expect(routed).not.toHaveBeenCalled();
+    const byRoute = await fetch(`${origin}${spelled}?again=1`);
+    expect(routed).toHaveBeenCalledTimes(1);
+    routed.mockRestore();
+    expect([early.status, await early.text()]).toEqual([200, await byRoute.text()]);
+    expect(await (await fetch(`${origin}${url(qualified)}`)).text()).toBe(await (await fetch(`${origin}${spelled}`)).text());
+  });
+
   it('leaves credentials, other Accept headers and unknown organizations to the route', async () => {
     const routed = vi.spyOn(HeldSearchIndex.prototype, 'processesSinceOf');
     try {
@@ -192,6 +205,17 @@ describe('who an organization is (the public lookup\'s heading)', () => {
     expectSecurityHeaders(response);
     // Only public facts: no provider identifier, no contact, no participant identifier.
     expect(response.json()).toEqual({ qualifiedIdentifier: qualified, name: 'Fjord Fisk AS', providers: [{ title: 'Provider One' }, { title: 'Provider Two' }] });
+  });
+
+  it('takes the scheme and value in any case, naming the organization as stored, but folds ASCII letters alone', async () => {
+    const organizationIdentifier = `kelvin${uniqueOrganization()}`;
+    await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier });
+    const qualified = `${SCHEME}::0192:${organizationIdentifier}`;
+    const upper = await call(t.app, { url: summaryUrl(qualified.toUpperCase()) });
+    expect(upper.statusCode, upper.body).toBe(200);
+    expect(upper.json().qualifiedIdentifier).toBe(qualified);
+    const kelvin = `${SCHEME}::0192:\u212A${organizationIdentifier.slice(1)}`;
+    expectErrorBody(await call(t.app, { url: summaryUrl(kelvin) }), 404, `Couldn't find organization for ${kelvin}`);
   });
 
   it('answers the organization 404 for an unknown, malformed or no longer live organization', async () => {

@@ -14,7 +14,7 @@ import { base64Der, testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { addParticipant, participantForm, today } from './helpers/participants.js';
 import {
-  expectValidSignedAnswer, metadataPath, publishedParticipant, SMP_XSD_DIR, useAccessPointOf, validateAgainstSmpSchema, verifySignature,
+  expectValidSignedAnswer, identifiersIn, metadataPath, publishedParticipant, SMP_XSD_DIR, useAccessPointOf, validateAgainstSmpSchema, verifySignature,
 } from './helpers/smp.js';
 
 const PUBLIC_URL = 'https://smp.example/registry';
@@ -88,10 +88,76 @@ describe('GET /{participantId}: the service group', () => {
     expect(response.body).toContain(`<ids:ParticipantIdentifier scheme="${SCHEME}">${organization.slice(SCHEME.length + 2)}</ids:ParticipantIdentifier>`);
   });
 
-  it('takes the raw identifier and upper-case values alike, publishing the value as stored', async () => {
-    const raw = await http.get(`/${organization.toUpperCase().replace(SCHEME.toUpperCase(), SCHEME)}`, null);
+  it('takes the raw identifier as the percent-encoded one', async () => {
+    const raw = await http.get(`/${organization}`, null);
     expect(raw.statusCode, raw.body).toBe(200);
     expect(raw.body).toBe((await http.get(serviceGroupPath(organization), null)).body);
+  });
+});
+
+/** The hrefs of a service group, as written. */
+const hrefsOf = (xml: string) => [...xml.matchAll(/href="([^"]*)"/g)].map((match) => match[1] as string);
+
+describe('case rules (Peppol Policy for use of Identifiers, POLICY 2): the participant in any case, document types exactly', () => {
+  const spellings = () => [organization.toUpperCase(), `Iso6523-ActorId-UPIS::${organization.slice(SCHEME.length + 2).toUpperCase()}`];
+
+  it('resolves an upper- or mixed-case scheme and value to the same service group, naming the participant as asked', async () => {
+    const asStored = await http.get(serviceGroupPath(organization), null);
+    for (const spelling of spellings()) {
+      const response = await http.get(serviceGroupPath(spelling), null);
+      expect(response.statusCode, response.body).toBe(200);
+      const valid = await validateAgainstSmpSchema(response.body);
+      expect(valid.ok, valid.output).toBe(true);
+      expect((await identifiersIn(response.body)).participant).toBe(spelling);
+      expect(hrefsOf(response.body)).toEqual(hrefsOf(asStored.body).map((href) =>
+        href.replace(`/${encodeURIComponent(organization)}/`, `/${encodeURIComponent(spelling)}/`)));
+    }
+  });
+
+  it('answers the signed service metadata of each spelling with the same processes, naming both identifiers as asked, '
+    + 'and the signature verifies', async () => {
+    const asStored = await http.get(metadataPath(organization, invoice.qualifiedIdentifier), null);
+    for (const spelling of spellings()) {
+      const response = await http.get(metadataPath(spelling, invoice.qualifiedIdentifier), null);
+      expect(response.statusCode, response.body).toBe(200);
+      await expectValidSignedAnswer(response.rawPayload, smpKey.certificatePem);
+      expect(await identifiersIn(response.body)).toEqual({ participant: spelling, documentType: invoice.qualifiedIdentifier });
+      expect(endpointsOf(response.body)).toEqual(endpointsOf(asStored.body));
+    }
+  });
+
+  it('takes a document type in another case, of its scheme or of its value, for another document type: 404', async () => {
+    const value = order.qualifiedIdentifier.slice('busdox-docid-qns::'.length);
+    for (const participant of [organization, ...spellings()]) {
+      for (const documentType of [`BUSDOX-DOCID-QNS::${value}`, `Busdox-Docid-Qns::${value}`, `busdox-docid-qns::${value.replace('Case::Sensitive', 'case::sensitive')}`]) {
+        expectErrorBody(await http.get(metadataPath(participant, documentType), null), 404);
+      }
+    }
+  });
+
+  it('answers the business card of each spelling, naming the participant as asked', async () => {
+    for (const spelling of spellings()) {
+      const response = await http.get(`/businesscard/${encodeURIComponent(spelling)}`, null);
+      expect(response.statusCode, response.body).toBe(200);
+      expect((await identifiersIn(response.body)).participant).toBe(spelling);
+    }
+  });
+
+  it('folds ASCII letters alone: a Kelvin sign (U+212A) for k names no participant', async () => {
+    const organizationIdentifier = `kelvin${Date.now()}`;
+    await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: billing.identifier }] });
+    expect((await http.get(serviceGroupPath(`${SCHEME}::0192:${organizationIdentifier.toUpperCase()}`), null)).statusCode).toBe(200);
+    expectErrorBody(await http.get(serviceGroupPath(`${SCHEME}::0192:\u212A${organizationIdentifier.slice(1)}`), null), 404);
+  });
+
+  it('answers 404 for an unregistered organization in any spelling, and for a participant scheme no organization has', async () => {
+    const unknown = `${SCHEME}::0192:nobody${Date.now()}`;
+    for (const spelling of [unknown, unknown.toUpperCase()]) {
+      expectErrorBody(await http.get(serviceGroupPath(spelling), null), 404);
+      expectErrorBody(await http.get(metadataPath(spelling, invoice.qualifiedIdentifier), null), 404);
+      expectErrorBody(await http.get(`/businesscard/${encodeURIComponent(spelling)}`, null), 404);
+    }
+    expectErrorBody(await http.get(serviceGroupPath(organization.replace(SCHEME, 'iso6523-actorid-upis-other')), null), 404);
   });
 });
 
@@ -203,11 +269,6 @@ describe('what is published follows the registry', () => {
     expectErrorBody(await http.get(metadataPath(organization, 'busdox-docid-qns::urn:unknown'), null), 404);
     const other = await addDocumentType(t.app, t.users.authority);
     expectErrorBody(await http.get(metadataPath(organization, other.qualifiedIdentifier), null), 404);
-  });
-
-  it('publishes document type identifiers case-sensitively', async () => {
-    const changedCase = order.qualifiedIdentifier.replace('Case::Sensitive', 'case::sensitive');
-    expectErrorBody(await http.get(metadataPath(organization, changedCase), null), 404);
   });
 
   it('hides a document type that is made invisible, and shows it again', async () => {
@@ -383,17 +444,35 @@ describe('with the signed-answer cache (wired to the change log)', () => {
       expect(await metadataAnswers()).toBe(before + 2);
     });
 
-    it('answers the raw, upper-case and query-string spellings of a kept lookup as the route does', async () => {
+    it('answers the raw and query-string spellings of a kept lookup as the route does', async () => {
       const { participant, documentType, path } = await publishedThroughCache();
       const signed = await (await fetch(`${origin}${path}`)).text();
-      const [, value] = participant.qualifiedIdentifier.split('::') as [string, string];
-      for (const spelling of [`/${SCHEME}::${value.toUpperCase()}/services/${encodeURIComponent(documentType.qualifiedIdentifier)}`, `${path}?since=yesterday`]) {
+      for (const spelling of [`/${participant.qualifiedIdentifier}/services/${encodeURIComponent(documentType.qualifiedIdentifier)}`, `${path}?since=yesterday`]) {
         const answer = await fetch(`${origin}${spelling}`);
         expect([spelling, answer.status, await answer.text()]).toEqual([spelling, 200, signed]);
       }
       const head = await fetch(`${origin}${path}`, { method: 'HEAD' });
       expect([head.status, head.headers.get('content-length')]).toEqual([200, String(Buffer.byteLength(signed))]);
       expectErrorBody(await cached.app.inject({ method: 'POST', url: path }), 405);
+    });
+
+    it('signs another spelling of the participant at the route each time, naming it as asked, and keeps only the stored one', async () => {
+      const { participant, documentType, path } = await publishedThroughCache();
+      const signed = Buffer.from(await (await fetch(`${origin}${path}`)).arrayBuffer());
+      const kept = cache.size;
+      const spelling = participant.qualifiedIdentifier.toUpperCase();
+      const routed = vi.spyOn(SmpPublisher.prototype, 'signedServiceMetadata');
+      const answers = [];
+      for (const attempt of [1, 2]) answers.push(await fetch(`${origin}${metadataPath(spelling, documentType.qualifiedIdentifier)}`, { headers: { 'x-request-id': `spelled-${attempt}` } }));
+      expect(routed).toHaveBeenCalledTimes(2);
+      routed.mockRestore();
+      const [first, second] = await Promise.all(answers.map(async (answer) => Buffer.from(await answer.arrayBuffer())));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      expect((first as Buffer).equals(second as Buffer)).toBe(true);
+      await expectValidSignedAnswer(first as Buffer, smpKey.certificatePem);
+      expect(await identifiersIn(first as Buffer)).toEqual({ participant: spelling, documentType: documentType.qualifiedIdentifier });
+      expect(cache.size).toBe(kept);
+      expect(Buffer.from(await (await fetch(`${origin}${path}`)).arrayBuffer()).equals(signed)).toBe(true);
     });
 
     it('stops sending a kept answer once a change drops it', async () => {
@@ -433,6 +512,21 @@ describe('over HTTP, where a service group held in memory is sent before the rou
     expect(await serviceGroupAnswers()).toBe(before + 2);
   });
 
+  it('answers another spelling of the participant as the route does, naming it as asked, without the route', async () => {
+    for (const spelling of [organization.toUpperCase(), `${SCHEME.toUpperCase()}::${organization.slice(SCHEME.length + 2)}`]) {
+      const routed = vi.spyOn(SmpPublisher.prototype, 'serviceGroup');
+      const early = await fetch(`${origin}${serviceGroupPath(spelling)}`);
+      expect(routed).not.toHaveBeenCalled();
+      const byRoute = await fetch(`${origin}${serviceGroupPath(spelling)}?since=yesterday`);
+      expect(routed).toHaveBeenCalledTimes(1);
+      routed.mockRestore();
+      expect([early.status, byRoute.status]).toEqual([200, 200]);
+      const body = await early.text();
+      expect(body).toBe(await byRoute.text());
+      expect((await identifiersIn(body)).participant).toBe(spelling);
+    }
+  });
+
   it('lists a registration at once after the write that made it, and answers 404 at once after its delete', async () => {
     const organizationIdentifier = `early${Date.now()}`;
     const path = serviceGroupPath(`${SCHEME}::0192:${organizationIdentifier}`);
@@ -458,7 +552,7 @@ describe('identifiers in the path', () => {
 
   it.each([
     ['an unknown scheme', `/${encodeURIComponent('other-scheme::0192:1')}`],
-    ['the scheme in upper case', `/${encodeURIComponent(`${SCHEME.toUpperCase()}::0192:1`)}`],
+    ['an unregistered organization under the scheme in upper case', `/${encodeURIComponent(`${SCHEME.toUpperCase()}::0192:1`)}`],
     ['an unknown ICD', `/${encodeURIComponent(`${SCHEME}::9999:1`)}`],
   ])('answers 404 for %s', async (_name, url) => {
     expectErrorBody(await http.get(url, null), 404);

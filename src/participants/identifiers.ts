@@ -1,3 +1,4 @@
+import { asciiLowerCase } from '../core/ascii-case.js';
 import { NotFoundError } from '../core/errors.js';
 import { formatQualifiedIdentifier, ICDS, parseQualifiedIdentifier } from '../core/schemas.js';
 
@@ -25,17 +26,23 @@ export function qualifiedIdentifierOf(organization: Organization): string {
   return formatQualifiedIdentifier({ scheme: PARTICIPANT_SCHEME, value: `${organization.icd}:${organization.organizationIdentifier}` });
 }
 
+/** Whether a scheme is the participants' (case-insensitive, as their values: Peppol's Policy for use of Identifiers, POLICY 2). */
+export const isParticipantScheme = (scheme: string) => asciiLowerCase(scheme) === PARTICIPANT_SCHEME;
+
+/** An organization identifier as stored: case-insensitive, in lower case (ASCII letters only, as identifiers are ASCII). */
+export const storedOrganizationIdentifier = asciiLowerCase;
+
 /**
  * Parses `iso6523-actorid-upis::<icd>:<organizationIdentifier>` (scheme and value case-insensitive);
  * undefined for anything that cannot name a registered organization.
  */
 export function parseOrganization(qualifiedIdentifier: string): Organization | undefined {
   const named = parseQualifiedIdentifier(qualifiedIdentifier);
-  if (named?.scheme.toLowerCase() !== PARTICIPANT_SCHEME) return undefined;
+  if (!named || !isParticipantScheme(named.scheme)) return undefined;
   const { value } = named;
   const colon = value.indexOf(':');
   const icd = value.slice(0, colon);
-  const organizationIdentifier = value.slice(colon + 1).toLowerCase();
+  const organizationIdentifier = storedOrganizationIdentifier(value.slice(colon + 1));
   if (colon < 0 || !ICD_SET.has(icd) || organizationIdentifier.length === 0) return undefined;
   return { icd, organizationIdentifier };
 }

@@ -9,7 +9,7 @@ import { processesFromDatabase, processesNamed, type HeldProcesses, type Process
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
-import { participantKeyOrNotFound, participantNotFound, type Organization } from './identifiers.js';
+import { participantKeyOrNotFound, participantNotFound, storedOrganizationIdentifier, type Organization } from './identifiers.js';
 import { removeExpired, type ExpiryDue } from './expiry-sql.js';
 import { participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
 import { processRuleErrors, processRuleOf } from './rules.js';
@@ -98,7 +98,7 @@ export async function registerParticipant(
 
 const newParticipantOf = (serviceProviderId: string, form: AddParticipantForm): NewParticipant => ({
   icd: form.icd,
-  organizationIdentifier: form.organizationIdentifier.toLowerCase(),
+  organizationIdentifier: storedOrganizationIdentifier(form.organizationIdentifier),
   serviceProviderId,
   organizationPartIdentifier: form.organizationPartIdentifier ?? null,
   sourceIndicator: form.sourceIndicator ?? null,

@@ -1,6 +1,6 @@
 import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers.js';
 import type { SmpPublisher } from './publisher.js';
-import { organizationNamed, SERVICE_GROUP_ROUTE, SERVICE_METADATA_ROUTE, serviceLookupOf, XML } from './routes.js';
+import { participantNamed, SERVICE_GROUP_ROUTE, SERVICE_METADATA_ROUTE, serviceLookupOf, XML } from './routes.js';
 
 /** An SMP identifier in a path, raw or percent-encoded (either case). */
 const IDENTIFIER_SEPARATOR = /::|%3a%3a/i;
@@ -16,12 +16,12 @@ export function smpAnswersAtOnce(publisher: SmpPublisher): HeldAnswerFinder {
     if (root !== '' || participantSegment === undefined || !IDENTIFIER_SEPARATOR.test(participantSegment)) return undefined;
     const participant = decodedSegment(participantSegment);
     if (segments.length === 2) {
-      const body = publisher.serviceGroupAtOnce(organizationNamed(participant));
+      const body = publisher.serviceGroupAtOnce(participantNamed(participant));
       return body && { body, contentType: XML, route: SERVICE_GROUP_ROUTE };
     }
     if (segments.length !== 4 || services !== 'services' || documentTypeSegment === undefined) return undefined;
-    const { organization, documentType } = serviceLookupOf(participant, decodedSegment(documentTypeSegment));
-    const body = publisher.keptServiceMetadata(organization, documentType);
+    const lookup = serviceLookupOf(participant, decodedSegment(documentTypeSegment));
+    const body = publisher.keptServiceMetadata(lookup.participant, lookup.documentType);
     return body && { body, contentType: XML, route: SERVICE_METADATA_ROUTE };
   };
 }

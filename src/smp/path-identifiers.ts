@@ -1,7 +1,7 @@
 import { ApiError } from '../core/errors.js';
 import { ICDS, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { characterXmlCannotCarry } from '../core/xml-text.js';
-import { PARTICIPANT_SCHEME, type Organization } from '../participants/identifiers.js';
+import { isParticipantScheme, PARTICIPANT_SCHEME, storedOrganizationIdentifier, type Organization } from '../participants/identifiers.js';
 
 /** 400 in the common error body: the path names an identifier that does not parse. */
 class InvalidIdentifierError extends ApiError {
@@ -37,18 +37,32 @@ export function parseIdentifier(segment: string, noun: string): QualifiedIdentif
 }
 
 /**
- * The organization a participant identifier names, or undefined when no registered organization can have it (a scheme
- * other than `iso6523-actorid-upis`, compared case-sensitively, or an unknown ICD). The value is case-insensitive:
- * organizations are stored in lower case. Throws when the identifier does not parse.
+ * A participant as a lookup names it: its organization, and its identifier as the request spells it, which the answer
+ * repeats (a client compares the identifiers of an answer with those it asked for, the scheme exactly: see "Case rules
+ * on the SMP interface" in docs/decisions.md).
  */
-export function organizationOf(id: QualifiedIdentifier): Organization | undefined {
+export interface NamedParticipant {
+  organization: Organization;
+  spelled: QualifiedIdentifier;
+  /** Whether it is spelled as stored and published: only such answers are kept, so no spelling crowds out another. */
+  asStored: boolean;
+}
+
+/**
+ * The participant a participant identifier names, or undefined when no registered organization can have it (a scheme
+ * other than `iso6523-actorid-upis` or an unknown ICD). Scheme and value are case-insensitive (Peppol's Policy for use
+ * of Identifiers, POLICY 2): organizations are stored in lower case. Throws when the identifier does not parse.
+ */
+export function participantOf(id: QualifiedIdentifier): NamedParticipant | undefined {
   const colon = id.value.indexOf(':');
   if (colon <= 0 || colon === id.value.length - 1) {
     throw new InvalidIdentifierError(`Invalid participant identifier value '${id.value}': expected <ICD>:<identifier>`);
   }
   const icd = id.value.slice(0, colon);
-  if (id.scheme !== PARTICIPANT_SCHEME || !ICD_SET.has(icd)) return undefined;
-  return { icd, organizationIdentifier: id.value.slice(colon + 1).toLowerCase() };
+  if (!isParticipantScheme(id.scheme) || !ICD_SET.has(icd)) return undefined;
+  const organization = { icd, organizationIdentifier: storedOrganizationIdentifier(id.value.slice(colon + 1)) };
+  const stored = participantIdentifierOf(organization);
+  return { organization, spelled: id, asStored: id.scheme === stored.scheme && id.value === stored.value };
 }
 
 /** The participant identifier as stored and published. */

@@ -7,7 +7,7 @@ import type { Organization } from '../participants/identifiers.js';
 import type { HeldSearchIndex, OrganizationReceivers } from '../participants/held-search-index.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
-import { participantIdentifierOf } from './path-identifiers.js';
+import { participantIdentifierOf, type NamedParticipant } from './path-identifiers.js';
 import { findOrganization, findServiceGroup } from './repository.js';
 import { catalogueHeldNow, catalogueOf, publishedReferences, type ReceiversCatalogue } from './service-group.js';
 import { publishedProcesses } from './service-metadata.js';
@@ -35,8 +35,8 @@ function cacheKeys(organization: Organization, answer: string): [string, string]
   return [formatQualifiedIdentifier(participantIdentifierOf(organization)), answer];
 }
 
-const metadataKeys = (organization: Organization, documentType: QualifiedIdentifier) =>
-  cacheKeys(organization, `service metadata ${formatQualifiedIdentifier(documentType)}`);
+/** Which of a participant's answers the service metadata of a document type is, among its kept answers. */
+const metadataAnswer = (documentType: QualifiedIdentifier) => `service metadata ${formatQualifiedIdentifier(documentType)}`;
 
 const notFound = (what: string) => new NotFoundError(`No ${what} is published for this participant`);
 
@@ -78,71 +78,77 @@ export class SmpPublisher {
 
   /**
    * `requestBase`, the URL the request was made to, is the `href`s' base when no public URL is configured; those
-   * answers are not kept, since the Host header is the caller's to choose.
+   * answers are not kept, since the Host header is the caller's to choose. The answer names the participant as the
+   * request spells it, in its `href`s too.
    */
-  async serviceGroup(organization: Organization, requestBase: string): Promise<Buffer> {
+  async serviceGroup(participant: NamedParticipant, requestBase: string): Promise<Buffer> {
     this.requireSigning();
-    const kept = this.keptServiceGroup(organization);
+    const kept = this.keptServiceGroup(participant);
     if (kept) return kept;
     const builtAt = this.options.cache?.epoch;
-    const found = await this.receiversOf(organization, (read) => read());
+    const found = await this.receiversOf(participant.organization, (read) => read());
     if (!found) throw notFound('service group');
     const held = await catalogueOf(this.options.catalogue, found.receivers);
-    return this.serviceGroupOf(organization, found, held, this.options.publicUrl ?? requestBase, builtAt);
+    return this.serviceGroupOf(participant, found, held, this.options.publicUrl ?? requestBase, builtAt);
   }
 
   /**
    * The service group from memory alone, or undefined for the route to answer: kept, or built from the participants
    * and the catalogue held when both have read every change heard. Only with a public URL, the `href`s' base.
    */
-  serviceGroupAtOnce(organization: Organization): Buffer | undefined {
+  serviceGroupAtOnce(participant: NamedParticipant): Buffer | undefined {
     const { publicUrl, participants, catalogue } = this.options;
     if (!this.signing || publicUrl === undefined) return undefined;
-    const kept = this.keptServiceGroup(organization);
+    const kept = this.keptServiceGroup(participant);
     if (kept) return kept;
     const builtAt = this.options.cache?.epoch;
-    const found = participants?.receiversHeldNow(organization);
+    const found = participants?.receiversHeldNow(participant.organization);
     if (!found) return undefined;
     const held = catalogueHeldNow(catalogue, found.receivers);
-    return held && this.serviceGroupOf(organization, found, held, publicUrl, builtAt);
+    return held && this.serviceGroupOf(participant, found, held, publicUrl, builtAt);
   }
 
-  /** The service group kept for the organization: only with a public URL, where the answer is the same for every caller. */
-  private keptServiceGroup(organization: Organization): Buffer | undefined {
-    return this.options.publicUrl === undefined ? undefined : this.options.cache?.get(...cacheKeys(organization, 'service group'), this.now());
+  /** The service group kept for the participant: only with a public URL, where the answer is the same for every caller. */
+  private keptServiceGroup(participant: NamedParticipant): Buffer | undefined {
+    return this.options.publicUrl === undefined ? undefined : this.kept(participant, 'service group');
   }
 
-  private serviceGroupOf(organization: Organization, found: OrganizationReceivers, held: ReceiversCatalogue, publicBase: string, builtAt: number | undefined): Buffer {
+  private serviceGroupOf(participant: NamedParticipant, found: OrganizationReceivers, held: ReceiversCatalogue, publicBase: string, builtAt: number | undefined): Buffer {
     const references = publishedReferences(held, found.receivers);
-    const body = Buffer.from(serviceGroupXml(participantIdentifierOf(organization), references, publicBase));
-    return this.options.publicUrl === undefined ? body : this.keep(cacheKeys(organization, 'service group'), body, found, builtAt);
+    const body = Buffer.from(serviceGroupXml(participant.spelled, references, publicBase));
+    return this.options.publicUrl === undefined ? body : this.keep(participant, 'service group', body, found, builtAt);
   }
 
   /** The signed answer already made for this lookup, if one is kept: no database, no signing. */
-  keptServiceMetadata(organization: Organization, documentType: QualifiedIdentifier): Buffer | undefined {
-    return this.options.cache?.get(...metadataKeys(organization, documentType), this.now());
+  keptServiceMetadata(participant: NamedParticipant, documentType: QualifiedIdentifier): Buffer | undefined {
+    return this.kept(participant, metadataAnswer(documentType));
+  }
+
+  /** The participant's `answer` if it is kept; only answers to the spelling as stored are (`NamedParticipant.asStored`). */
+  private kept(participant: NamedParticipant, answer: string): Buffer | undefined {
+    return participant.asStored ? this.options.cache?.get(...cacheKeys(participant.organization, answer), this.now()) : undefined;
   }
 
   /**
    * `client`, the caller's address, waits its turn at the reads and at the signature: a client asking for many cold
    * lookups at once waits for its own, and the others' lookups do not wait behind them (fairTurns).
    */
-  async signedServiceMetadata(organization: Organization, documentType: QualifiedIdentifier, client: string): Promise<Buffer> {
+  async signedServiceMetadata(participant: NamedParticipant, documentType: QualifiedIdentifier, client: string): Promise<Buffer> {
     const { cache } = this.options;
     const { pool, keys, readTurns, signingTurns } = this.requireSigning();
-    const kept = this.keptServiceMetadata(organization, documentType);
+    const kept = this.keptServiceMetadata(participant, documentType);
     if (kept) return kept;
     const builtAt = cache?.epoch;
-    const found = await this.receiversOf(organization, (read) => readTurns.run(client, read));
+    const found = await this.receiversOf(participant.organization, (read) => readTurns.run(client, read));
     if (!found) throw notFound('service group');
     const processes = await publishedProcesses(this.options.catalogue, found.receivers, documentType);
     if (processes.length === 0) throw notFound('service metadata for this document type');
     const { body, until } = await signingTurns.run(client, async () => {
       // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.
       const { key, until: endOfPair } = keys.inUse();
-      return { body: Buffer.from(await pool.sign(key, participantIdentifierOf(organization), documentType, processes)), until: endOfPair };
+      return { body: Buffer.from(await pool.sign(key, participant.spelled, documentType, processes)), until: endOfPair };
     });
-    return this.keep(metadataKeys(organization, documentType), body, found, builtAt, until);
+    return this.keep(participant, metadataAnswer(documentType), body, found, builtAt, until);
   }
 
   /**
@@ -156,11 +162,14 @@ export class SmpPublisher {
     return held === undefined ? turn(() => findServiceGroup(this.options.db, organization)) : held ?? undefined;
   }
 
-  /** Keeps an answer built from reads that started at `builtAt` (the cache's epoch then), until `until` at the latest. */
-  private keep(keys: [string, string], body: Buffer, organization: { nextDeleteDate: string | null }, builtAt: number | undefined, until = Infinity): Buffer {
+  /**
+   * Keeps the participant's `answer` built from reads that started at `builtAt` (the cache's epoch then), until
+   * `until` at the latest; only an answer to the spelling as stored (`NamedParticipant.asStored`).
+   */
+  private keep(participant: NamedParticipant, answer: string, body: Buffer, found: { nextDeleteDate: string | null }, builtAt: number | undefined, until = Infinity): Buffer {
     // A delete date ends the answer at the start of that day (UTC), when the participant stops being live.
-    const deleted = organization.nextDeleteDate ? Date.parse(organization.nextDeleteDate) : Infinity;
-    this.options.cache?.set(...keys, body, Math.min(deleted, until), builtAt);
+    const deleted = found.nextDeleteDate ? Date.parse(found.nextDeleteDate) : Infinity;
+    if (participant.asStored) this.options.cache?.set(...cacheKeys(participant.organization, answer), body, Math.min(deleted, until), builtAt);
     return body;
   }
 
@@ -175,12 +184,12 @@ export class SmpPublisher {
     return this.signing;
   }
 
-  async businessCard(organization: Organization): Promise<string> {
+  async businessCard({ organization, spelled }: NamedParticipant): Promise<string> {
     const { db, countries } = this.options;
     if (!countries) throw new ServiceUnavailableError('The participant identifier scheme code list could not be read');
     const found = await findOrganization(db, organization);
     if (!found) throw notFound('business card');
-    return businessCardXml(participantIdentifierOf(organization), {
+    return businessCardXml(spelled, {
       name: found.name,
       countryCode: countryOf(countries, organization.icd),
       registrationDate: found.registrationDate,

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../core/errors.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
-import type { Organization } from '../participants/identifiers.js';
-import { looksLikeIdentifier, organizationOf, parseIdentifier } from './path-identifiers.js';
+import { looksLikeIdentifier, parseIdentifier, participantOf, type NamedParticipant } from './path-identifiers.js';
 import type { SmpPublisher } from './publisher.js';
 
 export interface SmpRoutesOptions {
@@ -28,16 +27,19 @@ export const SERVICE_GROUP_ROUTE = '/:participantId';
 /** The route of the signed service metadata, as its metrics name it. */
 export const SERVICE_METADATA_ROUTE = '/:participantId/services/:documentTypeId';
 
-/** The organization a participant path segment names: 400 when it does not parse, 404 when none can have it. */
-export function organizationNamed(segment: string): Organization {
-  const found = organizationOf(parseIdentifier(segment, 'participant'));
+/** The participant a participant path segment names: 400 when it does not parse, 404 when none can have it. */
+export function participantNamed(segment: string): NamedParticipant {
+  const found = participantOf(parseIdentifier(segment, 'participant'));
   if (!found) throw new NotFoundError(`No service group is published for participant '${segment}'`);
   return found;
 }
 
-/** What a service metadata lookup names, from its two decoded path segments; throws as `organizationNamed`. */
-export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { organization: Organization; documentType: QualifiedIdentifier } {
-  return { organization: organizationNamed(participantSegment), documentType: parseIdentifier(documentTypeSegment, 'document type') };
+/**
+ * What a service metadata lookup names, from its two decoded path segments; throws as `participantNamed`. The
+ * document type is matched exactly, scheme and value (POLICY 2): the answer repeats it as asked and as stored.
+ */
+export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { participant: NamedParticipant; documentType: QualifiedIdentifier } {
+  return { participant: participantNamed(participantSegment), documentType: parseIdentifier(documentTypeSegment, 'document type') };
 }
 
 /**
@@ -52,17 +54,17 @@ export default async function smpRoutes(fastify: FastifyInstance, options: SmpRo
 
   fastify.get<{ Params: ParticipantParams }>(SERVICE_GROUP_ROUTE, routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
-    return reply.type(XML).send(await publisher.serviceGroup(organizationNamed(request.params.participantId), `${request.protocol}://${request.host}`));
+    return reply.type(XML).send(await publisher.serviceGroup(participantNamed(request.params.participantId), `${request.protocol}://${request.host}`));
   });
 
   fastify.get<{ Params: ServiceParams }>(SERVICE_METADATA_ROUTE, routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
-    const { organization, documentType } = serviceLookupOf(request.params.participantId, request.params.documentTypeId);
-    return reply.type(XML).send(await publisher.signedServiceMetadata(organization, documentType, request.ip));
+    const { participant, documentType } = serviceLookupOf(request.params.participantId, request.params.documentTypeId);
+    return reply.type(XML).send(await publisher.signedServiceMetadata(participant, documentType, request.ip));
   });
 
   fastify.get<{ Params: ParticipantParams }>('/businesscard/:participantId', routeOptions(`/businesscard/${IDENTIFIER}`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
-    return reply.type(XML).send(await publisher.businessCard(organizationNamed(request.params.participantId)));
+    return reply.type(XML).send(await publisher.businessCard(participantNamed(request.params.participantId)));
   });
 }

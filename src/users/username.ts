@@ -1,11 +1,11 @@
+import { asciiLowerCase } from '../core/ascii-case.js';
+
 /**
  * The one identity of a username, the same in JavaScript and in SQL: ASCII letters folded to lower case and
  * nothing else changed. PostgreSQL's `lower()` follows the database's locale (it folds `İ` to `i` under C.UTF-8,
  * `I` to `ı` under a Turkish one); `lower(... COLLATE "C")` folds exactly A-Z, as this does, on every database.
  */
-export function usernameKey(username: string): string {
-  return username.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
+export const usernameKey = asciiLowerCase;
 
 /** Letters, digits and `._@-` of ASCII: no character of a new username can pass for another. */
 export const USERNAME_PATTERN = '^[A-Za-z0-9._@-]*$';

@@ -70,6 +70,16 @@ export async function expectValidSignedAnswer(xml: string | Buffer, trustedCerti
   expect(verified.ok, verified.output).toBe(true);
 }
 
+/**
+ * The identifiers an SMP answer names (`ids:ParticipantIdentifier`, and `ids:DocumentIdentifier` where it has one),
+ * each as `scheme::value`, as libxml2 reads them.
+ */
+export async function identifiersIn(xml: string | Buffer): Promise<{ participant: string; documentType: string }> {
+  const read = (element: string) => readByXpath(xml, `concat(//*[local-name()='${element}']/@scheme, '::', //*[local-name()='${element}'])`);
+  const documentType = await read('DocumentIdentifier');
+  return { participant: await read('ParticipantIdentifier'), documentType: documentType === '::' ? '' : documentType };
+}
+
 /** The path of the signed service metadata of a participant for a document type, percent-encoded. */
 export const metadataPath = (participant: string, documentType: string) =>
   `/${encodeURIComponent(participant)}/services/${encodeURIComponent(documentType)}`;
