@@ -1,7 +1,7 @@
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
-import { DEFAULT_PEER_ANSWER_MAX_BYTES, DEFAULT_PEER_TIMEOUT_MS } from './changes/peer-http.js';
+import { DEFAULT_PEER_ANSWER_MAX_BYTES, DEFAULT_PEER_TIMEOUT_MS } from './http/peer-http.js';
 
 /** pino's levels: each logs itself and the levels before it; `silent` logs nothing. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
