@@ -6,7 +6,8 @@ import { startLocalNationalRegister, type LocalNationalRegister } from '../dev/l
 import { importParticipants, ImportError } from '../src/participants/json-lines.js';
 import { nationalRegisterClient } from '../src/national-register/client.js';
 import { registerCheck } from '../src/national-register/register-check.js';
-import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
+import { testDatabaseKind } from './helpers/database.js';
 import { expectSpecifiedValidationError } from './helpers/assertions.js';
 import { PARTICIPANTS, participantForm, byQualified } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
@@ -16,15 +17,16 @@ const WAIT_MS = 1000;
 const FLAGS = '/rest/api/national-register/flags';
 
 let register: LocalNationalRegister;
+// Re-checks every 50 ms, each organization a day after its last answer: only those never answered are re-checked
+// unless a test makes one due.
+const SETTINGS = () => ({ url: register.apiUrl, waitMs: WAIT_MS, recheckPerMinute: 1200, recheckAfterSeconds: 86_400, recheckRetrySeconds: 0 });
 let t: TestApp;
 let dir: string;
 
 beforeAll(async () => {
   register = await startLocalNationalRegister();
   t = await startTestApp({
-    // Re-checks every 50 ms, each organization a day after its last answer: only those never answered are re-checked
-    // unless a test makes one due.
-    nationalRegister: { url: register.apiUrl, waitMs: WAIT_MS, recheckPerMinute: 1200, recheckAfterSeconds: 86_400, recheckRetrySeconds: 0 },
+    nationalRegister: SETTINGS(),
   });
   dir = await mkdtemp(join(tmpdir(), 'registry-national-register-'));
 });
@@ -197,6 +199,26 @@ describe('the re-check of existing Norwegian participants', () => {
     expect(await flagOf(t.users.serviceProvider, theirs)).toBeUndefined();
     expect((await flagsOf(t.users.otherServiceProvider)).every((flag) => flag.serviceProvider === t.fixture.otherServiceProviderId)).toBe(true);
     expect((await call(t.app, { url: FLAGS, user: t.users.accessPointProvider })).statusCode).toBe(403);
+  });
+});
+
+describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL schema', () => {
+  it('re-checks each organization once between them: one holds the lease, the other asks nothing', async () => {
+    const other = await startOtherInstance(t, { nationalRegister: SETTINGS() });
+    try {
+      const number = knownNumber();
+      expect((await add(t.users.serviceProvider, number)).statusCode).toBe(201);
+      register.units.set(number, { name: 'Testbedrift AS', deletedOn: '2026-12-01' });
+      await dueNow(number);
+      await vi.waitFor(async () => expect(await flagOf(t.users.authority, number)).toMatchObject({ state: 'deleted' }), { timeout: 10_000, interval: 100 });
+      // Both instances step every 50 ms: a second asker would have asked by now.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(register.asked.filter((path) => path === `enheter/${number}`)).toHaveLength(2);
+      const audit = await call(other.app, { url: `/rest/api/audit?resource=register-flag&identifier=iso6523-actorid-upis::0192:${number}`, user: t.users.authority });
+      expect(audit.json().content).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
   });
 });
 
