@@ -116,7 +116,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const register = await startLocalNationalRegister(Number(process.argv[2] ?? 8093));
   register.units.set('921000049', { name: 'EKSEMPEL BAKERI AS' });
   register.units.set('974760673', { name: 'REGISTERENHETEN I BRØNNØYSUND' });
-  register.units.set('910000009', { name: 'SLETTET EKSEMPEL AS', deletedOn: '2024-06-01' });
+  register.units.set('910000004', { name: 'SLETTET EKSEMPEL AS', deletedOn: '2024-06-01' });
   console.log(`local Enhetsregisteret at ${register.apiUrl} (NATIONAL_REGISTER_URL=${register.apiUrl}); `
-    + 'it knows 921000049 and 974760673, and has deleted 910000009');
+    + 'it knows 921000049 and 974760673, and has deleted 910000004');
 }

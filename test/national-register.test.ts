@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalNationalRegister, type LocalNationalRegister } from '../dev/local-national-register.js';
 import { importParticipants, ImportError } from '../src/participants/json-lines.js';
+import { ConfigError, loadConfig, nationalRegisterOptionsOf } from '../src/config.js';
 import { nationalRegisterClient } from '../src/national-register/client.js';
 import { registerCheck } from '../src/national-register/register-check.js';
 import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
@@ -72,6 +73,17 @@ const flagOf = async (user: TestUser, number: string) =>
 
 /** Makes the organization due for a re-check now, as a day passing would. */
 const dueNow = (number: string) => t.db.query('UPDATE national_register_checks SET due_at = now() WHERE organization_identifier = $1', [number]);
+
+describe('the settings', () => {
+  it('are off unless NATIONAL_REGISTER_URL is set, polite by default, and refuse a URL that is not http(s)', () => {
+    expect(nationalRegisterOptionsOf(loadConfig({}))).toBeUndefined();
+    expect(nationalRegisterOptionsOf(loadConfig({ NATIONAL_REGISTER_URL: 'https://data.brreg.no/enhetsregisteret/api' }))).toEqual({
+      url: 'https://data.brreg.no/enhetsregisteret/api', waitMs: 3000, perClient: 2, recheckPerMinute: 30, recheckAfterSeconds: 86_400,
+    });
+    expect(() => loadConfig({ NATIONAL_REGISTER_URL: 'data.brreg.no/enhetsregisteret/api' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NATIONAL_REGISTER_URL: 'data.brreg.no' })).toThrow(/NATIONAL_REGISTER_URL is 'data.brreg.no': it must be an http\(s\) URL/);
+  });
+});
 
 describe('new Norwegian participants against Enhetsregisteret', () => {
   it('accepts an organization the register knows, as a main unit or a sub-unit, and asks it nothing of other ICDs', async () => {
