@@ -154,17 +154,21 @@ export const addUnasked = (db: Queryable) => db.query(
       AND NOT EXISTS (SELECT 1 FROM national_register_checks c WHERE c.organization_identifier = pa.organization_identifier)
    ON CONFLICT (organization_identifier) DO NOTHING`);
 
-/** The next organization due for a re-check that has a live participant (never asked first, then the longest due). */
-export async function nextDue(db: Queryable): Promise<string | undefined> {
-  const [row] = await db.query<{ organization: string }>(
-    `SELECT c.organization_identifier AS organization FROM national_register_checks c
-      WHERE (c.due_at IS NULL OR c.due_at <= now())
-        AND EXISTS (SELECT 1 FROM participants pa WHERE pa.icd = '${NORWEGIAN_ICD}'
-                    AND pa.organization_identifier = c.organization_identifier AND ${participantIsLive('pa')})
+/**
+ * The organization due longest for a re-check (never asked first), and whether it has a live participant: one
+ * without is not asked but put off (its participants ended; a new one records its own answer).
+ */
+export async function nextDue(db: Queryable): Promise<{ organization: string; live: boolean } | undefined> {
+  const [row] = await db.query<{ organization: string; live: boolean }>(
+    `SELECT c.organization_identifier AS organization,
+            EXISTS (SELECT 1 FROM participants pa WHERE pa.icd = '${NORWEGIAN_ICD}'
+                     AND pa.organization_identifier = c.organization_identifier AND ${participantIsLive('pa')}) AS live
+       FROM national_register_checks c
+      WHERE c.due_at IS NULL OR c.due_at <= now()
       ORDER BY c.due_at NULLS FIRST, c.organization_identifier LIMIT 1`);
-  return row?.organization;
+  return row;
 }
 
-/** An unanswered re-check is asked again after this long, not at once: a register that fails is not hammered. */
+/** The organization is asked again only `seconds` from now (a register that failed is not asked again at once). */
 export const postponeCheck = (db: Queryable, organization: string, seconds: number) => db.query(
   `UPDATE national_register_checks SET due_at = now() + $2 * interval '1 second' WHERE organization_identifier = $1`, [organization, seconds]);

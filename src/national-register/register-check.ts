@@ -84,8 +84,10 @@ export function nationalRegisterRecheck(db: Database, register: NationalRegister
 
   const step = async () => {
     if (!(await holdRecheckLease(db, me, leaseMs))) return;
-    const organization = await nextDue(db);
-    if (organization === undefined) return;
+    const due = await nextDue(db);
+    if (due === undefined) return;
+    const { organization, live } = due;
+    if (!live) return void await postponeCheck(db, organization, options.afterSeconds);
     // The register is asked, not the answers kept for registrations: a re-check is for what changed since.
     const answer = await register.lookup(organization, RECHECK_CLIENT, { fresh: true });
     if (answer === 'busy' || answer.kind === 'unanswered') {
