@@ -9,6 +9,9 @@ import { nationalRegisterClient } from '../src/national-register/client.js';
 import { registerCheck } from '../src/national-register/register-check.js';
 import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { testDatabaseKind } from './helpers/database.js';
+import { freshDatabaseUrl, runCli } from './helpers/entry-point.js';
+import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
+import { createDemoSet } from '../src/setup/demo.js';
 import { expectSpecifiedValidationError } from './helpers/assertions.js';
 import { PARTICIPANTS, participantForm, byQualified } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
@@ -250,4 +253,28 @@ describe('the JSON lines import against Enhetsregisteret', () => {
     const found = await call(t.app, { url: byQualified(`iso6523-actorid-upis::0192:${known}`), user: t.users.serviceProvider });
     expect(found.statusCode).toBe(200);
   });
+});
+
+describe('registry import-participants with NATIONAL_REGISTER_URL', () => {
+  it('refuses the lines whose organization the register does not know, as the API does', async () => {
+    const database = testDatabaseKind === 'postgres' ? await freshDatabaseUrl() : undefined;
+    const env: Record<string, string> = database ? { DATABASE_URL: database.url } : { REGISTRY_DATA_DIR: join(dir, 'cli-data') };
+    try {
+      const db = await openDatabaseExclusively({ DATABASE_URL: env.DATABASE_URL, REGISTRY_DATA_DIR: env.REGISTRY_DATA_DIR ?? '' }, 'the test');
+      const provider = await createDemoSet(db).then(() => db.query<{ id: string }>("SELECT id FROM service_providers ORDER BY title LIMIT 1"))
+        .finally(() => db.close());
+      const known = knownNumber();
+      const unknown = organizationNumber();
+      const path = join(dir, 'cli-import.jsonl');
+      await writeFile(path, [participantForm({ organizationIdentifier: known }), participantForm({ organizationIdentifier: unknown })]
+        .map((line) => JSON.stringify(line)).join('\n'));
+      const result = await runCli(['import-participants', path, '--service-provider', provider[0]?.id as string],
+        { ...env, NATIONAL_REGISTER_URL: register.apiUrl });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`line 2: Enhetsregisteret has no organization ${unknown}`);
+      expect(register.asked).toEqual(expect.arrayContaining([`enheter/${known}`, `enheter/${unknown}`]));
+    } finally {
+      await database?.drop();
+    }
+  }, 120_000);
 });
