@@ -61,8 +61,6 @@ export interface RecheckOptions {
 export interface Recheck {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** One step now (for tests): the next organization due, asked and recorded, if this instance holds the lease. */
-  step(): Promise<void>;
 }
 
 const RECHECK_CLIENT = 'recheck';
@@ -82,6 +80,7 @@ export function nationalRegisterRecheck(db: Database, register: NationalRegister
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
+  /** The next organization due, asked and recorded, if this instance holds the lease. */
   const step = async () => {
     if (!(await holdRecheckLease(db, me, leaseMs))) return;
     const due = await nextDue(db);
@@ -113,7 +112,6 @@ export function nationalRegisterRecheck(db: Database, register: NationalRegister
       await running;
       await releaseRecheckLease(db, me).catch(() => undefined);
     },
-    step,
   };
 }
 
@@ -128,7 +126,6 @@ export interface NationalRegisterSettings extends NationalRegisterOptions {
 export function nationalRegisterOf(db: Database, settings: NationalRegisterSettings, onError: (error: unknown) => void) {
   const register = nationalRegisterClient(settings);
   return {
-    register,
     check: registerCheck(register, settings.recheckAfterSeconds),
     recheck: nationalRegisterRecheck(db, register, {
       perMinute: settings.recheckPerMinute, afterSeconds: settings.recheckAfterSeconds, retrySeconds: settings.recheckRetrySeconds, onError,
