@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
  * sideways imports listed here, so a back-up import fails the lint.
  */
 const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue-cache', 'code-lists',
-  'document-types', 'organizations', 'participants', 'processes', 'service-providers', 'transport-profiles', 'users'];
+  'document-types', 'national-register', 'organizations', 'participants', 'processes', 'service-providers',
+  'transport-profiles', 'users'];
 const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi', 'status'];
 
 /**
@@ -22,6 +23,8 @@ const RESOURCE_NEEDS = {
     'service-providers', 'transport-profiles'],
   // A document type names its processes.
   'document-types': ['processes'],
+  // The national register checks participants' organizations (the check participants/organization-check.ts asks for).
+  'national-register': ['participants'],
   // An organization is read from its participants and their processes.
   organizations: ['participants', 'processes'],
   // A participant registers for processes.

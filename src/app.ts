@@ -35,7 +35,7 @@ import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
 import { MAX_PATH_PARAMETER_LENGTH, NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
-import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchSearchIndex } from './operations/metrics.js';
+import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchRegisterFlags, watchSearchIndex } from './operations/metrics.js';
 import { RequestLogController, requestLoggerWhenUsed } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import { answersAtOnce } from './operations/answers-at-once.js';
@@ -60,6 +60,9 @@ import smp from './smp/routes.js';
 import { fixedClientCertificate, watchedCertificates, type CertificateSources } from './status/certificates.js';
 import { expiryWarnings } from './status/expiry-warnings.js';
 import statusRoutes from './status/routes.js';
+import { nationalRegisterOf, type NationalRegisterSettings } from './national-register/register-check.js';
+import nationalRegisterRoutes from './national-register/routes.js';
+import { flagCounts } from './national-register/checks.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -98,6 +101,8 @@ export interface AppOptions {
   directory?: DirectoryOptions;
   /** Lease, retry and polling of both deliveries. */
   delivery?: DeliveryOptions;
+  /** Enhetsregisteret (NATIONAL_REGISTER_URL): new Norwegian participants are checked against it, the others re-checked. */
+  nationalRegister?: NationalRegisterSettings;
   /** A request must arrive whole (headers and body) within this many milliseconds, else 408; default 30 s. */
   requestTimeoutMs?: number;
   /** Requests one client address may have in flight; beyond it 429 at once. Default 64. */
@@ -239,6 +244,8 @@ export async function buildApp(options: AppOptions) {
     app.addHook('onClose', () => delivery.stop());
   }
 
+  wireNationalRegister(app, options);
+
   const warningDays = options.certificateWarningDays ?? 30;
   if (options.followChanges !== false) {
     const warnings = expiryWarnings(certificates, warningDays, app.log);
@@ -271,11 +278,13 @@ export async function buildApp(options: AppOptions) {
   await app.register(signInLocks, { prefix: '/rest/api/sign-in-locks' });
   await app.register(sessions, { prefix: '/rest/api/sessions' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
+  await app.register(nationalRegisterRoutes, { prefix: '/rest/api/national-register' });
   await app.register(changeRoutes, {
     prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,
   });
   await app.register(statusRoutes, {
     prefix: '/rest/api', sources: certificates, sml: options.sml, directory: options.directory, publicUrl: options.smp?.publicUrl, warningDays, startedAt,
+    nationalRegisterUrl: options.nationalRegister?.url,
   });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
@@ -290,6 +299,19 @@ export async function buildApp(options: AppOptions) {
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
+
+/** The check of new Norwegian participants (none without the register), its re-check, and the metric of its flags. */
+function wireNationalRegister(app: FastifyInstance, options: AppOptions) {
+  const settings = options.nationalRegister;
+  const onError = (error: unknown) => app.log.warn({ err: error }, 'a re-check against the national register failed; it goes on at the next step');
+  const register = settings && nationalRegisterOf(options.db, settings, onError);
+  app.decorate('organizationCheck', register?.check);
+  if (!register) return;
+  watchRegisterFlags(app.metrics, () => flagCounts(options.db));
+  if (options.followChanges === false) return;
+  app.addHook('onReady', () => register.recheck.start());
+  app.addHook('onClose', () => register.recheck.stop());
+}
 
 async function smpRoutesOptions({ db, catalogue, participantSearch }: Pick<DatabaseView, 'db' | 'catalogue' | 'participantSearch'>, options: SmpOptions, keys: SmpKeys | undefined, log: FastifyBaseLogger) {
   const countries = await readIcdCountries().catch((error: Error) => {

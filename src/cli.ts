@@ -6,7 +6,9 @@ import { readCodeLists, CodeListError } from './code-lists/codelists.js';
 import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
 import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './code-lists/repository.js';
-import { ConfigError, loadConfig, smlOptionsOf } from './config.js';
+import { ConfigError, loadConfig, nationalRegisterOptionsOf, smlOptionsOf } from './config.js';
+import { nationalRegisterClient } from './national-register/client.js';
+import { registerCheck } from './national-register/register-check.js';
 import { reconcileSml, type Difference } from './changes/reconcile.js';
 import { smlClient, SmlError } from './changes/sml-client.js';
 import type { Database } from './db/database.js';
@@ -257,7 +259,10 @@ async function restore(file: string): Promise<void> {
 }
 
 async function importFile(db: Database, file: string, serviceProviderId: string | undefined, allOrNothing: boolean): Promise<void> {
-  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, progress: process.stderr });
+  const register = nationalRegisterOptionsOf(loadConfig());
+  // Every Norwegian line's organization is asked of the register (a few at a time), as the API asks it.
+  const organizationCheck = register && registerCheck(nationalRegisterClient(register), register.recheckAfterSeconds);
+  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, progress: process.stderr, organizationCheck });
   console.log(`Imported ${imported} participants.${present > 0 ? ` ${present} were present already and skipped.` : ''}`);
 }
 

@@ -1,7 +1,9 @@
 import { envSchema } from 'env-schema';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
-import { DEFAULT_PEER_ANSWER_MAX_BYTES, DEFAULT_PEER_TIMEOUT_MS } from './changes/peer-http.js';
+import { DEFAULT_PEER_ANSWER_MAX_BYTES, DEFAULT_PEER_TIMEOUT_MS } from './http/peer-http.js';
+import { DEFAULT_REGISTER_WAIT_MS } from './national-register/client.js';
+import type { NationalRegisterSettings } from './national-register/register-check.js';
 
 /** pino's levels: each logs itself and the levels before it; `silent` logs nothing. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -88,6 +90,17 @@ const ConfigSchema = Type.Object({
   NETWORK_CALL_TIMEOUT_SECONDS: Type.Integer({ default: DEFAULT_PEER_TIMEOUT_MS / 1000, minimum: 1, maximum: 300 }),
   /** The most bytes an answer of the SML or the Directory may carry; a larger one ends the call. */
   NETWORK_ANSWER_MAX_BYTES: Type.Integer({ default: DEFAULT_PEER_ANSWER_MAX_BYTES, minimum: 1024, maximum: 64 * 1024 * 1024 }),
+  // Norwegian organizations against Enhetsregisteret (issue 50, item 4).
+  /** The register's open API (`…/enhetsregisteret/api`); unset: no organization is checked. */
+  NATIONAL_REGISTER_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http(s) URL, e.g. https://data.brreg.no/enhetsregisteret/api' })),
+  /** The longest a new participant waits for the register (its turn and the call); then it is accepted, unconfirmed. */
+  NATIONAL_REGISTER_WAIT_SECONDS: Type.Integer({ default: DEFAULT_REGISTER_WAIT_MS / 1000, minimum: 1, maximum: 30 }),
+  /** Lookups of one service provider in flight at once (per process); beyond them 429. */
+  NATIONAL_REGISTER_LOOKUPS_PER_PROVIDER: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  /** Re-checks of existing Norwegian organizations a minute, over all instances; 0: none. */
+  NATIONAL_REGISTER_RECHECK_PER_MINUTE: Type.Integer({ default: 30, minimum: 0, maximum: 6000 }),
+  /** An organization is re-checked this many hours after the register's last answer for it. */
+  NATIONAL_REGISTER_RECHECK_AFTER_HOURS: Type.Integer({ default: 24, minimum: 0, maximum: 24 * 365 }),
 });
 
 /**
@@ -144,6 +157,15 @@ export function smlOptionsOf(config: Config) {
     url: config.SML_URL, smpId: config.SML_SMP_ID,
     clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
     caFile: config.SML_CA_FILE, ...peerBoundsOf(config),
+  };
+}
+
+/** Enhetsregisteret's settings; undefined when NATIONAL_REGISTER_URL is unset. */
+export function nationalRegisterOptionsOf(config: Config): NationalRegisterSettings | undefined {
+  if (!config.NATIONAL_REGISTER_URL) return undefined;
+  return {
+    url: config.NATIONAL_REGISTER_URL, waitMs: config.NATIONAL_REGISTER_WAIT_SECONDS * 1000, perClient: config.NATIONAL_REGISTER_LOOKUPS_PER_PROVIDER,
+    recheckPerMinute: config.NATIONAL_REGISTER_RECHECK_PER_MINUTE, recheckAfterSeconds: config.NATIONAL_REGISTER_RECHECK_AFTER_HOURS * 3600,
   };
 }
 

@@ -7,7 +7,8 @@ import { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { loadSmpKeys, SmpKeyError, type SmpKeys } from './smp/keys.js';
 import { KeyFileError, readPrivateKeyFile } from './core/private-key-file.js';
 import { baseUrlOf, deliverWelcome, prepare, welcome, welcomeFileNotice, type WelcomeDelivery } from './setup/first-start.js';
-import { ConfigError, directoryOptionsOf, loadConfig, smlOptionsOf, type Config } from './config.js';
+import { shownUrl } from './core/urls.js';
+import { ConfigError, directoryOptionsOf, loadConfig, nationalRegisterOptionsOf, smlOptionsOf, type Config } from './config.js';
 import { DataDirectoryInUseError, openDatabaseExclusively } from './db/data-dir-lock.js';
 import { DatabaseStartError, openStandbys } from './db/open.js';
 import { EMBEDDED_DURABILITY } from './db/embedded.js';
@@ -139,6 +140,7 @@ async function serve(config: Config): Promise<void> {
     trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
     sml,
     directory: directoryOptionsOf(config),
+    nationalRegister: nationalRegisterOptionsOf(config),
     requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
@@ -178,6 +180,7 @@ async function serve(config: Config): Promise<void> {
   if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
   if (sml) app.log.info({ sml: sml.url, smpId: sml.smpId }, 'participants are delivered to the SML');
   else app.log.warn('no SML configured (SML_URL): nothing is registered with the SML; changes wait in the change log');
+  if (config.NATIONAL_REGISTER_URL) app.log.info({ nationalRegister: shownUrl(config.NATIONAL_REGISTER_URL) }, 'new Norwegian participants are checked against Enhetsregisteret');
   if (!config.DIRECTORY_URL) app.log.info('no Peppol Directory configured (DIRECTORY_URL): nothing is pushed to it');
   app.log.info(`health and metrics on ${managementAddress}/health/ready and ${managementAddress}/metrics`);
   welcomeAfterStart(setup, config, app, logOutput);

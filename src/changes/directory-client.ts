@@ -1,5 +1,5 @@
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
-import { callPeer, type PeerBounds } from './peer-http.js';
+import { callPeer, type PeerBounds } from '../http/peer-http.js';
 
 export interface DirectoryOptions extends ClientTlsOptions, PeerBounds {
   /** The Peppol Directory's base URL; `{url}/indexer/1.0/` is its indexer. */

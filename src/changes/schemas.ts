@@ -4,7 +4,7 @@ import { Nullable, Uuid } from '../core/schemas.js';
 import { MIGRATION_KEY_PATTERN } from './sml-client.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
-  'transport-profile', 'capability', 'user', 'sign-in-lock'] as const;
+  'transport-profile', 'capability', 'user', 'sign-in-lock', 'register-flag'] as const;
 const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire', 'migrate'] as const;
 
 /** The most JSON one page of the audit or the feed carries unless CHANGE_PAGE_MAX_BYTES says otherwise: 4 MiB. */
@@ -20,11 +20,12 @@ export const ChangeEntry = Type.Object({
       + 'every provider\'s changes, so a SERVICE_PROVIDER\'s entries carry none',
   })),
   resource: ResourceKind,
-  identifier: Type.String({ description: 'participants: `iso6523-actorid-upis::{icd}:{organizationIdentifier}`; others: the UUID' }),
+  identifier: Type.String({ description: 'participants and register flags: `iso6523-actorid-upis::{icd}:{organizationIdentifier}`; others: the UUID' }),
   operation: OperationKind,
   changedAt: Type.String({ format: 'date-time' }),
   origin: Type.Union([Type.Literal('api'), Type.Literal('cli'), Type.Literal('system')], {
-    description: 'api: a request; cli: the operator\'s command line; system: the first start or the demo set',
+    description: 'api: a request; cli: the operator\'s command line; system: the first start, the demo set, the expiry sweep '
+      + 'or the national register\'s re-check',
   }),
   user: Nullable(Type.Object({ identifier: Nullable(Uuid()), username: Type.String(), role: Type.String() }, { title: 'ChangeUser' })),
   actingProvider: Nullable(Uuid({ description: 'the service provider or access point provider the user acts for' })),

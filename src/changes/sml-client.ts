@@ -3,7 +3,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, parseQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS } from '../core/schemas.js';
 import { characterXmlCannotCarry, xmlEscaped } from '../core/xml-text.js';
 import { clientTls, type ClientTlsOptions } from './client-tls.js';
-import { callPeer, type PeerBounds } from './peer-http.js';
+import { callPeer, type PeerBounds } from '../http/peer-http.js';
 
 /** BDMSL's ManageBusinessIdentifierService (SOAP 1.1, document/literal). */
 const MANAGE_NS = 'http://busdox.org/serviceMetadata/ManageBusinessIdentifierService/1.0/';

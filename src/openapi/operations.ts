@@ -22,7 +22,8 @@ const ERROR_STATUSES: Record<number, string> = {
   413: 'Payload Too Large: the body is larger than the service accepts',
   415: 'Unsupported Media Type: the `Content-Type` of the body is not one this operation takes',
   429: 'Too Many Requests: too many failed authentication attempts, too many requests in flight from the client address, '
-    + 'or (the change feed) too many waiting polls of the user; see `Retry-After`',
+    + '(the change feed) too many waiting polls of the user, or (a new participant) too many organization numbers of the '
+    + 'provider being looked up in the national register at once; see `Retry-After`',
   500: 'Internal Server Error: the request could not be completed',
   503: 'Service Unavailable: the database cannot be reached; try again later',
 };

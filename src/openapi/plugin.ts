@@ -33,7 +33,11 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'sign-in-locks': 'Usernames refused from a client address after too many failed password checks (read by ADMIN and REGISTRY_AUTHORITY, lifted by ADMIN)',
   'document-types': 'Document types of the catalogue, and the processes they belong to',
   organizations: 'Organizations registered in the service, across their participants',
-  participants: "Participants: an organization's customer relation with one service provider",
+  participants: "Participants: an organization's customer relation with one service provider. With NATIONAL_REGISTER_URL set, "
+    + 'a new ICD 0192 participant is refused (400 at `organizationIdentifier`) when Enhetsregisteret does not know its '
+    + 'organization or has deleted it',
+  'national-register': 'Norwegian organizations (ICD 0192) against Enhetsregisteret: the participants whose organization it '
+    + 'has deleted, does not know, or has not confirmed (a service provider sees its own)',
   processes: 'Business processes of the catalogue',
 };
 

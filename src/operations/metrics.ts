@@ -48,6 +48,20 @@ export function watchSearchIndex(registry: Registry, index: { readonly state: st
   });
 }
 
+/** Norwegian organizations of live participants flagged against the national register, by state (each scrape reads them). */
+export function watchRegisterFlags(registry: Registry, flagCounts: () => Promise<Record<string, number>>): void {
+  new Gauge({
+    name: 'national_register_flagged_organizations',
+    help: 'Norwegian organizations of live participants that Enhetsregisteret has deleted (deleted), does not know (unknown) '
+      + 'or has not confirmed since they were registered while it did not answer (unconfirmed), by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      for (const [state, count] of Object.entries(await flagCounts().catch(() => ({})))) this.set({ state }, count);
+    },
+  });
+}
+
 /**
  * The Prometheus registry of one application: its requests, its database pool, its deliveries, its certificates, its
  * standbys and the process itself.

@@ -14,6 +14,7 @@ import { ADD_FORM, registerParticipant, registerParticipants, type Registration 
 import { streamParticipants } from './repository.js';
 import { existingServiceProviders } from './service-provider-lookups.js';
 import { AddParticipantForm, type Participant } from './schemas.js';
+import type { CheckedOrganization, OrganizationCheck } from './organization-check.js';
 
 /** An import with bad lines: nothing of it was stored. The message lists the lines and what is wrong. */
 export class ImportError extends Error {}
@@ -57,6 +58,8 @@ export interface ImportOptions {
   progress?: Writable;
   /** Lines registered at once (BATCH_LINES): smaller in tests, to cross batches with a few lines. */
   batchLines?: number;
+  /** The check of each line's organization (the national register), made before its batch is stored. */
+  organizationCheck?: OrganizationCheck;
 }
 
 export interface ImportResult {
@@ -119,17 +122,18 @@ export async function importParticipants(db: Database, path: string, options: Im
   const progress = options.progress;
   const timer = progress && setInterval(() => progress.write(`import: ${tally.toString()}\n`), PROGRESS_EVERY_MS);
   try {
-    const batches = batchesOf(path, tally, options.serviceProviderId, options.batchLines ?? BATCH_LINES);
+    const check = options.organizationCheck;
+    const batches = checkedBatches(batchesOf(path, tally, options.serviceProviderId, options.batchLines ?? BATCH_LINES), check);
     if (options.allOrNothing) {
       // One transaction is one connection: its batches are stored one after the other.
       await db.transaction(async (tx) => {
-        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false), (outcome) => tally.add(outcome));
+        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false, check), (outcome) => tally.add(outcome));
         if (tally.refused > 0) {
           throw new ImportError([`Nothing imported: ${tally.refused} of ${tally.read} lines are wrong.`, ...tally.errorReport()].join('\n'));
         }
       });
     } else {
-      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true)), (outcome) => tally.add(outcome));
+      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true, check)), (outcome) => tally.add(outcome));
       if (tally.refused > 0) {
         throw new ImportError([`Imported ${tally.imported} participants (${tally.present} already present); `
           + `${tally.refused} of ${tally.read} lines are wrong and were not imported.`, ...tally.errorReport()].join('\n'));
@@ -163,10 +167,43 @@ async function storeInOrder<T>(
   }
 }
 
+/** A line's registration, and what the organization check found of it (to record once it is stored). */
+type Line = Registration & { number: number; checked?: CheckedOrganization };
+
 /** A batch of lines: the registrations of the good ones, and what is wrong with each of the others. */
 interface Batch {
-  registrations: Array<Registration & { number: number }>;
+  registrations: Line[];
   wrong: Array<{ number: number; message: string }>;
+}
+
+/** Organization numbers looked up at once by an import: the national register's bound per client. */
+const LOOKUPS_AT_ONCE = 2;
+const IMPORT_CLIENT = 'import';
+
+/**
+ * The batches with each line's organization checked, outside any transaction: a line the check refuses is wrong, in
+ * the API's words. Without a check, the batches as they are.
+ */
+async function* checkedBatches(batches: AsyncGenerator<Batch>, check: OrganizationCheck | undefined): AsyncGenerator<Batch> {
+  if (!check) return yield* batches;
+  for await (const batch of batches) {
+    const registrations: Line[] = [];
+    const wrong = [...batch.wrong];
+    let next = 0;
+    const lookups = async () => {
+      for (let line = batch.registrations[next++]; line; line = batch.registrations[next++]) {
+        const organization = { icd: line.form.icd, organizationIdentifier: line.form.organizationIdentifier.toLowerCase() };
+        try {
+          registrations.push({ ...line, checked: await check.check(organization, IMPORT_CLIENT, ADD_FORM) });
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          wrong.push({ number: line.number, message: refusalOf(error) });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: LOOKUPS_AT_ONCE }, lookups));
+    yield { registrations: registrations.sort((a, b) => a.number - b.number), wrong };
+  }
 }
 
 /** What storing a batch did: kept apart from the tally until its transaction commits, since a retry runs it again. */
@@ -205,7 +242,7 @@ async function* batchesOf(path: string, tally: Tally, serviceProviderId: string 
  * Registers a batch of lines at once; a line the batch cannot settle (see `registerParticipants`) is registered on
  * its own, in a savepoint, for its exact error. `skipPresent`: a participant its provider has already is skipped.
  */
-async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean): Promise<BatchOutcome> {
+async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, check?: OrganizationCheck): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { imported: 0, present: 0, refused: [...batch.wrong] };
   const known = await existingServiceProviders(tx, batch.registrations.map((line) => line.serviceProviderId));
   const registrations = batch.registrations.filter((line) => {
@@ -214,28 +251,36 @@ async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean): P
     return false;
   });
   const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations);
+  const stored: Line[] = [];
   for (const [index, line] of registrations.entries()) {
     const registered = outcomes[index];
-    if (typeof registered === 'object') outcome.imported += 1;
+    if (typeof registered === 'object') stored.push(line);
     else if (registered === 'present' && skipPresent) outcome.present += 1;
-    else await importOneByOne(tx, line, outcome);
+    else if (await importOneByOne(tx, line, outcome)) stored.push(line);
   }
+  outcome.imported += stored.length;
+  await check?.record(tx, CLI_ACTOR, stored.flatMap((line) => (line.checked ? [line.checked] : [])));
   return outcome;
 }
 
-async function importOneByOne(tx: Queryable, line: Registration & { number: number }, outcome: BatchOutcome): Promise<void> {
+/** Registers one line in a savepoint; true when it was stored, else its refusal is in `outcome`. */
+async function importOneByOne(tx: Queryable, line: Line, outcome: BatchOutcome): Promise<boolean> {
   await tx.query('SAVEPOINT participant_line');
   try {
     await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form);
     await tx.query('RELEASE SAVEPOINT participant_line');
-    outcome.imported += 1;
+    return true;
   } catch (error) {
     await tx.query('ROLLBACK TO SAVEPOINT participant_line');
     if (!(error instanceof ApiError)) throw error;
-    const message = error instanceof ValidationError ? error.errors.map((entry) => entry.defaultMessage).join('; ') : error.message;
-    outcome.refused.push({ number: line.number, message });
+    outcome.refused.push({ number: line.number, message: refusalOf(error) });
+    return false;
   }
 }
+
+/** A refusal of the API in the words of its messages. */
+const refusalOf = (error: ApiError) =>
+  (error instanceof ValidationError ? error.errors.map((entry) => entry.defaultMessage).join('; ') : error.message);
 
 /** The line's form and service provider, checked against the schema; ImportError says what is wrong. */
 function registrationOf(text: string, serviceProviderId: string | undefined): Registration {

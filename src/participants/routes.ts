@@ -97,8 +97,14 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     config: { access: PROVIDERS, mediaTypes: ['participants.add'], objectName: ADD_FORM },
   }, async (request, reply) => {
     const serviceProviderId = ownProviderOf(request);
-    const participant = await app.db.transaction((tx) =>
-      registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue));
+    const { icd, organizationIdentifier } = request.body;
+    // Asked before the transaction: no transaction waits for the register.
+    const checked = await app.organizationCheck?.check({ icd, organizationIdentifier: organizationIdentifier.toLowerCase() }, serviceProviderId, ADD_FORM);
+    const participant = await app.db.transaction(async (tx) => {
+      const registered = await registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue);
+      if (checked) await app.organizationCheck?.record(tx, actorOf(request), [checked]);
+      return registered;
+    });
     return sendJson(reply.status(201), participantJson(participant));
   });
 

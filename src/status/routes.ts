@@ -11,6 +11,7 @@ import { Role } from '../http/auth.js';
 import { buildInfo } from './build-info.js';
 import { certificateInfo, expiringWithin, watchedCertificates, type CertificateSources } from './certificates.js';
 import { counts } from './counts.js';
+import { flagCounts } from '../national-register/checks.js';
 import { Status } from './schemas.js';
 
 export interface StatusOptions {
@@ -22,6 +23,8 @@ export interface StatusOptions {
   warningDays: number;
   /** When this instance started (ms since the epoch). */
   startedAt: number;
+  /** NATIONAL_REGISTER_URL; unset: no organization is checked. */
+  nationalRegisterUrl?: string;
 }
 
 async function lastMigration(db: Database): Promise<string | null> {
@@ -48,6 +51,9 @@ async function statusOf(db: Database, options: StatusOptions): Promise<Static<ty
     },
     sml: sml ? { url: shownUrl(sml.url) ?? '(not a URL)', smpId: sml.smpId, caPinned: sml.caFile !== undefined } : null,
     directory: directory ? { url: shownUrl(directory.url) ?? '(not a URL)' } : null,
+    nationalRegister: options.nationalRegisterUrl === undefined
+      ? null
+      : { url: shownUrl(options.nationalRegisterUrl) ?? '(not a URL)', flagged: await flagCounts(db) },
     clientCertificate: options.sources.clientCertificate ? certificateInfo(options.sources.clientCertificate, now) : null,
     deliveries: await deliveryStatus(db),
     counts: await counts(db, options.sources.catalogue, { sml: sml !== undefined, directory: directory !== undefined }),
@@ -62,8 +68,8 @@ const statusRoutes: FastifyPluginAsyncTypebox<StatusOptions> = async (app, optio
   const shared = sharedRuns<Static<typeof Status>>();
   app.get('/status', {
     schema: {
-      summary: 'The registry\'s status: version, database, SMP certificate and the next one, SML and Directory with their deliveries, counts, '
-        + 'and the certificates that expire soon',
+      summary: 'The registry\'s status: version, database, SMP certificate and the next one, SML and Directory with their deliveries, '
+        + 'the national register with its flagged organizations, counts, and the certificates that expire soon',
       description: 'Counts are exact up to 100,000 rows; beyond that `exact` is false and the count is PostgreSQL\'s estimate. No secret is shown: '
         + 'URLs lose any password and query they carry; of a certificate, only what it publishes.',
       response: { 200: Status },

@@ -3,6 +3,7 @@ import { SML_STATES } from '../changes/network.js';
 import { DeliveryStatusList } from '../changes/schemas.js';
 import { Nullable, Uuid } from '../core/schemas.js';
 import { EXACT_COUNT_LIMIT } from './counts.js';
+import { FLAG_STATES } from '../national-register/checks.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description });
 
@@ -62,6 +63,14 @@ export const Status = Type.Object({
     caPinned: Type.Boolean({ description: 'true: the SML\'s server certificate must chain to SML_CA_FILE; false: to Node\'s public roots' }),
   }, { title: 'SmlConfiguration' })),
   directory: Nullable(Type.Object({ url: Type.String() }, { title: 'DirectoryConfiguration' })),
+  nationalRegister: Nullable(Type.Object({
+    url: Type.String({ description: 'NATIONAL_REGISTER_URL' }),
+    flagged: Type.Object(Object.fromEntries(FLAG_STATES.map((state) => [state, Type.Integer({ minimum: 0 })])), {
+      title: 'RegisterFlagCounts',
+      description: 'Norwegian organizations of live participants by flag: deleted by Enhetsregisteret, unknown to it, or unconfirmed '
+        + '(registered while it did not answer); listed at /rest/api/national-register/flags',
+    }),
+  }, { title: 'NationalRegisterStatus', description: 'Enhetsregisteret; null: NATIONAL_REGISTER_URL is unset and no organization is checked' })),
   clientCertificate: Nullable(Type.Object(CERTIFICATE, {
     title: 'ClientCertificateInfo',
     description: 'the fixed SML and Directory client certificate (SML_CLIENT_CERT_FILE); null: the SMP certificate in use is the client certificate',
