@@ -21,6 +21,8 @@ const RESOURCE_NEEDS = {
   // CatalogueTable and the cached reads are in db/catalogue-table.ts and http/catalogue-reads.ts).
   'catalogue-cache': ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'processes',
     'service-providers', 'transport-profiles'],
+  // The code lists' removal dates are listed with the live participants that lose what they remove.
+  'code-lists': ['participants'],
   // A document type names its processes.
   'document-types': ['processes'],
   // The national register checks participants' organizations (the check participants/organization-check.ts asks for).

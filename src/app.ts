@@ -12,9 +12,11 @@ import accessPointProviders from './access-point-providers/routes.js';
 import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import catalogueRoutes from './code-lists/routes.js';
+import { removalCounts, REMOVALS_DEFAULT_DAYS } from './code-lists/removals.js';
 import changeRoutes from './changes/routes.js';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './changes/expiry.js';
+import { removalAnnouncer } from './changes/removals.js';
 import { deliveryStatus } from './changes/delivery-status.js';
 import { outboxDelivery, type DeliveryOptions, type DeliveryTarget } from './changes/outbox.js';
 import { directoryTarget, smlTarget } from './changes/targets.js';
@@ -196,6 +198,7 @@ export async function buildApp(options: AppOptions) {
   app.decorate('metrics', createMetrics(
     options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates),
     replication && (() => replication.status()),
+    () => removalCounts(options.db, null, REMOVALS_DEFAULT_DAYS),
   ));
   watchSearchIndex(app.metrics, primary.participantSearch);
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
@@ -229,6 +232,9 @@ export async function buildApp(options: AppOptions) {
     const expiry = expirySweeper(app.db, (error) => app.log.error({ err: error }, 'expiring participants failed; retried at the next sweep'));
     app.addHook('onReady', () => expiry.start());
     app.addHook('onClose', () => expiry.stop());
+    const removals = removalAnnouncer(app.db, changes, (error) => app.log.error({ err: error }, 'announcing a code-list removal failed; retried in a minute'));
+    app.addHook('onReady', () => removals.start());
+    app.addHook('onClose', () => removals.stop());
   }
   const clientCertificate = networkClientCertificate(smpKeys);
   const sml = options.sml ? smlClient({ ...clientCertificate, ...options.sml }) : undefined;

@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { readCodeLists, CodeListError } from './code-lists/codelists.js';
 import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
-import { loadCatalogue, OlderReleaseError, type Changes, type LoadReport } from './code-lists/repository.js';
+import { loadCatalogue, OlderReleaseError, type Changes, type EntryChange, type LoadReport } from './code-lists/repository.js';
+import { comingRemovals, REMOVALS_DEFAULT_DAYS, type ComingRemovals } from './code-lists/removals.js';
 import { ConfigError, loadConfig, nationalRegisterOptionsOf, smlOptionsOf } from './config.js';
 import { nationalRegisterClient } from './national-register/client.js';
 import { registerCheck } from './national-register/register-check.js';
@@ -166,6 +167,32 @@ async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
   for (const path of skipped) console.log(`skipped ${path}: not a processes, document types or transport profiles list`);
   if (catalogue.sources.length === 0) throw new UsageError('No code list found in the given files.');
   printReport(await loadCatalogue(db, catalogue, { allowOlder: args.includes(ALLOW_OLDER), actor: CLI_ACTOR }));
+  printComingRemovals(await comingRemovals(db, null, REMOVALS_DEFAULT_DAYS, REMOVALS_PRINTED));
+}
+
+/** Removals the load-catalogue report lists one by one; the API lists them all (GET /rest/api/catalogue/removals). */
+const REMOVALS_PRINTED = 200;
+
+const shownValue = (value: unknown) => (value === null ? 'none' : typeof value === 'string' ? value : JSON.stringify(value));
+
+function printEntry({ list, entry, change, fields, note }: EntryChange): void {
+  const changed = fields.map(({ field, before, after }) => (change === 'added' ? `${field} ${shownValue(after)}` : `${field} ${shownValue(before)} -> ${shownValue(after)}`));
+  console.log(`  ${change} ${list} ${entry}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}${note ? ` (${note})` : ''}`);
+}
+
+/** Who loses what at the coming removal instants: the authority tells the providers, who tell their participants. */
+function printComingRemovals({ counts, removals, total }: ComingRemovals): void {
+  if (counts.length === 0) {
+    console.log(`No live participant loses a process or document type in the next ${REMOVALS_DEFAULT_DAYS} days.`);
+    return;
+  }
+  console.log(`Coming removals in the next ${REMOVALS_DEFAULT_DAYS} days (no longer published from the instant; the participants keep them on their record):`);
+  for (const { removedFrom, participants, entries } of counts) console.log(`  ${removedFrom}: ${participants} participant(s) lose ${entries} entr${entries === 1 ? 'y' : 'ies'}`);
+  for (const { removedFrom, participant, serviceProvider, process, documentType } of removals) {
+    const what = documentType ? `document type ${documentType.qualifiedIdentifier} of process ${process.qualifiedIdentifier}` : `process ${process.qualifiedIdentifier}`;
+    console.log(`  ${removedFrom} ${participant.qualifiedIdentifier} (${serviceProvider.title}) loses ${what}`);
+  }
+  if (total > removals.length) console.log(`  ... and ${total - removals.length} more: GET /rest/api/catalogue/removals lists them`);
 }
 
 function printReport(report: LoadReport): void {
@@ -176,6 +203,7 @@ function printReport(report: LoadReport): void {
   console.log(line('document types', report.documentTypes));
   console.log(line('transport profiles', report.transportProfiles));
   console.log(`  ${'links'.padEnd(19)} ${report.links.added} added, ${report.links.removed} removed`);
+  for (const entry of report.entries) printEntry(entry);
   for (const warning of report.warnings) console.log(`  warning: ${warning}`);
 }
 

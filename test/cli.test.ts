@@ -95,6 +95,9 @@ describe('registry load-catalogue', () => {
     expect(first.stdout).toMatch(/processes +109 added, 0 updated, 0 unchanged/);
     expect(first.stdout).toMatch(/document types +321 added/);
     expect(first.stdout).toMatch(/skipped .*participant-identifier-schemes\.xml/);
+    // Each entry it added, by field: the XRechnung 2.0 invoice with the list's removal date.
+    expect(first.stdout).toMatch(/added document-types busdox-docid-qns::\S*xrechnung_2\.0::2\.1: .*removed_from 2026-08-01T00:00:00/);
+    expect(first.stdout).toContain('No live participant loses a process or document type in the next 90 days.');
 
     const again = await runCli(['load-catalogue', join(CODE_LISTS, 'processes.xml'), join(CODE_LISTS, 'document-types.xml')], env);
     expect(again.stdout).toMatch(/processes +0 added, 0 updated, 109 unchanged/);

@@ -28,12 +28,14 @@ describe('add, get, update and delete', () => {
       qualifiedIdentifier: 'busdox-docid-qns::urn:order::2.1',
       title: 'Order',
       visible: false,
+      removedFrom: null,
       processes: [{
         identifier: process.identifier,
         qualifiedIdentifier: process.qualifiedIdentifier,
         title: 'Ordering',
         visible: true,
         restricted: true,
+        removedFrom: null,
       }],
     });
   });
@@ -217,7 +219,7 @@ describe('find', () => {
     expect(page.content.map((d: { qualifiedIdentifier: string }) => d.qualifiedIdentifier)).toEqual(['sorting::alpha', 'sorting::mu']);
     expect(page).toMatchObject({ size: 2, number: 0, first: true, numberOfElements: 2, totalElements: all.totalElements, sort: { sorted: true } });
     expect(page.content[0]).toEqual({
-      identifier: expect.any(String), qualifiedIdentifier: 'sorting::alpha', title: 'Alpha', visible: true, processes: [],
+      identifier: expect.any(String), qualifiedIdentifier: 'sorting::alpha', title: 'Alpha', visible: true, removedFrom: null, processes: [],
     });
   });
 

@@ -41,10 +41,11 @@ describe('add, get, update and delete', () => {
       alias: 'order',
       restricted: false,
       visible: true,
+      removedFrom: null,
       capabilities: [{ identifier: capability, title: 'Receive invoices' }],
-      documentTypes: [{ identifier: documentType.identifier, qualifiedIdentifier: documentType.qualifiedIdentifier, title: 'Invoice', visible: false }],
+      documentTypes: [{ identifier: documentType.identifier, qualifiedIdentifier: documentType.qualifiedIdentifier, title: 'Invoice', visible: false, removedFrom: null }],
       dependencies: [{
-        identifier: dependency.identifier, qualifiedIdentifier: dependency.qualifiedIdentifier, title: 'Catalogue', restricted: true, visible: true,
+        identifier: dependency.identifier, qualifiedIdentifier: dependency.qualifiedIdentifier, title: 'Catalogue', restricted: true, visible: true, removedFrom: null,
       }],
       requiredICDs: ['0192', '0007'],
     });

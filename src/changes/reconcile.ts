@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { CLI_ACTOR } from '../db/change-log.js';
 import { finishMigrationsOut } from './migration-out.js';
 import { PARTICIPANT_SCHEME } from '../participants/identifiers.js';
-import { participantIsLive } from '../participants/repository.js';
+import { participantIsLive, participantPublishes } from '../participants/repository.js';
 import { registerInSml } from './targets.js';
 import { participantsMigratingOut, recordRegistered, smlRecordOf } from './network.js';
 import { SmlError, type SmlClient } from './sml-client.js';
@@ -41,7 +41,7 @@ export async function reconcileSml(db: Database, sml: SmlClient, options: { dryR
     : await finishMigrationsOut(db, held, CLI_ACTOR);
   const rows = await db.query<{ participant: string }>(
     `SELECT DISTINCT '${PARTICIPANT_SCHEME}::' || pa.icd || ':' || pa.organization_identifier AS participant
-       FROM participants pa WHERE ${participantIsLive('pa')}`,
+       FROM participants pa WHERE ${participantIsLive('pa')} AND ${participantPublishes('pa')}`,
   );
   const expected = new Set(rows.map((row) => row.participant));
   const missing = [...expected].filter((participant) => !held.has(participant)).sort();

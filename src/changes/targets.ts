@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';
-import { participantIsLive } from '../participants/repository.js';
+import { participantIsLive, participantPublishes } from '../participants/repository.js';
 import type { DeliveryTarget } from './outbox.js';
 import { DirectoryError, type DirectoryClient } from './directory-client.js';
 import {
@@ -9,17 +9,22 @@ import {
 } from './network.js';
 import { SmlError, type SmlClient } from './sml-client.js';
 
+/** Whether the organization has a live participant with something publishable (its processes not all removed). */
 async function organizationIsLive(db: Queryable, participant: string): Promise<boolean> {
   const organization = parseOrganization(participant);
   if (!organization) return false;
   const [row] = await db.query(
-    `SELECT 1 FROM participants pa WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')} LIMIT 1`,
+    `SELECT 1 FROM participants pa WHERE pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}
+        AND ${participantPublishes('pa')} LIMIT 1`,
     [organization.icd, organization.organizationIdentifier],
   );
   return row !== undefined;
 }
 
-/** The SML: registered when the organization has its first live participant, deleted when the last one goes. */
+/**
+ * The SML: registered when the organization has its first live participant, deleted when the last one goes or has
+ * nothing publishable left (every process or document type past its removal instant: removals.ts announces it).
+ */
 export const smlTarget = (sml: SmlClient): DeliveryTarget => ({
   name: 'sml',
   deliver: (db, participant, operation) => deliverToSml(db, sml, participant, operation),

@@ -9,16 +9,21 @@ import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/sch
 export type EntryState = 'active' | 'deprecated' | 'removed';
 export const ENTRY_STATES: readonly EntryState[] = ['active', 'deprecated', 'removed'];
 
-export interface ProcessEntry extends QualifiedIdentifier {
+/** What a code list says of an entry's life: its state, and the instant it stops being published (its removal date). */
+export interface EntryLife {
   state: EntryState;
+  /** The start (UTC) of the list's `removal-date`, an ISO 8601 instant; absent when the list gives none. */
+  removedFrom?: string;
+}
+
+export interface ProcessEntry extends QualifiedIdentifier, EntryLife {
   /** The Peppol process list names no titles: when absent, one is made from the identifier. */
   title?: string;
   /** When absent, the domain community of the document types that name the process, else its scheme. */
   domain?: string;
 }
 
-export interface DocumentTypeEntry extends QualifiedIdentifier {
-  state: EntryState;
+export interface DocumentTypeEntry extends QualifiedIdentifier, EntryLife {
   title: string;
   domainCommunity: string | null;
   processes: QualifiedIdentifier[];

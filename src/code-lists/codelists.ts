@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import {
-  ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type EntryState,
+  ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type EntryLife, type EntryState,
 } from './catalogue.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 
@@ -78,14 +78,14 @@ function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file
   if (root === 'processes') {
     catalogue.processes = entries('process').map((entry, index) => ({
       ...key(entry, at('process', index)),
-      state: state(entry, at('process', index)),
+      ...life(entry, at('process', index)),
     }));
   } else if (root === 'document-types') {
     catalogue.documentTypes = entries('document-type').map((entry, index) => {
       const where = at('document-type', index);
       return {
         ...key(entry, where),
-        state: state(entry, where),
+        ...life(entry, where),
         title: text(entry, 'name', where),
         domainCommunity: typeof entry['domain-community'] === 'string' ? entry['domain-community'] : null,
         processes: elementsOf(entry['process-id']).map((link) => key(link, `${where} process-id`)),
@@ -112,6 +112,21 @@ function text(entry: Attributes, name: string, where: string): string {
 
 function key(entry: Attributes, where: string): QualifiedIdentifier {
   return { scheme: text(entry, 'scheme', where), value: text(entry, 'value', where) };
+}
+
+/** An xs:date as the lists write their removal dates. */
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The entry's state and, when the list gives one, the start (UTC) of its removal date. */
+function life(entry: Attributes, where: string): EntryLife {
+  const removal = entry['removal-date'];
+  if (removal === undefined) return { state: state(entry, where) };
+  const day = typeof removal === 'string' ? removal.trim() : '';
+  const removedFrom = `${day}T00:00:00Z`;
+  if (!DAY.test(day) || Number.isNaN(Date.parse(removedFrom))) {
+    throw new CodeListError(`${where}: removal-date '${String(removal)}' is not a date (expected YYYY-MM-DD)`);
+  }
+  return { state: state(entry, where), removedFrom };
 }
 
 function state(entry: Attributes, where: string): EntryState {

@@ -1,8 +1,8 @@
 import { appendChange, SYSTEM_ACTOR, type Actor, type ChangeResource } from '../db/change-log.js';
 import type { Database, Queryable } from '../db/database.js';
-import { formatQualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
-  processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryState,
+  processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryLife, type EntryState,
 } from './catalogue.js';
 
 export interface Changes {
@@ -11,11 +11,24 @@ export interface Changes {
   unchanged: number;
 }
 
+/** One entry the load added or changed, or whose authority's restriction it kept, with each field it changed. */
+export interface EntryChange {
+  list: 'processes' | 'document-types' | 'transport-profiles';
+  entry: string;
+  change: 'added' | 'updated' | 'kept';
+  /** Each changed field, as the table names it, before and after (null: none). */
+  fields: Array<{ field: string; before: unknown; after: unknown }>;
+  /** Why an entry is `kept`: what the list said, and what stayed. */
+  note?: string;
+}
+
 export interface LoadReport {
   processes: Changes;
   documentTypes: Changes;
   transportProfiles: Changes;
   links: { added: number; removed: number };
+  /** Every entry added or changed, and every authority's restriction the list would have lifted, kept. */
+  entries: EntryChange[];
   /** Links to processes that are neither in the load nor in the catalogue: skipped. */
   warnings: string[];
   sources: CatalogueSource[];
@@ -27,10 +40,12 @@ const visible = (state: EntryState) => state !== 'removed';
 /**
  * Loads a catalogue in one transaction, upserting by qualified identifier so that loading twice changes
  * nothing and every identifier stays. A deprecated or removed entry becomes `restricted`, a removed one also
- * stops being visible; an entry active again is no longer restricted. What the code list carries is
- * updated (document type titles and domain communities, states, each loaded document type's process
+ * stops being visible; an entry active again is no longer restricted unless the authority restricted it (a
+ * restriction no code list made: `code_list_state`), which stays and is reported as kept. What the code list carries
+ * is updated (document type titles and domain communities, states, removal dates, each loaded document type's process
  * links); what the service makes up (a process's title and domain) is set only when the process is new, so
- * an authority's edits stay. Participants are never touched.
+ * an authority's edits stay. A list without a removal date keeps one the authority set. Participants are never
+ * touched. The report names every entry added or changed, field by field.
  */
 export async function loadCatalogue(
   db: Database, catalogue: Catalogue, options: { allowOlder?: boolean; actor?: Actor } = {},
@@ -86,12 +101,14 @@ async function lockCatalogue(tx: Queryable): Promise<void> {
 }
 
 async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<LoadReport> {
-  const transportProfiles = await upsertTransportProfiles(tx, catalogue, actor);
-  const processes = await upsertProcesses(tx, catalogue, actor);
+  const entries: EntryChange[] = [];
+  const transportProfiles = await upsertTransportProfiles(tx, catalogue, actor, entries);
+  const processes = await upsertProcesses(tx, catalogue, actor, entries);
   // Before the upsert: a document type this load creates has its create entry, and needs no entry for its links.
   const linksBefore = await processLinksOf(tx, loadedKeys(catalogue));
-  const documentTypes = await upsertDocumentTypes(tx, catalogue, actor);
+  const documentTypes = await upsertDocumentTypes(tx, catalogue, actor, entries);
   const { links, warnings } = await replaceLinks(tx, catalogue, actor, linksBefore);
+  entries.push(...await restrictionsKept(tx, catalogue));
   for (const source of catalogue.sources) {
     await tx.query(
       `INSERT INTO catalogue_sources (list, version) VALUES ($1, $2)
@@ -99,7 +116,7 @@ async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Act
       [source.list, source.version],
     );
   }
-  return { processes, documentTypes, transportProfiles, links, warnings, sources: catalogue.sources };
+  return { processes, documentTypes, transportProfiles, links, entries, warnings, sources: catalogue.sources };
 }
 
 interface UpsertedRow {
@@ -135,7 +152,24 @@ function changes(total: number, returned: readonly { inserted: boolean }[]): Cha
   return { added, updated: returned.length - added, unchanged: total - returned.length };
 }
 
-async function upsertTransportProfiles(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<Changes> {
+/** The fields of a code-list entry's row a load may change, as the change log's rows name them. */
+const REPORTED_FIELDS = ['title', 'domain_community', 'restricted', 'visible', 'removed_from', 'code_list_state'] as const;
+
+/** The entries `rows` added or changed, each with the fields that changed (all it has, for one added). */
+function entryChanges(list: EntryChange['list'], rows: readonly UpsertedRow[], nameOf: (row: Record<string, unknown>) => string): EntryChange[] {
+  return rows.map((row) => {
+    const before = (row.before ?? {}) as Record<string, unknown>;
+    const after = row.after as Record<string, unknown>;
+    const fields = REPORTED_FIELDS
+      .filter((field) => field in after && (row.inserted ? after[field] !== null : before[field] !== after[field]))
+      .map((field) => ({ field, before: row.inserted ? null : before[field] ?? null, after: after[field] ?? null }));
+    return { list, entry: nameOf(after), change: row.inserted ? 'added' as const : 'updated' as const, fields };
+  });
+}
+
+const qualifiedNameOfRow = (row: Record<string, unknown>) => `${String(row.scheme)}::${String(row.value)}`;
+
+async function upsertTransportProfiles(tx: Queryable, catalogue: Catalogue, actor: Actor, report: EntryChange[]): Promise<Changes> {
   const entries = catalogue.transportProfiles;
   const rows = await upsertAndLog(tx, actor, 'transport-profile', 'transport_profiles', ['value'],
     `INSERT INTO transport_profiles (value, title, restricted)
@@ -144,51 +178,93 @@ async function upsertTransportProfiles(tx: Queryable, catalogue: Catalogue, acto
       WHERE (transport_profiles.title, transport_profiles.restricted) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.restricted)`,
     [entries.map((entry) => entry.value), entries.map((entry) => entry.title), entries.map((entry) => restricted(entry.state))],
   );
+  report.push(...entryChanges('transport-profiles', rows, (row) => String(row.value)));
   return changes(entries.length, rows);
 }
 
-async function upsertProcesses(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<Changes> {
+/**
+ * What a load sets of a process or document type already in `table`, beside what the list carries: restricted
+ * when the list restricts it or the authority did (a restriction no code list made), invisible when either made it so,
+ * the list's removal date (else the one the authority set), the list's state.
+ */
+const lifeOnLoad = (table: string) => ({
+  restricted: `EXCLUDED.restricted OR (${table}.restricted AND ${table}.code_list_state IS DISTINCT FROM 'deprecated'
+                 AND ${table}.code_list_state IS DISTINCT FROM 'removed')`,
+  visible: `${table}.visible AND EXCLUDED.visible`,
+  removed_from: `coalesce(EXCLUDED.removed_from, ${table}.removed_from)`,
+  code_list_state: 'EXCLUDED.code_list_state',
+});
+
+/** `SET` and `WHERE` of an upsert: each column as `values` sets it, the row changed only when one differs. */
+function updateOf(table: string, values: Record<string, string>): string {
+  const columns = Object.keys(values);
+  return `SET ${columns.map((column) => `${column} = ${values[column]}`).join(', ')}
+    WHERE (${columns.map((column) => `${table}.${column}`).join(', ')}) IS DISTINCT FROM (${Object.values(values).join(', ')})`;
+}
+
+/** The columns of a process's or document type's life as the load's parameters, from `first` on. */
+const lifeParams = (entries: readonly (EntryLife)[]) => [
+  entries.map((entry) => restricted(entry.state)),
+  entries.map((entry) => visible(entry.state)),
+  entries.map((entry) => entry.removedFrom ?? null),
+  entries.map((entry) => entry.state),
+];
+
+async function upsertProcesses(tx: Queryable, catalogue: Catalogue, actor: Actor, report: EntryChange[]): Promise<Changes> {
   const entries = catalogue.processes;
   const domains = processDomains(catalogue.documentTypes);
   const rows = await upsertAndLog(tx, actor, 'process', 'processes', ['scheme', 'value'],
-    `INSERT INTO processes (scheme, value, title, domain, restricted, visible)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[])
-     ON CONFLICT (scheme, value) DO UPDATE
-        SET restricted = EXCLUDED.restricted, visible = processes.visible AND EXCLUDED.visible
-      WHERE processes.restricted <> EXCLUDED.restricted OR (processes.visible AND NOT EXCLUDED.visible)`,
+    `INSERT INTO processes (scheme, value, title, domain, restricted, visible, removed_from, code_list_state)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::timestamptz[], $8::text[])
+     ON CONFLICT (scheme, value) DO UPDATE ${updateOf('processes', lifeOnLoad('processes'))}`,
     [
       entries.map((entry) => entry.scheme),
       entries.map((entry) => entry.value),
       entries.map((entry) => entry.title ?? processTitleOf(entry.value)),
       entries.map((entry) => entry.domain ?? domains.get(formatQualifiedIdentifier(entry)) ?? entry.scheme),
-      entries.map((entry) => restricted(entry.state)),
-      entries.map((entry) => visible(entry.state)),
+      ...lifeParams(entries),
     ],
   );
+  report.push(...entryChanges('processes', rows, qualifiedNameOfRow));
   return changes(entries.length, rows);
 }
 
-async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue, actor: Actor): Promise<Changes> {
+async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue, actor: Actor, report: EntryChange[]): Promise<Changes> {
   const entries = catalogue.documentTypes;
   const rows = await upsertAndLog(tx, actor, 'document-type', 'document_types', ['scheme', 'value'],
-    `INSERT INTO document_types (scheme, value, title, domain_community, restricted, visible)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[])
+    `INSERT INTO document_types (scheme, value, title, domain_community, restricted, visible, removed_from, code_list_state)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::timestamptz[], $8::text[])
      ON CONFLICT (scheme, value) DO UPDATE
-        SET title = EXCLUDED.title, domain_community = EXCLUDED.domain_community, restricted = EXCLUDED.restricted,
-            visible = document_types.visible AND EXCLUDED.visible
-      WHERE (document_types.title, document_types.domain_community, document_types.restricted)
-              IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.domain_community, EXCLUDED.restricted)
-         OR (document_types.visible AND NOT EXCLUDED.visible)`,
+     ${updateOf('document_types', { title: 'EXCLUDED.title', domain_community: 'EXCLUDED.domain_community', ...lifeOnLoad('document_types') })}`,
     [
       entries.map((entry) => entry.scheme),
       entries.map((entry) => entry.value),
       entries.map((entry) => entry.title),
       entries.map((entry) => entry.domainCommunity),
-      entries.map((entry) => restricted(entry.state)),
-      entries.map((entry) => visible(entry.state)),
+      ...lifeParams(entries),
     ],
   );
+  report.push(...entryChanges('document-types', rows, qualifiedNameOfRow));
   return changes(entries.length, rows);
+}
+
+/** The loaded processes and document types the list calls active that stay restricted: the authority restricted them. */
+async function restrictionsKept(tx: Queryable, catalogue: Catalogue): Promise<EntryChange[]> {
+  const kept = async (list: 'processes' | 'document-types', table: string, entries: readonly QualifiedIdentifier[]) => {
+    const rows = await tx.query<{ entry: string }>(
+      `SELECT t.scheme || '::' || t.value AS entry FROM ${table} t JOIN unnest($1::text[], $2::text[]) AS k(scheme, value)
+           ON t.scheme = k.scheme AND t.value = k.value
+        WHERE t.restricted AND t.code_list_state = 'active' ORDER BY 1`,
+      [entries.map((entry) => entry.scheme), entries.map((entry) => entry.value)],
+    );
+    return rows.map(({ entry }): EntryChange => ({
+      list, entry, change: 'kept', fields: [], note: 'the code list has it active; the restriction the authority set is kept',
+    }));
+  };
+  return [
+    ...await kept('processes', 'processes', catalogue.processes),
+    ...await kept('document-types', 'document_types', catalogue.documentTypes),
+  ];
 }
 
 /**

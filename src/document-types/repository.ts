@@ -3,13 +3,13 @@ import { insertedId } from '../db/rows.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
-import { processSummaryJson } from '../processes/repository.js';
+import { processSummaryJson, removedFromOf, removedFromParams, removedFromSet } from '../processes/repository.js';
 
 /** Document types, as their routes read them and the catalogue cache holds them: they show their processes. */
 export const DOCUMENT_TYPE_TABLE: CatalogueTable<'document-type'> = {
   kind: 'document-type',
   select: `
-  d.id AS identifier, d.scheme || '::' || d.value AS "qualifiedIdentifier", d.title, d.visible,
+  d.id AS identifier, d.scheme || '::' || d.value AS "qualifiedIdentifier", d.title, d.visible, ${removedFromOf('d')} AS "removedFrom",
   (SELECT coalesce(json_agg(${processSummaryJson('p')} ORDER BY p.value, p.id), '[]')
      FROM process_document_types pdt JOIN processes p ON p.id = pdt.process_id
     WHERE pdt.document_type_id = d.id) AS processes`,
@@ -30,6 +30,8 @@ export interface DocumentTypeRecord {
   qualifiedIdentifier: QualifiedIdentifier;
   title: string;
   visible: boolean;
+  /** Undefined: absent from the form, the one set stays. */
+  removedFrom?: string;
   processIds: string[];
 }
 
@@ -38,8 +40,9 @@ const duplicate = ({ qualifiedIdentifier }: DocumentTypeRecord) => () =>
 
 export async function insertDocumentType(tx: Queryable, record: DocumentTypeRecord): Promise<string> {
   const id = await insertedId(onUniqueViolation(tx.query<{ id: string }>(
-    'INSERT INTO document_types (scheme, value, title, visible) VALUES ($1, $2, $3, $4) RETURNING id',
-    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible],
+    `INSERT INTO document_types (scheme, value, title, visible, removed_from)
+     VALUES ($1, $2, $3, $4, date_trunc('second', $5::timestamptz)) RETURNING id`,
+    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible, record.removedFrom ?? null],
   ), duplicate(record)));
   await replaceProcessLinks(tx, id, record.processIds);
   return id;
@@ -47,8 +50,8 @@ export async function insertDocumentType(tx: Queryable, record: DocumentTypeReco
 
 export async function updateDocumentType(tx: Queryable, id: string, record: DocumentTypeRecord): Promise<void> {
   const updated = await onUniqueViolation(tx.query(
-    'UPDATE document_types SET scheme = $2, value = $3, title = $4, visible = $5 WHERE id = $1 RETURNING id',
-    [id, record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible],
+    `UPDATE document_types SET scheme = $2, value = $3, title = $4, visible = $5, ${removedFromSet('$6', '$7')} WHERE id = $1 RETURNING id`,
+    [id, record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible, ...removedFromParams(record.removedFrom)],
   ), duplicate(record));
   if (updated.length === 0) throw NotFoundError.instance(id);
   await replaceProcessLinks(tx, id, record.processIds);

@@ -20,6 +20,7 @@ async function recordOf(tx: Queryable, form: DocumentTypeForm): Promise<Document
     qualifiedIdentifier: parseQualifiedIdentifier(form.qualifiedIdentifier) as QualifiedIdentifier,
     title: form.title,
     visible: form.visible,
+    removedFrom: form.removedFrom,
     processIds: processes.ids,
   };
 }

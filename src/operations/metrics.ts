@@ -28,6 +28,13 @@ interface CertificateDays {
   daysLeftExactly: number;
 }
 
+/** What the metrics show of a coming removal instant of processes and document types; the wiring reads it from the catalogue. */
+interface RemovalCounts {
+  removedFrom: string;
+  participants: number;
+  entries: number;
+}
+
 /** The participant search in memory (the primary's): participants held, and 1 while it answers searches. */
 export function watchSearchIndex(registry: Registry, index: { readonly state: string; readonly size: number }): void {
   new Gauge({
@@ -72,6 +79,7 @@ export function createMetrics(
   deliveryStatus: () => Promise<readonly DeliveryCounts[]>,
   certificates: () => Promise<readonly CertificateDays[]> = async () => [],
   replication?: () => ReplicationCounts,
+  removals: () => Promise<readonly RemovalCounts[]> = async () => [],
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -141,6 +149,7 @@ export function createMetrics(
     },
   });
   if (replication) replicationMetrics(registry, replication);
+  removalMetrics(registry, removals);
   new Gauge({
     name: 'http_open_connections',
     help: 'Client connections currently open on the API port',
@@ -156,6 +165,26 @@ export function createMetrics(
 export function securityEventCounter(registry: Registry): (event: SecurityEvent) => void {
   const counter = registry.getSingleMetric('registry_security_events_total') as Counter<'event'>;
   return (event) => counter.inc({ event });
+}
+
+/** Per coming removal instant (code-list removal dates), how many live participants lose what: counts, never ids. */
+function removalMetrics(registry: Registry, removals: () => Promise<readonly RemovalCounts[]>): void {
+  const gauges: Array<[string, string, (count: RemovalCounts) => number]> = [
+    ['catalogue_removal_participants', 'Live participants that lose a process or document type at a coming removal instant (within 90 days), by instant',
+      (count) => count.participants],
+    ['catalogue_removal_entries', 'Processes and document types live participants lose at a coming removal instant (one per participant), by instant',
+      (count) => count.entries],
+  ];
+  for (const [name, help, value] of gauges) {
+    new Gauge({
+      name, help, labelNames: ['removed_from'] as const, registers: [registry],
+      async collect() {
+        // Read afresh: an instant that has passed leaves no series behind.
+        this.reset();
+        for (const count of await removals().catch(() => [])) this.set({ removed_from: count.removedFrom }, value(count));
+      },
+    });
+  }
 }
 
 /** The primary's state and each standby's lag, rotation and reads (DATABASE_READ_URLS). */

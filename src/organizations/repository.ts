@@ -4,6 +4,7 @@ import type { HeldSearchIndex } from '../participants/held-search-index.js';
 import { qualifiedIdentifierOf, type Organization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ProcessSource } from '../processes/repository.js';
+import { processPublishedAt } from '../processes/publication.js';
 import type { Process } from '../processes/schemas.js';
 import type { OrganizationSummary } from './schemas.js';
 
@@ -25,7 +26,7 @@ export interface ReceivableProcess {
 }
 
 /**
- * The processes of all live participants of an organization, each once, in qualified identifier order, each with
+ * The published processes of all live participants of an organization, each once, in qualified identifier order, each with
  * the day since which one of them has had it; undefined when the organization has no live participant. The
  * participants held in memory give the process ids and days (the database until they are loaded), `processes` (the
  * catalogue cache) the processes.
@@ -37,11 +38,15 @@ export async function organizationProcesses(
   return since && receivable(since, await processes.processesIn([...since.keys()]));
 }
 
-/** `processes` (those of `since`, in their order), each with its day from `since`. */
-export function receivable(since: ReadonlyMap<string, string>, processes: readonly Process[]): ReceivableProcess[] {
-  return processes.flatMap((process) => {
-    const receivableSince = since.get(process.identifier);
-    return receivableSince === undefined ? [] : [{ process, receivableSince }];
+/**
+ * `processes` (those of `since`, in their order) as published at `now` (publication.ts: a removed one left out, a
+ * removed document type left out of its process), each with its day from `since`.
+ */
+export function receivable(since: ReadonlyMap<string, string>, processes: readonly Process[], now = Date.now()): ReceivableProcess[] {
+  return processes.flatMap((held) => {
+    const receivableSince = since.get(held.identifier);
+    const process = processPublishedAt(held, now);
+    return receivableSince === undefined || !process ? [] : [{ process, receivableSince }];
   });
 }
 

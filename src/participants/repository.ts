@@ -22,6 +22,19 @@ export const participantIsLive = (alias: string) =>
   // As a subquery, today is computed once per statement rather than once per row tested.
   `(${alias}.delete_date IS NULL OR ${alias}.delete_date > (SELECT ${TODAY}))`;
 
+/**
+ * Whether participant `alias` still has something publishable: no process at all (registered as before), or a process
+ * not past its removal instant that has no document type or one not past its own. A participant whose every process
+ * or document type was removed has nothing left the SMP publishes: the SML and the Directory drop it.
+ */
+export const participantPublishes = (alias: string) => `(
+  NOT EXISTS (SELECT 1 FROM participant_processes pp WHERE pp.participant_id = ${alias}.id)
+  OR EXISTS (SELECT 1 FROM participant_processes pp JOIN processes p ON p.id = pp.process_id
+              WHERE pp.participant_id = ${alias}.id AND (p.removed_from IS NULL OR p.removed_from > now())
+                AND (NOT EXISTS (SELECT 1 FROM process_document_types pdt WHERE pdt.process_id = p.id)
+                     OR EXISTS (SELECT 1 FROM process_document_types pdt JOIN document_types d ON d.id = pdt.document_type_id
+                                 WHERE pdt.process_id = p.id AND (d.removed_from IS NULL OR d.removed_from > now())))))`;
+
 /** Whose participants a caller sees: a service provider's id, or null for all (ADMIN, REGISTRY_AUTHORITY). */
 export type Scope = string | null;
 

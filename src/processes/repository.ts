@@ -7,20 +7,31 @@ import type { PageRequest } from '../core/paging.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Process, ProcessFilter } from './schemas.js';
 
+/** A process's or document type's `removedFrom`, to the second in UTC (as it is stored). */
+export const removedFromOf = (alias: string) => `to_char(${alias}.removed_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+
+/** A form's `removedFrom` as an UPDATE sets it: absent (`$keep` true) keeps the one set, else the given instant. */
+export const removedFromSet = (keep: string, instant: string) =>
+  `removed_from = CASE WHEN ${keep}::boolean THEN removed_from ELSE date_trunc('second', ${instant}::timestamptz) END`;
+
+/** The parameters of `removedFromSet`, from a record's `removedFrom` (undefined: absent from the form). */
+export const removedFromParams = (removedFrom: string | undefined) => [removedFrom === undefined, removedFrom ?? null];
+
 /** The JSON of a process's summary, as listed in dependencies and in a document type's processes. */
 export const processSummaryJson = (alias: string) =>
   `json_build_object('identifier', ${alias}.id, 'qualifiedIdentifier', ${alias}.scheme || '::' || ${alias}.value,
-     'title', ${alias}.title, 'restricted', ${alias}.restricted, 'visible', ${alias}.visible)`;
+     'title', ${alias}.title, 'restricted', ${alias}.restricted, 'visible', ${alias}.visible, 'removedFrom', ${removedFromOf(alias)})`;
 
 /** The SELECT list of a process response, for a query over `processes p`; participants and organizations list their processes with it. */
 export const PROCESS_RESPONSE_COLUMNS = `
   p.id AS identifier, p.scheme || '::' || p.value AS "qualifiedIdentifier", p.domain, p.title, p.alias,
-  p.restricted, p.visible,
+  p.restricted, p.visible, ${removedFromOf('p')} AS "removedFrom",
   (SELECT coalesce(json_agg(json_build_object('identifier', c.id, 'title', c.title) ORDER BY c.title, c.id), '[]')
      FROM process_capabilities pc JOIN capabilities c ON c.id = pc.capability_id
     WHERE pc.process_id = p.id) AS capabilities,
   (SELECT coalesce(json_agg(json_build_object('identifier', d.id, 'qualifiedIdentifier', d.scheme || '::' || d.value,
-                                              'title', d.title, 'visible', d.visible) ORDER BY d.value, d.id), '[]')
+                                              'title', d.title, 'visible', d.visible, 'removedFrom', ${removedFromOf('d')})
+                        ORDER BY d.value, d.id), '[]')
      FROM process_document_types pdt JOIN document_types d ON d.id = pdt.document_type_id
     WHERE pdt.process_id = p.id) AS "documentTypes",
   (SELECT coalesce(json_agg(${processSummaryJson('dep')} ORDER BY dep.value, dep.id), '[]')
@@ -132,6 +143,8 @@ export interface ProcessRecord {
   alias: string | null;
   restricted: boolean;
   visible: boolean;
+  /** Undefined: absent from the form, the one set stays. */
+  removedFrom?: string;
   requiredICDs: string[];
   capabilityIds: string[];
   documentTypeIds: string[];
@@ -144,10 +157,10 @@ function duplicate(record: ProcessRecord): ConflictError {
 
 export async function insertProcess(tx: Queryable, record: ProcessRecord): Promise<string> {
   const [row] = await tx.query<{ id: string }>(
-    `INSERT INTO processes (scheme, value, domain, title, alias, restricted, visible, required_icds)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (scheme, value) DO NOTHING RETURNING id`,
+    `INSERT INTO processes (scheme, value, domain, title, alias, restricted, visible, required_icds, removed_from)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('second', $9::timestamptz)) ON CONFLICT (scheme, value) DO NOTHING RETURNING id`,
     [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.domain, record.title, record.alias,
-      record.restricted, record.visible, record.requiredICDs],
+      record.restricted, record.visible, record.requiredICDs, record.removedFrom ?? null],
   );
   if (!row) throw duplicate(record);
   await replaceLinks(tx, row.id, record);
@@ -162,10 +175,10 @@ export async function updateProcess(tx: Queryable, id: string, record: ProcessRe
   if (clash) throw duplicate(record);
   const updated = await onUniqueViolation(tx.query(
     `UPDATE processes SET scheme = $2, value = $3, domain = $4, title = $5, alias = $6, restricted = $7, visible = $8,
-            required_icds = $9
+            required_icds = $9, ${removedFromSet('$10', '$11')}
       WHERE id = $1 RETURNING id`,
     [id, record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.domain, record.title, record.alias,
-      record.restricted, record.visible, record.requiredICDs],
+      record.restricted, record.visible, record.requiredICDs, ...removedFromParams(record.removedFrom)],
   ), () => duplicate(record));
   if (updated.length === 0) throw NotFoundError.instance(id);
   await replaceLinks(tx, id, record);

@@ -31,6 +31,7 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
     alias: form.alias ?? null,
     restricted: form.restricted,
     visible: form.visible,
+    removedFrom: form.removedFrom,
     requiredICDs: form.requiredICDs,
     capabilityIds: capabilities.ids,
     documentTypeIds: documentTypes.ids,

@@ -5,6 +5,22 @@ import {
   OptionalName, QualifiedIdentifierInput, QualifiedIdentifierString, RequiredName, TextBound, TextSearch, Uuid,
 } from '../core/schemas.js';
 
+const REMOVAL = 'the instant from which the entry is no longer published (SMP, Directory, public lookup), on every '
+  + 'instance at once; the participants that have it keep it on their record, marked by this field. From the code list\'s '
+  + 'removal date (its start, UTC) when `registry load-catalogue` loads one, or set by the authority';
+
+/** When an entry stops being published; null when no removal is set. */
+export const RemovedFrom = Nullable(Type.String({ format: 'date-time', description: `addition: ${REMOVAL}` }));
+
+/**
+ * The removal instant in a form: absent (or null, which the API reads as absent) keeps the one set, so an edit that
+ * does not know of it (the console's, an older client's) never drops a code list's date; a later instant moves it.
+ */
+export const RemovedFromInput = Type.Optional(Type.String({
+  format: 'date-time', maxLength: 40,
+  description: `addition: ${REMOVAL}. An ISO 8601 instant with its offset, kept to the second; absent keeps the one set`,
+}));
+
 export const ProcessForm = Type.Object(
   {
     domain: FreeText({ maxLength: TextBound.name, description: 'the domain the process belongs to' }),
@@ -13,6 +29,7 @@ export const ProcessForm = Type.Object(
     qualifiedIdentifier: QualifiedIdentifierInput,
     restricted: Type.Boolean({ description: 'true if the process is deprecated' }),
     visible: Type.Boolean({ description: 'true if visible in the network metadata lookup' }),
+    removedFrom: RemovedFromInput,
     capabilities: Type.Array(CapabilityIdentifiable, { uniqueItems: true }),
     documentTypes: Type.Array(DocumentTypeIdentifiable, { uniqueItems: true }),
     dependencies: Type.Array(ProcessIdentifiable, { uniqueItems: true }),
@@ -25,7 +42,7 @@ export type ProcessForm = Static<typeof ProcessForm>;
 const CapabilitySummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'Capability' });
 
 const DocumentTypeSummary = Type.Object(
-  { identifier: Uuid(), qualifiedIdentifier: QualifiedIdentifierString, title: Type.String(), visible: Type.Boolean() },
+  { identifier: Uuid(), qualifiedIdentifier: QualifiedIdentifierString, title: Type.String(), visible: Type.Boolean(), removedFrom: RemovedFrom },
   { title: 'DocumentTypeSummary' },
 );
 
@@ -37,6 +54,7 @@ export const ProcessSummary = Type.Object(
     title: Type.String(),
     restricted: Type.Boolean(),
     visible: Type.Boolean(),
+    removedFrom: RemovedFrom,
   },
   { title: 'ProcessSummary' },
 );
@@ -50,6 +68,7 @@ export const Process = Type.Object(
     alias: Nullable(Type.String()),
     restricted: Type.Boolean(),
     visible: Type.Boolean(),
+    removedFrom: RemovedFrom,
     capabilities: Type.Array(CapabilitySummary),
     documentTypes: Type.Array(DocumentTypeSummary),
     dependencies: Type.Array(ProcessSummary),

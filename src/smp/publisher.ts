@@ -9,7 +9,7 @@ import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
 import { participantIdentifierOf, type NamedParticipant } from './path-identifiers.js';
 import { findOrganization, findServiceGroup } from './repository.js';
-import { catalogueHeldNow, catalogueOf, publishedReferences, type ReceiversCatalogue } from './service-group.js';
+import { catalogueHeldNow, catalogueOf, nextRemovalFor, publishedReferences, type ReceiversCatalogue } from './service-group.js';
 import { publishedProcesses } from './service-metadata.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml } from './xml.js';
@@ -114,9 +114,12 @@ export class SmpPublisher {
   }
 
   private serviceGroupOf(participant: NamedParticipant, found: OrganizationReceivers, held: ReceiversCatalogue, publicBase: string, builtAt: number | undefined): Buffer {
-    const references = publishedReferences(held, found.receivers);
+    const now = this.now();
+    const references = publishedReferences(held, found.receivers, now);
     const body = Buffer.from(serviceGroupXml(participant.spelled, references, publicBase));
-    return this.options.publicUrl === undefined ? body : this.keep(participant, 'service group', body, found, builtAt);
+    if (this.options.publicUrl === undefined) return body;
+    // Kept until a removal instant of what it lists at the latest: from then, it lists less.
+    return this.keep(participant, 'service group', body, found, builtAt, nextRemovalFor(held, found.receivers, now));
   }
 
   /** The signed answer already made for this lookup, if one is kept: no database, no signing. */
@@ -141,14 +144,15 @@ export class SmpPublisher {
     const builtAt = cache?.epoch;
     const found = await this.receiversOf(participant.organization, (read) => readTurns.run(client, read));
     if (!found) throw notFound('service group');
-    const processes = await publishedProcesses(this.options.catalogue, found.receivers, documentType);
+    const { processes, until: nextRemoval } = await publishedProcesses(this.options.catalogue, found.receivers, documentType, this.now());
     if (processes.length === 0) throw notFound('service metadata for this document type');
     const { body, until } = await signingTurns.run(client, async () => {
       // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.
       const { key, until: endOfPair } = keys.inUse();
       return { body: Buffer.from(await pool.sign(key, participant.spelled, documentType, processes)), until: endOfPair };
     });
-    return this.keep(participant, metadataAnswer(documentType), body, found, builtAt, until);
+    // Kept until a removal instant of its processes and document types at the latest: from then, it publishes less.
+    return this.keep(participant, metadataAnswer(documentType), body, found, builtAt, Math.min(until, nextRemoval));
   }
 
   /**

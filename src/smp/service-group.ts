@@ -1,6 +1,7 @@
 import type { AccessPoint } from '../access-points/schemas.js';
 import type { CatalogueCache, HeldRows } from '../catalogue-cache/catalogue-cache.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
+import { nextRemovalOf, publishedAt } from '../processes/publication.js';
 import type { Process } from '../processes/schemas.js';
 import type { Receiver } from '../participants/search-index.js';
 import type { ServiceProvider } from '../service-providers/schemas.js';
@@ -11,27 +12,29 @@ const bySchemeThenValue = (a: QualifiedIdentifier, b: QualifiedIdentifier) =>
 
 /**
  * The lists made, per held processes (a catalogue change holds new ones, so a list never outlives what it was made
- * from) and per set of process ids: organizations share a handful of sets, so most lookups make none.
+ * from) and per set of process ids: organizations share a handful of sets, so most lookups make none. A list holds
+ * until the first removal instant of its processes and document types after it was made.
  */
-const listsMade = new WeakMap<HeldRows<Process>, Map<string, readonly string[]>>();
+const listsMade = new WeakMap<HeldRows<Process>, Map<string, { list: readonly string[]; until: number }>>();
 /** Sets whose list is kept per held processes: a list is a few kilobytes at most. */
 const LISTS_KEPT = 10_000;
 
-/** The `hrefSegment`s of the visible document types of the visible processes `ids`, each once, by scheme then value. */
-function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>): readonly string[] {
+/** The `hrefSegment`s of the document types of the processes `ids` published at `now`, each once, by scheme then value. */
+function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>, now: number): readonly string[] {
   let lists = listsMade.get(processes);
   if (!lists) listsMade.set(processes, (lists = new Map()));
   const key = [...ids].sort().join(' ');
-  let list = lists.get(key);
-  if (list) return list;
+  const made = lists.get(key);
+  if (made && now < made.until) return made.list;
   const listed = new Set<string>();
-  for (const process of [...ids].map((id) => processes.row(id))) {
-    if (!process?.visible) continue;
-    for (const documentType of process.documentTypes) if (documentType.visible) listed.add(documentType.qualifiedIdentifier);
+  const rows = [...ids].map((id) => processes.row(id));
+  for (const process of rows) {
+    if (!process || !publishedAt(process, now)) continue;
+    for (const documentType of process.documentTypes) if (publishedAt(documentType, now)) listed.add(documentType.qualifiedIdentifier);
   }
-  list = [...listed].flatMap((qualified) => parseQualifiedIdentifier(qualified) ?? []).sort(bySchemeThenValue).map(hrefSegment);
+  const list = [...listed].flatMap((qualified) => parseQualifiedIdentifier(qualified) ?? []).sort(bySchemeThenValue).map(hrefSegment);
   if (lists.size >= LISTS_KEPT) lists.clear();
-  lists.set(key, list);
+  lists.set(key, { list, until: nextRemovalOf(rows, now) });
   return list;
 }
 
@@ -42,15 +45,20 @@ export interface ReceiversCatalogue {
 }
 
 /**
- * What an organization's service group lists, as `hrefSegment`s, from the catalogue held in memory: each visible
- * document type of each visible process of a participant whose provider's access point has an endpoint with a
- * certificate (an endpoint without one is not published), each once, in scheme then value order (by code unit,
- * whatever the database's collation).
+ * What an organization's service group lists at `now`, as `hrefSegment`s, from the catalogue held in memory: each
+ * published document type (publication.ts) of each published process of a participant whose provider's access point
+ * has an endpoint with a certificate (an endpoint without one is not published), each once, in scheme then value order
+ * (by code unit, whatever the database's collation).
  */
-export function publishedReferences({ accessPointOf, processes }: ReceiversCatalogue, receivers: readonly Receiver[]): readonly string[] {
+export function publishedReferences({ accessPointOf, processes }: ReceiversCatalogue, receivers: readonly Receiver[], now: number): readonly string[] {
   const published = receivers.filter(({ provider }) =>
     accessPointOf(provider)?.endpoints.some((endpoint) => endpoint.certificate !== undefined));
-  return listOf(processes, new Set(published.flatMap((receiver) => receiver.processes)));
+  return listOf(processes, new Set(published.flatMap((receiver) => receiver.processes)), now);
+}
+
+/** The first removal instant after `now` among the receivers' processes and their document types: what an answer built from them holds until. */
+export function nextRemovalFor({ processes }: ReceiversCatalogue, receivers: readonly Receiver[], now: number): number {
+  return nextRemovalOf(processesOf(receivers).map((id) => processes.row(id)), now);
 }
 
 const providersOf = (receivers: readonly Receiver[]) => receivers.map(({ provider }) => provider);

@@ -3,7 +3,8 @@ import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { formatQualifiedIdentifier, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { SortOrder } from '../core/paging.js';
 import type { Receiver } from '../participants/search-index.js';
-import { catalogueOf } from './service-group.js';
+import { publishedAt } from '../processes/publication.js';
+import { catalogueOf, nextRemovalFor } from './service-group.js';
 import type { PublishedEndpoint, PublishedProcess } from './xml.js';
 
 /** The database's order of the processes' identifiers (its collation), as the answers listed them when a join read them. */
@@ -35,13 +36,17 @@ function publishedEndpoints(accessPoint: AccessPoint): PublishedEndpoint[] {
 }
 
 /**
- * The processes of an organization's live participants (`receivers`) that carry the document type, each with the
- * published endpoints of the access points of the providers receiving it, from the catalogue held in memory: visible
- * processes with the document type visible among theirs, in the database's order of their identifiers; within one,
- * each receiver's endpoints in their order.
+ * The processes of an organization's live participants (`receivers`) that carry the document type at `now`, each with
+ * the published endpoints of the access points of the providers receiving it, from the catalogue held in memory:
+ * published processes with the document type published among theirs (publication.ts), in the database's order of their
+ * identifiers; within one, each receiver's endpoints in their order. `until`: the first removal instant after `now` of
+ * the receivers' processes and document types, which an answer built from them holds until.
  */
-export async function publishedProcesses(catalogue: CatalogueCache, receivers: readonly Receiver[], documentType: QualifiedIdentifier): Promise<PublishedProcess[]> {
-  const { accessPointOf, processes } = await catalogueOf(catalogue, receivers);
+export async function publishedProcesses(
+  catalogue: CatalogueCache, receivers: readonly Receiver[], documentType: QualifiedIdentifier, now: number,
+): Promise<{ processes: PublishedProcess[]; until: number }> {
+  const held = await catalogueOf(catalogue, receivers);
+  const { accessPointOf, processes } = held;
   const wanted = formatQualifiedIdentifier(documentType);
   const endpointsOf = new Map<string, PublishedEndpoint[]>();
   for (const { provider, processes: ids } of receivers) {
@@ -50,10 +55,12 @@ export async function publishedProcesses(catalogue: CatalogueCache, receivers: r
     if (endpoints.length === 0) continue;
     for (const id of ids) endpointsOf.set(id, [...endpointsOf.get(id) ?? [], ...endpoints]);
   }
-  return processes.rowsIn([...endpointsOf.keys()], BY_SCHEME_THEN_VALUE)
-    .filter((process) => process.visible && process.documentTypes.some((type) => type.visible && type.qualifiedIdentifier === wanted))
+  const published = processes.rowsIn([...endpointsOf.keys()], BY_SCHEME_THEN_VALUE)
+    .filter((process) => publishedAt(process, now)
+      && process.documentTypes.some((type) => publishedAt(type, now) && type.qualifiedIdentifier === wanted))
     .map((process) => ({
       process: parseQualifiedIdentifier(process.qualifiedIdentifier) as QualifiedIdentifier,
       endpoints: endpointsOf.get(process.identifier) ?? [],
     }));
+  return { processes: published, until: nextRemovalFor(held, receivers, now) };
 }

@@ -12,11 +12,11 @@ import { base64Der, testCertificate } from '../helpers/certificates.js';
 
 type Process = Schemas['Process'];
 
-const summary = (identifier: string, title: string) => ({ identifier, title, qualifiedIdentifier: `s::${title}`, restricted: false, visible: true });
+const summary = (identifier: string, title: string) => ({ identifier, title, qualifiedIdentifier: `s::${title}`, restricted: false, visible: true, removedFrom: null });
 function process(overrides: Partial<Process> = {}): Process {
   return {
     identifier: 'p-1', qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1', domain: 'billing', title: 'Reminder', alias: null, restricted: false,
-    visible: true, capabilities: [], documentTypes: [], dependencies: [], requiredICDs: [], ...overrides,
+    visible: true, removedFrom: null, capabilities: [], documentTypes: [], dependencies: [], requiredICDs: [], ...overrides,
   };
 }
 const en = translator('en');
@@ -174,8 +174,8 @@ describe('the audit trail as a reader sees it', () => {
 
 describe('since when an organization can receive a document type', () => {
   it('lists each document type once, since the earliest of its processes', () => {
-    const invoice = { identifier: 'd-1', title: 'Invoice', qualifiedIdentifier: 'busdox-docid-qns::invoice', visible: true };
-    const order = { identifier: 'd-2', title: 'Order', qualifiedIdentifier: 'busdox-docid-qns::order', visible: true };
+    const invoice = { identifier: 'd-1', title: 'Invoice', qualifiedIdentifier: 'busdox-docid-qns::invoice', visible: true, removedFrom: null };
+    const order = { identifier: 'd-2', title: 'Order', qualifiedIdentifier: 'busdox-docid-qns::order', visible: true, removedFrom: null };
     const billing = { ...process({ identifier: 'p-1', documentTypes: [invoice] }), receivableSince: '2026-05-01' };
     const ordering = { ...process({ identifier: 'p-2', documentTypes: [order, invoice] }), receivableSince: '2025-02-03' };
     expect(receivableDocumentTypes([billing, ordering])).toEqual([
