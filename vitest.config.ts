@@ -11,7 +11,8 @@ export default defineConfig({
     maxWorkers: 4,
     // A worker runs file after file in one process: the modules, the build of their TypeScript and the embedded
     // database's WebAssembly are loaded once per worker instead of once per file. Each file still has its own
-    // database and app; nothing in src/ or test/helpers keeps state at module level that one file could leave to another.
+    // database and app; nothing in src/ or test/helpers keeps state at module level that one file could leave to another
+    // (the one setting kept there, the scrypt cost of new password hashes, is set again before each file: test/each-file.ts).
     isolate: false,
     setupFiles: ['test/each-file.ts'],
     reporters: ['default', './test/file-times-reporter.ts'],

@@ -21,6 +21,8 @@ const INPUTS = ['src', 'web', 'scripts/build.mjs', 'scripts/copy-assets.mjs', 's
 const GENERATED = new Set(['web/src/api/schema.d.ts']);
 /** What a start needs of the build. */
 const OUTPUTS = ['dist/server.js', 'dist/cli.js', 'dist/console/index.html'];
+/** tsc's record of what it compiled (tsconfig.build.json: incremental): a build after a change compiles what it touched. */
+const TS_BUILD_INFO = join(ROOT, 'dist', 'tsconfig.build.tsbuildinfo');
 
 function filesOf(path) {
   if (!existsSync(join(ROOT, path))) return [];
@@ -72,6 +74,10 @@ function run(command, args) {
 }
 
 function build(hash) {
+  // tsc takes its record's word that the outputs it lists are there: kept only from a build that finished and whose
+  // outputs are all there, else the compile starts afresh.
+  const lastBuildWhole = readStamp() !== undefined && OUTPUTS.every((output) => existsSync(join(ROOT, output)));
+  if (!lastBuildWhole) rmSync(TS_BUILD_INFO, { force: true });
   // Gone until the build has finished: a build that fails half-way is never taken for current.
   rmSync(STAMP, { force: true });
   run('tsc', ['-p', 'tsconfig.build.json']);

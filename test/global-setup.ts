@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { runtimeProblem } from '../scripts/check-runtime.mjs';
 import { prepareEmbeddedTemplate } from './helpers/database.js';
-import { prepareTestUserHashes } from './helpers/test-users.js';
+import { prepareTestUserHashes, useTestHashCost } from './helpers/test-users.js';
 
 const INSTALL_SCRIPT = new URL('../scripts/install-system-packages.sh', import.meta.url).pathname;
 const BUILD_SCRIPT = new URL('../scripts/build.mjs', import.meta.url).pathname;
@@ -12,7 +12,7 @@ const BUILD_SCRIPT = new URL('../scripts/build.mjs', import.meta.url).pathname;
  * what to do, instead of failing halfway through. Then the build is made current, as `npm start` makes it: the
  * tests run the entry points and the console from dist/ as an operator does, each process without compiling
  * TypeScript again. Last, the migrated embedded database each test file's copy is loaded from, and the test users'
- * password hashes.
+ * password hashes (at the suite's cheaper cost).
  */
 export default function prepare(): Promise<void> {
   // Vitest runs the set-up for the root and again for each project (they extend it), all in this one process and
@@ -34,5 +34,6 @@ async function prepareOnce(): Promise<void> {
   }
   execFileSync(process.execPath, [BUILD_SCRIPT, '--if-changed'], { stdio: ['ignore', 'ignore', 'inherit'] });
   await mkdir(new URL('../test-output', import.meta.url), { recursive: true });
+  useTestHashCost();
   await Promise.all([prepareEmbeddedTemplate(), prepareTestUserHashes()]);
 }

@@ -8,7 +8,7 @@ import type { ChangeNotice } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
 import { loginThrottle, type LoginThrottle, type LoginThrottleOptions, type PairLock, type SignInLock } from './login-throttle.js';
-import { UNKNOWN_USER_HASH, verifyPassword } from './password.js';
+import { unknownUserHash, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
 import { followLocks, MAX_LOCKS_PER_ADDRESS, storeLock } from './sign-in-locks.js';
 import type { StillVerified } from './sessions.js';
@@ -125,7 +125,7 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
     const user = await hashing.run(address, async () => {
       try {
         const found = await findCredentials(db, username);
-        return (await verifyPassword(password, found?.passwordHash ?? UNKNOWN_USER_HASH)) ? found : undefined;
+        return (await verifyPassword(password, found?.passwordHash ?? unknownUserHash())) ? found : undefined;
       } catch (error) {
         counts.abandoned(username, address);
         throw error;

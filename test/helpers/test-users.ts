@@ -1,13 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashPassword } from '../../src/users/password.js';
+import { hashPassword, setHashCostForTests } from '../../src/users/password.js';
 
 /** The users every test app has, one of each role; each signs in with `passwordOf(username)`. */
 export const TEST_USERNAMES = ['admin', 'authority', 'provider-one', 'provider-two', 'ap-provider'] as const;
 export type TestUsername = (typeof TEST_USERNAMES)[number];
 
 export const passwordOf = (username: string) => `${username}-secret-password`;
+
+/**
+ * The N of the suite's scrypt hashes (the service's is 2^15): 32 times cheaper, the same check. Thousands of sign-ins
+ * at the service's cost took minutes of both cores; only the test of a check's cost (login-throttle) uses that one.
+ */
+export const TEST_HASH_N = 2 ** 10;
+
+/** Makes new hashes, and the unknown users' check, cost TEST_HASH_N: in each test file and in the global set-up. */
+export const useTestHashCost = () => setHashCostForTests(TEST_HASH_N);
 
 /** Their password hashes, made once per run by the suite's global set-up: scrypt is slow by design. */
 const HASHES = join(import.meta.dirname, '..', '..', 'test-output', 'test-user-hashes.json');
