@@ -257,7 +257,8 @@ async function restore(file: string): Promise<void> {
 }
 
 async function importFile(db: Database, file: string, serviceProviderId: string | undefined, allOrNothing: boolean): Promise<void> {
-  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, progress: process.stderr });
+  const valueChecks = loadConfig().IDENTIFIER_VALUE_CHECKS ? 'refuse' : 'record';
+  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, valueChecks, progress: process.stderr });
   console.log(`Imported ${imported} participants.${present > 0 ? ` ${present} were present already and skipped.` : ''}`);
 }
 

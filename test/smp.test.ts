@@ -12,7 +12,7 @@ import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js'
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
 import { base64Der, testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
-import { addParticipant, participantForm, today } from './helpers/participants.js';
+import { addParticipant, participantForm, today, uniqueOrganization } from './helpers/participants.js';
 import {
   expectValidSignedAnswer, metadataPath, publishedParticipant, SMP_XSD_DIR, useAccessPointOf, validateAgainstSmpSchema, verifySignature,
 } from './helpers/smp.js';
@@ -199,7 +199,7 @@ describe('the legacy signed samples beside the schemas (negative cases)', () => 
 
 describe('what is published follows the registry', () => {
   it('answers 404 for an unknown participant, an unknown document type and one the organization cannot receive', async () => {
-    expectErrorBody(await http.get(serviceGroupPath(`${SCHEME}::0192:unknown${Date.now()}`), null), 404);
+    expectErrorBody(await http.get(serviceGroupPath(`${SCHEME}::0192:${uniqueOrganization()}`), null), 404);
     expectErrorBody(await http.get(metadataPath(organization, 'busdox-docid-qns::urn:unknown'), null), 404);
     const other = await addDocumentType(t.app, t.users.authority);
     expectErrorBody(await http.get(metadataPath(organization, other.qualifiedIdentifier), null), 404);
@@ -450,15 +450,15 @@ describe('identifiers in the path', () => {
   it.each([
     ['no ICD separator', `/${encodeURIComponent(`${SCHEME}::0192`)}`],
     ['an empty value', `/${encodeURIComponent(`${SCHEME}::`)}`],
-    ['an empty scheme', `/${encodeURIComponent('::0192:1')}`],
+    ['an empty scheme', `/${encodeURIComponent('::0192:100000008')}`],
     ['an overlong value', `/${encodeURIComponent(`${SCHEME}::0192:${'9'.repeat(600)}`)}`],
   ])('answers 400 for a participant identifier with %s', async (_name, url) => {
     expectErrorBody(await http.get(url, null), 400);
   });
 
   it.each([
-    ['an unknown scheme', `/${encodeURIComponent('other-scheme::0192:1')}`],
-    ['the scheme in upper case', `/${encodeURIComponent(`${SCHEME.toUpperCase()}::0192:1`)}`],
+    ['an unknown scheme', `/${encodeURIComponent('other-scheme::0192:100000008')}`],
+    ['the scheme in upper case', `/${encodeURIComponent(`${SCHEME.toUpperCase()}::0192:100000008`)}`],
     ['an unknown ICD', `/${encodeURIComponent(`${SCHEME}::9999:1`)}`],
   ])('answers 404 for %s', async (_name, url) => {
     expectErrorBody(await http.get(url, null), 404);
@@ -510,7 +510,7 @@ describe('GET /businesscard/{participantId}', () => {
       + `<ParticipantIdentifier scheme="${SCHEME}">${value}</ParticipantIdentifier>`
       + `<BusinessEntity registrationDate="${today()}"><Name>${participantForm().name as string}</Name><CountryCode>NO</CountryCode>`
       + `<Identifier scheme="0192">${value.slice(5)}</Identifier></BusinessEntity></BusinessCard>`);
-    expectErrorBody(await http.get(`/businesscard/${encodeURIComponent(`${SCHEME}::0192:nobody${Date.now()}`)}`, null), 404);
+    expectErrorBody(await http.get(`/businesscard/${encodeURIComponent(`${SCHEME}::0192:${uniqueOrganization()}`)}`, null), 404);
   });
 });
 

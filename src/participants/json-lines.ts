@@ -10,7 +10,7 @@ import { escapeLineSeparators } from '../core/json.js';
 import { validatorCompiler } from '../http/validators.js';
 import { validationErrorOf } from '../http/validation.js';
 import { isUuid } from './identifiers.js';
-import { ADD_FORM, registerParticipant, registerParticipants, type Registration } from './writes.js';
+import { ADD_FORM, registerParticipant, registerParticipants, type Registration, type ValueChecks } from './writes.js';
 import { streamParticipants } from './repository.js';
 import { existingServiceProviders } from './service-provider-lookups.js';
 import { AddParticipantForm, type Participant } from './schemas.js';
@@ -57,6 +57,8 @@ export interface ImportOptions {
   progress?: Writable;
   /** Lines registered at once (BATCH_LINES): smaller in tests, to cross batches with a few lines. */
   batchLines?: number;
+  /** IDENTIFIER_VALUE_CHECKS: `record` stores a line whose organization identifier breaks its scheme's rule; default `refuse`. */
+  valueChecks?: ValueChecks;
 }
 
 export interface ImportResult {
@@ -116,6 +118,7 @@ export async function importParticipants(db: Database, path: string, options: Im
     throw new ImportError(`${path}: no such file, or not readable`);
   });
   const tally = new Tally();
+  const checks = options.valueChecks ?? 'refuse';
   const progress = options.progress;
   const timer = progress && setInterval(() => progress.write(`import: ${tally.toString()}\n`), PROGRESS_EVERY_MS);
   try {
@@ -123,13 +126,13 @@ export async function importParticipants(db: Database, path: string, options: Im
     if (options.allOrNothing) {
       // One transaction is one connection: its batches are stored one after the other.
       await db.transaction(async (tx) => {
-        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false), (outcome) => tally.add(outcome));
+        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false, checks), (outcome) => tally.add(outcome));
         if (tally.refused > 0) {
           throw new ImportError([`Nothing imported: ${tally.refused} of ${tally.read} lines are wrong.`, ...tally.errorReport()].join('\n'));
         }
       });
     } else {
-      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true)), (outcome) => tally.add(outcome));
+      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true, checks)), (outcome) => tally.add(outcome));
       if (tally.refused > 0) {
         throw new ImportError([`Imported ${tally.imported} participants (${tally.present} already present); `
           + `${tally.refused} of ${tally.read} lines are wrong and were not imported.`, ...tally.errorReport()].join('\n'));
@@ -205,7 +208,7 @@ async function* batchesOf(path: string, tally: Tally, serviceProviderId: string 
  * Registers a batch of lines at once; a line the batch cannot settle (see `registerParticipants`) is registered on
  * its own, in a savepoint, for its exact error. `skipPresent`: a participant its provider has already is skipped.
  */
-async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean): Promise<BatchOutcome> {
+async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, checks: ValueChecks): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { imported: 0, present: 0, refused: [...batch.wrong] };
   const known = await existingServiceProviders(tx, batch.registrations.map((line) => line.serviceProviderId));
   const registrations = batch.registrations.filter((line) => {
@@ -213,20 +216,20 @@ async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean): P
     outcome.refused.push({ number: line.number, message: `no service provider with identifier '${line.serviceProviderId}'` });
     return false;
   });
-  const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations);
+  const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations, checks);
   for (const [index, line] of registrations.entries()) {
     const registered = outcomes[index];
     if (typeof registered === 'object') outcome.imported += 1;
     else if (registered === 'present' && skipPresent) outcome.present += 1;
-    else await importOneByOne(tx, line, outcome);
+    else await importOneByOne(tx, line, outcome, checks);
   }
   return outcome;
 }
 
-async function importOneByOne(tx: Queryable, line: Registration & { number: number }, outcome: BatchOutcome): Promise<void> {
+async function importOneByOne(tx: Queryable, line: Registration & { number: number }, outcome: BatchOutcome, checks: ValueChecks): Promise<void> {
   await tx.query('SAVEPOINT participant_line');
   try {
-    await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form);
+    await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form, undefined, checks);
     await tx.query('RELEASE SAVEPOINT participant_line');
     outcome.imported += 1;
   } catch (error) {
