@@ -62,7 +62,7 @@ beforeAll(async () => {
   order = await addDocumentType(t.app, t.users.authority, { qualifiedIdentifier: `busdox-docid-qns::urn:Order-${Date.now()}##Case::Sensitive` });
   billing = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: invoice.identifier }] });
   ordering = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: invoice.identifier }, { identifier: order.identifier }] });
-  const organizationIdentifier = `smp${Date.now()}`;
+  const organizationIdentifier = uniqueOrganization();
   participantAtA = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: billing.identifier }] });
   await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, processes: [{ identifier: ordering.identifier }] });
   organization = `${SCHEME}::0192:${organizationIdentifier}`;
@@ -434,7 +434,7 @@ describe('over HTTP, where a service group held in memory is sent before the rou
   });
 
   it('lists a registration at once after the write that made it, and answers 404 at once after its delete', async () => {
-    const organizationIdentifier = `early${Date.now()}`;
+    const organizationIdentifier = uniqueOrganization();
     const path = serviceGroupPath(`${SCHEME}::0192:${organizationIdentifier}`);
     expectErrorBody(await http.get(path, null), 404);
     const added = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: ordering.identifier }] });
@@ -565,7 +565,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
 
   it('publishes what is registered, added and deleted through the first once it has heard each change', async () => {
     await participantsHeld(other.app);
-    const organizationIdentifier = `held${Date.now()}`;
+    const organizationIdentifier = uniqueOrganization();
     const qualified = `${SCHEME}::0192:${organizationIdentifier}`;
     const listed = async () => listedDocumentTypes((await other.app.inject(serviceGroupPath(qualified))).body);
     const certificatesFor = async (documentType: string) =>

@@ -22,6 +22,7 @@ import {
 import type { AddParticipantForm, Participant, UpdateParticipantForm } from './schemas.js';
 
 export const ADD_FORM = 'addParticipantFormDTO';
+export const UPDATE_FORM = 'updateParticipantFormDTO';
 
 /**
  * What a registration does with an organization identifier that breaks its scheme's rule (value-rules.ts): `refuse`
@@ -29,7 +30,6 @@ export const ADD_FORM = 'addParticipantFormDTO';
  * environment).
  */
 export type ValueChecks = 'refuse' | 'record';
-export const UPDATE_FORM = 'updateParticipantFormDTO';
 
 const contactOf = (contact: ContactForm): ContactRecord =>
   ({ name: contact.name, email: contact.email ?? null, phoneNumber: contact.phoneNumber ?? null });
