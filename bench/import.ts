@@ -8,6 +8,7 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dataset } from './dataset.js';
+import { norwegianNumberOf } from './keys.js';
 import { rssMiB } from './service.js';
 
 export interface ImportRun {
@@ -18,8 +19,8 @@ export interface ImportRun {
   exitCode: number | null;
 }
 
-/** Organization numbers of the imported participants: apart from the data set's and scenario 6's. */
-const IMPORT_BASE = 8_000_000_000;
+/** Organization numbers of the imported participants: apart from the data set's and scenario 6's (first digit 9, else 3). */
+const importedNumber = (i: number) => norwegianNumberOf(i, 9, 3);
 
 /** What an import run needs: the processes the lines name, their providers, and the database settings (environment). */
 export type ImportTarget = Pick<Dataset, 'freeProcessIds' | 'providers'> & { database: Record<string, string> };
@@ -28,7 +29,7 @@ async function writeLines(path: string, lines: number, data: ImportTarget): Prom
   const out = createWriteStream(path);
   for (let i = 1; i <= lines; i += 1) {
     const line = {
-      icd: '0192', organizationIdentifier: String(IMPORT_BASE + i), name: `Importert Testbedrift ${i} AS`,
+      icd: '0192', organizationIdentifier: importedNumber(i), name: `Importert Testbedrift ${i} AS`,
       processes: data.freeProcessIds.map((identifier) => ({ identifier })),
       contact: { name: 'Kari Nordmann', email: 'kari@example.no', phoneNumber: '+47 22 00 00 00' },
       provider: { identifier: data.providers[i % data.providers.length]?.id },

@@ -1,7 +1,7 @@
 import type { Dataset } from './dataset.js';
 import type { SmpLookup } from './smp.js';
 import {
-  icdOf, NAME_FRAGMENTS, organizationOf, PARTICIPANT_SCHEME, PROVIDER_COUNT, providerIndexOf,
+  icdOf, NAME_FRAGMENTS, norwegianNumberOf, organizationOf, PARTICIPANT_SCHEME, PROVIDER_COUNT, providerIndexOf,
   qualifiedIdentifierOf, sqlKeys,
 } from './keys.js';
 
@@ -81,7 +81,7 @@ export function scenarios(data: Dataset): Scenario[] {
     id, title, unit: 'adds', connections,
     pgbenchVariables: ['\\set bench_a random(1, 999999999)', `\\set bench_k random(0, ${PROVIDER_COUNT - 1})`],
     draw() {
-      const organization = String(9_000_000_000 + (added += 1));
+      const organization = norwegianNumberOf(added += 1, 7, 2);
       const k = random(PROVIDER_COUNT);
       const headers = { ...JSON_ACCEPT, authorization: providerAuth[k] as string };
       const qualified = `${PARTICIPANT_SCHEME}::0192:${organization}`;

@@ -20,7 +20,7 @@ const participants = Number(args.participants);
 
 const { key } = await benchSmpKey();
 const certificate = key.certificatePem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
-const participant = { scheme: 'iso6523-actorid-upis', value: '0192:810000001' };
+const participant = { scheme: 'iso6523-actorid-upis', value: '0192:810000007' };
 const documentType = { scheme: 'busdox-docid-qns', value: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1' };
 const processes: PublishedProcess[] = [{
   process: { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' },

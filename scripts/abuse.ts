@@ -221,7 +221,7 @@ async function main(): Promise<void> {
     const baseUrl = new URL(service.url);
     const { admin, providers: [flooder, measured] } = await provision(service.url);
     if (!flooder || !measured) throw new Error('provisioning made fewer than two providers');
-    const organization = 'abuse-measured';
+    const organization = '923609016';
     const path = `/rest/api/participants/${encodeURIComponent(`iso6523-actorid-upis::0192:${organization}`)}`;
     const created = await call(service.url, {
       method: 'POST', path: '/rest/api/participants', authorization: measured.authorization,

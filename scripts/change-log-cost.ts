@@ -12,11 +12,12 @@
  *    at the SML (that kind of failure, for it alone): the lag is the others', and `setAside` says where it went.
  * CHANGE_LOG_COST_DATABASE_URL names the server (default postgres://postgres@127.0.0.1:5432/test).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { appendChange, SYSTEM_ACTOR } from '../src/db/change-log.js';
 import { startLocalSml } from '../dev/local-sml.js';
+import { norwegianNumberOf } from '../bench/keys.js';
 import type { Database } from '../src/db/database.js';
 import { openEmbedded } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
@@ -92,13 +93,16 @@ async function deliveryLag(db: Database) {
     });
     if (response.statusCode !== 201) throw new Error(`add participant: ${response.statusCode} ${response.body}`);
   };
+  // Valid Norwegian numbers (the API refuses others), of this run's own: a random start, then one each.
+  const start = randomInt(0, 5_000_000);
+  const organizationNumber = (index: number) => norwegianNumberOf((start + index) % 10_000_000, 6, 1);
   if (failing !== undefined) {
-    const organizationIdentifier = `lagfailing${randomBytes(3).toString('hex')}`;
+    const organizationIdentifier = organizationNumber(9_999_999);
     sml.failFor(`iso6523-actorid-upis::0192:${organizationIdentifier}`, failing);
     await add(organizationIdentifier);
   }
   const rate = await run(participants, async (index) => {
-    const organizationIdentifier = `lag${index}${randomBytes(3).toString('hex')}`;
+    const organizationIdentifier = organizationNumber(index);
     await add(organizationIdentifier);
     answered.set(`iso6523-actorid-upis::0192:${organizationIdentifier}`, Date.now());
   });

@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { norwegianNumberOf } from '../bench/keys.js';
 import {
   basic, call, freshStorage, provision, startService, stopService, type Actors, type Answer, type Call,
 } from '../test/reliability/harness/service.js';
@@ -48,7 +49,7 @@ async function send(baseUrl: string, request: Call): Promise<Answer | undefined>
 /** One round of what providers and readers do: searches, reads, a participant's life, a typo'd password. */
 async function mixedRound(baseUrl: string, actors: Actors, worker: number, round: number) {
   const [provider] = actors.providers as [Actors['providers'][number]];
-  const organization = `soak${worker}x${round}`;
+  const organization = norwegianNumberOf(worker * 100_000 + round, 5, 4);
   const qualified = encodeURIComponent(`iso6523-actorid-upis::0192:${organization}`);
   await send(baseUrl, { path: '/rest/api/processes?size=20&sort=title' });
   await send(baseUrl, { path: '/rest/api/processes', accept: 'application/vnd.registry.processes.stream.v1+json' });

@@ -30,7 +30,8 @@ import untrustedForwarding, { proxyTrust } from './http/forwarded.js';
 import mediaTypes from './http/media-types.js';
 import organizations, { ORGANIZATIONS_PREFIX } from './organizations/routes.js';
 import { organizationProcessesAtOnce } from './organizations/answers-at-once.js';
-import participants from './participants/routes.js';
+import participants, { identifierFaults } from './participants/routes.js';
+import { checkUncheckedIdentifiers } from './participants/identifier-faults.js';
 import requestHygiene from './http/request-hygiene.js';
 import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
@@ -115,6 +116,8 @@ export interface AppOptions {
   changePageMaxBytes?: number;
   /** CERTIFICATE_WARNING_DAYS: certificates expiring within as many days are logged (at start, then daily) and listed in the status; default 30. */
   certificateWarningDays?: number;
+  /** IDENTIFIER_VALUE_CHECKS: `false` stores a new organization identifier that breaks its scheme's rule (listed with its fault); default true. */
+  identifierValueChecks?: boolean;
   /** Hot standbys of `db` (DATABASE_READ_URLS), opened and closed by the caller: the standby routes read from them. */
   standbys?: readonly StandbyDatabase[];
   replication?: Pick<ReplicationOptions, 'maxLagMs' | 'checkMs'>;
@@ -228,6 +231,7 @@ export async function buildApp(options: AppOptions) {
   }
   if (replication) app.addHook('onClose', () => replication.stop());
   app.addHook('onClose', () => changes.stop());
+  if (options.followChanges !== false) checkIdentifiersAfterStart(app, options.db);
   if (options.followChanges !== false) {
     const expiry = expirySweeper(app.db, (error) => app.log.error({ err: error }, 'expiring participants failed; retried at the next sweep'));
     app.addHook('onReady', () => expiry.start());
@@ -272,7 +276,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(openapi);
 
   await app.register(processes, { prefix: '/rest/api/processes' });
-  await app.register(participants, { prefix: '/rest/api/participants' });
+  await app.register(participants, { prefix: '/rest/api/participants', valueChecks: options.identifierValueChecks === false ? 'record' : 'refuse' });
+  await app.register(identifierFaults, { prefix: '/rest/api/identifier-faults' });
   await app.register(organizations, { prefix: ORGANIZATIONS_PREFIX });
   await app.register(documentTypes, { prefix: '/rest/api/document-types' });
   await app.register(accessPoints, { prefix: '/rest/api/accessPoints' });
@@ -326,6 +331,24 @@ async function smpRoutesOptions({ db, catalogue, participantSearch }: Pick<Datab
   });
   const publisher = new SmpPublisher({ db, catalogue, participants: participantSearch, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
   return { publisher };
+}
+
+/**
+ * Once the application is ready, the participants registered before the identifier rules are checked in the
+ * background (participants/identifier-faults.ts), the log saying how many; a stop ends it after its batch.
+ */
+function checkIdentifiersAfterStart(app: FastifyInstance, db: Database) {
+  let checking: Promise<void> | undefined;
+  let stopped = false;
+  app.addHook('onReady', () => {
+    checking = checkUncheckedIdentifiers(db, () => stopped).then((checked) => {
+      if (checked > 0) app.log.info({ checked }, `checked the organization identifiers of ${checked} participants registered before the identifier rules`);
+    }, (error: unknown) => app.log.error({ err: error }, 'checking the organization identifiers of earlier participants failed; retried at the next start'));
+  });
+  app.addHook('onClose', () => {
+    stopped = true;
+    return checking;
+  });
 }
 
 /** The standbys' changes of state and failed checks, said in the application's log. */

@@ -287,10 +287,12 @@ async function restore(file: string): Promise<void> {
 }
 
 async function importFile(db: Database, file: string, serviceProviderId: string | undefined, allOrNothing: boolean): Promise<void> {
-  const register = nationalRegisterOptionsOf(loadConfig());
+  const config = loadConfig();
+  const register = nationalRegisterOptionsOf(config);
   // Every Norwegian line's organization is asked of the register (a few at a time), as the API asks it.
   const organizationCheck = register && registerCheck(nationalRegisterClient(register), register.recheckAfterSeconds);
-  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, progress: process.stderr, organizationCheck });
+  const valueChecks = config.IDENTIFIER_VALUE_CHECKS ? 'refuse' : 'record';
+  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, valueChecks, progress: process.stderr, organizationCheck });
   console.log(`Imported ${imported} participants.${present > 0 ? ` ${present} were present already and skipped.` : ''}`);
 }
 

@@ -32,6 +32,11 @@ const ConfigSchema = Type.Object({
    * memory (at 2,000,000 participants some 475 MiB of resident memory per instance).
    */
   PARTICIPANT_SEARCH_IN_MEMORY: Type.Boolean({ default: true }),
+  /**
+   * `false` (a test environment only): a new participant's organization identifier is not refused when it breaks its
+   * scheme's rule (the code list's pattern and check digit); it is stored and listed with its fault.
+   */
+  IDENTIFIER_VALUE_CHECKS: Type.Boolean({ default: true }),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
   /** Processes serving the API on one port (node:cluster); more than 1 only on PostgreSQL. */

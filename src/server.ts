@@ -131,6 +131,7 @@ async function serve(config: Config): Promise<void> {
     logger: loggerOptions(config.LOG_LEVEL, logOutput),
     logReads: config.LOG_REQUESTS,
     participantSearchInMemory: config.PARTICIPANT_SEARCH_IN_MEMORY,
+    identifierValueChecks: config.IDENTIFIER_VALUE_CHECKS,
     bodyLimit: config.BODY_LIMIT,
     changePageMaxBytes: config.CHANGE_PAGE_MAX_BYTES,
     loginThrottle: {

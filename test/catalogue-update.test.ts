@@ -49,12 +49,12 @@ beforeAll(async () => {
   const [participant] = await t.db.query<{ id: string }>(
     `INSERT INTO participants (service_provider_id, icd, organization_identifier, name, registration_date,
                                last_modification_date, contact_name)
-     VALUES ($1, '0192', '987654321', 'Ordering Customer AS', '2024-01-02', '2024-01-03', 'Kari') RETURNING id`,
+     VALUES ($1, '0192', '987654325', 'Ordering Customer AS', '2024-01-02', '2024-01-03', 'Kari') RETURNING id`,
     [t.fixture.serviceProviderId],
   );
   await t.db.query(
     `INSERT INTO participant_processes (participant_id, process_id, icd, organization_identifier)
-     SELECT $1, id, '0192', '987654321' FROM processes WHERE value = ANY($2::text[])`,
+     SELECT $1, id, '0192', '987654325' FROM processes WHERE value = ANY($2::text[])`,
     [participant?.id, [ORDERING, BILLING]],
   );
 });

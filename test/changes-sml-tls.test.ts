@@ -49,7 +49,7 @@ async function appWith(certificate: boolean): Promise<App> {
 
 describe('mutual TLS with the SML', () => {
   it('refuses a call without the SMP\'s client certificate, and takes one with it', async () => {
-    const participant = 'iso6523-actorid-upis::0192:tls-direct';
+    const participant = 'iso6523-actorid-upis::0192:500000007';
     await expect(smlClient({ url: sml.url, smpId: SMP_ID }).create(participant)).rejects.toBeInstanceOf(SmlError);
     expect(held().has(participant)).toBe(false);
     await smlClient({ url: sml.url, smpId: SMP_ID, clientCertificateFile: file('client.pem'), clientKeyFile: file('client.key') }).create(participant);

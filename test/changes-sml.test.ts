@@ -339,17 +339,17 @@ describe('sml-reconcile', () => {
     await delivered();
     // Drift: the SML lost one registration and holds one the registry never had.
     held().delete(participant.qualifiedIdentifier);
-    held().add('iso6523-actorid-upis::0192:stranger');
+    held().add('iso6523-actorid-upis::0192:400000018');
     const client = smlClient({ url: sml.url, smpId: SMP_ID });
     const listed = await reconcileSml(t.db, client, { dryRun: true });
-    expect(listed).toMatchObject({ missing: [{ participant: participant.qualifiedIdentifier }], extra: [{ participant: 'iso6523-actorid-upis::0192:stranger' }], repaired: false });
+    expect(listed).toMatchObject({ missing: [{ participant: participant.qualifiedIdentifier }], extra: [{ participant: 'iso6523-actorid-upis::0192:400000018' }], repaired: false });
     expect(held().has(participant.qualifiedIdentifier)).toBe(false);
     expect(await reconcileSml(t.db, client)).toMatchObject({
       missing: [{ participant: participant.qualifiedIdentifier, outcome: 'registered' }],
-      extra: [{ participant: 'iso6523-actorid-upis::0192:stranger', outcome: 'deleted' }],
+      extra: [{ participant: 'iso6523-actorid-upis::0192:400000018', outcome: 'deleted' }],
     });
     expect(held().has(participant.qualifiedIdentifier)).toBe(true);
-    expect(held().has('iso6523-actorid-upis::0192:stranger')).toBe(false);
+    expect(held().has('iso6523-actorid-upis::0192:400000018')).toBe(false);
     expect(await reconcileSml(t.db, client, { dryRun: true })).toMatchObject({ missing: [], extra: [] });
   });
 });

@@ -10,6 +10,7 @@ import { findCredentials } from '../src/users/repository.js';
 import { getParticipant } from '../src/participants/repository.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
 import { testDatabaseKind } from './helpers/database.js';
+import { organizationNumberFor } from './helpers/organization-numbers.js';
 import { freshDatabaseUrl, runCli, startServer } from './helpers/entry-point.js';
 
 const SLOW = 300_000;
@@ -126,7 +127,7 @@ describe('registry export-participants and import-participants', () => {
     expect(result.stdout).toContain('Exported 3 participants');
     const participants = lines(await readFile(exported, 'utf8'));
     expect(participants.map((participant) => participant.qualifiedIdentifier).sort()).toEqual([
-      'iso6523-actorid-upis::0007:5560000001', 'iso6523-actorid-upis::0088:7300000000001', 'iso6523-actorid-upis::0192:910000001',
+      'iso6523-actorid-upis::0007:5560000001', 'iso6523-actorid-upis::0088:7300000000004', 'iso6523-actorid-upis::0192:910000004',
     ]);
     expect(participants[0].processes).toEqual([{ qualifiedIdentifier: BILLING, title: expect.any(String) }]);
     expect(participants[0].provider.title).toBe('Demo Service Provider One');
@@ -148,15 +149,15 @@ describe('registry export-participants and import-participants', () => {
 
     const creationsBefore = await participantCreations();
     const participants = lines(await readFile(exported, 'utf8'));
-    const renamed = participants.map((participant, index) => ({ ...participant, organizationIdentifier: `99000000${index}` }));
+    const renamed = participants.map((participant, index) => ({ ...participant, organizationIdentifier: organizationNumberFor(participant.icd, `99${index}`) }));
     renamed[1].icd = '1234';
     const file = join(dir, 'new.jsonl');
     await writeFile(file, renamed.map((participant) => JSON.stringify(participant)).join('\n'));
     expectRefusal(await runCli(['import-participants', file, ALL_OR_NOTHING], env), /Nothing imported: 1 of 3 lines are wrong\.\nline 2: icd: must be one of the allowed values/);
-    renamed[1].icd = '0192';
+    renamed[1].icd = participants[1].icd;
     await writeFile(file, [...renamed, renamed[0]].map((participant) => JSON.stringify(participant)).join('\n'));
     expectRefusal(await runCli(['import-participants', ALL_OR_NOTHING, file], env),
-      /Nothing imported: 1 of 4 lines are wrong\.\nline 4: The service provider already has a participant for iso6523-actorid-upis::\d{4}:990000000/);
+      new RegExp(`Nothing imported: 1 of 4 lines are wrong\\.\nline 4: The service provider already has a participant for iso6523-actorid-upis::\\d{4}:${renamed[0].organizationIdentifier}`));
     expect(lines((await runCli(['export-participants'], env)).stdout)).toHaveLength(3);
     expect(await participantCreations()).toBe(creationsBefore);
 
@@ -166,7 +167,7 @@ describe('registry export-participants and import-participants', () => {
     expect(imported.stdout).toContain('Imported 3 participants.');
     const all = lines((await runCli(['export-participants'], env)).stdout);
     expect(all).toHaveLength(6);
-    expect(all.find((participant) => participant.organizationIdentifier === '990000001').processes).toEqual(participants[1].processes);
+    expect(all.find((participant) => participant.organizationIdentifier === renamed[1].organizationIdentifier).processes).toEqual(participants[1].processes);
   }, SLOW);
 
   it('puts every imported participant with the service provider named on the command line', async () => {
@@ -175,7 +176,7 @@ describe('registry export-participants and import-participants', () => {
       (await db.query<{ id: string }>('SELECT id FROM service_providers WHERE id <> $1', [target]))[0]?.id as string);
     const file = join(dir, 'moved.jsonl');
     const participants = lines(await readFile(exported, 'utf8'))
-      .map((participant, index) => ({ ...participant, organizationIdentifier: `88000000${index}` }));
+      .map((participant, index) => ({ ...participant, organizationIdentifier: organizationNumberFor(participant.icd, `88${index}`) }));
     await writeFile(file, participants.map((participant) => JSON.stringify(participant)).join('\n'));
     const moved = await runCli(['import-participants', file, '--service-provider', other], env);
     expect(moved.code, moved.stderr).toBe(0);
@@ -187,15 +188,16 @@ describe('registry export-participants and import-participants', () => {
     const [first, second] = lines(await readFile(exported, 'utf8'));
     const otherProvider = await withDb(async (db) =>
       (await db.query<{ id: string }>('SELECT id FROM service_providers WHERE id <> $1', [first.provider.identifier]))[0]?.id as string);
-    const fresh = { ...first, organizationIdentifier: '770000000' };
+    const fresh = { ...first, organizationIdentifier: organizationNumberFor(first.icd, '770') };
+    const secondFresh = organizationNumberFor(second.icd, '771');
     const file = join(dir, 'resumable.jsonl');
     await writeFile(file, [
       fresh,
       { ...second, icd: '1234' },
-      { ...second, organizationIdentifier: '770000001' },
+      { ...second, organizationIdentifier: secondFresh },
       fresh,
       { ...first, provider: { identifier: otherProvider } },
-      { ...fresh, organizationIdentifier: '770000002', processes: [{ identifier: '00000000-0000-4000-8000-000000000000' }] },
+      { ...fresh, organizationIdentifier: organizationNumberFor(first.icd, '772'), processes: [{ identifier: '00000000-0000-4000-8000-000000000000' }] },
     ].map((participant) => JSON.stringify(participant)).join('\n'));
     const creationsBefore = await participantCreations();
 
@@ -206,12 +208,12 @@ describe('registry export-participants and import-participants', () => {
       "line 6: no process with identifier '00000000-0000-4000-8000-000000000000'"].join('\n')));
     const stored = lines((await runCli(['export-participants'], env)).stdout)
       .filter((participant) => participant.organizationIdentifier.startsWith('77'));
-    expect(stored.map((participant) => participant.organizationIdentifier).sort()).toEqual(['770000000', '770000001']);
+    expect(stored.map((participant) => participant.organizationIdentifier).sort()).toEqual([fresh.organizationIdentifier, secondFresh].sort());
     expect(await participantCreations()).toBe(creationsBefore + 2);
     const [logged] = await withDb((db) => db.query<{ after: unknown; identifier: string }>(
-      "SELECT identifier, change_log_state(after) AS after FROM change_log WHERE resource = 'participant' AND identifier LIKE '%:770000000'"));
+      "SELECT identifier, change_log_state(after) AS after FROM change_log WHERE resource = 'participant' AND identifier LIKE $1", [`%:${fresh.organizationIdentifier}`]));
     expect(logged?.after).toEqual(JSON.parse(JSON.stringify(await withDb((db) =>
-      getParticipant(db, { kind: 'identifier', id: stored.find((participant) => participant.organizationIdentifier === '770000000').identifier }, null)))));
+      getParticipant(db, { kind: 'identifier', id: stored.find((participant) => participant.organizationIdentifier === fresh.organizationIdentifier).identifier }, null)))));
 
     expectRefusal(await runCli(['import-participants', file], env), /Imported 0 participants \(3 already present\); 3 of 6 lines are wrong/);
     expect(await participantCreations()).toBe(creationsBefore + 2);

@@ -33,7 +33,7 @@ function resourceCalls(description: Description): string[] {
     if (!tag || calls.has(tag)) continue;
     const role = CALLERS.find((caller) => operation['x-roles']?.includes(caller)) ?? 'ANONYMOUS';
     const pathValues = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path')
-      .map((parameter) => `${parameter.name}: ${parameter.name === 'identifier' ? "'00000000-0000-4000-8000-000000000000'" : "'iso6523-actorid-upis::0192:987654321'"}`);
+      .map((parameter) => `${parameter.name}: ${parameter.name === 'identifier' ? "'00000000-0000-4000-8000-000000000000'" : "'iso6523-actorid-upis::0192:987654325'"}`);
     const params = [
       ...(operation.parameters?.some((parameter) => parameter.name === 'size') ? ['query: { size: 5 }'] : []),
       ...(pathValues.length > 0 ? [`path: { ${pathValues.join(', ')} }`] : []),

@@ -70,16 +70,16 @@ describe.runIf(testDatabaseKind === 'embedded')('npm start on a fresh clone (emb
     const added = await call(`${first.api}/participants`, first.serviceProvider, {
       method: 'POST',
       body: JSON.stringify({
-        icd: '0192', organizationIdentifier: '921000042', name: 'Newcomer Bakery AS',
+        icd: '0192', organizationIdentifier: '921000049', name: 'Newcomer Bakery AS',
         processes: [{ qualifiedIdentifier: BILLING }], contact: { name: 'Kari Nordmann', email: 'kari@bakery.example' },
       }),
     });
     expect(added.status, await added.clone().text()).toBe(201);
 
-    const found = await call(`${first.api}/participants?query=921000042&processes=true`, first.serviceProvider);
+    const found = await call(`${first.api}/participants?query=921000049&processes=true`, first.serviceProvider);
     const page = await found.json();
     expect(page.totalElements).toBe(1);
-    expect(page.content[0]).toMatchObject({ name: 'Newcomer Bakery AS', qualifiedIdentifier: 'iso6523-actorid-upis::0192:921000042' });
+    expect(page.content[0]).toMatchObject({ name: 'Newcomer Bakery AS', qualifiedIdentifier: 'iso6523-actorid-upis::0192:921000049' });
     expect(page.content[0].processes.map((process: { qualifiedIdentifier: string }) => process.qualifiedIdentifier)).toEqual([BILLING]);
 
     const demo = await call(`${first.api}/participants?size=50`, first.serviceProvider);

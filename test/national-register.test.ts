@@ -111,11 +111,14 @@ describe('new Norwegian participants against Enhetsregisteret', () => {
       defaultMessage: `Enhetsregisteret has no organization ${number}`,
     });
     expect((await call(t.app, { url: byQualified(`iso6523-actorid-upis::0192:${number}`), user: t.users.serviceProvider })).statusCode).toBe(404);
-    // Not a nine-digit number: refused without asking the register.
+    // Not an organization number by the ICD's rule (eight digits; nine with a wrong check digit): refused in the
+    // rule's words, without asking the register.
     const asked = register.asked.length;
-    const malformed = await add(t.users.serviceProvider, '92100004');
-    expect(malformed.statusCode).toBe(400);
-    expect(malformed.json().errors[0].defaultMessage).toBe('Enhetsregisteret has no organization 92100004: an organization number is nine digits');
+    for (const malformed of ['92100004', '921000042']) {
+      const refused = await add(t.users.serviceProvider, malformed);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().errors[0]).toMatchObject({ code: 'IdentifierRule', defaultMessage: expect.stringMatching(/^not a Norwegian organization number/) });
+    }
     expect(register.asked.length).toBe(asked);
   });
 

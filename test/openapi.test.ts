@@ -197,7 +197,7 @@ describe('the OpenAPI description', () => {
 
   it('names the shared schemas: the qualified identifier string, the page envelope, the ICD enum, the references', () => {
     const { schemas } = description.components;
-    expect(schemas.QualifiedIdentifier).toMatchObject({ type: 'string', examples: ['iso6523-actorid-upis::0192:987654321'] });
+    expect(schemas.QualifiedIdentifier).toMatchObject({ type: 'string', examples: ['iso6523-actorid-upis::0192:987654325'] });
     expect((schemas.Process?.properties as Record<string, unknown>).qualifiedIdentifier).toEqual({ $ref: '#/components/schemas/QualifiedIdentifier' });
     expect(schemas.QualifiedIdentifierInput).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'object' }] });
     expect(schemas.ICD).toMatchObject({ type: 'string', enum: [...ICDS] });

@@ -8,6 +8,7 @@ import {
   addParticipant, byQualified, dayFromToday, participantForm, PARTICIPANTS, SCHEME, today, uniqueOrganization, type Participant,
 } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
+import { gln } from './helpers/organization-numbers.js';
 
 const t = useTestApp();
 
@@ -28,7 +29,7 @@ describe('add participant', () => {
       method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider,
       headers: { accept: vendor('participants.add'), 'content-type': vendor('participants.add') },
       payload: participantForm({
-        organizationIdentifier: 'NO987654321', organizationPartIdentifier: 'dept-7', sourceIndicator: '3',
+        icd: '9909', organizationIdentifier: 'NO987654325MVA', organizationPartIdentifier: 'dept-7', sourceIndicator: '3',
         processes: [{ identifier: process.identifier }],
       }),
     });
@@ -38,9 +39,9 @@ describe('add participant', () => {
     const body = response.json();
     expect(body).toEqual({
       identifier: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      qualifiedIdentifier: `${SCHEME}::0192:no987654321`,
-      icd: '0192',
-      organizationIdentifier: 'no987654321',
+      qualifiedIdentifier: `${SCHEME}::9909:no987654325mva`,
+      icd: '9909',
+      organizationIdentifier: 'no987654325mva',
       organizationPartIdentifier: 'dept-7',
       sourceIndicator: '3',
       name: 'Acme Shipping AS',
@@ -121,8 +122,9 @@ describe('add participant', () => {
   });
 
   it('accepts the limits themselves: 35 characters, an empty part identifier, one digit', async () => {
+    // 9922 (AD:VAT) has no rule of its own: only the specification's bounds apply.
     const organizationIdentifier = `a${uniqueOrganization()}`.padEnd(35, '0');
-    const participant = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, organizationPartIdentifier: 'p'.repeat(35), sourceIndicator: '0' });
+    const participant = await addParticipant(t.app, t.users.serviceProvider, { icd: '9922', organizationIdentifier, organizationPartIdentifier: 'p'.repeat(35), sourceIndicator: '0' });
     expect(participant.organizationIdentifier).toBe(organizationIdentifier);
   });
 
@@ -162,7 +164,7 @@ describe('add participant', () => {
       });
       const entry = expectFieldError(expectErrorBody(refused, 400), 'addParticipantFormDTO', 'processes[0]', 'RequiredIcd');
       expect(entry.defaultMessage).toContain(process.qualifiedIdentifier);
-      await addParticipant(t.app, t.users.serviceProvider, { icd: '0088', processes: [{ identifier: process.identifier }] });
+      await addParticipant(t.app, t.users.serviceProvider, { icd: '0088', organizationIdentifier: gln(uniqueOrganization().padEnd(12, '0')), processes: [{ identifier: process.identifier }] });
     });
 
     it('refuses a process whose dependencies the participant does not have, and accepts it with them', async () => {
@@ -188,7 +190,8 @@ describe('add participant', () => {
 describe('get participant', () => {
   let participant: Participant;
   beforeAll(async () => {
-    participant = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier: `Mixed-${uniqueOrganization()}` });
+    // A Norwegian VAT number: the letters of a mixed-case value around a valid organization number.
+    participant = await addParticipant(t.app, t.users.serviceProvider, { icd: '9909', organizationIdentifier: `No${uniqueOrganization()}Mva` });
   });
 
   it.each([
@@ -209,7 +212,7 @@ describe('get participant', () => {
   });
 
   it('answers the participant 404 body for an unknown qualified identifier, a malformed one and an unknown UUID', async () => {
-    for (const segment of [`${SCHEME}::0192:nobody-here`, 'not-a-qualified-identifier', `${SCHEME}::1234:bad-icd`, `other-scheme::0192:x`]) {
+    for (const segment of [`${SCHEME}::0192:${uniqueOrganization()}`, 'not-a-qualified-identifier', `${SCHEME}::1234:bad-icd`, `other-scheme::0192:x`]) {
       const url = byQualified(segment);
       const body = expectErrorBody(await call(t.app, { url, user: t.users.serviceProvider }), 404, organizationNotFound(segment));
       expect(body.path).toBe(url);

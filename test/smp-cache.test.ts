@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
 import type { ChangeNotice } from '../src/db/change-log.js';
 
-const ALICE = 'iso6523-actorid-upis::0192:alice';
-const BOB = 'iso6523-actorid-upis::0192:bob';
+const ALICE = 'iso6523-actorid-upis::0192:100000008';
+const BOB = 'iso6523-actorid-upis::0192:200000005';
 const INVOICE = 'busdox-docid-qns::urn:invoice';
 const ORDER = 'busdox-docid-qns::urn:order';
 const notice = (resource: ChangeNotice['resource'], identifier: string): ChangeNotice =>

@@ -173,7 +173,7 @@ describe('a service without a signing key', () => {
   afterAll(async () => t.close());
 
   it('answers the publication with 503 in the common error body, and the REST API still runs', async () => {
-    const participant = encodeURIComponent('iso6523-actorid-upis::0192:987654321');
+    const participant = encodeURIComponent('iso6523-actorid-upis::0192:987654325');
     expectErrorBody(await t.app.inject(`/${participant}`), 503, /REGISTRY_SMP_KEY_FILE/);
     expectErrorBody(await t.app.inject(`/${participant}/services/${encodeURIComponent('busdox-docid-qns::urn:x')}`), 503);
     const api = await t.app.inject({ url: '/rest/api/processes', headers: { authorization: t.users.admin.authorization } });

@@ -169,7 +169,7 @@ describe.runIf(testDatabaseKind === 'embedded')('the operator\'s commands', () =
   }, 60_000);
 
   it('sml-reconcile calls the SML as the server does (the SMP pair as client certificate, mutual TLS) and says what it did', async () => {
-    const stranger = 'iso6523-actorid-upis::0192:reconcile-stranger';
+    const stranger = 'iso6523-actorid-upis::0192:300000002';
     sml.registrations.set(SMP_ID, new Set([...(sml.registrations.get(SMP_ID) ?? []), stranger]));
     const calls = sml.clientCertificates.length;
     const finished = await runCli(['sml-reconcile'], environment(Date.now() + HOUR));

@@ -21,7 +21,7 @@ describe('the service group as written', () => {
   });
 
   it('is valid with no reference', async () => {
-    const valid = await validateAgainstSmpSchema(serviceGroupXml({ scheme: 'iso6523-actorid-upis', value: '0192:1' }, [], 'https://smp.example'));
+    const valid = await validateAgainstSmpSchema(serviceGroupXml({ scheme: 'iso6523-actorid-upis', value: '0192:100000008' }, [], 'https://smp.example'));
     expect(valid.ok, valid.output).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js'
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
 import { base64Der, testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
-import { addParticipant, participantForm, today } from './helpers/participants.js';
+import { addParticipant, participantForm, today, uniqueOrganization } from './helpers/participants.js';
 import {
   expectValidSignedAnswer, identifiersIn, metadataPath, publishedParticipant, SMP_XSD_DIR, useAccessPointOf, validateAgainstSmpSchema, verifySignature,
 } from './helpers/smp.js';
@@ -62,7 +62,7 @@ beforeAll(async () => {
   order = await addDocumentType(t.app, t.users.authority, { qualifiedIdentifier: `busdox-docid-qns::urn:Order-${Date.now()}##Case::Sensitive` });
   billing = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: invoice.identifier }] });
   ordering = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: invoice.identifier }, { identifier: order.identifier }] });
-  const organizationIdentifier = `smp${Date.now()}`;
+  const organizationIdentifier = uniqueOrganization();
   participantAtA = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: billing.identifier }] });
   await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, processes: [{ identifier: ordering.identifier }] });
   organization = `${SCHEME}::0192:${organizationIdentifier}`;
@@ -265,7 +265,7 @@ describe('the legacy signed samples beside the schemas (negative cases)', () => 
 
 describe('what is published follows the registry', () => {
   it('answers 404 for an unknown participant, an unknown document type and one the organization cannot receive', async () => {
-    expectErrorBody(await http.get(serviceGroupPath(`${SCHEME}::0192:unknown${Date.now()}`), null), 404);
+    expectErrorBody(await http.get(serviceGroupPath(`${SCHEME}::0192:${uniqueOrganization()}`), null), 404);
     expectErrorBody(await http.get(metadataPath(organization, 'busdox-docid-qns::urn:unknown'), null), 404);
     const other = await addDocumentType(t.app, t.users.authority);
     expectErrorBody(await http.get(metadataPath(organization, other.qualifiedIdentifier), null), 404);
@@ -528,7 +528,7 @@ describe('over HTTP, where a service group held in memory is sent before the rou
   });
 
   it('lists a registration at once after the write that made it, and answers 404 at once after its delete', async () => {
-    const organizationIdentifier = `early${Date.now()}`;
+    const organizationIdentifier = uniqueOrganization();
     const path = serviceGroupPath(`${SCHEME}::0192:${organizationIdentifier}`);
     expectErrorBody(await http.get(path, null), 404);
     const added = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: ordering.identifier }] });
@@ -544,15 +544,15 @@ describe('identifiers in the path', () => {
   it.each([
     ['no ICD separator', `/${encodeURIComponent(`${SCHEME}::0192`)}`],
     ['an empty value', `/${encodeURIComponent(`${SCHEME}::`)}`],
-    ['an empty scheme', `/${encodeURIComponent('::0192:1')}`],
+    ['an empty scheme', `/${encodeURIComponent('::0192:100000008')}`],
     ['an overlong value', `/${encodeURIComponent(`${SCHEME}::0192:${'9'.repeat(600)}`)}`],
   ])('answers 400 for a participant identifier with %s', async (_name, url) => {
     expectErrorBody(await http.get(url, null), 400);
   });
 
   it.each([
-    ['an unknown scheme', `/${encodeURIComponent('other-scheme::0192:1')}`],
-    ['an unregistered organization under the scheme in upper case', `/${encodeURIComponent(`${SCHEME.toUpperCase()}::0192:1`)}`],
+    ['an unknown scheme', `/${encodeURIComponent('other-scheme::0192:100000008')}`],
+    ['an unregistered organization under the scheme in upper case', `/${encodeURIComponent(`${SCHEME.toUpperCase()}::0192:100000008`)}`],
     ['an unknown ICD', `/${encodeURIComponent(`${SCHEME}::9999:1`)}`],
   ])('answers 404 for %s', async (_name, url) => {
     expectErrorBody(await http.get(url, null), 404);
@@ -604,7 +604,7 @@ describe('GET /businesscard/{participantId}', () => {
       + `<ParticipantIdentifier scheme="${SCHEME}">${value}</ParticipantIdentifier>`
       + `<BusinessEntity registrationDate="${today()}"><Name>${participantForm().name as string}</Name><CountryCode>NO</CountryCode>`
       + `<Identifier scheme="0192">${value.slice(5)}</Identifier></BusinessEntity></BusinessCard>`);
-    expectErrorBody(await http.get(`/businesscard/${encodeURIComponent(`${SCHEME}::0192:nobody${Date.now()}`)}`, null), 404);
+    expectErrorBody(await http.get(`/businesscard/${encodeURIComponent(`${SCHEME}::0192:${uniqueOrganization()}`)}`, null), 404);
   });
 });
 
@@ -659,7 +659,7 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
 
   it('publishes what is registered, added and deleted through the first once it has heard each change', async () => {
     await participantsHeld(other.app);
-    const organizationIdentifier = `held${Date.now()}`;
+    const organizationIdentifier = uniqueOrganization();
     const qualified = `${SCHEME}::0192:${organizationIdentifier}`;
     const listed = async () => listedDocumentTypes((await other.app.inject(serviceGroupPath(qualified))).body);
     const certificatesFor = async (documentType: string) =>

@@ -103,9 +103,9 @@ describe('the status read', () => {
     expect((await statusAs(t)).counts.participants).toEqual({ count: before.counts.participants.count + 1, exact: true });
 
     await t.db.query(`INSERT INTO sml_participants (participant, state) VALUES
-      ('iso6523-actorid-upis::0192:status-1', 'registered'), ('iso6523-actorid-upis::0192:status-2', 'registered'),
-      ('iso6523-actorid-upis::0192:status-3', 'held_elsewhere'), ('iso6523-actorid-upis::0192:status-4', 'refused')`);
-    await t.db.query(`INSERT INTO directory_participants (participant) VALUES ('iso6523-actorid-upis::0192:status-1')`);
+      ('iso6523-actorid-upis::0192:100000008', 'registered'), ('iso6523-actorid-upis::0192:200000005', 'registered'),
+      ('iso6523-actorid-upis::0192:300000002', 'held_elsewhere'), ('iso6523-actorid-upis::0192:400000018', 'refused')`);
+    await t.db.query(`INSERT INTO directory_participants (participant) VALUES ('iso6523-actorid-upis::0192:100000008')`);
     const { counts } = await statusAs(t);
     const exactly = (count: number) => ({ count, exact: true });
     expect(counts.sml).toEqual({ registered: exactly(2), held_elsewhere: exactly(1), refused: exactly(1), migrating_out: exactly(0) });

@@ -54,7 +54,7 @@ export function Nullable<T extends TSchema>(schema: T) {
 export const QualifiedIdentifierString = Type.String({
   title: 'QualifiedIdentifier',
   description: 'An identifier qualified by its scheme, written `<scheme>::<value>`',
-  examples: ['iso6523-actorid-upis::0192:987654321'],
+  examples: ['iso6523-actorid-upis::0192:987654325'],
 });
 
 /** In requests, the string form or an object with scheme and value. */

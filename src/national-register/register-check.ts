@@ -3,13 +3,12 @@ import { SYSTEM_ACTOR } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import { TooManyRequestsError, ValidationError } from '../core/errors.js';
 import type { CheckedOrganization, OrganizationCheck } from '../participants/organization-check.js';
+import { valueFaultOf } from '../participants/value-rules.js';
 import { nationalRegisterClient, type NationalRegister, type NationalRegisterOptions, type RegisterAnswer } from './client.js';
 import {
   addUnasked, holdRecheckLease, nextDue, NORWEGIAN_ICD, postponeCheck, recordAnswers, releaseRecheckLease,
 } from './checks.js';
 
-/** An organization number the register takes: nine digits (the check digit is the ICD rule's, not the register's). */
-const ORGANIZATION_NUMBER = /^\d{9}$/;
 
 interface Checked extends CheckedOrganization {
   answer: RegisterAnswer;
@@ -29,9 +28,9 @@ export function registerCheck(register: NationalRegister, recheckAfterSeconds: n
     async check(organization, client, objectName) {
       if (organization.icd !== NORWEGIAN_ICD) return undefined;
       const number = organization.organizationIdentifier;
-      if (!ORGANIZATION_NUMBER.test(number)) {
-        throw refusal(objectName, number, `Enhetsregisteret has no organization ${number}: an organization number is nine digits`);
-      }
+      // Not an organization number by the ICD's rule: the write refuses it in the rule's words (or, with the value
+      // checks off, records its fault); the register is not asked about it.
+      if (valueFaultOf(NORWEGIAN_ICD, number) !== undefined) return undefined;
       const answer = await register.lookup(number, client);
       if (answer === 'busy') {
         throw new TooManyRequestsError(1, 'Too many organization numbers are being looked up in Enhetsregisteret for you at once; try again in a second');

@@ -81,7 +81,7 @@ function curlOf(operation: Operation, components: Record<string, JsonObject>, wi
   const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
   const accept = Object.keys(success?.[1].content ?? {}).find((type) => type !== JSON_MEDIA_TYPE) ?? JSON_MEDIA_TYPE;
   const anonymous = operation['x-roles']?.includes(ANONYMOUS) ?? true;
-  const path = operation.path.replace(/\{[^}]+\}/g, (name) => (name === '{identifier}' ? SAMPLE_UUID : 'iso6523-actorid-upis%3A%3A0192%3A987654321'));
+  const path = operation.path.replace(/\{[^}]+\}/g, (name) => (name === '{identifier}' ? SAMPLE_UUID : 'iso6523-actorid-upis%3A%3A0192%3A987654325'));
   const paged = operation.parameters?.some((parameter) => parameter.name === 'size');
   const lines = [`curl -i ${anonymous ? '' : '-u "$USERNAME:$PASSWORD" '}-X ${operation.method} '${BASE_URL}${path}${paged ? '?page=0&size=5' : ''}'`, `  -H 'Accept: ${accept}'`];
   const body = operation.requestBody?.content;

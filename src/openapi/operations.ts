@@ -37,7 +37,7 @@ const METHOD_ACTIONS: Record<string, string> = { GET: 'get', POST: 'add', PUT: '
 /** Two identifiers of each kind, to learn what an access rule that depends on the request allows. */
 const PROBES = [
   { kind: 'a UUID', identifier: '00000000-0000-4000-8000-000000000000' },
-  { kind: 'a qualified identifier', identifier: 'iso6523-actorid-upis::0192:987654321' },
+  { kind: 'a qualified identifier', identifier: 'iso6523-actorid-upis::0192:987654325' },
 ] as const;
 
 interface RolesOf {

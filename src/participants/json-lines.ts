@@ -10,7 +10,7 @@ import { escapeLineSeparators } from '../core/json.js';
 import { validatorCompiler } from '../http/validators.js';
 import { validationErrorOf } from '../http/validation.js';
 import { isUuid } from './identifiers.js';
-import { ADD_FORM, registerParticipant, registerParticipants, type Registration } from './writes.js';
+import { ADD_FORM, registerParticipant, registerParticipants, type Registration, type ValueChecks } from './writes.js';
 import { streamParticipants } from './repository.js';
 import { existingServiceProviders } from './service-provider-lookups.js';
 import { AddParticipantForm, type Participant } from './schemas.js';
@@ -60,6 +60,8 @@ export interface ImportOptions {
   batchLines?: number;
   /** The check of each line's organization (the national register), made before its batch is stored. */
   organizationCheck?: OrganizationCheck;
+  /** IDENTIFIER_VALUE_CHECKS: `record` stores a line whose organization identifier breaks its scheme's rule; default `refuse`. */
+  valueChecks?: ValueChecks;
 }
 
 export interface ImportResult {
@@ -119,6 +121,7 @@ export async function importParticipants(db: Database, path: string, options: Im
     throw new ImportError(`${path}: no such file, or not readable`);
   });
   const tally = new Tally();
+  const checks = options.valueChecks ?? 'refuse';
   const progress = options.progress;
   const timer = progress && setInterval(() => progress.write(`import: ${tally.toString()}\n`), PROGRESS_EVERY_MS);
   try {
@@ -127,13 +130,13 @@ export async function importParticipants(db: Database, path: string, options: Im
     if (options.allOrNothing) {
       // One transaction is one connection: its batches are stored one after the other.
       await db.transaction(async (tx) => {
-        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false, check), (outcome) => tally.add(outcome));
+        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false, check, checks), (outcome) => tally.add(outcome));
         if (tally.refused > 0) {
           throw new ImportError([`Nothing imported: ${tally.refused} of ${tally.read} lines are wrong.`, ...tally.errorReport()].join('\n'));
         }
       });
     } else {
-      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true, check)), (outcome) => tally.add(outcome));
+      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true, check, checks)), (outcome) => tally.add(outcome));
       if (tally.refused > 0) {
         throw new ImportError([`Imported ${tally.imported} participants (${tally.present} already present); `
           + `${tally.refused} of ${tally.read} lines are wrong and were not imported.`, ...tally.errorReport()].join('\n'));
@@ -242,7 +245,7 @@ async function* batchesOf(path: string, tally: Tally, serviceProviderId: string 
  * Registers a batch of lines at once; a line the batch cannot settle (see `registerParticipants`) is registered on
  * its own, in a savepoint, for its exact error. `skipPresent`: a participant its provider has already is skipped.
  */
-async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, check?: OrganizationCheck): Promise<BatchOutcome> {
+async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, check: OrganizationCheck | undefined, checks: ValueChecks): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { imported: 0, present: 0, refused: [...batch.wrong] };
   const known = await existingServiceProviders(tx, batch.registrations.map((line) => line.serviceProviderId));
   const registrations = batch.registrations.filter((line) => {
@@ -250,13 +253,13 @@ async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, ch
     outcome.refused.push({ number: line.number, message: `no service provider with identifier '${line.serviceProviderId}'` });
     return false;
   });
-  const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations);
+  const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations, checks);
   const stored: Line[] = [];
   for (const [index, line] of registrations.entries()) {
     const registered = outcomes[index];
     if (typeof registered === 'object') stored.push(line);
     else if (registered === 'present' && skipPresent) outcome.present += 1;
-    else if (await importOneByOne(tx, line, outcome)) stored.push(line);
+    else if (await importOneByOne(tx, line, outcome, checks)) stored.push(line);
   }
   outcome.imported += stored.length;
   await check?.record(tx, CLI_ACTOR, stored.flatMap((line) => (line.checked ? [line.checked] : [])));
@@ -264,10 +267,10 @@ async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, ch
 }
 
 /** Registers one line in a savepoint; true when it was stored, else its refusal is in `outcome`. */
-async function importOneByOne(tx: Queryable, line: Line, outcome: BatchOutcome): Promise<boolean> {
+async function importOneByOne(tx: Queryable, line: Line, outcome: BatchOutcome, checks: ValueChecks): Promise<boolean> {
   await tx.query('SAVEPOINT participant_line');
   try {
-    await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form);
+    await registerParticipant(tx, CLI_ACTOR, line.serviceProviderId, line.form, undefined, checks);
     await tx.query('RELEASE SAVEPOINT participant_line');
     return true;
   } catch (error) {

@@ -15,15 +15,16 @@ import {
   PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER, streamParticipants, type Scope,
 } from './repository.js';
 import {
-  ADD_FORM, deleteRegistration, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration,
+  ADD_FORM, deleteRegistration, registerParticipant, transferRegistration, UPDATE_FORM, updateRegistration, type ValueChecks,
 } from './writes.js';
+import { findIdentifierFaults } from './identifier-faults.js';
 import { actorOf } from '../http/actor.js';
 import { sendJson } from '../http/held-json.js';
 import { participantJson } from './json.js';
 import { ForbiddenError } from '../core/errors.js';
 import {
-  AddParticipantForm, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList, TransferParams,
-  UpdateParticipantForm,
+  AddParticipantForm, IdentifierFaultPage, IdentifierFaultQuery, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList,
+  TransferParams, UpdateParticipantForm,
 } from './schemas.js';
 
 const PROVIDERS: readonly Access[] = [Role.serviceProvider];
@@ -53,7 +54,13 @@ function ownProviderOf(request: FastifyRequest): string {
   return serviceProviderId;
 }
 
-const participants: FastifyPluginAsyncTypebox = async (app) => {
+export interface ParticipantRoutesOptions {
+  /** IDENTIFIER_VALUE_CHECKS: `record` (false) stores a value that breaks its scheme's rule; default `refuse`. */
+  valueChecks?: ValueChecks;
+}
+
+const participants: FastifyPluginAsyncTypebox<ParticipantRoutesOptions> = async (app, options) => {
+  const valueChecks = options.valueChecks ?? 'refuse';
   /**
    * A GET answering what `read` finds of the participant the path names, within the caller's scope, as `json` writes
    * it (the bytes `answer` describes); the participant 404 if none.
@@ -101,7 +108,7 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
     // Asked before the transaction: no transaction waits for the register.
     const checked = await app.organizationCheck?.check({ icd, organizationIdentifier: organizationIdentifier.toLowerCase() }, serviceProviderId, ADD_FORM);
     const participant = await app.db.transaction(async (tx) => {
-      const registered = await registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue);
+      const registered = await registerParticipant(tx, actorOf(request), serviceProviderId, request.body, app.catalogue, valueChecks);
       if (checked) await app.organizationCheck?.record(tx, actorOf(request), [checked]);
       return registered;
     });
@@ -138,3 +145,25 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 export default participants;
+
+/**
+ * The participants whose organization identifier breaks its scheme's rule, a path apart from /participants: there a
+ * segment names a participant, and every method of /participants/{identifier} would take this one's name too.
+ */
+export const identifierFaults: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/', {
+    schema: {
+      summary: 'Find the participants whose organization identifier breaks its scheme\'s rule (registered before the rules, or with '
+        + 'IDENTIFIER_VALUE_CHECKS=false), each with what is wrong; a service provider sees its own',
+      description: 'Each ICD\'s rule is the Peppol Participant Identifier Schemes code list\'s pattern and check digit. These participants '
+        + 'are published as before: nothing changes them. Sortable as the participants are.',
+      querystring: IdentifierFaultQuery, response: { 200: IdentifierFaultPage },
+    },
+    config: { access: READERS, mediaTypes: ['identifier-faults.find'] },
+  }, async (request) => {
+    const page = pageRequest(request.query, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
+    const { total, rows } = await findIdentifierFaults(app.db, scopeOf(request), page);
+    return pageOf(rows, total, page);
+  });
+};
+

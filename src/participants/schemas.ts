@@ -14,7 +14,10 @@ export const AddParticipantForm = Type.Object(
   {
     icd: IcdSchema,
     organizationIdentifier: IdentifierText({
-      minLength: 1, maxLength: 35, description: 'case-insensitive, stored in lower case; printable US-ASCII (no blank, no control character)',
+      minLength: 1, maxLength: 35,
+      description: 'case-insensitive, stored in lower case; printable US-ASCII (no blank, no control character); and it keeps its ICD\'s rule '
+        + '(the Peppol Participant Identifier Schemes code list\'s pattern and check digit, e.g. 0192: nine digits, mod 11), else 400 with '
+        + 'code `IdentifierRule` and the rule in words, unless IDENTIFIER_VALUE_CHECKS=false',
     }),
     organizationPartIdentifier: Type.Optional(IdentifierText({ maxLength: 35, description: 'printable US-ASCII' })),
     sourceIndicator: Type.Optional(Type.String({ minLength: 1, maxLength: 1, pattern: '^[0-9]$' })),
@@ -65,6 +68,17 @@ export const Participant = Type.Object(
 export type Participant = Static<typeof Participant>;
 
 export const ParticipantPage = PageSchema(Participant, 'ParticipantPage');
+
+/** A participant whose organization identifier breaks its scheme's rule, with what is wrong. */
+export const ParticipantWithFault = Type.Object({
+  ...participantFields,
+  identifierFault: Type.String({ description: 'what is wrong with the organization identifier by its scheme\'s rule, in plain words' }),
+}, { title: 'ParticipantWithIdentifierFault' });
+export type ParticipantWithFault = Static<typeof ParticipantWithFault>;
+
+export const IdentifierFaultPage = PageSchema(ParticipantWithFault, 'ParticipantIdentifierFaultPage');
+
+export const IdentifierFaultQuery = Type.Object({ ...PageQuery });
 
 export const ParticipantFilter = Type.Object({
   ...TextSearch('case-insensitive part of the name, or start of the organization identifier'),

@@ -30,6 +30,8 @@ export interface NewParticipant extends Organization {
   name: string | null;
   deleteDate: string | null;
   contact: ContactRecord;
+  /** What is wrong with the organization identifier by its scheme's rule; null when nothing (value-rules.ts). */
+  identifierFault: string | null;
 }
 
 const alreadyRegistered = (organization: Organization) =>
@@ -61,8 +63,8 @@ async function insertRows(
     `WITH pa AS (
        INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
                                  source_indicator, name, registration_date, last_modification_date, delete_date,
-                                 contact_name, contact_email, contact_phone)
-       SELECT $1::uuid, $2, $3, $4, $5, $6, ${TODAY}, ${TODAY}, $7::date, $8, $9, $10
+                                 contact_name, contact_email, contact_phone, identifier_checked, identifier_fault)
+       SELECT $1::uuid, $2, $3, $4, $5, $6, ${TODAY}, ${TODAY}, $7::date, $8, $9, $10, true, $13
         WHERE NOT ($12 AND EXISTS (SELECT 1 FROM participants x
                                     WHERE x.icd = $2 AND x.organization_identifier = $3 AND NOT ${participantIsLive('x')}))
        RETURNING *),
@@ -70,7 +72,7 @@ async function insertRows(
      SELECT ${participantColumns(false)}, ARRAY(SELECT id::text FROM linked) AS "processIds" FROM pa`,
     [record.serviceProviderId, record.icd, record.organizationIdentifier, record.organizationPartIdentifier,
       record.sourceIndicator, record.name, record.deleteDate, record.contact.name, record.contact.email,
-      record.contact.phoneNumber, processIds, unlessExpired],
+      record.contact.phoneNumber, processIds, unlessExpired, record.identifierFault],
   ), processDeletedMeanwhile), () => alreadyRegistered(record));
   for (const inserted of rows) await refuseTaken(tx, record, processIds, inserted.processIds);
   return rows;
@@ -86,18 +88,20 @@ export async function insertParticipants(tx: Queryable, records: readonly NewPar
     `WITH pa AS (
        INSERT INTO participants (service_provider_id, icd, organization_identifier, organization_part_identifier,
                                  source_indicator, name, registration_date, last_modification_date, delete_date,
-                                 contact_name, contact_email, contact_phone)
+                                 contact_name, contact_email, contact_phone, identifier_checked, identifier_fault)
        SELECT r.provider, r.icd, r.organization, r.part, r.source, r.name, ${TODAY}, ${TODAY}, r.delete_date,
-              r.contact_name, r.contact_email, r.contact_phone
+              r.contact_name, r.contact_email, r.contact_phone, true, r.fault
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::date[], $8::text[],
-                     $9::text[], $10::text[]) WITH ORDINALITY
-              AS r(provider, icd, organization, part, source, name, delete_date, contact_name, contact_email, contact_phone, position)
+                     $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
+              AS r(provider, icd, organization, part, source, name, delete_date, contact_name, contact_email, contact_phone, fault,
+                   position)
         ORDER BY r.position
        ON CONFLICT DO NOTHING RETURNING *)
      SELECT ${participantColumns(false)} FROM pa`,
     [column((r) => r.serviceProviderId), column((r) => r.icd), column((r) => r.organizationIdentifier),
       column((r) => r.organizationPartIdentifier), column((r) => r.sourceIndicator), column((r) => r.name),
-      column((r) => r.deleteDate), column((r) => r.contact.name), column((r) => r.contact.email), column((r) => r.contact.phoneNumber)],
+      column((r) => r.deleteDate), column((r) => r.contact.name), column((r) => r.contact.email), column((r) => r.contact.phoneNumber),
+      column((r) => r.identifierFault)],
   ), processDeletedMeanwhile);
 }
 

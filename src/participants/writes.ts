@@ -14,6 +14,7 @@ import { removeExpired, type ExpiryDue } from './expiry-sql.js';
 import { participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
 import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
+import { valueFaultOf } from './value-rules.js';
 import {
   deleteParticipants, insertParticipant, insertParticipants, insertParticipantUnlessExpired, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
   transferParticipant, updateParticipant, type ContactRecord, type NewParticipant,
@@ -22,6 +23,13 @@ import type { AddParticipantForm, Participant, UpdateParticipantForm } from './s
 
 export const ADD_FORM = 'addParticipantFormDTO';
 export const UPDATE_FORM = 'updateParticipantFormDTO';
+
+/**
+ * What a registration does with an organization identifier that breaks its scheme's rule (value-rules.ts): `refuse`
+ * it (the default), or `record` it, stored with its fault for the listing (IDENTIFIER_VALUE_CHECKS=false, a test
+ * environment).
+ */
+export type ValueChecks = 'refuse' | 'record';
 
 const contactOf = (contact: ContactForm): ContactRecord =>
   ({ name: contact.name, email: contact.email ?? null, phoneNumber: contact.phoneNumber ?? null });
@@ -33,9 +41,16 @@ function deleteDateErrors(deleteDate: string | undefined): Omit<FieldErrorInput,
   return [{ field: 'deleteDate', code: 'Future', rejectedValue: deleteDate, typeName: 'LocalDate', defaultMessage: 'must be a future date' }];
 }
 
+/** The organization identifier's refusal when it breaks its scheme's rule and `checks` refuses it; else none. */
+function identifierErrors(form: AddParticipantForm, checks: ValueChecks): Omit<FieldErrorInput, 'objectName'>[] {
+  const fault = valueFaultOf(form.icd, form.organizationIdentifier);
+  if (fault === undefined || checks === 'record') return [];
+  return [{ field: 'organizationIdentifier', code: 'IdentifierRule', rejectedValue: form.organizationIdentifier, defaultMessage: fault }];
+}
+
 /**
  * Resolves the form's processes and applies the participant rules; every violation, of the references,
- * the rules and the delete date, is reported at once.
+ * the rules, the delete date and any `earlier` (the organization identifier's), is reported at once.
  */
 async function processIdsOf(
   tx: Queryable,
@@ -44,11 +59,14 @@ async function processIdsOf(
   icd: string,
   currentIds: readonly string[],
   catalogue: HeldProcesses | undefined,
+  earlier: readonly Omit<FieldErrorInput, 'objectName'>[] = [],
 ): Promise<string[]> {
   const cachedIds = await catalogue?.processIdsOf(form.processes, tx);
   const { ids, errors } = cachedIds ? { ids: cachedIds, errors: [] } : await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
   const rules = (await processSource(tx, catalogue).processesIn(ids)).map(processRuleOf);
-  const violations = [...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
+  const violations = [
+    ...earlier, ...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate),
+  ];
   if (violations.length > 0) throw ValidationError.of(objectName, violations);
   return ids;
 }
@@ -81,10 +99,10 @@ export async function expireParticipants(tx: Queryable, due: ExpiryDue): Promise
  * from (the cache; without it, the database), here and in the other writes.
  */
 export async function registerParticipant(
-  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldProcesses,
+  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldProcesses, checks: ValueChecks = 'refuse',
 ): Promise<Participant> {
   const record = newParticipantOf(serviceProviderId, form);
-  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue);
+  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue, identifierErrors(form, checks));
   let stored = await insertParticipantUnlessExpired(tx, record, processIds);
   if (!stored) {
     await expireParticipants(tx, { organization: record });
@@ -105,6 +123,7 @@ const newParticipantOf = (serviceProviderId: string, form: AddParticipantForm): 
   name: form.name ?? null,
   deleteDate: form.deleteDate ?? null,
   contact: contactOf(form.contact),
+  identifierFault: valueFaultOf(form.icd, form.organizationIdentifier) ?? null,
 });
 
 export interface Registration {
@@ -124,12 +143,14 @@ export type BatchOutcome = Participant | 'present' | 'oneByOne';
  * number: references resolved at once, organizations cleared of expired participants at once, participants and their
  * processes inserted by multi-row statements, one 'create' change each logged by one insert.
  */
-export async function registerParticipants(tx: Queryable, actor: Actor, registrations: readonly Registration[]): Promise<BatchOutcome[]> {
+export async function registerParticipants(
+  tx: Queryable, actor: Actor, registrations: readonly Registration[], checks: ValueChecks = 'refuse',
+): Promise<BatchOutcome[]> {
   const outcomes: BatchOutcome[] = registrations.map(() => 'oneByOne');
   const catalogue = await batchCatalogue(tx, registrations);
   let wanted = new Map<number, { record: NewParticipant; processIds: string[] }>();
   registrations.forEach(({ serviceProviderId, form }, index) => {
-    const processIds = catalogue.settledIds(form);
+    const processIds = identifierErrors(form, checks).length === 0 ? catalogue.settledIds(form) : undefined;
     if (processIds) wanted.set(index, { record: newParticipantOf(serviceProviderId, form), processIds });
   });
   if (wanted.size === 0) return outcomes;

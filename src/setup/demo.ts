@@ -36,9 +36,9 @@ const DEMO_AP_CERTIFICATE = [
 ].join('');
 
 const DEMO_PARTICIPANTS: Array<{ icd: Icd; organizationIdentifier: string; name: string; contact: string }> = [
-  { icd: '0192', organizationIdentifier: '910000001', name: 'Demo Bakery AS', contact: 'Ola Nordmann' },
+  { icd: '0192', organizationIdentifier: '910000004', name: 'Demo Bakery AS', contact: 'Ola Nordmann' },
   { icd: '0007', organizationIdentifier: '5560000001', name: 'Demo Timber AB', contact: 'Anna Svensson' },
-  { icd: '0088', organizationIdentifier: '7300000000001', name: 'Demo Wholesale Ltd', contact: 'Jane Smith' },
+  { icd: '0088', organizationIdentifier: '7300000000004', name: 'Demo Wholesale Ltd', contact: 'Jane Smith' },
 ];
 
 export interface DemoUser {

@@ -2,6 +2,7 @@ import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { SML_STATES, type SmlState } from '../changes/network.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
+import { IDENTIFIER_FAULT_ROWS } from '../participants/identifier-faults.js';
 
 /**
  * Up to this many rows a count is exact: counting them reads at most this many index or table entries, a few
@@ -37,6 +38,8 @@ export interface Counts {
   accessPointProviders: number;
   accessPoints: number;
   participants: Count;
+  /** Live participants whose organization identifier breaks its scheme's rule (participants/identifier-faults.ts). */
+  identifierFaults: Count;
   /** Organizations by what the SML said to them; null without an SML delivery. */
   sml: Record<SmlState, Count> | null;
   /** Organizations pushed to the Directory; null without a Directory delivery. */
@@ -55,6 +58,7 @@ export async function counts(db: Queryable, catalogue: CatalogueCache, targets: 
     accessPointProviders: accessPointProviders as number,
     accessPoints: accessPoints as number,
     participants: await boundedCount(db, `participants pa WHERE ${participantIsLive('pa')}`),
+    identifierFaults: await boundedCount(db, IDENTIFIER_FAULT_ROWS),
     sml: targets.sml ? await bySmlState() : null,
     directory: targets.directory ? { pushed: await boundedCount(db, 'directory_participants') } : null,
   };

@@ -81,6 +81,11 @@ export const Status = Type.Object({
     accessPointProviders: Type.Integer({ minimum: 0 }),
     accessPoints: Type.Integer({ minimum: 0 }),
     participants: Count,
+    identifierFaults: Type.Object(Count.properties, {
+      title: 'IdentifierFaultCount',
+      description: 'live participants whose organization identifier breaks its scheme\'s rule (registered before the rules, or with '
+        + 'IDENTIFIER_VALUE_CHECKS=false); listed by GET /rest/api/identifier-faults',
+    }),
     sml: Nullable(Type.Object(Object.fromEntries(SML_STATES.map((state) => [state, Count])), {
       title: 'SmlStateCounts', description: 'organizations by the state the SML delivery recorded; those waiting for it are in `deliveries`',
     })),

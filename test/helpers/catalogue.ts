@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/database.js';
 import type { TestUser } from './app.js';
 import { expectSecurityHeaders } from './assertions.js';
 import { call, unique } from './requests.js';
+import { uniqueNorwegianNumber } from './organization-numbers.js';
 
 /** Builds catalogue data through the API (and, where the API has no operation yet, through the data layer). */
 
@@ -91,7 +92,7 @@ export async function insertCapability(db: Database, title: string): Promise<str
  * needs no user to add it through the API, and the participant rules do not apply.
  */
 export async function insertParticipant(db: Database, serviceProviderId: string, processIds: string[]): Promise<string> {
-  const organization = unique('org').toLowerCase();
+  const organization = uniqueNorwegianNumber();
   const [row] = await db.query<{ id: string }>(
     `INSERT INTO participants (service_provider_id, icd, organization_identifier, registration_date, last_modification_date, contact_name)
      VALUES ($1, '0192', $2, current_date, current_date, 'Contact') RETURNING id`,

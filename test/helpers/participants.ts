@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { TestUser } from './app.js';
-import { call, unique } from './requests.js';
+import { call } from './requests.js';
+import { uniqueNorwegianNumber } from './organization-numbers.js';
 
 export const SCHEME = 'iso6523-actorid-upis';
 export const PARTICIPANTS = '/rest/api/participants';
@@ -14,8 +15,8 @@ export function dayFromToday(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** An organization identifier no other call returns, in lower case. */
-export const uniqueOrganization = () => unique('org').toLowerCase();
+/** An organization identifier no other call returns: a valid Norwegian organization number (the forms' ICD is 0192). */
+export const uniqueOrganization = uniqueNorwegianNumber;
 
 export function participantForm(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -5,6 +5,7 @@ import { loggerOptions } from '../../src/operations/logging.js';
 import { buildManagementServer } from '../../src/operations/management.js';
 import { expectErrorBody } from '../helpers/assertions.js';
 import { basic, startTestApp, type TestApp } from '../helpers/app.js';
+import { uniqueOrganization } from '../helpers/participants.js';
 
 /** The service as server.ts wires it, logging into `lines`, with its management server beside it. */
 let t: TestApp;
@@ -135,7 +136,7 @@ describe('logs', () => {
         method: 'POST', url: '/rest/api/participants',
         headers: { authorization: t.users.serviceProvider.authorization, 'content-type': 'application/json' },
         payload: {
-          icd: '0192', organizationIdentifier: `log${randomUUID().slice(0, 8)}`, name: personal, processes: [],
+          icd: '0192', organizationIdentifier: uniqueOrganization(), name: personal, processes: [],
           contact: { name: personal, email: 'kari@hemmelig.example', phoneNumber: '+47 99 99 99 99' },
         },
       });
@@ -154,8 +155,8 @@ describe('logs', () => {
     const run = randomUUID();
     const idOf = (path: string) => `quiet-test-${run}-${path.length}`;
     const requests = {
-      lookup: '/businesscard/iso6523-actorid-upis::0192:nobody',
-      unsigned: '/iso6523-actorid-upis::0192:nobody',
+      lookup: '/businesscard/iso6523-actorid-upis::0192:100000008',
+      unsigned: '/iso6523-actorid-upis::0192:100000008',
       notAnIdentifier: '/not-an-identifier',
     };
     const answers = Object.fromEntries(await Promise.all(Object.entries(requests).map(async ([name, url]) =>

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startLocalSml, type LocalSml } from '../../dev/local-sml.js';
 import { testDatabaseKind } from '../helpers/database.js';
+import { uniqueOrganization } from '../helpers/participants.js';
 import { cleanUpAfterAll } from './harness/clean-up.js';
 import { call, freshStorage, provision, startService, stopService, type RunningService, type Storage } from './harness/service.js';
 
@@ -28,7 +29,7 @@ describe(`SML delivery through a SIGKILL on ${testDatabaseKind === 'embedded' ? 
     sml.fail('refuse');
     const added: string[] = [];
     for (let index = 0; index < PARTICIPANTS; index += 1) {
-      const organizationIdentifier = `kill${index}${Date.now()}`;
+      const organizationIdentifier = uniqueOrganization();
       const answer = await call(service.url, {
         method: 'POST', path: '/rest/api/participants', authorization: provider.authorization,
         body: { icd: '0192', organizationIdentifier, name: 'Killed Before Delivery AS', processes: [], contact: { name: 'Ops' } },

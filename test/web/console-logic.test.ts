@@ -3,7 +3,7 @@ import type { Schemas } from '../../web/src/api/types.js';
 import { placeMessages, problemOf, withoutField } from '../../web/src/api/problem.js';
 import { age, fieldChanges, localToIso } from '../../web/src/format.js';
 import { certificateExpiry, expiryOf } from '../../web/src/certificates.js';
-import { contactForm, otherMessages, processMessages } from '../../web/src/forms.js';
+import { contactForm, organizationNumberOf, otherMessages, processMessages } from '../../web/src/forms.js';
 import { TEXTS, translator } from '../../web/src/i18n.js';
 import { exportLine, parseParticipantLines } from '../../web/src/jsonl.js';
 import { receivableDocumentTypes } from '../../web/src/receivable.js';
@@ -111,22 +111,30 @@ describe('forms', () => {
   });
 });
 
+describe('an organization number as typed', () => {
+  it('loses the blanks the national registers print it with, and only them', () => {
+    expect(organizationNumberOf(' 921 000 049 ')).toBe('921000049');
+    expect(organizationNumberOf('921\u00a0000\t049')).toBe('921000049');
+    expect(organizationNumberOf('NO921000049MVA')).toBe('NO921000049MVA');
+  });
+});
+
 describe('the JSON lines import and export', () => {
   it('turns export lines and add forms into add forms, skips blank lines, reports lines that are not JSON objects by number', () => {
-    const exported = { identifier: 'u', qualifiedIdentifier: 'q', icd: '0192', organizationIdentifier: '910000001', organizationPartIdentifier: null,
+    const exported = { identifier: 'u', qualifiedIdentifier: 'q', icd: '0192', organizationIdentifier: '910000004', organizationPartIdentifier: null,
       name: 'Demo', contact: { name: 'Ola', email: null, phoneNumber: null }, provider: { identifier: 'x', title: 'P' },
       processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:b', title: 'Billing' }], registrationDate: '2026-01-01' };
-    const text = [JSON.stringify(exported), '', '{not json', '[1,2]', JSON.stringify({ icd: '0007', organizationIdentifier: '1', contact: { name: 'A' }, processes: [{ identifier: 'id-1' }] })].join('\r\n');
+    const text = [JSON.stringify(exported), '', '{not json', '[1,2]', JSON.stringify({ icd: '0007', organizationIdentifier: '5560000001', contact: { name: 'A' }, processes: [{ identifier: 'id-1' }] })].join('\r\n');
     expect(parseParticipantLines(text)).toEqual([
-      { number: 1, form: { icd: '0192', organizationIdentifier: '910000001', name: 'Demo', contact: { name: 'Ola' }, processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:b' }] } },
+      { number: 1, form: { icd: '0192', organizationIdentifier: '910000004', name: 'Demo', contact: { name: 'Ola' }, processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:b' }] } },
       { number: 3, error: 'not JSON' },
       { number: 4, error: 'not a JSON object' },
-      { number: 5, form: { icd: '0007', organizationIdentifier: '1', contact: { name: 'A' }, processes: [{ identifier: 'id-1' }] } },
+      { number: 5, form: { icd: '0007', organizationIdentifier: '5560000001', contact: { name: 'A' }, processes: [{ identifier: 'id-1' }] } },
     ]);
   });
 
   it('an exported line imports again as the same participant', () => {
-    const participant = { identifier: 'u', qualifiedIdentifier: 'iso6523-actorid-upis::0192:9', icd: '0192', organizationIdentifier: '9', organizationPartIdentifier: null,
+    const participant = { identifier: 'u', qualifiedIdentifier: 'iso6523-actorid-upis::0192:910000004', icd: '0192', organizationIdentifier: '910000004', organizationPartIdentifier: null,
       sourceIndicator: null, name: 'N', registrationDate: '2026-01-01', lastModificationDate: '2026-01-02', deleteDate: null,
       contact: { name: 'C', email: 'c@x.example', phoneNumber: null }, provider: { identifier: 'p', title: 'P' },
       processes: [{ ...process(), qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1' }] } as Schemas['Participant'];
@@ -134,13 +142,13 @@ describe('the JSON lines import and export', () => {
     expect(line.endsWith('\n')).toBe(true);
     expect(JSON.parse(line).processes).toEqual([{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1', title: 'Reminder' }]);
     expect(parseParticipantLines(line)).toEqual([{ number: 1, form: {
-      icd: '0192', organizationIdentifier: '9', name: 'N', contact: { name: 'C', email: 'c@x.example' }, processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1' }],
+      icd: '0192', organizationIdentifier: '910000004', name: 'N', contact: { name: 'C', email: 'c@x.example' }, processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:p1' }],
     } }]);
   });
 
   it('an exported line stays one line for readers that end lines at U+2028 and U+2029', () => {
     const name = 'Nord\u2028Syd\u2029AS';
-    const participant = { identifier: 'u', qualifiedIdentifier: 'iso6523-actorid-upis::0192:9', icd: '0192', organizationIdentifier: '9', name,
+    const participant = { identifier: 'u', qualifiedIdentifier: 'iso6523-actorid-upis::0192:910000004', icd: '0192', organizationIdentifier: '910000004', name,
       contact: { name, email: null, phoneNumber: null }, provider: { identifier: 'p', title: 'P' }, processes: [] } as unknown as Schemas['Participant'];
     const line = exportLine(participant);
     expect(line).not.toMatch(/[\u2028\u2029]/);

@@ -6,6 +6,12 @@ export interface ContactValues {
   phoneNumber: string;
 }
 
+/**
+ * An organization number as typed, without its blanks: the national registers print them in groups (`921 000 049`),
+ * and the API takes none.
+ */
+export const organizationNumberOf = (typed: string): string => typed.replace(/\s+/g, '');
+
 /** The contact as the API takes it: empty optional fields left out rather than sent as "" (an invalid email). */
 export function contactForm(values: ContactValues): Schemas['ContactForm'] {
   return {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 /**
  * Hash routes (`#/participants`): the service's own root-level paths (SMP lookups such as
- * `/iso6523-actorid-upis::0192:987654321`) can never collide with a page of the console.
+ * `/iso6523-actorid-upis::0192:987654325`) can never collide with a page of the console.
  */
 export function currentRoute(): string[] {
   return location.hash.replace(/^#\/?/, '').split('/').filter((part) => part !== '').map(decodeURIComponent);

@@ -2,11 +2,12 @@ import { useContext, useState } from 'preact/hooks';
 import { api, ok, type Problem, type Schemas } from '../api/client.js';
 import { Field, FormProblem, problemFrom, Status } from '../components/ui.js';
 import { day } from '../format.js';
+import { organizationNumberOf } from '../forms.js';
 import { I18n, useT } from '../i18n.js';
 import { receivableDocumentTypes } from '../receivable.js';
 
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
-export const participantIdOf = (icd: string, number: string) => `${PARTICIPANT_SCHEME}::${icd}:${number.trim().toLowerCase()}`;
+export const participantIdOf = (icd: string, number: string) => `${PARTICIPANT_SCHEME}::${icd}:${organizationNumberOf(number).toLowerCase()}`;
 
 interface Found {
   participantId: string;

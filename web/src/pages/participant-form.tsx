@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ok, page, withoutField, type Problem, type Schemas } from '../api/client.js';
 import { changedField, Field, fieldMessages, FormProblem, problemFrom, Status, useLoad } from '../components/ui.js';
 import { flash } from '../flash.js';
-import { contactForm, otherMessages, processMessages, type ContactValues } from '../forms.js';
+import { contactForm, organizationNumberOf, otherMessages, processMessages, type ContactValues } from '../forms.js';
 import { useT } from '../i18n.js';
 import { href, navigate } from '../router.js';
 import { NetworkPlace } from './network.js';
@@ -61,7 +61,7 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
       const saved = identifier
         ? await ok(api.PUT('/rest/api/participants/{identifier}', { params: { path: { identifier } }, body: { contact: contactForm(contact), processes } }))
         : await ok(api.POST('/rest/api/participants', {
-          body: { icd: icd as Schemas['ICD'], organizationIdentifier: organizationIdentifier.trim(), ...(name.trim() ? { name: name.trim() } : {}), contact: contactForm(contact), processes },
+          body: { icd: icd as Schemas['ICD'], organizationIdentifier: organizationNumberOf(organizationIdentifier), ...(name.trim() ? { name: name.trim() } : {}), contact: contactForm(contact), processes },
         }));
       flash(t('participantSaved', { name: `${saved.name ?? saved.organizationIdentifier} (${saved.qualifiedIdentifier})` }));
       navigate('participants');
