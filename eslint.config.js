@@ -24,8 +24,9 @@ const RESOURCE_NEEDS = {
   'document-types': ['processes'],
   // An organization is read from its participants and their processes.
   organizations: ['participants', 'processes'],
-  // A participant registers for processes.
-  participants: ['processes'],
+  // A participant registers for processes; a service provider's own identifier (0242) follows its access point's
+  // certificates.
+  participants: ['processes', 'access-points'],
   // A service provider names its access points; ending one expires its participants.
   'service-providers': ['access-points', 'participants'],
   // A user acts for a service provider or an access point provider.

@@ -93,7 +93,13 @@ const participants: FastifyPluginAsyncTypebox = async (app) => {
   getOwn('/:identifier', Participant, 'participants.get', getParticipant, participantJson);
 
   app.post('/', {
-    schema: { body: AddParticipantForm, response: { 201: Participant } },
+    schema: {
+      description: 'A service provider\'s own identifier (ICD 0242, its Message Level Status address `0242:<Main ID>` or a variant '
+        + '`<Main ID>-<Use Case>[.<sub>]`) is taken only by the provider whose access point certificate carries that Main ID (the last six '
+        + 'digits of the Peppol Seat ID in its subject); any other provider is answered 403 saying what its certificates carry. '
+        + 'See also `POST /rest/api/mls-receivers`.',
+      body: AddParticipantForm, response: { 201: Participant },
+    },
     config: { access: PROVIDERS, mediaTypes: ['participants.add'], objectName: ADD_FORM },
   }, async (request, reply) => {
     const serviceProviderId = ownProviderOf(request);

@@ -14,6 +14,7 @@ import { removeExpired, type ExpiryDue } from './expiry-sql.js';
 import { participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
 import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
+import { checkServiceProviderIdentifier, isSpis } from './service-provider-identifiers.js';
 import {
   deleteParticipants, insertParticipant, insertParticipants, insertParticipantUnlessExpired, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
   transferParticipant, updateParticipant, type ContactRecord, type NewParticipant,
@@ -84,6 +85,7 @@ export async function registerParticipant(
   tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldProcesses,
 ): Promise<Participant> {
   const record = newParticipantOf(serviceProviderId, form);
+  if (isSpis(form.icd)) await checkServiceProviderIdentifier(tx, actor, serviceProviderId, form.organizationIdentifier);
   const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue);
   let stored = await insertParticipantUnlessExpired(tx, record, processIds);
   if (!stored) {
@@ -200,8 +202,12 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
   const processesIn = (wanted: readonly string[]) => processes.filter((process) => wanted.includes(process.identifier));
   return {
     processesIn,
-    /** The form's process ids when every reference is known and every rule kept; else undefined. */
+    /**
+     * The form's process ids when every reference is known and every rule kept; else undefined. A service provider
+     * identifier (0242) is settled one by one, against its provider's certificates.
+     */
     settledIds(form: AddParticipantForm): string[] | undefined {
+      if (isSpis(form.icd)) return undefined;
       const named = form.processes.map(processOf);
       if (!named.every((process) => process !== undefined)) return undefined;
       const processIds = [...new Set(named.map((process) => process.identifier))];
@@ -241,6 +247,7 @@ export async function transferRegistration(
   const participant = await lockOwn(tx, segment, scope);
   const target = targetSegment.toLowerCase();
   if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(targetSegment);
+  if (isSpis(participant.icd)) await checkServiceProviderIdentifier(tx, actor, target, participant.organizationIdentifier);
   const before = await participantOfRecord(participant, processSource(tx, catalogue));
   await expireParticipants(tx, { organization: participant });
   const after = await participantOfRecord(await transferParticipant(tx, participant, target), processSource(tx, catalogue));

@@ -1,0 +1,60 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { callerOf, Role, type Access } from '../http/auth.js';
+import { actorOf } from '../http/actor.js';
+import { ForbiddenError, ValidationError } from '../core/errors.js';
+import { MLS_RECEIVER_FORM, mlsReceivers, registerMlsReceiver } from './mls-receivers.js';
+import { MlsReceiver, MlsReceiverForm, MlsReceiverList, MlsReceiverQuery } from './schemas.js';
+
+const ACTORS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
+
+const RULE = 'A service provider\'s MLS address is `iso6523-actorid-upis::0242:<Main ID>`, the Main ID being the last six digits of '
+  + 'the Peppol Seat ID (the subject CN, `P[A-Z]{2}[0-9]{6}`) of its access point\'s certificates. A SERVICE_PROVIDER reads and '
+  + 'registers its own; ADMIN and REGISTRY_AUTHORITY any provider\'s. Registered like any participant: in the SMP and the SML, '
+  + 'not in the Peppol Directory.';
+
+/**
+ * The provider a request concerns: a SERVICE_PROVIDER's own (another named: 403); the one ADMIN and REGISTRY_AUTHORITY
+ * name, or with `required` false none (every provider).
+ */
+function providerOf(request: FastifyRequest, named: string | undefined, required: boolean): string | null {
+  const caller = callerOf(request);
+  if (caller.role === Role.serviceProvider) {
+    const own = caller.serviceProviderId;
+    if (own === null) throw new ForbiddenError();
+    if (named !== undefined && named.toLowerCase() !== own) throw new ForbiddenError('A service provider registers its own MLS address only');
+    return own;
+  }
+  if (named === undefined && required) {
+    throw ValidationError.of(MLS_RECEIVER_FORM, [{
+      field: 'serviceProvider', code: 'NotNull', typeName: 'ServiceProviderIdentifiable', defaultMessage: 'must not be null: name the service provider whose MLS address to register',
+    }]);
+  }
+  return named?.toLowerCase() ?? null;
+}
+
+const mlsReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/', {
+    schema: {
+      summary: 'The MLS addresses of service providers (a provider: its own), each with whether it is registered',
+      description: RULE, querystring: MlsReceiverQuery, response: { 200: MlsReceiverList },
+    },
+    config: { access: ACTORS, mediaTypes: ['mls-receivers.find'], objectName: 'mlsReceiverFilter' },
+  }, async (request) => mlsReceivers(app.db, providerOf(request, request.query.serviceProvider, false)));
+
+  app.post('/', {
+    schema: {
+      summary: 'Register a service provider\'s MLS address in one step: the 0242 participant of its Main ID, receiving the MLS process',
+      description: `${RULE} 201 when a participant was made, 200 when an existing one was given the MLS process; 409 when the `
+        + 'address is registered already or the certificates carry no Seat ID.',
+      body: MlsReceiverForm, response: { 200: MlsReceiver, 201: MlsReceiver },
+    },
+    config: { access: ACTORS, mediaTypes: ['mls-receivers.add'], objectName: MLS_RECEIVER_FORM },
+  }, async (request, reply) => {
+    const provider = providerOf(request, request.body.serviceProvider?.identifier, true) as string;
+    const answer = await app.db.transaction((tx) => registerMlsReceiver(tx, actorOf(request), provider, request.body.contact, app.catalogue));
+    return reply.status(answer.created > 0 ? 201 : 200).send(answer.receiver);
+  });
+};
+
+export default mlsReceiverRoutes;
