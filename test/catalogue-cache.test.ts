@@ -175,6 +175,7 @@ describe('the catalogue cache of one instance', () => {
     participant: [],
     user: [],
     'sign-in-lock': [],
+    'identifier-scheme': [],
   };
 
   it.each(Object.entries(DROPPED_BY))('drops on a change of a %s exactly the kinds that show it: %j', async (resource, dropped) => {

@@ -6,11 +6,10 @@ import type { Actor } from '../db/change-log.js';
 import type { Queryable } from '../db/database.js';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors.js';
 import type { ContactForm } from '../core/schemas.js';
-import type { HeldProcesses } from '../processes/repository.js';
 import { qualifiedIdentifierOf } from './identifiers.js';
 import { participantIsLive } from './repository.js';
 import { mainIdOf, MLS_PROCESS, providerSeats, SPIS_ICD } from './service-provider-identifiers.js';
-import { registerParticipant, updateRegistration } from './writes.js';
+import { registerParticipant, updateRegistration, type HeldCatalogue } from './writes.js';
 import type { AddParticipantForm } from './schemas.js';
 
 export const MLS_RECEIVER_FORM = 'mlsReceiverForm';
@@ -70,7 +69,7 @@ export async function mlsReceivers(db: Queryable, serviceProviderId: string | nu
  * when nothing was left to do.
  */
 export async function registerMlsReceiver(
-  tx: Queryable, actor: Actor, serviceProviderId: string, contact: ContactForm | undefined, catalogue?: HeldProcesses,
+  tx: Queryable, actor: Actor, serviceProviderId: string, contact: ContactForm | undefined, catalogue?: HeldCatalogue,
 ): Promise<{ created: number; receiver: MlsReceiver }> {
   const receiver = await mlsReceiverOf(tx, serviceProviderId);
   if (!receiver) throw NotFoundError.instance(serviceProviderId);
@@ -103,7 +102,7 @@ export async function registerMlsReceiver(
   return { created: registered.size, receiver: { ...receiver, addresses } };
 }
 
-async function addMlsProcess(tx: Queryable, actor: Actor, serviceProviderId: string, participantId: string, catalogue?: HeldProcesses) {
+async function addMlsProcess(tx: Queryable, actor: Actor, serviceProviderId: string, participantId: string, catalogue?: HeldCatalogue) {
   const [current] = await tx.query<{ processIds: string[]; contact: ContactForm; deleteDate: string | null }>(
     `SELECT ARRAY(SELECT process_id::text FROM participant_processes WHERE participant_id = pa.id) AS "processIds",
             jsonb_strip_nulls(jsonb_build_object('name', pa.contact_name, 'email', pa.contact_email, 'phoneNumber', pa.contact_phone)) AS contact,

@@ -6,6 +6,11 @@ import { appendChange, SYSTEM_ACTOR, type Actor, type Change } from '../db/chang
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { processesFromDatabase, processesNamed, type HeldProcesses, type ProcessSource } from '../processes/repository.js';
+import { newParticipantIcdErrors } from '../identifier-schemes/checks.js';
+import {
+  identifierSchemesFromDatabase, readIdentifierSchemes, type HeldIdentifierSchemes,
+} from '../identifier-schemes/repository.js';
+import { IdentifierSchemeList } from '../identifier-schemes/schemes.js';
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
@@ -28,15 +33,20 @@ const contactOf = (contact: ContactForm): ContactRecord =>
   ({ name: contact.name, email: contact.email ?? null, phoneNumber: contact.phoneNumber ?? null });
 
 /** A delete date must lie in the future: today's would remove the participant at once. */
-function deleteDateErrors(deleteDate: string | undefined): Omit<FieldErrorInput, 'objectName'>[] {
+function deleteDateErrors(deleteDate: string | undefined): Entry[] {
   const today = new Date().toISOString().slice(0, 10);
   if (deleteDate === undefined || deleteDate > today) return [];
   return [{ field: 'deleteDate', code: 'Future', rejectedValue: deleteDate, typeName: 'LocalDate', defaultMessage: 'must be a future date' }];
 }
 
+/** What a new participant's write reads of the catalogue cache: its processes and the accepted ICDs. */
+export type HeldCatalogue = HeldProcesses & HeldIdentifierSchemes;
+
+type Entry = Omit<FieldErrorInput, 'objectName'>;
+
 /**
  * Resolves the form's processes and applies the participant rules; every violation, of the references,
- * the rules and the delete date, is reported at once.
+ * the rules and the delete date, is reported at once, after those the caller found already (`found`).
  */
 async function processIdsOf(
   tx: Queryable,
@@ -45,11 +55,12 @@ async function processIdsOf(
   icd: string,
   currentIds: readonly string[],
   catalogue: HeldProcesses | undefined,
+  found: readonly Entry[] = [],
 ): Promise<string[]> {
   const cachedIds = await catalogue?.processIdsOf(form.processes, tx);
   const { ids, errors } = cachedIds ? { ids: cachedIds, errors: [] } : await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
   const rules = (await processSource(tx, catalogue).processesIn(ids)).map(processRuleOf);
-  const violations = [...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
+  const violations = [...found, ...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
   if (violations.length > 0) throw ValidationError.of(objectName, violations);
   return ids;
 }
@@ -78,15 +89,17 @@ export async function expireParticipants(tx: Queryable, due: ExpiryDue): Promise
 }
 
 /**
- * Registers a participant for a service provider; returns it as the API shows it. `catalogue`: where processes are read
- * from (the cache; without it, the database), here and in the other writes.
+ * Registers a participant for a service provider, with an ICD the identifier schemes accept now; returns it as the API
+ * shows it. `catalogue`: where processes and the schemes are read from (the cache; without it, the database), here and
+ * in the other writes.
  */
 export async function registerParticipant(
-  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldProcesses,
+  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldCatalogue,
 ): Promise<Participant> {
   const record = newParticipantOf(serviceProviderId, form);
+  const schemes = await (catalogue ?? identifierSchemesFromDatabase(tx)).identifierSchemes(tx);
+  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue, newParticipantIcdErrors(schemes, form.icd));
   if (isSpis(form.icd)) await checkServiceProviderIdentifier(tx, actor, serviceProviderId, form.organizationIdentifier);
-  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue);
   let stored = await insertParticipantUnlessExpired(tx, record, processIds);
   if (!stored) {
     await expireParticipants(tx, { organization: record });
@@ -192,6 +205,7 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
     }
   }
   const processes = await processesNamed(tx, [...ids], [...names]);
+  const schemes = new IdentifierSchemeList(await readIdentifierSchemes(tx));
   const byId = new Map(processes.map((process) => [process.identifier, process]));
   const byName = new Map(processes.map((process) => [process.qualifiedIdentifier, process]));
   const processOf = (reference: Reference): Process | undefined => {
@@ -203,8 +217,8 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
   return {
     processesIn,
     /**
-     * The form's process ids when every reference is known and every rule kept; else undefined. A service provider
-     * identifier (0242) is settled one by one, against its provider's certificates.
+     * The form's process ids when its ICD is accepted, every reference known and every rule kept; else undefined. A
+     * service provider identifier (0242) is settled one by one, against its provider's certificates.
      */
     settledIds(form: AddParticipantForm): string[] | undefined {
       if (isSpis(form.icd)) return undefined;
@@ -212,7 +226,8 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
       if (!named.every((process) => process !== undefined)) return undefined;
       const processIds = [...new Set(named.map((process) => process.identifier))];
       const rules = processesIn(processIds).map(processRuleOf);
-      const broken = processRuleErrors(form.processes, rules, form.icd, []).length + deleteDateErrors(form.deleteDate).length > 0;
+      const broken = newParticipantIcdErrors(schemes, form.icd).length + processRuleErrors(form.processes, rules, form.icd, []).length
+        + deleteDateErrors(form.deleteDate).length > 0;
       return broken ? undefined : processIds;
     },
   };

@@ -1,5 +1,5 @@
 import { ApiError } from '../core/errors.js';
-import { ICDS, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
+import { hasIcdShape, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { characterXmlCannotCarry } from '../core/xml-text.js';
 import { PARTICIPANT_SCHEME, type Organization } from '../participants/identifiers.js';
 
@@ -10,7 +10,6 @@ class InvalidIdentifierError extends ApiError {
   }
 }
 
-const ICD_SET: ReadonlySet<string> = new Set(ICDS);
 /** Longer than any stored value (see the bounds of the participant and catalogue tables). */
 const MAX_VALUE_LENGTH = 500;
 const MAX_SCHEME_LENGTH = 100;
@@ -38,7 +37,7 @@ export function parseIdentifier(segment: string, noun: string): QualifiedIdentif
 
 /**
  * The organization a participant identifier names, or undefined when no registered organization can have it (a scheme
- * other than `iso6523-actorid-upis`, compared case-sensitively, or an unknown ICD). The value is case-insensitive:
+ * other than `iso6523-actorid-upis`, compared case-sensitively, or an ICD not of four digits). The value is case-insensitive:
  * organizations are stored in lower case. Throws when the identifier does not parse.
  */
 export function organizationOf(id: QualifiedIdentifier): Organization | undefined {
@@ -47,7 +46,7 @@ export function organizationOf(id: QualifiedIdentifier): Organization | undefine
     throw new InvalidIdentifierError(`Invalid participant identifier value '${id.value}': expected <ICD>:<identifier>`);
   }
   const icd = id.value.slice(0, colon);
-  if (id.scheme !== PARTICIPANT_SCHEME || !ICD_SET.has(icd)) return undefined;
+  if (id.scheme !== PARTICIPANT_SCHEME || !hasIcdShape(icd)) return undefined;
   return { icd, organizationIdentifier: id.value.slice(colon + 1).toLowerCase() };
 }
 

@@ -14,6 +14,7 @@ const RESOURCES: Record<Resource, TextKey> = {
   participant: 'resourceParticipant', process: 'resourceProcess', 'document-type': 'resourceDocumentType',
   'access-point': 'accessPoint', 'access-point-provider': 'resourceAccessPointProvider', 'service-provider': 'resourceServiceProvider',
   'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser', 'sign-in-lock': 'resourceSignInLock',
+  'identifier-scheme': 'resourceIdentifierScheme',
 };
 const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire', migrate: 'operationMigrate' };
 
