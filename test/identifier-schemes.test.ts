@@ -11,6 +11,9 @@ import { useTestApp } from './helpers/app.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { byQualified, participantForm, PARTICIPANTS, SCHEME } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
+import { accessPointForm, add, addAccessPointProvider, addTransportProfile } from './helpers/administration.js';
+import { testCertificate } from './helpers/certificates.js';
+import { useAccessPointOf } from './helpers/smp.js';
 
 const t = useTestApp();
 const ADD_FORM = 'addParticipantFormDTO';
@@ -61,6 +64,12 @@ describe('with the shipped list, loaded by the first start', () => {
   });
 
   it('accepts 0242, the service providers\' own identifiers, with no warning', async () => {
+    // Its Main ID is the provider's: the Seat ID of its access point's certificate (test/mls-receivers.test.ts).
+    const profile = await addTransportProfile(t);
+    const accessPoint = await add(t, '/rest/api/accessPoints', accessPointForm((await addAccessPointProvider(t)).identifier, profile.value, {
+      endpoints: [{ url: 'https://pno000123.example/as4', transportProfile: { value: profile.value }, certificate: (await testCertificate('PNO000123')).cert }],
+    }));
+    await useAccessPointOf(t, t.fixture.serviceProviderId, accessPoint.identifier);
     const response = await register({ icd: '0242', organizationIdentifier: '000123' });
     expect(response.statusCode, response.body).toBe(201);
     expect(response.headers.warning).toBeUndefined();

@@ -135,6 +135,10 @@ describe('a service provider\'s own identifier (ICD 0242): its Message Level Sta
       /^The certificates of the service provider 'Provider Without Seat''s access point carry no Peppol Seat ID/);
     const unnamed = expectErrorBody(await call(t.app, { method: 'POST', url: RECEIVERS, user: t.users.authority, payload: {} }), 400);
     expect(unnamed.errors).toEqual([expect.objectContaining({ field: 'serviceProvider', code: 'NotNull' })]);
+    const unknown = expectErrorBody(await call(t.app, {
+      method: 'POST', url: RECEIVERS, user: t.users.authority, payload: { serviceProvider: { identifier: '00000000-0000-4000-8000-000000000000' } },
+    }), 400);
+    expect(unknown.errors).toEqual([expect.objectContaining({ field: 'serviceProvider', code: 'NotFound' })]);
     expectErrorBody(await call(t.app, { method: 'POST', url: RECEIVERS, user: t.users.accessPointProvider, payload: {} }), 403);
   });
 

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/database.js';
+import { resolveReference, SERVICE_PROVIDER_REFERENCE } from '../db/references.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { actorOf } from '../http/actor.js';
 import { ForbiddenError, ValidationError } from '../core/errors.js';
@@ -13,25 +15,28 @@ const RULE = 'A service provider\'s MLS address is `iso6523-actorid-upis::0242:<
   + 'registers its own; ADMIN and REGISTRY_AUTHORITY any provider\'s. Registered like any participant: in the SMP and the SML, '
   + 'not in the Peppol Directory.';
 
-/**
- * The provider a request concerns: a SERVICE_PROVIDER's own (another named: 403); the one ADMIN and REGISTRY_AUTHORITY
- * name, or with `required` false none (every provider).
- */
-function providerOf(request: FastifyRequest, named: string | undefined, required: boolean): string | null {
+/** A SERVICE_PROVIDER's own provider (another `named`: 403); null for ADMIN and REGISTRY_AUTHORITY, who name any. */
+function ownProviderOf(request: FastifyRequest, named: string | undefined): string | null {
   const caller = callerOf(request);
-  if (caller.role === Role.serviceProvider) {
-    const own = caller.serviceProviderId;
-    if (own === null) throw new ForbiddenError();
-    if (named !== undefined && named.toLowerCase() !== own) throw new ForbiddenError('A service provider registers its own MLS address only');
-    return own;
-  }
-  if (named === undefined && required) {
-    throw ValidationError.of(MLS_RECEIVER_FORM, [{
-      field: 'serviceProvider', code: 'NotNull', typeName: 'ServiceProviderIdentifiable', defaultMessage: 'must not be null: name the service provider whose MLS address to register',
-    }]);
-  }
-  return named?.toLowerCase() ?? null;
+  if (caller.role !== Role.serviceProvider) return null;
+  const own = caller.serviceProviderId;
+  if (own === null) throw new ForbiddenError();
+  if (named !== undefined && named.toLowerCase() !== own) throw new ForbiddenError('A service provider registers its own MLS address only');
+  return own;
 }
+
+/** The provider a registration is for: the caller's own, or the one the authority names (400 when none or unknown). */
+async function registeredProviderOf(tx: Queryable, request: FastifyRequest, named: { identifier: string } | undefined): Promise<string> {
+  const own = ownProviderOf(request, named?.identifier);
+  if (own !== null) return own;
+  const { id, errors } = named
+    ? await resolveReference(tx, SERVICE_PROVIDER_REFERENCE, named, 'serviceProvider')
+    : { id: null, errors: [{ field: 'serviceProvider', code: 'NotNull', typeName: 'ServiceProviderIdentifiable', defaultMessage: UNNAMED }] };
+  if (id === null) throw ValidationError.of(MLS_RECEIVER_FORM, errors);
+  return id;
+}
+
+const UNNAMED = 'must not be null: name the service provider whose MLS address to register';
 
 const mlsReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
@@ -40,7 +45,10 @@ const mlsReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: RULE, querystring: MlsReceiverQuery, response: { 200: MlsReceiverList },
     },
     config: { access: ACTORS, mediaTypes: ['mls-receivers.find'], objectName: 'mlsReceiverFilter' },
-  }, async (request) => mlsReceivers(app.db, providerOf(request, request.query.serviceProvider, false)));
+  }, async (request) => {
+    const named = request.query.serviceProvider;
+    return mlsReceivers(app.db, ownProviderOf(request, named) ?? named?.toLowerCase() ?? null);
+  });
 
   app.post('/', {
     schema: {
@@ -51,8 +59,8 @@ const mlsReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { access: ACTORS, mediaTypes: ['mls-receivers.add'], objectName: MLS_RECEIVER_FORM },
   }, async (request, reply) => {
-    const provider = providerOf(request, request.body.serviceProvider?.identifier, true) as string;
-    const answer = await app.db.transaction((tx) => registerMlsReceiver(tx, actorOf(request), provider, request.body.contact, app.catalogue));
+    const answer = await app.db.transaction(async (tx) => registerMlsReceiver(
+      tx, actorOf(request), await registeredProviderOf(tx, request, request.body.serviceProvider), request.body.contact, app.catalogue));
     return reply.status(answer.created > 0 ? 201 : 200).send(answer.receiver);
   });
 };

@@ -4,7 +4,7 @@
  */
 import type { Actor } from '../db/change-log.js';
 import type { Queryable } from '../db/database.js';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors.js';
+import { ConflictError, ValidationError } from '../core/errors.js';
 import type { ContactForm } from '../core/schemas.js';
 import { qualifiedIdentifierOf } from './identifiers.js';
 import { participantIsLive } from './repository.js';
@@ -72,7 +72,7 @@ export async function registerMlsReceiver(
   tx: Queryable, actor: Actor, serviceProviderId: string, contact: ContactForm | undefined, catalogue?: HeldCatalogue,
 ): Promise<{ created: number; receiver: MlsReceiver }> {
   const receiver = await mlsReceiverOf(tx, serviceProviderId);
-  if (!receiver) throw NotFoundError.instance(serviceProviderId);
+  if (!receiver) throw new ConflictError(`The service provider ${serviceProviderId} was deleted meanwhile`);
   const owner = `the service provider '${receiver.serviceProvider.title}'`;
   if (receiver.addresses.length === 0) {
     throw new ConflictError(`The certificates of ${owner}'s access point carry no Peppol Seat ID (a subject CN such as PNO000123): `
