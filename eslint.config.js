@@ -6,8 +6,8 @@ import tseslint from 'typescript-eslint';
  * sideways imports listed here, so a back-up import fails the lint.
  */
 const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue-cache', 'code-lists',
-  'document-types', 'national-register', 'organizations', 'participants', 'processes', 'service-providers',
-  'transport-profiles', 'users'];
+  'document-types', 'identifier-schemes', 'national-register', 'organizations', 'participants', 'processes',
+  'service-providers', 'transport-profiles', 'users'];
 const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi', 'status'];
 
 /**
@@ -19,18 +19,21 @@ const RESOURCE_NEEDS = {
   'access-points': ['access-point-providers', 'transport-profiles'],
   // The catalogue cache holds the rows of the seven kinds it names; none of them imports the cache (their
   // CatalogueTable and the cached reads are in db/catalogue-table.ts and http/catalogue-reads.ts).
-  'catalogue-cache': ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'processes',
-    'service-providers', 'transport-profiles'],
-  // The code lists' removal dates are listed with the live participants that lose what they remove.
-  'code-lists': ['participants'],
+  'catalogue-cache': ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'identifier-schemes',
+    'processes', 'service-providers', 'transport-profiles'],
+  // The code lists load the identifier schemes; their removal dates are listed with the live participants that lose what they remove.
+  'code-lists': ['identifier-schemes', 'participants'],
   // A document type names its processes.
   'document-types': ['processes'],
   // The national register checks participants' organizations (the check participants/organization-check.ts asks for).
   'national-register': ['participants'],
   // An organization is read from its participants and their processes.
   organizations: ['participants', 'processes'],
-  // A participant registers for processes.
-  participants: ['processes'],
+  // A participant registers for processes, with an ICD the identifier schemes accept; a service provider's own
+  // identifier (0242) follows its access point's certificates.
+  participants: ['processes', 'identifier-schemes', 'access-points'],
+  // A process may require ICDs the identifier schemes know.
+  processes: ['identifier-schemes'],
   // A service provider names its access points; ending one expires its participants.
   'service-providers': ['access-points', 'participants'],
   // A user acts for a service provider or an access point provider.

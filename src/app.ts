@@ -32,6 +32,7 @@ import organizations, { ORGANIZATIONS_PREFIX } from './organizations/routes.js';
 import { organizationProcessesAtOnce } from './organizations/answers-at-once.js';
 import participants, { identifierFaults } from './participants/routes.js';
 import { checkUncheckedIdentifiers } from './participants/identifier-faults.js';
+import mlsReceivers from './participants/mls-receiver-routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
@@ -278,6 +279,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(processes, { prefix: '/rest/api/processes' });
   await app.register(participants, { prefix: '/rest/api/participants', valueChecks: options.identifierValueChecks === false ? 'record' : 'refuse' });
   await app.register(identifierFaults, { prefix: '/rest/api/identifier-faults' });
+  await app.register(mlsReceivers, { prefix: '/rest/api/mls-receivers' });
   await app.register(organizations, { prefix: ORGANIZATIONS_PREFIX });
   await app.register(documentTypes, { prefix: '/rest/api/document-types' });
   await app.register(accessPoints, { prefix: '/rest/api/accessPoints' });

@@ -164,7 +164,7 @@ async function resetPassword(db: Database, username: string): Promise<void> {
 
 async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
   const { catalogue, skipped } = await readCodeLists(args.filter((arg) => arg !== ALLOW_OLDER));
-  for (const path of skipped) console.log(`skipped ${path}: not a processes, document types or transport profiles list`);
+  for (const path of skipped) console.log(`skipped ${path}: not a processes, document types, transport profiles or participant identifier schemes list`);
   if (catalogue.sources.length === 0) throw new UsageError('No code list found in the given files.');
   printReport(await loadCatalogue(db, catalogue, { allowOlder: args.includes(ALLOW_OLDER), actor: CLI_ACTOR }));
   printComingRemovals(await comingRemovals(db, null, REMOVALS_DEFAULT_DAYS, REMOVALS_PRINTED));
@@ -203,6 +203,8 @@ function printReport(report: LoadReport): void {
   console.log(line('document types', report.documentTypes));
   console.log(line('transport profiles', report.transportProfiles));
   console.log(`  ${'links'.padEnd(19)} ${report.links.added} added, ${report.links.removed} removed`);
+  console.log(line('identifier schemes', report.identifierSchemes));
+  for (const change of report.schemeChanges) console.log(`    ICD ${change}`);
   for (const entry of report.entries) printEntry(entry);
   for (const warning of report.warnings) console.log(`  warning: ${warning}`);
 }

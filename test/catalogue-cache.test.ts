@@ -176,6 +176,7 @@ describe('the catalogue cache of one instance', () => {
     user: [],
     'sign-in-lock': [],
     'register-flag': [],
+    'identifier-scheme': [],
   };
 
   it.each(Object.entries(DROPPED_BY))('drops on a change of a %s exactly the kinds that show it: %j', async (resource, dropped) => {

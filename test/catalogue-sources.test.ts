@@ -21,6 +21,7 @@ describe('GET /rest/api/catalogue/sources: which code-list release the catalogue
       const sources = answer.json() as Array<{ list: string; version: string; loadedAt: string }>;
       expect(sources.filter((source) => source.list !== 'starter').map(({ list, version }) => ({ list, version }))).toEqual([
         { list: 'document-types', version: '9.7' },
+        { list: 'participant-identifier-schemes', version: '9.7' },
         { list: 'processes', version: '9.7' },
         { list: 'transport-profiles', version: '9.7' },
       ]);

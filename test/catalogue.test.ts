@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,7 @@ describe('loading the Peppol code lists v9.7', () => {
     expect(await snapshot()).toEqual(first);
     expect((await catalogueSources(t.db)).map(({ list, version }) => ({ list, version }))).toEqual([
       { list: 'document-types', version: '9.7' },
+      { list: 'participant-identifier-schemes', version: '9.7' },
       { list: 'processes', version: '9.7' },
       { list: 'transport-profiles', version: '9.7' },
     ]);
@@ -110,11 +111,16 @@ describe('reading code-list files', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('skips the other code lists of a directory and refuses a file that is no code list', async () => {
+  it('reads the four lists of a release, skips other XML files of a directory and refuses a file that is no code list', async () => {
     const { catalogue, skipped } = await readCodeLists([CODE_LISTS]);
-    expect(skipped.map((path) => path.split('/').at(-1))).toEqual(['participant-identifier-schemes.xml']);
-    expect(catalogue.sources.map((source) => source.list).sort()).toEqual(['document-types', 'processes', 'transport-profiles']);
-    await expect(readCodeLists([join(CODE_LISTS, 'participant-identifier-schemes.xml')])).rejects.toThrow(CodeListError);
+    expect(skipped).toEqual([]);
+    expect(catalogue.sources.map((source) => source.list).sort())
+      .toEqual(['document-types', 'participant-identifier-schemes', 'processes', 'transport-profiles']);
+    const other = join(dir, 'other');
+    await mkdir(other);
+    await writeFile(join(other, 'notes.xml'), '<notes/>');
+    expect((await readCodeLists([other])).skipped).toEqual([join(other, 'notes.xml')]);
+    await expect(readCodeLists([join(other, 'notes.xml')])).rejects.toThrow(CodeListError);
     await expect(readCodeLists([join(dir, 'missing.xml')])).rejects.toThrow(/no such file/);
   });
 

@@ -216,7 +216,7 @@ describe('the change log', () => {
   it('records what the catalogue loader added, once: loading the same release again appends nothing', async () => {
     const catalogue = await starterCatalogue();
     const first = await appendedBy(() => loadCatalogue(t.db, catalogue, { actor: CLI_ACTOR }));
-    const rows = catalogue.processes.length + catalogue.documentTypes.length + catalogue.transportProfiles.length;
+    const rows = catalogue.processes.length + catalogue.documentTypes.length + catalogue.transportProfiles.length + catalogue.identifierSchemes.length;
     expect(first).toHaveLength(rows);
     expect(new Set(first.map((entry) => `${entry.origin} ${entry.operation}`))).toEqual(new Set(['cli create']));
     expect(first.find((entry) => entry.resource === 'process')?.after).toMatchObject({ value: catalogue.processes[0]?.value });

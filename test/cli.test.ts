@@ -95,10 +95,13 @@ describe('registry load-catalogue', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/processes +109 added, 0 updated, 0 unchanged/);
     expect(first.stdout).toMatch(/document types +321 added/);
-    expect(first.stdout).toMatch(/skipped .*participant-identifier-schemes\.xml/);
+    expect(first.stdout).toMatch(/identifier schemes +105 added, 0 updated, 0 unchanged/);
+    expect(first.stdout).toContain('ICD 0242 added: OpenPeppol Service Provider Identification Scheme (active)');
+    expect(first.stdout).toContain('ICD 0037 added: LY-tunnus (removed, removed on 2024-12-31)');
     // Each entry it added, by field: the XRechnung 2.0 invoice with the list's removal date.
     expect(first.stdout).toMatch(/added document-types busdox-docid-qns::\S*xrechnung_2\.0::2\.1: .*removed_from 2026-08-01T00:00:00/);
     expect(first.stdout).toContain('No live participant loses a process or document type in the next 90 days.');
+    expect(first.stdout).not.toMatch(/skipped/);
 
     const again = await runCli(['load-catalogue', join(CODE_LISTS, 'processes.xml'), join(CODE_LISTS, 'document-types.xml')], env);
     expect(again.stdout).toMatch(/processes +0 added, 0 updated, 109 unchanged/);
@@ -108,7 +111,7 @@ describe('registry load-catalogue', () => {
   it('refuses a file that is no code list, naming it', async () => {
     const file = join(dir, 'notes.xml');
     await writeFile(file, '<notes><note>hello</note></notes>');
-    expectRefusal(await runCli(['load-catalogue', file], env), `${file}: not a Peppol processes, document types or transport profiles code list`);
+    expectRefusal(await runCli(['load-catalogue', file], env), `${file}: not a Peppol processes, document types, transport profiles or participant identifier schemes code list`);
     expectRefusal(await runCli(['load-catalogue', join(dir, 'missing')], env), /missing: no such file or directory/);
   }, SLOW);
 });

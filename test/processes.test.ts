@@ -106,13 +106,13 @@ describe('validation', () => {
     expectFieldError(body, FORM, 'title', 'NotEmpty', 'must not be empty');
   });
 
-  it('reports wrong types as binding failures, unknown ICDs, duplicates and an empty title together', async () => {
+  it('reports wrong types as binding failures, ICDs not of four digits, duplicates and an empty title together', async () => {
     const documentType = await addDocumentType(t.app, t.users.admin);
     const body = expectErrorBody(await send('POST', BASE, processForm({
       title: '',
       restricted: 'false',
       visible: 1,
-      requiredICDs: ['0192', '1234', '0192'],
+      requiredICDs: ['0192', '12345', '0192'],
       documentTypes: [{ identifier: documentType.identifier }, { identifier: documentType.identifier }],
       dependencies: [{ identifier: 'not-a-uuid' }],
     })), 400);
@@ -121,12 +121,20 @@ describe('validation', () => {
     expect(expectFieldError(body, FORM, 'visible', 'typeMismatch').codes).toEqual([
       `typeMismatch.${FORM}.visible`, 'typeMismatch.visible', 'typeMismatch.Boolean', 'typeMismatch',
     ]);
-    expect(expectFieldError(body, FORM, 'requiredICDs[1]', 'Icd')).toMatchObject({ rejectedValue: '1234', bindingFailure: false });
+    expect(expectFieldError(body, FORM, 'requiredICDs[1]', 'Icd')).toMatchObject({ rejectedValue: '12345', bindingFailure: false });
     expectFieldError(body, FORM, 'requiredICDs', 'UniqueElements');
     expectFieldError(body, FORM, 'documentTypes', 'UniqueElements');
     expect(expectFieldError(body, FORM, 'dependencies[0].identifier', 'typeMismatch').bindingFailure).toBe(true);
     expect(body.message).toBe(`Validation failed for object='${FORM}'. Error count: ${body.errors.length}`);
     expect(body.errors).toHaveLength(7);
+  });
+
+  it('refuses a required ICD the registry does not know, once the form is otherwise valid', async () => {
+    const body = expectErrorBody(await send('POST', BASE, processForm({ requiredICDs: ['0192', '1234'] })), 400);
+    expect(expectFieldError(body, FORM, 'requiredICDs[1]', 'Icd')).toMatchObject({
+      rejectedValue: '1234', defaultMessage: 'ICD 1234 is not one of the ICDs of the specification (no Peppol code list is loaded)',
+    });
+    expect(body.errors).toHaveLength(1);
   });
 
   it.each([

@@ -27,3 +27,20 @@ export function checkCertificate(text: string, now = new Date()): CertificateChe
   }
   return { ok: true, base64Der: certificate.raw.toString('base64'), validTo };
 }
+
+/** A Peppol Seat ID, as the CN of an access point certificate's subject carries it: `P`, two letters, six digits. */
+const SEAT_ID = /^P[A-Z]{2}[0-9]{6}$/;
+
+/**
+ * The Peppol Seat ID of an access point certificate (base64 DER, as stored): the CN of its subject when it is one, as
+ * Node's X.509 parser reads the subject (one `name=value` per line); undefined for any other certificate.
+ */
+export function seatIdOf(base64Der: string): string | undefined {
+  let subject: string;
+  try {
+    subject = new X509Certificate(Buffer.from(base64Der, 'base64')).subject;
+  } catch {
+    return undefined;
+  }
+  return subject.split('\n').map((line) => (line.startsWith('CN=') ? line.slice(3) : '')).find((name) => SEAT_ID.test(name));
+}

@@ -11,6 +11,8 @@ import type { Queryable } from '../db/database.js';
 import type { ReferenceInput } from '../db/references.js';
 import type { CatalogueKind, CatalogueTable } from '../db/catalogue-table.js';
 import { DOCUMENT_TYPE_TABLE } from '../document-types/repository.js';
+import { readIdentifierSchemes, type HeldIdentifierSchemes } from '../identifier-schemes/repository.js';
+import { IdentifierSchemeList } from '../identifier-schemes/schemes.js';
 import type { DocumentType } from '../document-types/schemas.js';
 import { PROCESS_TABLE } from '../processes/repository.js';
 import type { Process } from '../processes/schemas.js';
@@ -197,11 +199,11 @@ const holding = <K extends CatalogueKind>(table: CatalogueTable<K>): HeldKind<K>
 
 /**
  * The catalogue held in memory, kind by kind (processes, document types, capabilities, transport profiles, access
- * points, their providers, service providers): each loaded on first use, dropped on a change the change log reports
- * (`onChange`) of a kind its rows are built from, loaded again by the next reader. Correct only while `onChange`
- * hears every committed change, as `app.changes` makes it.
+ * points, their providers, service providers) and the identifier schemes: each loaded on first use, dropped on a change
+ * the change log reports (`onChange`) of a kind its rows are built from, loaded again by the next reader. Correct only
+ * while `onChange` hears every committed change, as `app.changes` makes it.
  */
-export class CatalogueCache {
+export class CatalogueCache implements HeldIdentifierSchemes {
   private readonly kinds: { readonly [K in CatalogueKind]: HeldKind<K> } = {
     process: holding(PROCESS_TABLE),
     'document-type': holding(DOCUMENT_TYPE_TABLE),
@@ -212,7 +214,14 @@ export class CatalogueCache {
     'service-provider': holding(SERVICE_PROVIDER_TABLE),
   };
 
+  private readonly schemes = new Held(async (db) => new IdentifierSchemeList(await readIdentifierSchemes(db)));
+
   constructor(private readonly db: Queryable) {}
+
+  /** The participant identifier schemes as loaded (the accepted ICDs are asked of them at request time). */
+  identifierSchemes(db: Queryable = this.db): Promise<IdentifierSchemeList> {
+    return this.schemes.get(db);
+  }
 
   /**
    * The rows of `kind`. A transaction passes itself as `db`: on the embedded database a load through another
@@ -267,10 +276,12 @@ export class CatalogueCache {
     for (const { table, rows } of Object.values(this.kinds)) {
       if (table.builtFrom.includes(notice.resource)) rows.drop();
     }
+    if (notice.resource === 'identifier-scheme') this.schemes.drop();
   }
 
   /** Drops every kind: the log it followed was replaced (a failover), or its reads moved to another database. */
   clear(): void {
     for (const { rows } of Object.values(this.kinds)) rows.drop();
+    this.schemes.drop();
   }
 }

@@ -4,7 +4,7 @@ import { Nullable, Uuid } from '../core/schemas.js';
 import { MIGRATION_KEY_PATTERN } from './sml-client.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
-  'transport-profile', 'capability', 'user', 'sign-in-lock', 'register-flag'] as const;
+  'transport-profile', 'capability', 'user', 'sign-in-lock', 'register-flag', 'identifier-scheme'] as const;
 const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire', 'migrate', 'withdraw'] as const;
 
 /** The most JSON one page of the audit or the feed carries unless CHANGE_PAGE_MAX_BYTES says otherwise: 4 MiB. */

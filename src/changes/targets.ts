@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import { participantIsLive, participantPublishes } from '../participants/repository.js';
+import { isSpis } from '../participants/service-provider-identifiers.js';
 import type { DeliveryTarget } from './outbox.js';
 import { DirectoryError, type DirectoryClient } from './directory-client.js';
 import {
@@ -34,12 +35,14 @@ export const smlTarget = (sml: SmlClient): DeliveryTarget => ({
  * The Peppol Directory: every change of a participant pushed (PUT), the organization deleted with its last one.
  * With `after: 'sml'` an entry is pushed only once the SML has it, since the Directory looks a pushed
  * participant up through the SML, and only while the SML holds it for this SMP (not one another SMP holds).
- * Only what was pushed is deleted. A refusal no retry can cure (a 4xx) is recorded for the organization.
+ * Only what was pushed is deleted. A refusal no retry can cure (a 4xx) is recorded for the organization. A service
+ * provider's own identifier (0242, its MLS address) is never pushed: the Directory lists end users, not providers.
  */
 export const directoryTarget = (directory: DirectoryClient, after?: string): DeliveryTarget => ({
   name: 'directory',
   ...(after === undefined ? {} : { after }),
   async deliver(db, participant) {
+    if (isSpis(parseOrganization(participant)?.icd ?? '')) return false;
     try {
       if (await organizationIsLive(db, participant)) {
         if (after !== undefined && !heldForThisSmp(await smlStateOf(db, participant))) return false;

@@ -1,9 +1,10 @@
 /**
  * The catalogue as the loader takes it: processes, document types with their process links, transport
- * profiles. The Peppol code lists (`codelists.ts`) and the project's starter catalogue
+ * profiles, participant identifier schemes (the ICDs). The Peppol code lists (`codelists.ts`) and the project's starter catalogue
  * (`src/setup/starter-catalogue.json`) are both read into this shape.
  */
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
+import type { IdentifierScheme } from '../identifier-schemes/schemes.js';
 
 /** The lifecycle state of a code-list entry. Deprecated and removed entries become `restricted`. */
 export type EntryState = 'active' | 'deprecated' | 'removed';
@@ -37,7 +38,7 @@ export interface TransportProfileEntry {
 
 /** Which list was loaded and its version, remembered in `catalogue_sources`. */
 export interface CatalogueSource {
-  list: 'processes' | 'document-types' | 'transport-profiles' | 'starter';
+  list: 'processes' | 'document-types' | 'transport-profiles' | 'participant-identifier-schemes' | 'starter';
   version: string;
 }
 
@@ -46,9 +47,11 @@ export interface Catalogue {
   processes: ProcessEntry[];
   documentTypes: DocumentTypeEntry[];
   transportProfiles: TransportProfileEntry[];
+  identifierSchemes: IdentifierScheme[];
 }
 
-export const emptyCatalogue = (): Catalogue => ({ sources: [], processes: [], documentTypes: [], transportProfiles: [] });
+export const emptyCatalogue = (): Catalogue =>
+  ({ sources: [], processes: [], documentTypes: [], transportProfiles: [], identifierSchemes: [] });
 
 /** Several files (or the lists of one directory) as one catalogue; a later entry with the same key wins. */
 export function mergeCatalogues(parts: readonly Catalogue[]): Catalogue {
@@ -56,15 +59,18 @@ export function mergeCatalogues(parts: readonly Catalogue[]): Catalogue {
   const processes = new Map<string, ProcessEntry>();
   const documentTypes = new Map<string, DocumentTypeEntry>();
   const transportProfiles = new Map<string, TransportProfileEntry>();
+  const identifierSchemes = new Map<string, IdentifierScheme>();
   for (const part of parts) {
     merged.sources.push(...part.sources);
     for (const entry of part.processes) processes.set(formatQualifiedIdentifier(entry), entry);
     for (const entry of part.documentTypes) documentTypes.set(formatQualifiedIdentifier(entry), entry);
     for (const entry of part.transportProfiles) transportProfiles.set(entry.value, entry);
+    for (const entry of part.identifierSchemes) identifierSchemes.set(entry.icd, entry);
   }
   merged.processes = [...processes.values()];
   merged.documentTypes = [...documentTypes.values()];
   merged.transportProfiles = [...transportProfiles.values()];
+  merged.identifierSchemes = [...identifierSchemes.values()];
   return merged;
 }
 

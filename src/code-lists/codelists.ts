@@ -5,6 +5,7 @@ import {
   ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type EntryLife, type EntryState,
 } from './catalogue.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
+import type { IdentifierScheme } from '../identifier-schemes/schemes.js';
 
 /** A code-list file that cannot be read as one: the message names the file and the entry. */
 export class CodeListError extends Error {}
@@ -20,15 +21,17 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '',
   parseAttributeValue: false,
-  isArray: (name) => ['process', 'document-type', 'process-id', 'transport-profile'].includes(name),
+  isArray: (name) => ['process', 'document-type', 'process-id', 'transport-profile', 'participant-identifier-scheme'].includes(name),
+  // The schemes' texts (structure, validation rules, examples) are kept as published: `2120000787` is no number.
+  parseTagValue: false,
 });
 
-const LIST_ROOTS = ['processes', 'document-types', 'transport-profiles'] as const;
+const LIST_ROOTS = ['processes', 'document-types', 'transport-profiles', 'participant-identifier-schemes'] as const;
 
 /**
  * Reads the official Peppol code lists in their published XML form (`processes.xml`, `document-types.xml`,
- * `transport-profiles.xml`, any file name). A directory contributes every code list it holds; other XML
- * files there (such as the participant identifier schemes) are listed in `skipped`.
+ * `transport-profiles.xml`, `participant-identifier-schemes.xml`, any file name). A directory contributes every
+ * code list it holds; other XML files there are listed in `skipped`.
  */
 export async function readCodeLists(paths: readonly string[]): Promise<{ catalogue: Catalogue; skipped: string[] }> {
   const parts: Catalogue[] = [];
@@ -39,7 +42,7 @@ export async function readCodeLists(paths: readonly string[]): Promise<{ catalog
     });
     if (!info.isDirectory()) {
       const part = await readCodeListFile(path);
-      if (!part) throw new CodeListError(`${path}: not a Peppol processes, document types or transport profiles code list`);
+      if (!part) throw new CodeListError(`${path}: not a Peppol processes, document types, transport profiles or participant identifier schemes code list`);
       parts.push(part);
       continue;
     }
@@ -91,6 +94,9 @@ function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file
         processes: elementsOf(entry['process-id']).map((link) => key(link, `${where} process-id`)),
       };
     });
+  } else if (root === 'participant-identifier-schemes') {
+    catalogue.identifierSchemes = entries('participant-identifier-scheme').map((entry, index) =>
+      identifierSchemeOf(entry, at('participant-identifier-scheme', index)));
   } else {
     catalogue.transportProfiles = entries('transport-profile').map((entry, index) => {
       const where = at('transport-profile', index);
@@ -102,6 +108,39 @@ function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file
     });
   }
   return catalogue;
+}
+
+const ICD = /^[0-9]{4}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** One scheme of the participant identifier schemes list, with its texts as published. */
+function identifierSchemeOf(entry: Attributes, where: string): IdentifierScheme {
+  const icd = text(entry, 'iso6523', where);
+  if (!ICD.test(icd)) throw new CodeListError(`${where}: iso6523 '${icd}' is not four digits`);
+  const removalDate = optionalText(entry, 'removal-date');
+  if (removalDate !== null && (!DATE.test(removalDate) || Number.isNaN(Date.parse(removalDate)))) {
+    throw new CodeListError(`${where}: removal-date '${removalDate}' is not a date (YYYY-MM-DD)`);
+  }
+  return {
+    icd,
+    schemeId: optionalText(entry, 'schemeid'),
+    schemeName: text(entry, 'scheme-name', where),
+    country: optionalText(entry, 'country'),
+    issuingAgency: optionalText(entry, 'issuing-agency'),
+    state: state(entry, where),
+    removalDate,
+    registrable: optionalText(entry, 'registrable') !== 'false',
+    structure: optionalText(entry, 'structure'),
+    validationRules: optionalText(entry, 'validation-rules'),
+    examples: (optionalText(entry, 'examples') ?? '').split('\n').map((example) => example.trim()).filter((example) => example !== ''),
+  };
+}
+
+/** An attribute or element's text, trimmed; null when absent or empty. */
+function optionalText(entry: Attributes, name: string): string | null {
+  const value = entry[name];
+  const given = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value).trim() : '';
+  return given === '' ? null : given;
 }
 
 function text(entry: Attributes, name: string, where: string): string {

@@ -4,6 +4,7 @@ import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/sch
 import {
   processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryLife, type EntryState,
 } from './catalogue.js';
+import type { IdentifierScheme } from '../identifier-schemes/schemes.js';
 
 export interface Changes {
   added: number;
@@ -29,6 +30,9 @@ export interface LoadReport {
   links: { added: number; removed: number };
   /** Every entry added or changed, and every authority's restriction the list would have lifted, kept. */
   entries: EntryChange[];
+  identifierSchemes: Changes;
+  /** What changed of each scheme that changed, in ICD order: `0242 added (active)`, `0193: state active → deprecated`. */
+  schemeChanges: string[];
   /** Links to processes that are neither in the load nor in the catalogue: skipped. */
   warnings: string[];
   sources: CatalogueSource[];
@@ -109,6 +113,7 @@ async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Act
   const documentTypes = await upsertDocumentTypes(tx, catalogue, actor, entries);
   const { links, warnings } = await replaceLinks(tx, catalogue, actor, linksBefore);
   entries.push(...await restrictionsKept(tx, catalogue));
+  const { identifierSchemes, schemeChanges } = await upsertIdentifierSchemes(tx, catalogue, actor);
   for (const source of catalogue.sources) {
     await tx.query(
       `INSERT INTO catalogue_sources (list, version) VALUES ($1, $2)
@@ -116,7 +121,7 @@ async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Act
       [source.list, source.version],
     );
   }
-  return { processes, documentTypes, transportProfiles, links, entries, warnings, sources: catalogue.sources };
+  return { processes, documentTypes, transportProfiles, links, entries, identifierSchemes, schemeChanges, warnings, sources: catalogue.sources };
 }
 
 interface UpsertedRow {
@@ -265,6 +270,61 @@ async function restrictionsKept(tx: Queryable, catalogue: Catalogue): Promise<En
     ...await kept('processes', 'processes', catalogue.processes),
     ...await kept('document-types', 'document_types', catalogue.documentTypes),
   ];
+}
+
+interface SchemeRow {
+  icd: string;
+  scheme_name: string;
+  state: string;
+  removal_date: string | null;
+  validation_rules: string | null;
+}
+
+/**
+ * Upserts the participant identifier schemes by ICD (a scheme no longer listed stays as it was: the lists mark entries
+ * removed, they do not drop them), logging each change; the accepted ICDs follow at request time (identifier-schemes/).
+ */
+async function upsertIdentifierSchemes(tx: Queryable, catalogue: Catalogue, actor: Actor) {
+  const entries = catalogue.identifierSchemes;
+  const column = <K extends keyof IdentifierScheme>(key: K) => entries.map((entry) => entry[key]);
+  const rows = await upsertAndLog(tx, actor, 'identifier-scheme', 'identifier_schemes', ['icd'],
+    `INSERT INTO identifier_schemes (icd, scheme_id, scheme_name, country, issuing_agency, state, removal_date, registrable,
+                                     structure, validation_rules, examples)
+     SELECT icd, scheme_id, scheme_name, country, issuing_agency, state, removal_date::date, registrable, structure, validation_rules,
+            ARRAY(SELECT jsonb_array_elements_text(examples::jsonb))
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[],
+                   $10::text[], $11::text[])
+            AS e(icd, scheme_id, scheme_name, country, issuing_agency, state, removal_date, registrable, structure, validation_rules, examples)
+     ON CONFLICT (icd) DO UPDATE
+        SET scheme_id = EXCLUDED.scheme_id, scheme_name = EXCLUDED.scheme_name, country = EXCLUDED.country,
+            issuing_agency = EXCLUDED.issuing_agency, state = EXCLUDED.state, removal_date = EXCLUDED.removal_date,
+            registrable = EXCLUDED.registrable, structure = EXCLUDED.structure, validation_rules = EXCLUDED.validation_rules,
+            examples = EXCLUDED.examples
+      WHERE (identifier_schemes.scheme_id, identifier_schemes.scheme_name, identifier_schemes.country, identifier_schemes.issuing_agency,
+             identifier_schemes.state, identifier_schemes.removal_date, identifier_schemes.registrable, identifier_schemes.structure,
+             identifier_schemes.validation_rules, identifier_schemes.examples)
+            IS DISTINCT FROM (EXCLUDED.scheme_id, EXCLUDED.scheme_name, EXCLUDED.country, EXCLUDED.issuing_agency, EXCLUDED.state,
+             EXCLUDED.removal_date, EXCLUDED.registrable, EXCLUDED.structure, EXCLUDED.validation_rules, EXCLUDED.examples)`,
+    [
+      column('icd'), column('schemeId'), column('schemeName'), column('country'), column('issuingAgency'), column('state'),
+      column('removalDate'), column('registrable'), column('structure'), column('validationRules'),
+      entries.map((entry) => JSON.stringify(entry.examples)),
+    ],
+  );
+  const described = rows.map((row) => schemeChangeOf(row.before as SchemeRow | null, row.after as SchemeRow));
+  return { identifierSchemes: changes(entries.length, rows), schemeChanges: described.sort() };
+}
+
+/** One scheme's change in the load report's words. */
+function schemeChangeOf(before: SchemeRow | null, after: SchemeRow): string {
+  const removal = (row: SchemeRow) => (row.removal_date === null ? '' : `, removed on ${row.removal_date}`);
+  if (before === null) return `${after.icd} added: ${after.scheme_name} (${after.state}${removal(after)})`;
+  const differences: string[] = [];
+  if (before.state !== after.state) differences.push(`state ${before.state} → ${after.state}`);
+  if (before.removal_date !== after.removal_date) differences.push(`removal date ${before.removal_date ?? 'none'} → ${after.removal_date ?? 'none'}`);
+  if (before.validation_rules !== after.validation_rules) differences.push('validation rules changed');
+  if (before.scheme_name !== after.scheme_name) differences.push(`name ${before.scheme_name} → ${after.scheme_name}`);
+  return `${after.icd}: ${differences.length > 0 ? differences.join(', ') : 'details changed'}`;
 }
 
 /**

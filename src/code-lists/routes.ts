@@ -7,7 +7,8 @@ import { comingRemovals, REMOVALS_DEFAULT_DAYS, REMOVALS_MAX_DAYS, REMOVALS_MAX_
 import { catalogueSources } from './repository.js';
 
 const CatalogueSourceList = Type.Array(Type.Object({
-  list: Type.Union([Type.Literal('processes'), Type.Literal('document-types'), Type.Literal('transport-profiles'), Type.Literal('starter')], {
+  list: Type.Union([Type.Literal('processes'), Type.Literal('document-types'), Type.Literal('transport-profiles'),
+    Type.Literal('participant-identifier-schemes'), Type.Literal('starter')], {
     description: 'the code list; `starter`: the small catalogue a first start sets up when no code list was loaded',
   }),
   version: Type.String({ description: 'the release of that list last loaded (`registry load-catalogue`)' }),

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 
-/** The ICD values of the specification, exactly. */
+/** The ICD values of the specification, exactly: the accepted ones while no Peppol code list is loaded (identifier-schemes/). */
 export const ICDS = [
   '9922', '9923', '9916', '9915', '9919', '9914', '9924', '9956', '9925', '9926', '9927', '9928', '9929', '9958',
   '9930', '9901', '9902', '0184', '0096', '9904', '9905', '0060', '0191', '9931', '9920', '9913', '9912', '0037',
@@ -9,13 +9,24 @@ export const ICDS = [
   '9944', '0192', '9909', '9945', '9946', '9947', '9948', '0007', '9955', '0195', '9949', '9950', '9951', '9952',
   '9953',
 ] as const;
-export type Icd = (typeof ICDS)[number];
 
-export const IcdSchema = Type.Unsafe<Icd>({
-  type: 'string',
-  enum: [...ICDS],
+/** Any ICD's shape; which ones are accepted is the registry's held list's to say, at request time. */
+export const ICD_PATTERN = '^[0-9]{4}$';
+const ICD_SHAPE = new RegExp(ICD_PATTERN);
+
+/**
+ * Whether `value` has an ICD's shape. Any such ICD can name a registered organization: a participant keeps its ICD
+ * after the code list removes it, and stays found; whether a new one may take it is the identifier schemes' to say.
+ */
+export const hasIcdShape = (value: string): boolean => ICD_SHAPE.test(value);
+
+export const IcdSchema = Type.String({
+  pattern: ICD_PATTERN,
   title: 'ICD',
-  description: 'International Code Designator: the authority that issued the organization code',
+  description: 'International Code Designator: the authority that issued the organization code, four digits. Which ICDs are '
+    + 'accepted is checked against the list the registry holds (400, code `Icd`, for one it does not know): with the Peppol '
+    + 'Participant Identifier Schemes code list loaded, its schemes not past their removal date; without one, the '
+    + 'specification\'s list',
   'x-constraint': 'Icd',
 });
 

@@ -5,7 +5,7 @@ import { isRecord } from '../core/json.js';
 import { coalesced } from '../core/concurrency.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
-  | 'service-provider' | 'transport-profile' | 'capability' | 'user' | 'sign-in-lock' | 'register-flag';
+  | 'service-provider' | 'transport-profile' | 'capability' | 'user' | 'sign-in-lock' | 'register-flag' | 'identifier-scheme';
 type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate' | 'withdraw';
 
 /** What a cache hears of a committed change: changes/signal.ts tells every subscriber each one, in log order, once. */

@@ -17,6 +17,10 @@ export interface ReferenceTarget {
 export const PROCESS_REFERENCE: ReferenceTarget = { table: 'processes', noun: 'process', typeName: 'ProcessIdentifiable', alternateKey: 'qualifiedIdentifier' };
 export const DOCUMENT_TYPE_REFERENCE: ReferenceTarget = { table: 'document_types', noun: 'document type', typeName: 'DocumentTypeIdentifiable', alternateKey: 'qualifiedIdentifier' };
 export const CAPABILITY_REFERENCE: ReferenceTarget = { table: 'capabilities', noun: 'capability', typeName: 'CapabilityIdentifiable' };
+/** Here rather than in service-providers/: users name one, and so does a participant write (an MLS receiver's). */
+export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
+  table: 'service_providers', noun: 'service provider', typeName: 'ServiceProviderIdentifiable',
+};
 
 /** A reference object of a request body; which fields count depends on the target's `alternateKey`. */
 export interface ReferenceInput {

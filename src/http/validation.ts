@@ -80,6 +80,7 @@ function entryOf(objectName: string, error: ValidatorError): FieldError {
     case 'maxItems':
       return sizeError(base, schema);
     case 'pattern':
+      if (flagged === 'Icd') return fieldError({ ...base, code: 'Icd', defaultMessage: 'must be an ICD: four digits, such as 0192' });
       return fieldError({
         ...base,
         code: 'Pattern',

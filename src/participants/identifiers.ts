@@ -1,6 +1,6 @@
 import { asciiLowerCase } from '../core/ascii-case.js';
 import { NotFoundError } from '../core/errors.js';
-import { formatQualifiedIdentifier, ICDS, parseQualifiedIdentifier } from '../core/schemas.js';
+import { formatQualifiedIdentifier, hasIcdShape, parseQualifiedIdentifier } from '../core/schemas.js';
 
 /** The scheme of every participant's qualified identifier. */
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
@@ -15,7 +15,6 @@ export interface Organization {
 export type ParticipantKey = { kind: 'identifier'; id: string } | { kind: 'qualified'; organization: Organization };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ICD_SET: ReadonlySet<string> = new Set(ICDS);
 
 export function isUuid(segment: string): boolean {
   return UUID.test(segment);
@@ -43,7 +42,7 @@ export function parseOrganization(qualifiedIdentifier: string): Organization | u
   const colon = value.indexOf(':');
   const icd = value.slice(0, colon);
   const organizationIdentifier = storedOrganizationIdentifier(value.slice(colon + 1));
-  if (colon < 0 || !ICD_SET.has(icd) || organizationIdentifier.length === 0) return undefined;
+  if (colon < 0 || !hasIcdShape(icd) || organizationIdentifier.length === 0) return undefined;
   return { icd, organizationIdentifier };
 }
 

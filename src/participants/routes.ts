@@ -21,7 +21,8 @@ import { findIdentifierFaults } from './identifier-faults.js';
 import { actorOf } from '../http/actor.js';
 import { sendJson } from '../http/held-json.js';
 import { participantJson } from './json.js';
-import { ForbiddenError } from '../core/errors.js';
+import { ForbiddenError, ValidationError } from '../core/errors.js';
+import { newParticipantIcdWarning, unknownIcdErrors } from '../identifier-schemes/checks.js';
 import {
   AddParticipantForm, IdentifierFaultPage, IdentifierFaultQuery, Participant, ParticipantPage, ParticipantParams, ParticipantQuery, ProcessList,
   TransferParams, UpdateParticipantForm,
@@ -88,6 +89,8 @@ const participants: FastifyPluginAsyncTypebox<ParticipantRoutesOptions> = async 
     config: { access: READERS, mediaTypes: ['participants.find'], streamMediaType: 'participants.stream', objectName: 'participantFilter', reads: 'standby' },
   }, async (request, reply) => {
     const page = pageRequest(request.query, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
+    const unknown = unknownIcdErrors(await app.catalogue.identifierSchemes(), 'icd', request.query.icd);
+    if (unknown.length > 0) throw ValidationError.of('queryParameters', unknown);
     const scope = scopeOf(request);
     if (request.wantsStream) return sendJsonArray(reply, Participant, streamParticipants(app.db, request.query, scope, page.orderBy));
     const indexed = await app.participantSearch.search(request.query, scope, page);
@@ -100,7 +103,18 @@ const participants: FastifyPluginAsyncTypebox<ParticipantRoutesOptions> = async 
   getOwn('/:identifier', Participant, 'participants.get', getParticipant, participantJson);
 
   app.post('/', {
-    schema: { body: AddParticipantForm, response: { 201: Participant } },
+    schema: {
+      description: 'The ICD must be one the registry accepts now (docs/spec/DECISIONS.md, "Identifiers"): with the Peppol '
+        + 'Participant Identifier Schemes code list loaded, one of its schemes not past its removal date (from the UTC start of '
+        + 'that day: 400, code `IcdRemoved`, naming the date); without one, one of the specification\'s ICDs (400, code `Icd`). '
+        + 'A deprecated ICD, or one due for removal, is accepted with a `Warning: 299 registry "<text>"` header saying so. '
+        + 'A service provider\'s own identifier (ICD 0242, its Message Level Status address `0242:<Main ID>` or a variant '
+        + '`<Main ID>-<Use Case>[.<sub>]`) is taken only by the provider whose access point certificate carries that Main ID (the last six '
+        + 'digits of the Peppol Seat ID in its subject); any other provider is answered 403 saying what its certificates carry. '
+        + 'See also `POST /rest/api/mls-receivers`.',
+      body: AddParticipantForm,
+      response: { 201: Participant },
+    },
     config: { access: PROVIDERS, mediaTypes: ['participants.add'], objectName: ADD_FORM },
   }, async (request, reply) => {
     const serviceProviderId = ownProviderOf(request);
@@ -112,6 +126,8 @@ const participants: FastifyPluginAsyncTypebox<ParticipantRoutesOptions> = async 
       if (checked) await app.organizationCheck?.record(tx, actorOf(request), [checked]);
       return registered;
     });
+    const warning = newParticipantIcdWarning(await app.catalogue.identifierSchemes(), participant.icd);
+    if (warning !== undefined) reply.header('warning', warning);
     return sendJson(reply.status(201), participantJson(participant));
   });
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
-  Contact, ContactForm, IcdSchema, IdentifierText, Nullable, OptionalName, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
+  Contact, ContactForm, IcdSchema, IdentifiableByUuid, IdentifierText, Nullable, OptionalName, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
 } from '../core/schemas.js';
 import { Process } from '../processes/schemas.js';
 
@@ -104,3 +104,32 @@ export const TransferParams = Type.Object({
 });
 
 export const ProcessList = Type.Array(Process);
+
+const MlsAddress = Type.Object({
+  qualifiedIdentifier: QualifiedIdentifierString,
+  seatId: Type.String({ description: 'the Peppol Seat ID (CN of the access point certificate) whose last six digits are the Main ID' }),
+  participant: Nullable(Uuid({ description: 'the provider\'s participant of this identifier, when it has one' })),
+  receivesMls: Type.Boolean({ description: 'true when that participant receives the MLS process: the address is registered' }),
+}, { title: 'MlsAddress' });
+
+export const MlsReceiver = Type.Object({
+  serviceProvider: ServiceProviderSummary,
+  seatIds: Type.Array(Type.String(), { description: 'the Peppol Seat IDs the certificates of the provider\'s access point carry' }),
+  addresses: Type.Array(MlsAddress, { description: 'one `iso6523-actorid-upis::0242:<Main ID>` per Main ID; none without a Seat ID' }),
+}, { title: 'MlsReceiver' });
+
+export const MlsReceiverList = Type.Array(MlsReceiver);
+
+export const MlsReceiverQuery = Type.Object({
+  serviceProvider: Type.Optional(Uuid({ description: 'only this service provider\'s (ADMIN, REGISTRY_AUTHORITY; a provider sees its own alone)' })),
+});
+
+export const MlsReceiverForm = Type.Object({
+  serviceProvider: Type.Optional(IdentifiableByUuid('ServiceProviderIdentifiable')),
+  contact: Type.Optional(ContactForm),
+}, {
+  title: 'MlsReceiverForm',
+  description: 'serviceProvider: whose MLS address (required of ADMIN and REGISTRY_AUTHORITY; a provider registers its own); '
+    + 'contact: the participant\'s contact, by default the contact of the provider\'s access point provider',
+});
+export type MlsReceiverForm = Static<typeof MlsReceiverForm>;

@@ -6,6 +6,11 @@ import { appendChange, SYSTEM_ACTOR, type Actor, type Change } from '../db/chang
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { processesFromDatabase, processesNamed, type HeldProcesses, type ProcessSource } from '../processes/repository.js';
+import { newParticipantIcdErrors } from '../identifier-schemes/checks.js';
+import {
+  identifierSchemesFromDatabase, readIdentifierSchemes, type HeldIdentifierSchemes,
+} from '../identifier-schemes/repository.js';
+import { IdentifierSchemeList } from '../identifier-schemes/schemes.js';
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
@@ -15,6 +20,7 @@ import { participantOfRecord, type ParticipantRecord, type Scope } from './repos
 import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
 import { valueFaultOf } from './value-rules.js';
+import { checkServiceProviderIdentifier, isSpis } from './service-provider-identifiers.js';
 import {
   deleteParticipants, insertParticipant, insertParticipants, insertParticipantUnlessExpired, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
   transferParticipant, updateParticipant, type ContactRecord, type NewParticipant,
@@ -35,22 +41,28 @@ const contactOf = (contact: ContactForm): ContactRecord =>
   ({ name: contact.name, email: contact.email ?? null, phoneNumber: contact.phoneNumber ?? null });
 
 /** A delete date must lie in the future: today's would remove the participant at once. */
-function deleteDateErrors(deleteDate: string | undefined): Omit<FieldErrorInput, 'objectName'>[] {
+function deleteDateErrors(deleteDate: string | undefined): Entry[] {
   const today = new Date().toISOString().slice(0, 10);
   if (deleteDate === undefined || deleteDate > today) return [];
   return [{ field: 'deleteDate', code: 'Future', rejectedValue: deleteDate, typeName: 'LocalDate', defaultMessage: 'must be a future date' }];
 }
 
 /** The organization identifier's refusal when it breaks its scheme's rule and `checks` refuses it; else none. */
-function identifierErrors(form: AddParticipantForm, checks: ValueChecks): Omit<FieldErrorInput, 'objectName'>[] {
+function identifierErrors(form: AddParticipantForm, checks: ValueChecks): Entry[] {
   const fault = valueFaultOf(form.icd, form.organizationIdentifier);
   if (fault === undefined || checks === 'record') return [];
   return [{ field: 'organizationIdentifier', code: 'IdentifierRule', rejectedValue: form.organizationIdentifier, defaultMessage: fault }];
 }
 
+/** What a new participant's write reads of the catalogue cache: its processes and the accepted ICDs. */
+export type HeldCatalogue = HeldProcesses & HeldIdentifierSchemes;
+
+type Entry = Omit<FieldErrorInput, 'objectName'>;
+
 /**
  * Resolves the form's processes and applies the participant rules; every violation, of the references,
- * the rules, the delete date and any `earlier` (the organization identifier's), is reported at once.
+ * the rules and the delete date, is reported at once, after those the caller found already (`found`: the ICD's and
+ * the organization identifier's).
  */
 async function processIdsOf(
   tx: Queryable,
@@ -59,14 +71,12 @@ async function processIdsOf(
   icd: string,
   currentIds: readonly string[],
   catalogue: HeldProcesses | undefined,
-  earlier: readonly Omit<FieldErrorInput, 'objectName'>[] = [],
+  found: readonly Entry[] = [],
 ): Promise<string[]> {
   const cachedIds = await catalogue?.processIdsOf(form.processes, tx);
   const { ids, errors } = cachedIds ? { ids: cachedIds, errors: [] } : await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
   const rules = (await processSource(tx, catalogue).processesIn(ids)).map(processRuleOf);
-  const violations = [
-    ...earlier, ...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate),
-  ];
+  const violations = [...found, ...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
   if (violations.length > 0) throw ValidationError.of(objectName, violations);
   return ids;
 }
@@ -95,14 +105,18 @@ export async function expireParticipants(tx: Queryable, due: ExpiryDue): Promise
 }
 
 /**
- * Registers a participant for a service provider; returns it as the API shows it. `catalogue`: where processes are read
- * from (the cache; without it, the database), here and in the other writes.
+ * Registers a participant for a service provider, with an ICD the identifier schemes accept now; returns it as the API
+ * shows it. `catalogue`: where processes and the schemes are read from (the cache; without it, the database), here and
+ * in the other writes.
  */
 export async function registerParticipant(
-  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldProcesses, checks: ValueChecks = 'refuse',
+  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldCatalogue, checks: ValueChecks = 'refuse',
 ): Promise<Participant> {
   const record = newParticipantOf(serviceProviderId, form);
-  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue, identifierErrors(form, checks));
+  const schemes = await (catalogue ?? identifierSchemesFromDatabase(tx)).identifierSchemes(tx);
+  const found = [...newParticipantIcdErrors(schemes, form.icd), ...identifierErrors(form, checks)];
+  const processIds = await processIdsOf(tx, ADD_FORM, form, form.icd, [], catalogue, found);
+  if (isSpis(form.icd)) await checkServiceProviderIdentifier(tx, actor, serviceProviderId, form.organizationIdentifier);
   let stored = await insertParticipantUnlessExpired(tx, record, processIds);
   if (!stored) {
     await expireParticipants(tx, { organization: record });
@@ -211,6 +225,7 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
     }
   }
   const processes = await processesNamed(tx, [...ids], [...names]);
+  const schemes = new IdentifierSchemeList(await readIdentifierSchemes(tx));
   const byId = new Map(processes.map((process) => [process.identifier, process]));
   const byName = new Map(processes.map((process) => [process.qualifiedIdentifier, process]));
   const processOf = (reference: Reference): Process | undefined => {
@@ -221,13 +236,18 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
   const processesIn = (wanted: readonly string[]) => processes.filter((process) => wanted.includes(process.identifier));
   return {
     processesIn,
-    /** The form's process ids when every reference is known and every rule kept; else undefined. */
+    /**
+     * The form's process ids when its ICD is accepted, every reference known and every rule kept; else undefined. A
+     * service provider identifier (0242) is settled one by one, against its provider's certificates.
+     */
     settledIds(form: AddParticipantForm): string[] | undefined {
+      if (isSpis(form.icd)) return undefined;
       const named = form.processes.map(processOf);
       if (!named.every((process) => process !== undefined)) return undefined;
       const processIds = [...new Set(named.map((process) => process.identifier))];
       const rules = processesIn(processIds).map(processRuleOf);
-      const broken = processRuleErrors(form.processes, rules, form.icd, []).length + deleteDateErrors(form.deleteDate).length > 0;
+      const broken = newParticipantIcdErrors(schemes, form.icd).length + processRuleErrors(form.processes, rules, form.icd, []).length
+        + deleteDateErrors(form.deleteDate).length > 0;
       return broken ? undefined : processIds;
     },
   };
@@ -262,6 +282,7 @@ export async function transferRegistration(
   const participant = await lockOwn(tx, segment, scope);
   const target = targetSegment.toLowerCase();
   if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(targetSegment);
+  if (isSpis(participant.icd)) await checkServiceProviderIdentifier(tx, actor, target, participant.organizationIdentifier);
   const before = await participantOfRecord(participant, processSource(tx, catalogue));
   await expireParticipants(tx, { organization: participant });
   const after = await participantOfRecord(await transferParticipant(tx, participant, target), processSource(tx, catalogue));

@@ -1,7 +1,11 @@
 import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
 import type { Queryable } from '../db/database.js';
+import type { PageRequest } from '../core/paging.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
+import { unknownIcdErrors } from '../identifier-schemes/checks.js';
+import { readIdentifierSchemes } from '../identifier-schemes/repository.js';
+import { IdentifierSchemeList } from '../identifier-schemes/schemes.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
@@ -17,7 +21,11 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
   const capabilities = await resolveReferences(tx, CAPABILITY_REFERENCE, form.capabilities, 'capabilities');
   const documentTypes = await resolveReferences(tx, DOCUMENT_TYPE_REFERENCE, form.documentTypes, 'documentTypes');
   const dependencies = await resolveReferences(tx, PROCESS_REFERENCE, form.dependencies, 'dependencies');
-  const errors = [...capabilities.errors, ...documentTypes.errors, ...dependencies.errors];
+  const schemes = new IdentifierSchemeList(await readIdentifierSchemes(tx));
+  const errors = [
+    ...unknownIcdErrors(schemes, 'requiredICDs', form.requiredICDs),
+    ...capabilities.errors, ...documentTypes.errors, ...dependencies.errors,
+  ];
   const selfIndex = ownId ? dependencies.ids.indexOf(ownId) : -1;
   if (selfIndex >= 0) {
     errors.push({ field: 'dependencies', code: 'SelfDependency', rejectedValue: ownId, typeName: 'Set', defaultMessage: 'a process cannot depend on itself' });
@@ -43,6 +51,13 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
 const filtersNothing = (query: ProcessFilter) =>
   Object.keys(ProcessFilter.properties).every((name) => query[name as keyof ProcessFilter] === undefined);
 
+/** The processes the filter finds; 400 for a required ICD the registry does not know. */
+async function findFiltered(db: Queryable, page: PageRequest, query: ProcessFilter) {
+  const unknown = unknownIcdErrors(new IdentifierSchemeList(await readIdentifierSchemes(db)), 'requiredIcd', query.requiredIcd);
+  if (unknown.length > 0) throw ValidationError.of('queryParameters', unknown);
+  return findProcesses(db, query, page);
+}
+
 /** The catalogue's processes: read by everyone, anonymous callers included; managed by the authority. */
 export default managedResourceRoutes({
   mediaTypes: mediaTypesNamed('processes'),
@@ -50,7 +65,7 @@ export default managedResourceRoutes({
   objectName: FORM,
   schemas: { form: ProcessForm, item: Process, page: ProcessPage, query: ProcessQuery },
   access: { read: EVERYONE, write: CATALOGUE_MANAGERS },
-  filters: { find: (db, page, query) => findProcesses(db, query, page), none: filtersNothing },
+  filters: { find: (db, page, query) => findFiltered(db, page, query), none: filtersNothing },
   stream: { mediaType: 'processes.stream', rows: (db, query, orderBy) => streamProcesses(db, query, orderBy) },
   record: (tx, form, id) => recordOf(tx, form, id ?? undefined),
   insert: insertProcess,

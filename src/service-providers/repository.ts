@@ -1,13 +1,8 @@
 import { onForeignKeyViolation, type Queryable } from '../db/database.js';
-import type { ReferenceTarget } from '../db/references.js';
 import { deletedMeanwhile, deleteUnused, insertedId, lockRow, optionalSummaryJson } from '../db/rows.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import { participantIsLive } from '../participants/repository.js';
 import { expireParticipants } from '../participants/writes.js';
-
-export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
-  table: 'service_providers', noun: 'service provider', typeName: 'ServiceProviderIdentifiable',
-};
 
 /** Service providers, as their routes read them and the catalogue cache holds them: they show their access point's title. */
 export const SERVICE_PROVIDER_TABLE: CatalogueTable<'service-provider'> = {

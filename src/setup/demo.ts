@@ -7,7 +7,6 @@ import type { Database, Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
 import { resourceReads } from '../db/sql.js';
 import { Role } from '../http/auth.js';
-import type { Icd } from '../core/schemas.js';
 import { registerParticipant } from '../participants/writes.js';
 import { insertServiceProvider, SERVICE_PROVIDER_TABLE } from '../service-providers/repository.js';
 import { insertUser } from '../users/repository.js';
@@ -35,7 +34,7 @@ const DEMO_AP_CERTIFICATE = [
   '6adsBh/DBQbp0h88GVUPT2MMARJc3Bw03E4wDIJUMWPLRt06jlU0eF2NAVtaPl0cknCR7KjKgE4MWw==',
 ].join('');
 
-const DEMO_PARTICIPANTS: Array<{ icd: Icd; organizationIdentifier: string; name: string; contact: string }> = [
+const DEMO_PARTICIPANTS: Array<{ icd: string; organizationIdentifier: string; name: string; contact: string }> = [
   { icd: '0192', organizationIdentifier: '910000004', name: 'Demo Bakery AS', contact: 'Ola Nordmann' },
   { icd: '0007', organizationIdentifier: '5560000001', name: 'Demo Timber AB', contact: 'Anna Svensson' },
   { icd: '0088', organizationIdentifier: '7300000000004', name: 'Demo Wholesale Ltd', contact: 'Jane Smith' },

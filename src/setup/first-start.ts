@@ -60,7 +60,7 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
     lines.push(`  SERVICE_PROVIDER: username: ${demo.username}  password: ${demo.password}  (demo, acts for ${demo.serviceProvider})`);
   }
   if (starter) {
-    lines.push(`  Catalogue: the starter catalogue (${starter.processes.added} core Peppol BIS processes); follow the`,
+    lines.push(`  Catalogue: the starter catalogue (${starter.processes.added} core Peppol processes); follow the`,
       '             official Peppol code lists with: npx registry load-catalogue reference-data/peppol-codelists-v9.7',
       '             (the release the project ships) or the folder of a newer release');
   }

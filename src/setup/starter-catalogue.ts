@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Catalogue, DocumentTypeEntry, ProcessEntry, TransportProfileEntry } from '../code-lists/catalogue.js';
+import { readCodeLists } from '../code-lists/codelists.js';
 
 interface StarterFile {
   version: string;
@@ -10,14 +11,26 @@ interface StarterFile {
   documentTypes: DocumentTypeEntry[];
 }
 
-/** The project's own small catalogue of the core Peppol BIS processes, loaded at the first start. */
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The shipped Participant Identifier Schemes list (reference-data/, next to src/ and dist/ alike): a first start
+ * follows the code list's ICDs, 0242 among them, rather than the specification's snapshot.
+ */
+export const SHIPPED_IDENTIFIER_SCHEMES = join(here, '..', '..', 'reference-data', 'peppol-codelists-v9.7', 'participant-identifier-schemes.xml');
+
+/**
+ * The project's own small catalogue of the core Peppol processes (the Message Level Status among them), with the
+ * shipped identifier schemes, loaded at the first start.
+ */
 export async function starterCatalogue(): Promise<Catalogue> {
-  const path = join(dirname(fileURLToPath(import.meta.url)), 'starter-catalogue.json');
-  const starter = JSON.parse(await readFile(path, 'utf8')) as StarterFile;
+  const starter = JSON.parse(await readFile(join(here, 'starter-catalogue.json'), 'utf8')) as StarterFile;
+  const { catalogue: schemes } = await readCodeLists([SHIPPED_IDENTIFIER_SCHEMES]);
   return {
-    sources: [{ list: 'starter', version: starter.version }],
+    sources: [{ list: 'starter', version: starter.version }, ...schemes.sources],
     transportProfiles: starter.transportProfiles,
     processes: starter.processes,
     documentTypes: starter.documentTypes,
+    identifierSchemes: schemes.identifierSchemes,
   };
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../core/errors.js';
-import { ICDS, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
+import { hasIcdShape, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { characterXmlCannotCarry } from '../core/xml-text.js';
 import { isParticipantScheme, PARTICIPANT_SCHEME, storedOrganizationIdentifier, type Organization } from '../participants/identifiers.js';
 
@@ -10,7 +10,6 @@ class InvalidIdentifierError extends ApiError {
   }
 }
 
-const ICD_SET: ReadonlySet<string> = new Set(ICDS);
 /** Longer than any stored value (see the bounds of the participant and catalogue tables). */
 const MAX_VALUE_LENGTH = 500;
 const MAX_SCHEME_LENGTH = 100;
@@ -59,7 +58,7 @@ export function participantOf(id: QualifiedIdentifier): NamedParticipant | undef
     throw new InvalidIdentifierError(`Invalid participant identifier value '${id.value}': expected <ICD>:<identifier>`);
   }
   const icd = id.value.slice(0, colon);
-  if (!isParticipantScheme(id.scheme) || !ICD_SET.has(icd)) return undefined;
+  if (!isParticipantScheme(id.scheme) || !hasIcdShape(icd)) return undefined;
   const organization = { icd, organizationIdentifier: storedOrganizationIdentifier(id.value.slice(colon + 1)) };
   const stored = participantIdentifierOf(organization);
   return { organization, spelled: id, asStored: id.scheme === stored.scheme && id.value === stored.value };

@@ -4,6 +4,7 @@ import { fairTurns, type FairTurns } from '../core/concurrency.js';
 import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
+import { isSpis } from '../participants/service-provider-identifiers.js';
 import type { HeldSearchIndex, OrganizationReceivers } from '../participants/held-search-index.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
@@ -191,7 +192,8 @@ export class SmpPublisher {
   async businessCard({ organization, spelled }: NamedParticipant): Promise<string> {
     const { db, countries } = this.options;
     if (!countries) throw new ServiceUnavailableError('The participant identifier scheme code list could not be read');
-    const found = await findOrganization(db, organization);
+    // A service provider's MLS address is no business: it has no card (the Directory is never told of it).
+    const found = isSpis(organization.icd) ? undefined : await findOrganization(db, organization);
     if (!found) throw notFound('business card');
     return businessCardXml(spelled, {
       name: found.name,

@@ -3,13 +3,12 @@ import { ACCESS_POINT_PROVIDER_REFERENCE } from '../access-point-providers/repos
 import { appendChange } from '../db/change-log.js';
 import { actorOf } from '../http/actor.js';
 import type { Queryable } from '../db/database.js';
-import { resolveReference, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
+import { resolveReference, SERVICE_PROVIDER_REFERENCE, type ReferenceInput, type ReferenceTarget, type Resolved } from '../db/references.js';
 import { lockRow } from '../db/rows.js';
 import { bearerTokenOf, callerOf, Role, ROLES, type Access } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { UuidParams } from '../core/schemas.js';
-import { SERVICE_PROVIDER_REFERENCE } from '../service-providers/repository.js';
 import { hashPassword } from './password.js';
 import { closeSessionsOf } from './sessions.js';
 import { passwordProblem } from './password-rules.js';

@@ -46,7 +46,8 @@ export function Catalogue() {
 }
 
 const LISTS: Record<Schemas['CatalogueSource']['list'], TextKey> = {
-  processes: 'processes', 'document-types': 'documentTypes', 'transport-profiles': 'transportProfiles', starter: 'starterList',
+  processes: 'processes', 'document-types': 'documentTypes', 'transport-profiles': 'transportProfiles',
+  'participant-identifier-schemes': 'identifierSchemesList', starter: 'starterList',
 };
 
 /** Which code-list release each list of the catalogue follows, and when it was loaded. */

@@ -15,6 +15,7 @@ const RESOURCES: Record<Resource, TextKey> = {
   'access-point': 'accessPoint', 'access-point-provider': 'resourceAccessPointProvider', 'service-provider': 'resourceServiceProvider',
   'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser', 'sign-in-lock': 'resourceSignInLock',
   'register-flag': 'resourceRegisterFlag',
+  'identifier-scheme': 'resourceIdentifierScheme',
 };
 const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire', migrate: 'operationMigrate', withdraw: 'operationWithdraw' };
 

@@ -5,6 +5,7 @@ import { takeFlash } from '../flash.js';
 import { useT, type Translate } from '../i18n.js';
 import { exportLine } from '../jsonl.js';
 import { href } from '../router.js';
+import { MlsReceiverCard } from './mls-receiver.js';
 
 type Participant = Schemas['Participant'];
 
@@ -69,6 +70,7 @@ export function Participants({ authority = false }: { authority?: boolean }) {
         <>
           <DeleteParticipant participant={deleting} onClose={() => setDeleting(null)} onDone={() => { setDeleting(null); done(t('deleted')); }} />
           <TransferParticipant participant={transferring} onClose={() => setTransferring(null)} onDone={() => { setTransferring(null); done(t('transferred')); }} />
+          <MlsReceiverCard onRegistered={list.reload} />
           <Export />
         </>
       )}

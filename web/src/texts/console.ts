@@ -15,6 +15,12 @@ export const CONSOLE_EN = {
   providerIdentifier: 'Identifier (--service-provider)', providerIdentifierHint: 'The identifier the command line takes: registry import-participants --service-provider <identifier>.',
   importImported: 'Imported', importPresent: 'Already present', importRefused: 'Refused',
   importReport: '{imported} imported, {present} already present, {refused} refused, of {total} lines.',
+  mlsTitle: 'Message Level Status (MLS)',
+  mlsIntro: 'Receiving access points send the status of each document you send to your MLS address: the participant 0242:<Main ID>, the Main ID being the last six digits of the Seat ID in your access point\'s Peppol certificate. It is published in the SMP and the SML, not in the Peppol Directory.',
+  mlsAddress: 'Your MLS address', mlsSeat: 'Seat ID {seat}',
+  mlsRegistered: 'Registered: statuses reach your access point.', mlsNotRegistered: 'Not registered yet: statuses sent to you cannot reach you.',
+  mlsRegister: 'Register MLS address', mlsDone: 'Registered: {address}.',
+  mlsNoSeat: 'Your access point\'s certificates carry no Peppol Seat ID (a subject CN such as PNO000123): ask the authority to give your access point its Peppol certificate.',
 } as const;
 
 export const CONSOLE_NB: Record<keyof typeof CONSOLE_EN, string> = {
@@ -33,4 +39,10 @@ export const CONSOLE_NB: Record<keyof typeof CONSOLE_EN, string> = {
   providerIdentifier: 'Identifikator (--service-provider)', providerIdentifierHint: 'Identifikatoren kommandolinjen tar: registry import-participants --service-provider <identifikator>.',
   importImported: 'Importert', importPresent: 'Fantes fra før', importRefused: 'Avvist',
   importReport: '{imported} importert, {present} fantes fra før, {refused} avvist, av {total} linjer.',
+  mlsTitle: 'Message Level Status (MLS)',
+  mlsIntro: 'Mottakende aksesspunkter sender statusen for hvert dokument du sender, til MLS-adressen din: deltakeren 0242:<Main ID>, der Main ID er de seks siste sifrene i Seat ID-en i aksesspunktets Peppol-sertifikat. Den publiseres i SMP og SML, ikke i Peppol Directory.',
+  mlsAddress: 'Din MLS-adresse', mlsSeat: 'Seat ID {seat}',
+  mlsRegistered: 'Registrert: statusene når aksesspunktet ditt.', mlsNotRegistered: 'Ikke registrert ennå: statuser sendt til deg kommer ikke fram.',
+  mlsRegister: 'Registrer MLS-adressen', mlsDone: 'Registrert: {address}.',
+  mlsNoSeat: 'Sertifikatene til aksesspunktet ditt har ingen Peppol Seat ID (en CN i subject som PNO000123): be myndigheten gi aksesspunktet Peppol-sertifikatet sitt.',
 };
