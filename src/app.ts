@@ -29,6 +29,7 @@ import mediaTypes from './http/media-types.js';
 import organizations, { ORGANIZATIONS_PREFIX } from './organizations/routes.js';
 import { organizationProcessesAtOnce } from './organizations/answers-at-once.js';
 import participants from './participants/routes.js';
+import removedIcdParticipants from './participants/removed-icd-routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
@@ -260,6 +261,7 @@ export async function buildApp(options: AppOptions) {
 
   await app.register(processes, { prefix: '/rest/api/processes' });
   await app.register(participants, { prefix: '/rest/api/participants' });
+  await app.register(removedIcdParticipants, { prefix: '/rest/api/removed-icd-participants' });
   await app.register(organizations, { prefix: ORGANIZATIONS_PREFIX });
   await app.register(documentTypes, { prefix: '/rest/api/document-types' });
   await app.register(accessPoints, { prefix: '/rest/api/accessPoints' });
