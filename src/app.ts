@@ -33,6 +33,7 @@ import { organizationProcessesAtOnce } from './organizations/answers-at-once.js'
 import participants, { identifierFaults } from './participants/routes.js';
 import { checkUncheckedIdentifiers } from './participants/identifier-faults.js';
 import mlsReceivers from './participants/mls-receiver-routes.js';
+import removedIcdParticipants from './participants/removed-icd-routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
@@ -280,6 +281,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(participants, { prefix: '/rest/api/participants', valueChecks: options.identifierValueChecks === false ? 'record' : 'refuse' });
   await app.register(identifierFaults, { prefix: '/rest/api/identifier-faults' });
   await app.register(mlsReceivers, { prefix: '/rest/api/mls-receivers' });
+  await app.register(removedIcdParticipants, { prefix: '/rest/api/removed-icd-participants' });
   await app.register(organizations, { prefix: ORGANIZATIONS_PREFIX });
   await app.register(documentTypes, { prefix: '/rest/api/document-types' });
   await app.register(accessPoints, { prefix: '/rest/api/accessPoints' });

@@ -156,8 +156,8 @@ describe('registry export-participants and import-participants', () => {
     renamed[1].icd = '1234';
     const file = join(dir, 'new.jsonl');
     await writeFile(file, renamed.map((participant) => JSON.stringify(participant)).join('\n'));
-    expectRefusal(await runCli(['import-participants', file, ALL_OR_NOTHING], env), /Nothing imported: 1 of 3 lines are wrong\.\nline 2: icd: must be one of the allowed values/);
-    renamed[1].icd = participants[1].icd;
+    expectRefusal(await runCli(['import-participants', file, ALL_OR_NOTHING], env), /Nothing imported: 1 of 3 lines are wrong\.\nline 2: ICD 1234 is not in the Peppol participant identifier schemes code list/);
+    renamed[1].icd = '0192';
     await writeFile(file, [...renamed, renamed[0]].map((participant) => JSON.stringify(participant)).join('\n'));
     expectRefusal(await runCli(['import-participants', ALL_OR_NOTHING, file], env),
       new RegExp(`Nothing imported: 1 of 4 lines are wrong\\.\nline 4: The service provider already has a participant for iso6523-actorid-upis::\\d{4}:${renamed[0].organizationIdentifier}`));
@@ -206,7 +206,7 @@ describe('registry export-participants and import-participants', () => {
 
     expectRefusal(await runCli(['import-participants', file], env), new RegExp([
       'Imported 2 participants \\(1 already present\\); 3 of 6 lines are wrong and were not imported\\.',
-      'line 2: icd: must be one of the allowed values',
+      'line 2: ICD 1234 is not in the Peppol participant identifier schemes code list',
       `line 5: Process '${BILLING}' of organization ${first.qualifiedIdentifier} is already served by another service provider`,
       "line 6: no process with identifier '00000000-0000-4000-8000-000000000000'"].join('\n')));
     const stored = lines((await runCli(['export-participants'], env)).stdout)
@@ -256,7 +256,8 @@ describe('what the command line changes', () => {
     const entries = await withDb((db) => db.query<{ resource: string; operation: string; after: Record<string, unknown> | null }>(
       `SELECT resource, operation, after FROM change_log WHERE origin = 'cli' ORDER BY seq`));
     const kinds = new Set(entries.map((entry) => `${entry.resource} ${entry.operation}`));
-    expect(kinds).toEqual(new Set(['user create', 'user update', 'process create', 'document-type create', 'transport-profile create', 'participant create']));
+    expect(kinds).toEqual(new Set(['user create', 'user update', 'process create', 'document-type create', 'transport-profile create', 'identifier-scheme create',
+      'participant create']));
     expect(entries.find((entry) => entry.resource === 'user' && entry.operation === 'update')?.after).toMatchObject({ username: 'operator', passwordChanged: true });
     expect(JSON.stringify(entries)).not.toMatch(/password_hash|passwordHash|operator-password/);
   }, SLOW);

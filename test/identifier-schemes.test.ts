@@ -7,7 +7,7 @@ import { loadCatalogue } from '../src/code-lists/repository.js';
 import { ICDS } from '../src/core/schemas.js';
 import { IdentifierSchemeList } from '../src/identifier-schemes/schemes.js';
 import { prepare } from '../src/setup/first-start.js';
-import { useTestApp } from './helpers/app.js';
+import { useTestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 import { byQualified, participantForm, PARTICIPANTS, SCHEME } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
@@ -50,14 +50,22 @@ describe('without a loaded code list: the ICDs of the specification, exactly', (
   });
 });
 
-describe('with the shipped list, loaded by the first start', () => {
-  let oldFinnish: string;
+/** Participants registered before the list was loaded, with ICDs it removed. */
+let oldFinnish: string;
+let othersFinnish: string;
+let oldVat: string;
 
+describe('with the shipped list, loaded by the first start', () => {
   beforeAll(async () => {
-    // Registered while the specification's list stood, which holds 0037.
-    const registered = await register({ icd: '0037', name: 'Old Scheme Oy' });
-    expect(registered.statusCode, registered.body).toBe(201);
-    oldFinnish = registered.json().qualifiedIdentifier;
+    // Registered while the specification's list stood, which holds 0037 and 9901.
+    const registered = async (user: TestUser, icd: string) => {
+      const response = await call(t.app, { method: 'POST', url: PARTICIPANTS, user, payload: participantForm({ icd, name: 'Old Scheme Oy' }) });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json().qualifiedIdentifier as string;
+    };
+    oldFinnish = await registered(t.users.serviceProvider, '0037');
+    othersFinnish = await registered(t.users.otherServiceProvider, '0037');
+    oldVat = await registered(t.users.serviceProvider, '9901');
     const setup = await prepare(t.db, { REGISTRY_ADMIN_USERNAME: 'first-admin', REGISTRY_DEMO: false });
     expect(setup.starter?.identifierSchemes).toMatchObject({ added: 105 });
     await t.app.changes.catchUp();
@@ -112,6 +120,55 @@ describe('with the shipped list, loaded by the first start', () => {
     expect(updated.statusCode, updated.body).toBe(200);
     const found = await call(t.app, { url: `${PARTICIPANTS}?icd=0037`, ...own });
     expect(found.json().content.map((participant: { qualifiedIdentifier: string }) => participant.qualifiedIdentifier)).toEqual([oldFinnish]);
+  });
+});
+
+describe('participants whose ICD was removed: listed for their provider and the authority, ended by the authority', () => {
+  const REMOVED = '/rest/api/removed-icd-participants';
+  const listed = async (user: TestUser) => {
+    const response = await call(t.app, { url: `${REMOVED}?sort=qualifiedIdentifier`, user });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().content.map((participant: { qualifiedIdentifier: string }) => participant.qualifiedIdentifier);
+  };
+  const ended = (user: TestUser, query = '') => call(t.app, { method: 'DELETE', url: `${REMOVED}${query}`, user });
+  let removedBefore: string[];
+
+  beforeAll(async () => {
+    removedBefore = await listed(t.users.authority);
+  });
+
+  it('lists a provider its own only, and the authority every provider\'s', async () => {
+    const own = await listed(t.users.serviceProvider);
+    expect(own).toEqual(expect.arrayContaining([oldFinnish, oldVat]));
+    expect(own).not.toContain(othersFinnish);
+    expect(await listed(t.users.otherServiceProvider)).toEqual([othersFinnish]);
+    expect(removedBefore).toEqual(expect.arrayContaining([oldFinnish, othersFinnish, oldVat]));
+    expect(await listed(t.users.admin)).toEqual(removedBefore);
+    expect(removedBefore.every((identifier) => /::(0037|9901):/.test(identifier))).toBe(true);
+  });
+
+  it('refuses the end to a provider, and an ICD that is not removed, ending nothing', async () => {
+    expectErrorBody(await ended(t.users.serviceProvider), 403);
+    const body = expectErrorBody(await ended(t.users.authority, '?icd=0192'), 400);
+    expect(expectFieldError(body, 'queryParameters', 'icd', 'IcdNotRemoved').defaultMessage)
+      .toBe('ICD 0192 is not removed from the Peppol code list: its participants stay');
+    expect(await listed(t.users.admin)).toEqual(removedBefore);
+  });
+
+  it('ends them for the authority, one ICD or all, each as a delete in the change log', async () => {
+    const finnish = await ended(t.users.authority, '?icd=0037');
+    expect(finnish.statusCode, finnish.body).toBe(200);
+    expect(finnish.json()).toEqual({ ended: [oldFinnish, othersFinnish].sort(), remaining: 0 });
+    expect((await call(t.app, { url: byQualified(oldFinnish), user: t.users.serviceProvider })).statusCode).toBe(404);
+    const deletes = await t.db.query<{ identifier: string; username: string }>(
+      `SELECT identifier, username FROM change_log WHERE resource = 'participant' AND operation = 'delete' ORDER BY identifier`,
+    );
+    expect(deletes).toEqual([oldFinnish, othersFinnish].sort().map((identifier) => ({ identifier, username: 'authority' })));
+
+    const rest = await ended(t.users.admin);
+    expect(rest.json()).toMatchObject({ remaining: 0 });
+    expect(rest.json().ended).toContain(oldVat);
+    expect(await listed(t.users.authority)).toEqual([]);
   });
 });
 

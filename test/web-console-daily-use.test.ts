@@ -135,10 +135,10 @@ describe('the console with the real catalogue, in Chromium', () => {
     await page.getByRole('button', { name: 'Edit Norwegian reminder' }).click();
     const edit = page.locator('#process-edit-form');
     // The second and third required ICDs are wrong: both messages show at the field, each naming its value.
-    await edit.getByLabel('Required ICDs').fill('0192, 9999, 12');
+    await edit.getByLabel('Required ICDs').fill('0192, 9999, 1234');
     await edit.getByRole('button', { name: 'Save' }).click();
     const icdError = edit.locator('.field', { has: page.getByLabel('Required ICDs') }).locator('.field-error');
-    await expect.poll(() => icdError.innerText()).toBe('“9999”: Not a known ICD (four digits, such as 0192). “12”: Not a known ICD (four digits, such as 0192).');
+    await expect.poll(() => icdError.innerText()).toBe('“9999”: Not a known ICD (four digits, such as 0192). “1234”: Not a known ICD (four digits, such as 0192).');
     expect(await edit.innerText()).not.toMatch(/DTO|objectName|Validation failed|requiredICDs\[/);
     expect(await edit.getByRole('alert').innerText()).toBe('Nothing was saved: check the marked fields.');
     await page.screenshot({ path: join(shots, 'process-errors-desktop.png') });

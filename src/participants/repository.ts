@@ -125,6 +125,26 @@ export function findParticipants(db: Queryable, filter: ParticipantFilter, scope
   });
 }
 
+/** A page of the live participants in scope whose ICD is one of `icds` (those the code list removed). */
+export function findParticipantsWithIcds(db: Queryable, icds: readonly string[], scope: Scope, page: PageRequest) {
+  const conditions = scoped(scope);
+  conditions.where(`pa.icd = ANY(${conditions.param(icds)}::text[])`);
+  return selectPage<Participant>(db, { select: participantColumns(false), from: 'participants pa', key: 'pa.id', conditions, page });
+}
+
+/** The ids of the first `limit` live participants whose ICD is one of `icds`, in qualified identifier order; and how many there are. */
+export async function participantIdsWithIcds(db: Queryable, icds: readonly string[], limit: number) {
+  const [row] = await db.query<{ ids: string[]; total: number }>(
+    `SELECT coalesce((SELECT array_agg(id::text ORDER BY icd, organization_identifier, id)
+                        FROM (SELECT pa.id, pa.icd, pa.organization_identifier FROM participants pa
+                               WHERE pa.icd = ANY($1::text[]) AND ${participantIsLive('pa')}
+                               ORDER BY pa.icd, pa.organization_identifier, pa.id LIMIT $2) first), '{}') AS ids,
+            (SELECT count(*)::int FROM participants pa WHERE pa.icd = ANY($1::text[]) AND ${participantIsLive('pa')}) AS total`,
+    [icds, limit],
+  );
+  return row ?? { ids: [], total: 0 };
+}
+
 /**
  * The page the in-memory search found (its ids, in identifier order) with its total. The rows are read with the
  * search's conditions as well, so a participant changed in the moment since the index heard of it is never shown

@@ -29,7 +29,7 @@ import {
 } from './schemas.js';
 
 const PROVIDERS: readonly Access[] = [Role.serviceProvider];
-const READERS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
+export const READERS: readonly Access[] = [Role.serviceProvider, Role.admin, Role.registryAuthority];
 const PROVIDERS_AND_ADMINS: readonly Access[] = [Role.serviceProvider, Role.admin];
 
 /** The role set of a path shape: one for a qualified identifier, another for a UUID. */
@@ -43,7 +43,7 @@ function pathIdentifierOf(params: unknown): string {
 }
 
 /** A service provider works on its own participants only; ADMIN and REGISTRY_AUTHORITY on all. */
-function scopeOf(request: FastifyRequest): Scope {
+export function scopeOf(request: FastifyRequest): Scope {
   const caller = callerOf(request);
   return caller.role === Role.serviceProvider ? caller.serviceProviderId : null;
 }

@@ -133,3 +133,14 @@ export const MlsReceiverForm = Type.Object({
     + 'contact: the participant\'s contact, by default the contact of the provider\'s access point provider',
 });
 export type MlsReceiverForm = Static<typeof MlsReceiverForm>;
+
+export const RemovedIcdQuery = Type.Object({ ...PageQuery });
+
+export const EndRemovedIcdQuery = Type.Object({
+  icd: Type.Optional(IcdSchema),
+});
+
+export const EndedParticipants = Type.Object({
+  ended: Type.Array(QualifiedIdentifierString, { description: 'the participants ended by this call, each deleted as by DELETE' }),
+  remaining: Type.Integer({ description: 'how many such participants remain: call again while it is not 0' }),
+}, { title: 'EndedParticipants' });

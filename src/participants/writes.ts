@@ -16,7 +16,7 @@ import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/er
 import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
 import { participantKeyOrNotFound, participantNotFound, storedOrganizationIdentifier, type Organization } from './identifiers.js';
 import { removeExpired, type ExpiryDue } from './expiry-sql.js';
-import { participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
+import { participantIdsWithIcds, participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
 import { processRuleErrors, processRuleOf } from './rules.js';
 import { serviceProviderExists } from './service-provider-lookups.js';
 import { valueFaultOf } from './value-rules.js';
@@ -303,11 +303,30 @@ export async function endMigratedOrganization(tx: Queryable, actor: Actor, organ
   return ended.length;
 }
 
-/** Deletes the participant the path segment names within the caller's scope; 404 when there is none. */
+/** Deletes the participant the path segment names within the caller's scope (its qualified identifier); 404 when there is none. */
 export async function deleteRegistration(
   tx: Queryable, actor: Actor, segment: string, scope: Scope, catalogue?: HeldProcesses,
-): Promise<void> {
+): Promise<string> {
   const [deleted] = await deleteParticipants(tx, participantKeyOrNotFound(segment), scope);
   if (!deleted) throw participantNotFound(segment);
-  await appendChange(tx, actor, participantEnd('delete')(await participantOfRecord(deleted, processSource(tx, catalogue))));
+  const before = await participantOfRecord(deleted, processSource(tx, catalogue));
+  await appendChange(tx, actor, participantEnd('delete')(before));
+  return before.qualifiedIdentifier;
+}
+
+/** The most participants one call ends: each is a delete with its deliveries; the answer says how many remain. */
+export const MOST_ENDED_AT_ONCE = 500;
+
+/**
+ * Ends the participants whose ICD is one of `icds` (those the code list removed), each through the normal delete (so
+ * the SML and the Directory follow the log), at most MOST_ENDED_AT_ONCE: their qualified identifiers, and how many
+ * remain.
+ */
+export async function endParticipantsWithIcds(
+  tx: Queryable, actor: Actor, icds: readonly string[], catalogue?: HeldProcesses,
+): Promise<{ ended: string[]; remaining: number }> {
+  const { ids, total } = await participantIdsWithIcds(tx, icds, MOST_ENDED_AT_ONCE);
+  const ended: string[] = [];
+  for (const id of ids) ended.push(await deleteRegistration(tx, actor, id, null, catalogue));
+  return { ended, remaining: total - ended.length };
 }

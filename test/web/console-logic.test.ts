@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../web/src/api/types.js';
 import { placeMessages, problemOf, withoutField } from '../../web/src/api/problem.js';
+import { warningOf } from '../../web/src/api/warning.js';
 import { age, fieldChanges, localToIso } from '../../web/src/format.js';
 import { certificateExpiry, expiryOf } from '../../web/src/certificates.js';
 import { contactForm, organizationNumberOf, otherMessages, processMessages } from '../../web/src/forms.js';
@@ -221,5 +222,14 @@ describe('certificates and texts', () => {
       expect(placeholders(norwegian), key).toEqual(placeholders(text));
     }
     expect(translator('en')('pageOf', { page: 2, pages: 9 })).toBe('Page 2 of 9');
+  });
+});
+
+describe('the API\'s warning on a saved participant', () => {
+  it('is the text of its Warning header, shown after the saved message; none without one', () => {
+    const answer = (warning?: string) => new Response(null, { headers: warning ? { warning } : {} });
+    expect(warningOf(answer('299 registry "ICD 9909 is deprecated in the Peppol code list"'))).toBe('ICD 9909 is deprecated in the Peppol code list');
+    expect(warningOf(answer())).toBeUndefined();
+    expect(warningOf(answer('199 other "not ours"'))).toBeUndefined();
   });
 });

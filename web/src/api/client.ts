@@ -4,6 +4,7 @@ import { problemOf } from './problem.js';
 
 export { isProblem, placeMessages, problemOf, withoutField, type Problem } from './problem.js';
 export type { ErrorBody, Role, Schemas } from './types.js';
+export { warningOf } from './warning.js';
 
 /** What this tab sends as Authorization: Basic credentials while it signs in, then its session's token (session.ts). */
 let authorization: string | undefined;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ok, page, withoutField, type Problem, type Schemas } from '../api/client.js';
+import { api, ok, page, warningOf, withoutField, type Problem, type Schemas } from '../api/client.js';
 import { changedField, Field, fieldMessages, FormProblem, problemFrom, Status, useLoad } from '../components/ui.js';
 import { flash } from '../flash.js';
 import { contactForm, organizationNumberOf, otherMessages, processMessages, type ContactValues } from '../forms.js';
@@ -58,12 +58,14 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
     setSent(chosen);
     const processes = chosen.map((id) => ({ identifier: id }));
     try {
-      const saved = identifier
-        ? await ok(api.PUT('/rest/api/participants/{identifier}', { params: { path: { identifier } }, body: { contact: contactForm(contact), processes } }))
-        : await ok(api.POST('/rest/api/participants', {
+      const answer = await (identifier
+        ? api.PUT('/rest/api/participants/{identifier}', { params: { path: { identifier } }, body: { contact: contactForm(contact), processes } })
+        : api.POST('/rest/api/participants', {
           body: { icd: icd as Schemas['ICD'], organizationIdentifier: organizationNumberOf(organizationIdentifier), ...(name.trim() ? { name: name.trim() } : {}), contact: contactForm(contact), processes },
         }));
-      flash(t('participantSaved', { name: `${saved.name ?? saved.organizationIdentifier} (${saved.qualifiedIdentifier})` }));
+      const saved = await ok(Promise.resolve(answer));
+      const warning = warningOf(answer.response);
+      flash(`${t('participantSaved', { name: `${saved.name ?? saved.organizationIdentifier} (${saved.qualifiedIdentifier})` })}${warning ? ` ${warning}.` : ''}`);
       navigate('participants');
     } catch (error) {
       setProblem(problemFrom(error));
