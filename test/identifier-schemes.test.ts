@@ -9,7 +9,8 @@ import { IdentifierSchemeList } from '../src/identifier-schemes/schemes.js';
 import { prepare } from '../src/setup/first-start.js';
 import { useTestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
-import { byQualified, participantForm, PARTICIPANTS, SCHEME } from './helpers/participants.js';
+import { uniqueFinnishBusinessId } from './helpers/organization-numbers.js';
+import { byQualified, participantForm, PARTICIPANTS, SCHEME, uniqueOrganization } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
 import { accessPointForm, add, addAccessPointProvider, addTransportProfile } from './helpers/administration.js';
 import { testCertificate } from './helpers/certificates.js';
@@ -59,7 +60,8 @@ describe('with the shipped list, loaded by the first start', () => {
   beforeAll(async () => {
     // Registered while the specification's list stood, which holds 0037 and 9901.
     const registered = async (user: TestUser, icd: string) => {
-      const response = await call(t.app, { method: 'POST', url: PARTICIPANTS, user, payload: participantForm({ icd, name: 'Old Scheme Oy' }) });
+      const organizationIdentifier = icd === '0037' ? uniqueFinnishBusinessId() : uniqueOrganization();
+      const response = await call(t.app, { method: 'POST', url: PARTICIPANTS, user, payload: participantForm({ icd, organizationIdentifier, name: 'Old Scheme Oy' }) });
       expect(response.statusCode, response.body).toBe(201);
       return response.json().qualifiedIdentifier as string;
     };
@@ -89,7 +91,7 @@ describe('with the shipped list, loaded by the first start', () => {
 
   it('refuses an ICD removed from the list for new participants, naming the date, and stores nothing', async () => {
     const before = await stored('0037');
-    const body = expectErrorBody(await register({ icd: '0037' }), 400, `Validation failed for object='${ADD_FORM}'. Error count: 1`);
+    const body = expectErrorBody(await register({ icd: '0037', organizationIdentifier: uniqueFinnishBusinessId() }), 400, `Validation failed for object='${ADD_FORM}'. Error count: 1`);
     expect(expectFieldError(body, ADD_FORM, 'icd', 'IcdRemoved')).toMatchObject({
       rejectedValue: '0037', defaultMessage: 'ICD 0037 was removed from the Peppol code list on 2024-12-31: no new participants',
     });
@@ -100,7 +102,7 @@ describe('with the shipped list, loaded by the first start', () => {
   });
 
   it('accepts a deprecated ICD with a warning the client sees', async () => {
-    const response = await register({ icd: '9909' });
+    const response = await register({ icd: '9909', organizationIdentifier: `NO${uniqueOrganization()}MVA` });
     expect(response.statusCode, response.body).toBe(201);
     expect(response.headers.warning).toBe('299 registry "ICD 9909 is deprecated in the Peppol code list"');
   });

@@ -40,6 +40,24 @@ export function withLuhnDigit(base: string): string {
   return `${base}${(10 - (sum % 10)) % 10}`;
 }
 
+/** A Finnish business ID (Y-tunnus, ICD 0037's body) from seven digits: weights 7, 9, 10, 5, 8, 4, 2, mod 11; undefined when there is none. */
+function finnishBusinessId(base: string): string | undefined {
+  const weights = [7, 9, 10, 5, 8, 4, 2];
+  const remainder = [...base].reduce((sum, digit, index) => sum + Number(digit) * (weights[index] as number), 0) % 11;
+  if (remainder === 1) return undefined;
+  return `${base}${remainder === 0 ? 0 : 11 - remainder}`;
+}
+
+let nextFinnish = Math.floor(Math.random() * 5_000_000);
+
+/** A valid Finnish business ID no other call returns. */
+export function uniqueFinnishBusinessId(): string {
+  for (;;) {
+    const id = finnishBusinessId(String(nextFinnish++ % 10_000_000).padStart(7, '0'));
+    if (id !== undefined) return id;
+  }
+}
+
 // Where this worker's numbers start: another worker's tests use other databases, so only a worker's own must differ.
 let next = Math.floor(Math.random() * 50_000_000);
 
