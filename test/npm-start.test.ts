@@ -58,7 +58,7 @@ const stamp = () => JSON.parse(readFileSync(join(checkout, 'dist', 'build-stamp.
 describe.runIf(testDatabaseKind === 'embedded')('npm start', () => {
   beforeAll(() => {
     upstream = mkdtempSync(join(tmpdir(), 'registry-upstream-'));
-    for (const path of ['src', 'web', 'scripts', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', '.gitignore']) {
+    for (const path of ['src', 'web', 'scripts', 'bin', 'reference-data', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', '.gitignore']) {
       cpSync(join(PROJECT_ROOT, path), join(upstream, path), { recursive: true, filter: (source) => !source.endsWith('schema.d.ts') });
     }
     git(upstream, 'init', '-q', '-b', 'main');

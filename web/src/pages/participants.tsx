@@ -5,6 +5,7 @@ import { takeFlash } from '../flash.js';
 import { useT, type Translate } from '../i18n.js';
 import { exportLine } from '../jsonl.js';
 import { href } from '../router.js';
+import { ParticipantAttentionCard } from './attention.js';
 import { MlsReceiverCard } from './mls-receiver.js';
 
 type Participant = Schemas['Participant'];
@@ -66,6 +67,7 @@ export function Participants({ authority = false }: { authority?: boolean }) {
       <DataTable caption={t('participants')} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(participant) => participant.identifier}
         sort={sort} onSort={(next) => { setSort(next); setPage(0); }} placeholderRows={Math.min(size, 10)} />
       <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages} totalElements={list.data?.totalElements} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
+      <ParticipantAttentionCard />
       {authority ? null : (
         <>
           <DeleteParticipant participant={deleting} onClose={() => setDeleting(null)} onDone={() => { setDeleting(null); done(t('deleted')); }} />

@@ -21,6 +21,12 @@ export const CONSOLE_EN = {
   mlsRegistered: 'Registered: statuses reach your access point.', mlsNotRegistered: 'Not registered yet: statuses sent to you cannot reach you.',
   mlsRegister: 'Register MLS address', mlsDone: 'Registered: {address}.',
   mlsNoSeat: 'Your access point\'s certificates carry no Peppol Seat ID (a subject CN such as PNO000123): ask the authority to give your access point its Peppol certificate.',
+  attentionTitle: 'Needs your attention',
+  attentionRemovalsIntro: 'The Peppol code lists remove these from publication at the instant given: move the participants to the successor before then (GET /rest/api/catalogue/removals lists every one).',
+  attentionRemoval: '{when}: {participant} loses {what}.', attentionMoreRemovals: '… and {count} more.',
+  attentionIdentifierFaults: 'Participants whose organization identifier breaks its scheme\'s rule: {count} (GET /rest/api/identifier-faults).',
+  attentionRemovedIcds: 'Participants whose ICD the Peppol code list removed: {count} (GET /rest/api/removed-icd-participants).',
+  attentionRegisterFlags: 'Norwegian organizations Enhetsregisteret has deleted, does not know or has not confirmed yet: {count} (GET /rest/api/national-register/flags).',
 } as const;
 
 export const CONSOLE_NB: Record<keyof typeof CONSOLE_EN, string> = {
@@ -45,4 +51,10 @@ export const CONSOLE_NB: Record<keyof typeof CONSOLE_EN, string> = {
   mlsRegistered: 'Registrert: statusene når aksesspunktet ditt.', mlsNotRegistered: 'Ikke registrert ennå: statuser sendt til deg kommer ikke fram.',
   mlsRegister: 'Registrer MLS-adressen', mlsDone: 'Registrert: {address}.',
   mlsNoSeat: 'Sertifikatene til aksesspunktet ditt har ingen Peppol Seat ID (en CN i subject som PNO000123): be myndigheten gi aksesspunktet Peppol-sertifikatet sitt.',
+  attentionTitle: 'Trenger oppmerksomheten din',
+  attentionRemovalsIntro: 'Peppol-kodelistene tar disse ut av publiseringen på tidspunktet som er oppgitt: flytt deltakerne til etterfølgeren før det (GET /rest/api/catalogue/removals lister alle).',
+  attentionRemoval: '{when}: {participant} mister {what}.', attentionMoreRemovals: '… og {count} til.',
+  attentionIdentifierFaults: 'Deltakere der organisasjonsidentifikatoren bryter skjemaets regel: {count} (GET /rest/api/identifier-faults).',
+  attentionRemovedIcds: 'Deltakere med en ICD som Peppol-kodelisten har fjernet: {count} (GET /rest/api/removed-icd-participants).',
+  attentionRegisterFlags: 'Norske organisasjoner som Enhetsregisteret har slettet, ikke kjenner eller ikke har bekreftet ennå: {count} (GET /rest/api/national-register/flags).',
 };
