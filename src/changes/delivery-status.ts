@@ -1,3 +1,4 @@
+import { utcInstant } from '../db/sql.js';
 import type { Queryable } from '../db/database.js';
 
 export interface DeliveryStatus {
@@ -19,7 +20,7 @@ export function deliveryStatus(db: Queryable): Promise<DeliveryStatus[]> {
     `SELECT d.target, p.pending, a.count AS "setAside",
             coalesce(extract(epoch FROM now() - least(p.oldest, a.oldest)), 0)::float8 AS "oldestPendingSeconds",
             d.attempts, d.last_error AS "lastError",
-            to_char(d.last_error_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "lastErrorAt"
+            ${utcInstant('d.last_error_at')} AS "lastErrorAt"
        FROM delivery_cursors d,
             LATERAL (SELECT count(*)::int AS pending, min(c.changed_at) AS oldest FROM change_log c
                       WHERE c.seq > d.seq AND c.resource = 'participant') p,

@@ -1,3 +1,4 @@
+import { utcInstant } from '../db/sql.js';
 import type { Queryable } from '../db/database.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
@@ -11,7 +12,6 @@ import type { SmlError } from './sml-client.js';
 export const SML_STATES = ['registered', 'held_elsewhere', 'refused', 'migrating_out'] as const;
 export type SmlState = (typeof SML_STATES)[number];
 
-const TIMESTAMP = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /** Whether the SML holds the organization for this SMP: registered, or migrating out (served until migrated). */
 export const heldForThisSmp = (state: SmlState | undefined) => state === 'registered' || state === 'migrating_out';
@@ -206,21 +206,21 @@ const none = { state: null, since: null, lastError: null, nextAttemptAt: null };
  * for the SML: an organization the SML does not hold for this SMP is not pushed.
  */
 export async function networkStateOf(db: Queryable, participant: string, viewer: { hasSay: boolean } = { hasSay: true }): Promise<NetworkState> {
-  const pendingSince = (target: string) => `(SELECT ${TIMESTAMP('min(c.changed_at)')} FROM change_log c, delivery_cursors d
+  const pendingSince = (target: string) => `(SELECT ${utcInstant('min(c.changed_at)')} FROM change_log c, delivery_cursors d
       WHERE d.target = '${target}' AND c.resource = 'participant' AND c.identifier = $1 AND c.seq > d.seq)`;
-  const setAside = (target: string) => `(SELECT json_build_object('since', ${TIMESTAMP('a.since')}, 'nextAttemptAt', ${TIMESTAMP('a.next_attempt_at')},
+  const setAside = (target: string) => `(SELECT json_build_object('since', ${utcInstant('a.since')}, 'nextAttemptAt', ${utcInstant('a.next_attempt_at')},
       'lastError', a.last_error, 'waitingFor', a.waiting_for) FROM delivery_set_aside a WHERE a.target = '${target}' AND a.participant = $1)`;
   const [row] = await db.query<NetworkRow>(
     `SELECT EXISTS (SELECT 1 FROM delivery_cursors WHERE target = 'sml') AS "smlConfigured",
             ${pendingSince('sml')} AS "smlPendingSince", ${setAside('sml')} AS "smlSetAside",
-            s.state AS "smlState", ${TIMESTAMP('s.since')} AS "smlSince",
+            s.state AS "smlState", ${utcInstant('s.since')} AS "smlSince",
             s.error_fault AS fault, s.error_code AS code, s.error_message AS message,
             (SELECT last_error FROM delivery_cursors WHERE target = 'sml') AS "cursorError",
             EXISTS (SELECT 1 FROM delivery_cursors WHERE target = 'directory') AS "directoryConfigured",
             ${pendingSince('directory')} AS "directoryPendingSince", ${setAside('directory')} AS "directorySetAside",
-            (SELECT json_build_object('status', status, 'message', message, 'since', ${TIMESTAMP('refused_at')})
+            (SELECT json_build_object('status', status, 'message', message, 'since', ${utcInstant('refused_at')})
                FROM directory_refusals WHERE participant = $1) AS "directoryRefusal",
-            (SELECT ${TIMESTAMP('pushed_at')} FROM directory_participants WHERE participant = $1) AS "pushedAt"
+            (SELECT ${utcInstant('pushed_at')} FROM directory_participants WHERE participant = $1) AS "pushedAt"
        FROM (SELECT 1) one LEFT JOIN sml_participants s ON s.participant = $1`,
     [participant],
   );
@@ -273,26 +273,26 @@ export interface StuckParticipant {
  */
 export async function stuckParticipants(db: Queryable, limit: number): Promise<StuckParticipant[]> {
   const recorded = (state: StuckParticipant['state']) => db.query<StuckParticipant>(
-    `SELECT participant, 'sml' AS target, state, ${TIMESTAMP('since')} AS since,
+    `SELECT participant, 'sml' AS target, state, ${utcInstant('since')} AS since,
             json_build_object('fault', error_fault, 'code', error_code, 'message', error_message) AS "lastError"
        FROM sml_participants WHERE state = $1 ORDER BY since, participant LIMIT $2`,
     [state, limit],
   );
   const setAside = db.query<StuckParticipant>(
-    `SELECT participant, target, 'set_aside' AS state, ${TIMESTAMP('since')} AS since,
+    `SELECT participant, target, 'set_aside' AS state, ${utcInstant('since')} AS since,
             json_build_object('fault', NULL, 'code', NULL, 'message', last_error) AS "lastError"
        FROM delivery_set_aside WHERE waiting_for IS NULL ORDER BY since, participant LIMIT $1`,
     [limit],
   );
   const refusedByDirectory = db.query<StuckParticipant>(
-    `SELECT participant, 'directory' AS target, 'refused' AS state, ${TIMESTAMP('refused_at')} AS since,
+    `SELECT participant, 'directory' AS target, 'refused' AS state, ${utcInstant('refused_at')} AS since,
             json_build_object('fault', NULL, 'code', 'HTTP ' || status, 'message', message) AS "lastError"
        FROM directory_refusals ORDER BY refused_at, participant LIMIT $1`,
     [limit],
   );
   // The next entries behind the cursor only, however far behind it is.
   const pending = db.query<StuckParticipant>(
-    `SELECT e.identifier AS participant, 'sml' AS target, 'pending' AS state, ${TIMESTAMP('min(e.changed_at)')} AS since, NULL AS "lastError"
+    `SELECT e.identifier AS participant, 'sml' AS target, 'pending' AS state, ${utcInstant('min(e.changed_at)')} AS since, NULL AS "lastError"
        FROM (SELECT c.identifier, c.changed_at, c.seq FROM change_log c, delivery_cursors d
               WHERE d.target = 'sml' AND c.resource = 'participant' AND c.seq > d.seq ORDER BY c.seq LIMIT $1 * 10) e
       GROUP BY e.identifier ORDER BY min(e.seq) LIMIT $1`,

@@ -1,3 +1,4 @@
+import { utcInstant } from '../db/sql.js';
 import { appendChange, SYSTEM_ACTOR } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import {
@@ -49,7 +50,7 @@ export async function announceRemoval(db: Database, instant: string): Promise<nu
 /** The first removal instant not yet announced, from a week ago on; undefined when none is set. */
 async function nextRemoval(db: Database): Promise<string | undefined> {
   const [row] = await db.query<{ instant: string | null }>(
-    `SELECT to_char(min(r.removed_from) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS instant
+    `SELECT ${utcInstant('min(r.removed_from)')} AS instant
        FROM (SELECT removed_from FROM processes UNION SELECT removed_from FROM document_types) r
       WHERE r.removed_from > now() - ${CATCH_UP}
         AND NOT EXISTS (SELECT 1 FROM catalogue_removals_announced a WHERE a.removed_from = r.removed_from)`,

@@ -1,3 +1,4 @@
+import { utcInstant } from '../db/sql.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
 
@@ -31,7 +32,6 @@ export interface ComingRemovals {
   total: number;
 }
 
-const INSTANT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /**
  * What the live participants (of `serviceProviderId`; all when null) lose within `days` from now: each process past
@@ -56,7 +56,7 @@ const LOST = `
 /** Per coming removal instant within `days`, what the participants of a service provider (all when null) lose then. */
 export function removalCounts(db: Queryable, serviceProviderId: string | null, days: number): Promise<RemovalCount[]> {
   return db.query<RemovalCount>(
-    `${LOST} SELECT ${INSTANT('removed_from')} AS "removedFrom", count(DISTINCT participant_id)::int AS participants, count(*)::int AS entries
+    `${LOST} SELECT ${utcInstant('removed_from')} AS "removedFrom", count(DISTINCT participant_id)::int AS participants, count(*)::int AS entries
        FROM lost GROUP BY removed_from ORDER BY removed_from`,
     [serviceProviderId, days],
   );
@@ -66,7 +66,7 @@ export function removalCounts(db: Queryable, serviceProviderId: string | null, d
 export async function comingRemovals(db: Queryable, serviceProviderId: string | null, days: number, limit: number): Promise<ComingRemovals> {
   const counts = await removalCounts(db, serviceProviderId, days);
   const removals = await db.query<ComingRemoval>(
-    `${LOST} SELECT ${INSTANT('l.removed_from')} AS "removedFrom",
+    `${LOST} SELECT ${utcInstant('l.removed_from')} AS "removedFrom",
             json_build_object('identifier', l.participant_id,
               'qualifiedIdentifier', 'iso6523-actorid-upis::' || l.icd || ':' || l.organization_identifier) AS participant,
             json_build_object('identifier', sp.id, 'title', sp.title) AS "serviceProvider",

@@ -1,3 +1,4 @@
+import { utcInstant } from '../db/sql.js';
 import { appendChange, SYSTEM_ACTOR, type Actor, type ChangeResource } from '../db/change-log.js';
 import type { Database, Queryable } from '../db/database.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
@@ -410,7 +411,7 @@ async function logLinkChanges(tx: Queryable, actor: Actor, before: DocumentTypeL
 /** The code-list versions the catalogue was loaded from. */
 export async function catalogueSources(db: Queryable): Promise<Array<CatalogueSource & { loadedAt: string }>> {
   return db.query(
-    `SELECT list, version, to_char(loaded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "loadedAt"
+    `SELECT list, version, ${utcInstant('loaded_at')} AS "loadedAt"
        FROM catalogue_sources ORDER BY list`,
   );
 }

@@ -3,6 +3,9 @@ import type { PageRequest } from '../core/paging.js';
 import { PLAN_PER_VALUES, type Queryable } from './database.js';
 
 /** Collects the conditions of a WHERE clause and their parameters, numbered in order. */
+/** A timestamptz column as the API writes instants: ISO 8601 in UTC, to the second (`2026-12-03T10:00:00Z`). */
+export const utcInstant = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+
 export class Conditions {
   readonly params: unknown[] = [];
   private readonly terms: string[] = [];

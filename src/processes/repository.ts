@@ -1,5 +1,5 @@
 import { onForeignKeyViolation, onUniqueViolation, STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/database.js';
-import { Conditions, escapeLikeWildcards, selectPage } from '../db/sql.js';
+import { Conditions, escapeLikeWildcards, selectPage, utcInstant } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { ReferenceInput } from '../db/references.js';
@@ -8,7 +8,7 @@ import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/sch
 import type { Process, ProcessFilter } from './schemas.js';
 
 /** A process's or document type's `removedFrom`, to the second in UTC (as it is stored). */
-export const removedFromOf = (alias: string) => `to_char(${alias}.removed_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+export const removedFromOf = (alias: string) => utcInstant(`${alias}.removed_from`);
 
 /** A form's `removedFrom` as an UPDATE sets it: absent (`$keep` true) keeps the one set, else the given instant. */
 export const removedFromSet = (keep: string, instant: string) =>

@@ -1,3 +1,4 @@
+import { utcInstant } from '../db/sql.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.js';
 import type { Caller, SessionVerifier } from '../http/auth.js';
@@ -19,7 +20,6 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** Only the token's hash is stored: a copy of the table opens no session. */
 const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-const UTC = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 const LIVE = `s.expires_at > now() AND s.last_used_at > now() - make_interval(secs => ${SESSION_IDLE_SECONDS})`;
 
 export interface OpenedSession {
@@ -56,7 +56,7 @@ export async function openSession(db: Database, userId: string, stillVerified: S
     );
     const [opened] = await tx.query<{ expiresAt: string }>(
       `INSERT INTO console_sessions (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
-       RETURNING ${UTC('expires_at')} AS "expiresAt"`,
+       RETURNING ${utcInstant('expires_at')} AS "expiresAt"`,
       [hashOf(token), userId, SESSION_MAX_SECONDS],
     );
     return opened as { expiresAt: string };
@@ -67,7 +67,7 @@ export async function openSession(db: Database, userId: string, stillVerified: S
 /** When the session of `token` ends at the latest, or undefined when it has ended. */
 export async function sessionExpiry(db: Queryable, token: string): Promise<string | undefined> {
   const [row] = await db.query<{ expiresAt: string }>(
-    `SELECT ${UTC('expires_at')} AS "expiresAt" FROM console_sessions s WHERE token_hash = $1 AND ${LIVE}`, [hashOf(token)]);
+    `SELECT ${utcInstant('expires_at')} AS "expiresAt" FROM console_sessions s WHERE token_hash = $1 AND ${LIVE}`, [hashOf(token)]);
   return row?.expiresAt;
 }
 

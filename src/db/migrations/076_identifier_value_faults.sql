@@ -2,7 +2,7 @@
 -- rules"). A registration is checked as it is made: refused when its value breaks the rule, or, with
 -- IDENTIFIER_VALUE_CHECKS=false, stored with what is wrong with it (identifier_fault). The participants registered
 -- before this migration are marked unchecked; the service checks them in batches after its start
--- (participants/value-sweep.ts), recording each one's fault and never changing the participant. Rows inserted by
+-- (participants/identifier-faults.ts), recording each one's fault and never changing the participant. Rows inserted by
 -- other means than the service's writes count as unchecked too: only the service's writes say they were checked.
 ALTER TABLE participants ADD COLUMN identifier_checked boolean NOT NULL DEFAULT false;
 ALTER TABLE participants ADD COLUMN identifier_fault text;
