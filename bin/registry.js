@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // `npx registry <command>`: runs the built command line (`npm run build`, or `npm start` once, makes dist/).
 // A young generation of 8 MiB (Node's default here is 64 MiB per semi-space): an import's batches are garbage within a
-// second, and the larger one only held some 100 MB more of resident memory for no speed (docs/decisions.md, issue 31).
+// second, and the larger one only held some 100 MB more of resident memory for no speed (docs/design/performance.md).
 import { existsSync } from 'node:fs';
 import process from 'node:process';
 import { URL } from 'node:url';

@@ -32,7 +32,7 @@ export const IcdSchema = Type.String({
 
 /**
  * Bounds of free text, in characters: a stored value is answered again in every read, in the audit and in the
- * change feed, so its size is the service's to decide (docs/decisions.md, "Bounded text").
+ * change feed, so its size is the service's to decide (docs/design/http.md, "Formats").
  */
 export const TextBound = { name: 255, email: 254, phoneNumber: 50 } as const;
 
@@ -42,7 +42,7 @@ export const TextBound = { name: 255, email: 254, phoneNumber: 50 } as const;
  */
 export const FreeText = (options: Record<string, unknown> = {}) => Type.String({ format: 'xml-text', ...options });
 
-/** Part of an identifier as Peppol's clients take it: printable US-ASCII (`PrintableAscii`, see docs/decisions.md). */
+/** Part of an identifier as Peppol's clients take it: printable US-ASCII (`PrintableAscii`, see docs/design/http.md). */
 export const IdentifierText = (options: Record<string, unknown> = {}) => Type.String({ format: 'printable-ascii', ...options });
 
 /** A name or title: required, 1 to 255 characters. */

@@ -7,7 +7,7 @@
 // eslint-disable-next-line no-control-regex
 const NOT_XML_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const NOT_XML_CHARACTERS = new RegExp(NOT_XML_CHARACTER.source, 'g');
-/** Printable US-ASCII without the blank: what Peppol identifiers are made of (see docs/decisions.md). */
+/** Printable US-ASCII without the blank: what Peppol identifiers are made of (see docs/design/http.md). */
 const NOT_PRINTABLE_ASCII = /[^\u0021-\u007E]/;
 
 /** `U+0001`: how a message names a character. */

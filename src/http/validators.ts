@@ -14,7 +14,7 @@ function validator(options: Options): Ajv {
   ajvFormats.default(ajv);
   ajv.addKeyword('x-constraint');
   ajv.addFormat('https-url', isHttpsUrl);
-  // Text that reaches XML, and identifiers as Peppol's clients take them (core/xml-text.ts, docs/decisions.md).
+  // Text that reaches XML, and identifiers as Peppol's clients take them (core/xml-text.ts, docs/design/http.md).
   ajv.addFormat('xml-text', isXmlText);
   ajv.addFormat('printable-ascii', isPrintableAscii);
   ajv.addFormat('date', isStorableDate);

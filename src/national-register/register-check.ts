@@ -21,7 +21,7 @@ const refusal = (objectName: string, organizationIdentifier: string, defaultMess
 /**
  * New Norwegian participants (ICD 0192) against Enhetsregisteret: an organization it does not know, or has deleted, is
  * refused; one it does not answer for in time is accepted and marked `unconfirmed`, for the re-check to ask first
- * (docs/decisions.md, "Organizations against Enhetsregisteret"). Other ICDs are not asked about.
+ * (docs/design/participants.md, "Enhetsregisteret"). Other ICDs are not asked about.
  */
 export function registerCheck(register: NationalRegister, recheckAfterSeconds: number): OrganizationCheck {
   return {

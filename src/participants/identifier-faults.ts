@@ -1,8 +1,8 @@
 /**
  * The participants whose organization identifier breaks its scheme's rule (value-rules.ts): registered before the
  * rules (checked here after a start), or while IDENTIFIER_VALUE_CHECKS was false. Never changed for it: listed for
- * their provider and the authority, and counted in the status (docs/decisions.md, "Identifier values by their
- * scheme's rules").
+ * their provider and the authority, and counted in the status (docs/design/participants.md,
+ * "Identifiers").
  */
 import type { Database, Queryable } from '../db/database.js';
 import { Conditions, selectPage } from '../db/sql.js';

@@ -11,7 +11,7 @@ import { endParticipantsWithIcds, MOST_ENDED_AT_ONCE } from './writes.js';
 const AUTHORITY: readonly Access[] = [Role.admin, Role.registryAuthority];
 
 /**
- * The participants whose ICD the loaded code list removed (docs/decisions.md, "Identifier schemes from the code list"):
+ * The participants whose ICD the loaded code list removed (docs/design/participants.md, "Identifiers"):
  * listed for their provider and the authority, ended by the authority; never ended by the registry on its own.
  */
 const removedIcdParticipants: FastifyPluginAsyncTypebox = async (app) => {

@@ -2,7 +2,7 @@
  * The service providers' own participant identifiers (ICD 0242, the OpenPeppol Service Provider Identification Scheme):
  * where a receiving access point sends its Message Level Status. `0242:<Main ID>` and its variants
  * (`<Main ID>-<Use Case>[.<sub>]`) belong to the provider whose Peppol access point certificate carries that Main ID:
- * the last six digits of the Seat ID in its subject (docs/decisions.md, "Issue 50, MLS receivers").
+ * the last six digits of the Seat ID in its subject (docs/design/participants.md, "MLS receivers").
  */
 import { seatIdOf } from '../access-points/certificates.js';
 import { ForbiddenError } from '../core/errors.js';

@@ -2,8 +2,8 @@
  * The rule of each ICD for its organization identifiers, from the Peppol Participant Identifier Schemes code list v9.7
  * (reference-data/peppol-codelists-v9.7/participant-identifier-schemes.xml): the `<validation-rules>` pattern (else the
  * `<structure>`'s, where it states one exactly), and the check digit where the list names its algorithm. An ICD the
- * table has no rule for takes any value the specification allows. docs/decisions.md, "Identifier values by their
- * scheme's rules", says which check comes from where and which the list leaves too vague to implement.
+ * table has no rule for takes any value the specification allows. docs/design/participants.md, "Identifiers",
+ * says which check comes from where and which the list leaves too vague to implement.
  */
 import { stdnum } from 'stdnum';
 

@@ -37,8 +37,8 @@ export function parseIdentifier(segment: string, noun: string): QualifiedIdentif
 
 /**
  * A participant as a lookup names it: its organization, and its identifier as the request spells it, which the answer
- * repeats (a client compares the identifiers of an answer with those it asked for, the scheme exactly: see "Case rules
- * on the SMP interface" in docs/decisions.md).
+ * repeats (a client compares the identifiers of an answer with those it asked for, the scheme exactly: see "Case rules"
+ * in docs/design/smp.md).
  */
 export interface NamedParticipant {
   organization: Organization;

@@ -7,7 +7,7 @@ import { closeSession, openSession, sessionExpiry } from './sessions.js';
 
 /**
  * An addition for the web console: a session opened with Basic credentials, whose token the console keeps in its
- * tab's sessionStorage instead of the password, so that a reload keeps the sign-in (docs/decisions.md, issue 32).
+ * tab's sessionStorage instead of the password, so that a reload keeps the sign-in (docs/design/sign-in.md).
  */
 const sessions: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/', {

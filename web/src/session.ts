@@ -9,7 +9,7 @@ export interface Session {
 /**
  * A sign-in outlives a reload of its tab, never the tab: the token of a session the service opened (never the
  * password) is kept in this tab's sessionStorage. The service ends the session at sign-out, after 30 minutes unused,
- * 8 hours after it began and at a new password. See docs/decisions.md, "Issue 32, console".
+ * 8 hours after it began and at a new password. See docs/design/sign-in.md, "Console sessions".
  */
 const STORED = 'registry.session';
 

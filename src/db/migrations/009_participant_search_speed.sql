@@ -1,4 +1,4 @@
--- Participant search at a million rows, measured with EXPLAIN (ANALYZE, BUFFERS) (see docs/decisions.md).
+-- Participant search at a million rows, measured with EXPLAIN (ANALYZE, BUFFERS) (see docs/history.md).
 -- The name is stored lowercased as well: lower() under a UTF-8 locale costs about half a microsecond a call,
 -- and a name search evaluated it for every candidate row the trigram index returned, in the recheck and again
 -- in the filter (twenty thousand rows for a common fragment).

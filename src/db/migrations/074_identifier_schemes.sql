@@ -1,7 +1,7 @@
 -- The Peppol "Participant Identifier Schemes" code list as last loaded (`registry load-catalogue`, the first start):
 -- one row per ICD, never deleted (a later release marks an entry removed, it does not drop it). With rows here the
 -- accepted ICDs follow them, each at its removal date; with none, the specification's list stands
--- (docs/decisions.md, "Identifier schemes from the code list"). Written with a change-log entry
+-- (docs/design/participants.md, "Identifiers"). Written with a change-log entry
 -- (resource `identifier-scheme`), which tells every instance's catalogue cache.
 CREATE TABLE identifier_schemes (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

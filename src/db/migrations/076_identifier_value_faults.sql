@@ -1,5 +1,5 @@
--- Organization identifiers checked by their scheme's rule (docs/decisions.md, "Identifier values by their scheme's
--- rules"). A registration is checked as it is made: refused when its value breaks the rule, or, with
+-- Organization identifiers checked by their scheme's rule (docs/design/participants.md,
+-- "Identifiers"). A registration is checked as it is made: refused when its value breaks the rule, or, with
 -- IDENTIFIER_VALUE_CHECKS=false, stored with what is wrong with it (identifier_fault). The participants registered
 -- before this migration are marked unchecked; the service checks them in batches after its start
 -- (participants/identifier-faults.ts), recording each one's fault and never changing the participant. Rows inserted by
