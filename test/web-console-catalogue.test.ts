@@ -3,7 +3,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedKey, SmpKeys } from '../src/smp/keys.js';
 import { addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { basic, startTestApp, type TestApp } from './helpers/app.js';
 import { axeViolations, launchChromium } from './helpers/browser.js';
 import { addProcess } from './helpers/catalogue.js';
 import { base64Der, testCertificate } from './helpers/certificates.js';
@@ -34,7 +34,7 @@ describe('the catalogue edited in the console, published by the SMP', () => {
 
   beforeAll(async () => {
     const pems = await testCertificate('smp.browser.example');
-    t = await startTestApp({ console: { root: CONSOLE_ROOT }, smp: { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)), publicUrl: 'https://smp.browser.example' } });
+    t = await startTestApp({ console: { root: CONSOLE_ROOT }, loginThrottle: { maxFailures: 2, freeFailures: 100 }, smp: { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)), publicUrl: 'https://smp.browser.example' } });
     await addTransportProfile(t, { value: 'browser-as4-v2', title: 'Browser AS4' });
     await addTransportProfile(t, { value: 'browser-as4-v3', title: 'Browser AS4 next' });
     ordering = await addProcess(t.app, t.users.authority, { title: 'Browser ordering', qualifiedIdentifier: 'cenbii-procid-ubl::urn:test:browser:ordering' });
@@ -191,6 +191,22 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     await page.setViewportSize({ width: WIDTHS.phone, height: 900 });
     await page.screenshot({ path: join(shots, 'audit-summary-phone.png'), fullPage: true });
     await context.close();
+
+    // A sign-in lock's lift names whose lock it was, and the ADMIN who lifted it.
+    const locked = t.users.otherServiceProvider.username;
+    for (const attempt of ['first', 'second']) {
+      await t.app.inject({ url: '/rest/api/processes', headers: { authorization: basic(locked, `wrong-${attempt}-password`) }, remoteAddress: '203.0.113.48' });
+    }
+    // Stored a moment after the refusal, for every instance.
+    await expect.poll(async () => (await read(`/rest/api/sign-in-locks?username=${locked}`)).content.length).toBe(1);
+    const [lock] = (await read(`/rest/api/sign-in-locks?username=${locked}`)).content;
+    expectStatus(await t.app.inject({ method: 'DELETE', url: `/rest/api/sign-in-locks/${lock.identifier}`, headers: { authorization: t.users.admin.authorization } }), 204);
+    const admin = await open('#/audit', { user: t.users.admin });
+    await admin.page.getByLabel('Resource').selectOption({ label: 'Sign-in lock' });
+    await admin.page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => admin.page.locator('tbody tr').allInnerTexts())
+      .toEqual([expect.stringMatching(new RegExp(`Sign-in lock\\s+Lifted\\s+${locked} from 203\\.0\\.113\\.48\\s+${lock.identifier}\\s+admin \\(ADMIN\\)`))]);
+    await admin.context.close();
     expect(problems).toEqual([]);
   }, 90_000);
 });
