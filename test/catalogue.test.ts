@@ -65,6 +65,8 @@ describe('loading the Peppol code lists v9.7', () => {
     expect(first.processes.find((row) => row.key === BILLING)?.title).toBe('Peppol poacc billing 01 1.0');
     expect(first.processes.find((row) => row.key === 'cenbii-procid-ubl::urn:peppol:bis:billing_with_response')?.title)
       .toBe('Peppol BIS billing with response');
+    // The lists' process of documents outside any: a title that says so, not a bare "none".
+    expect(first.processes.find((row) => row.key === 'cenbii-procid-ubl::none')?.title).toBe('No process (none)');
   });
 
   it('changes nothing when the same lists are loaded again: same rows, same identifiers', async () => {

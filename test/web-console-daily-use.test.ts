@@ -75,7 +75,8 @@ describe('the console with the real catalogue, in Chromium', () => {
     expect(await page.locator('ul.candidates').evaluate((list) => list.getBoundingClientRect().height)).toBeLessThan(520);
     expect(await page.locator('main').innerText()).toContain(`${visible.length + 1} of ${visible.length + 1} shown`);
     const restrictedRow = candidates.filter({ hasText: restricted[0]!.qualifiedIdentifier });
-    expect(await restrictedRow.innerText()).toContain('Cannot be added now: Restricted: cannot be added.');
+    // Whom to ask, said once: not "Cannot be added now: Restricted: cannot be added."
+    expect(await restrictedRow.innerText()).toContain('Cannot be added now: Closed to new participants by the registry authority; ask the authority to open it if you need it.');
     expect(await restrictedRow.getByRole('button').count()).toBe(0);
     const reminder = candidates.filter({ hasText: 'Norwegian reminder' });
     expect(await reminder.innerText()).toContain(`Also needs: ${BILLING_TITLE}.`);
@@ -86,7 +87,7 @@ describe('the console with the real catalogue, in Chromium', () => {
     expect(await axeViolations(page, 'participant form with the official catalogue')).toEqual([]);
 
     // By name, by domain, by identifier.
-    const filter = page.getByLabel('Filter by name, domain or identifier');
+    const filter = page.getByLabel('Filter by name, domain, identifier or document type');
     await filter.fill('POACC billing');
     await expect.poll(() => candidates.allInnerTexts()).toEqual([expect.stringContaining(BILLING_TITLE)]);
     await filter.fill('');
@@ -123,9 +124,32 @@ describe('the console with the real catalogue, in Chromium', () => {
     expect(await page.getByText('No process is chosen yet.').count()).toBe(1);
 
     await page.setViewportSize({ width: WIDTHS.phone, height: 900 });
-    await page.getByLabel('Filter by name, domain or identifier').fill('');
+    await page.getByLabel('Filter by name, domain, identifier or document type').fill('');
     await page.screenshot({ path: join(shots, 'participant-form-catalogue-phone.png'), fullPage: true });
     expect(await axeViolations(page, 'participant form with the official catalogue, phone')).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it('the picker finds a process by its document types\' names, says domains in words, and titles the lists\' "none"', async () => {
+    const { context, page } = await open('#/participants/new', { user: test.users.serviceProvider });
+    const candidates = page.locator('ul.candidates > li');
+    const filter = page.getByLabel('Filter by name, domain, identifier or document type');
+    // Peppol BIS Billing's title says "billing"; its document types say "Invoice".
+    await filter.fill('invoice');
+    await expect.poll(() => candidates.allInnerTexts()).toContainEqual(expect.stringContaining(BILLING_TITLE));
+    expect(await candidates.allInnerTexts()).toContainEqual(expect.stringContaining('Peppol poacc BIS invoice response 3'));
+    await filter.fill('');
+    // Domains in words, in the filter and beside each process: no bare POAC, PRAC or OO.
+    const domains = await page.getByLabel('Domain', { exact: true }).locator('option').allInnerTexts();
+    expect(domains).toEqual(expect.arrayContaining(['Post-award procurement', 'Pre-award procurement', 'Peppol operations (reporting)', 'Logistics']));
+    expect(domains.filter((domain) => ['POAC', 'PRAC', 'OO'].includes(domain))).toEqual([]);
+    await page.getByLabel('Domain', { exact: true }).selectOption('PRAC');
+    await expect.poll(async () => (await candidates.locator('.domain').allInnerTexts()).every((domain) => domain === 'Pre-award procurement')).toBe(true);
+    expect(await candidates.allInnerTexts()).toContainEqual(expect.stringMatching(/^No process \(none\)\s+Pre-award procurement\s+cenbii-procid-ubl::none/));
+    await page.getByLabel('Language').selectOption('nb');
+    await expect.poll(() => page.getByLabel('Domene', { exact: true }).locator('option:checked').innerText()).toBe('Innkjøp før kontraktstildeling');
+    await page.screenshot({ path: join(shots, 'picker-domains-nb-desktop.png'), fullPage: true });
+    expect(await axeViolations(page, 'participant form in Norwegian, filtered by domain')).toEqual([]);
     await context.close();
   }, 90_000);
 

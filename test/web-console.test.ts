@@ -158,7 +158,7 @@ describe('the web console in Chromium, against the real service', () => {
     const { context, page } = await open('#/participants', { user: test.users.serviceProvider });
     await page.getByRole('link', { name: 'Add a participant' }).click();
     // The picker: the reminder cannot be added before what it depends on, and only with ICD 0192.
-    await page.getByLabel('Filter by name, domain or identifier').fill('reminder');
+    await page.getByLabel('Filter by name, domain, identifier or document type').fill('reminder');
     const candidates = page.locator('ul.candidates > li');
     await expect.poll(() => candidates.allInnerTexts()).toEqual([expect.stringMatching(/Norwegian reminder.*Cannot be added now: Also needs: Peppol BIS Billing 3\.0\./s)]);
     await page.getByLabel('ICD').fill('0007');
@@ -285,11 +285,11 @@ describe('the web console in Chromium, against the real service', () => {
     await form.getByLabel('Requires a business-level signature').check();
     // An expired certificate: the API's message shows at the certificate field, and nothing is added.
     await form.getByLabel('Certificate', { exact: true }).fill((await expiredCertificate('old.example')).cert);
-    await form.getByRole('button', { name: 'Add' }).click();
+    await form.getByRole('button', { name: 'Add', exact: true }).click();
     const certificateError = form.locator('.field', { has: page.getByLabel('Certificate', { exact: true }) }).locator('.field-error');
     await expect.poll(() => certificateError.innerText()).toMatch(/expired/i);
     await form.getByLabel('Certificate', { exact: true }).fill(cert);
-    await form.getByRole('button', { name: 'Add' }).click();
+    await form.getByRole('button', { name: 'Add', exact: true }).click();
     const row = page.locator('tbody tr', { hasText: 'Browser Access Point' });
     await row.waitFor();
     expect(await row.innerText()).toMatch(new RegExp(`https://ap\\.browser\\.example/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3.*certificate expires ${until.toISOString().slice(0, 10)}.*Requires a business-level signature`, 's'));
@@ -322,11 +322,11 @@ describe('the web console in Chromium, against the real service', () => {
     await userForm.getByLabel('Username').fill('browser-user');
     await userForm.getByLabel('Password').fill('short');
     await userForm.evaluate((element) => element.setAttribute('novalidate', ''));
-    await userForm.getByRole('button', { name: 'Add' }).click();
+    await userForm.getByRole('button', { name: 'Add', exact: true }).click();
     await expect.poll(() => userForm.locator('.field', { has: page.getByLabel('Password') }).locator('.field-error').innerText()).toMatch(/12/);
     await userForm.getByLabel('Password').fill('a-long-enough-password');
     await userForm.getByLabel('Provider').selectOption({ label: 'Provider Two' });
-    await userForm.getByRole('button', { name: 'Add' }).click();
+    await userForm.getByRole('button', { name: 'Add', exact: true }).click();
     const userRow = page.locator('tbody tr', { hasText: 'browser-user' });
     await expect.poll(() => userRow.innerText()).toMatch(/SERVICE_PROVIDER\s+Provider Two/);
     await userRow.getByRole('button', { name: 'Edit browser-user' }).click();
@@ -375,6 +375,9 @@ describe('the web console in Chromium, against the real service', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/Changed.*admin \(ADMIN\)/s), expect.stringMatching(/Created/)]);
     const update = page.locator('tbody tr').first();
+    // In words first, the UUID named by what it stands for; every field one click away.
+    expect(await update.locator('td[data-label="Identifier"]').innerText()).toMatch(new RegExp(`^Audit profile renamed\\s+${profile}$`));
+    expect(await update.locator('ul.summary li').allTextContents()).toEqual(['Title: Audit profile → Audit profile renamed', 'Restricted: false → true']);
     await update.getByText('2 fields changed').click();
     // Screen readers hear which value is before and which after; the eye sees the arrow and the colours.
     expect(await update.locator('details li').allTextContents()).toEqual(['title: before Audit profile → after Audit profile renamed', 'restricted: before false → after true']);
@@ -414,6 +417,9 @@ describe('the web console in Chromium, against the real service', () => {
     const authority = await open('#/deliveries', { user: test.users.authority });
     const row = authority.page.locator('tbody tr', { hasText: participant.qualifiedIdentifier });
     await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/Pending/);
+    // Named, and by whom it is served: not a bare identifier.
+    expect((await row.locator('td[data-label="Participant"]').innerText()).split(/\s+/)).toEqual(['Nettverk', 'Venter', 'AS', participant.qualifiedIdentifier]);
+    expect(await row.locator('td[data-label="Served by"]').innerText()).toBe('Provider One');
     await authority.page.screenshot({ path: join(shots, 'deliveries-held-up-desktop.png'), fullPage: true });
     await authority.context.close();
   }, 90_000);

@@ -264,39 +264,68 @@ export interface StuckParticipant {
   state: Exclude<SmlState, 'registered' | 'migrating_out'> | 'pending' | 'set_aside';
   since: string;
   lastError: SmlRefusal | null;
+  servedBy: ServedBy[];
+}
+
+/** A participant of an organization: its name and the service provider that serves it. */
+interface ServedBy {
+  name: string | null;
+  serviceProvider: { identifier: string; title: string };
+}
+
+/** Who serves each organization (`iso6523-actorid-upis::{icd}:{organizationIdentifier}`) now, by provider title. */
+async function servedByOf(db: Queryable, organizations: readonly string[]): Promise<Map<string, ServedBy[]>> {
+  const keys = [...new Set(organizations)].flatMap((participant) => {
+    const organization = parseOrganization(participant);
+    return organization ? [{ participant, ...organization }] : [];
+  });
+  const rows = await db.query<ServedBy & { participant: string }>(
+    `SELECT k.participant, pa.name, json_build_object('identifier', sp.id, 'title', sp.title) AS "serviceProvider"
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS k(participant, icd, organization_identifier)
+       JOIN participants pa ON pa.icd = k.icd AND pa.organization_identifier = k.organization_identifier AND ${participantIsLive('pa')}
+       JOIN service_providers sp ON sp.id = pa.service_provider_id
+      ORDER BY k.participant, sp.title, sp.id`,
+    [keys.map((key) => key.participant), keys.map((key) => key.icd), keys.map((key) => key.organizationIdentifier)],
+  );
+  const served = new Map<string, ServedBy[]>();
+  for (const { participant, ...row } of rows) served.set(participant, [...(served.get(participant) ?? []), row]);
+  return served;
 }
 
 /**
  * The participants whose place in the network is stuck, oldest first, at most `limit` per state: at the SML held by
  * another SMP, refused, and pending behind its cursor; at either target set aside (failing while the target answers
- * the others); refused by the Directory.
+ * the others); refused by the Directory. Each with the participants that serve the organization now, by provider.
  */
 export async function stuckParticipants(db: Queryable, limit: number): Promise<StuckParticipant[]> {
-  const recorded = (state: StuckParticipant['state']) => db.query<StuckParticipant>(
+  type Stuck = Omit<StuckParticipant, 'servedBy'>;
+  const recorded = (state: StuckParticipant['state']) => db.query<Stuck>(
     `SELECT participant, 'sml' AS target, state, ${utcInstant('since')} AS since,
             json_build_object('fault', error_fault, 'code', error_code, 'message', error_message) AS "lastError"
        FROM sml_participants WHERE state = $1 ORDER BY since, participant LIMIT $2`,
     [state, limit],
   );
-  const setAside = db.query<StuckParticipant>(
+  const setAside = db.query<Stuck>(
     `SELECT participant, target, 'set_aside' AS state, ${utcInstant('since')} AS since,
             json_build_object('fault', NULL, 'code', NULL, 'message', last_error) AS "lastError"
        FROM delivery_set_aside WHERE waiting_for IS NULL ORDER BY since, participant LIMIT $1`,
     [limit],
   );
-  const refusedByDirectory = db.query<StuckParticipant>(
+  const refusedByDirectory = db.query<Stuck>(
     `SELECT participant, 'directory' AS target, 'refused' AS state, ${utcInstant('refused_at')} AS since,
             json_build_object('fault', NULL, 'code', 'HTTP ' || status, 'message', message) AS "lastError"
        FROM directory_refusals ORDER BY refused_at, participant LIMIT $1`,
     [limit],
   );
   // The next entries behind the cursor only, however far behind it is.
-  const pending = db.query<StuckParticipant>(
+  const pending = db.query<Stuck>(
     `SELECT e.identifier AS participant, 'sml' AS target, 'pending' AS state, ${utcInstant('min(e.changed_at)')} AS since, NULL AS "lastError"
        FROM (SELECT c.identifier, c.changed_at, c.seq FROM change_log c, delivery_cursors d
               WHERE d.target = 'sml' AND c.resource = 'participant' AND c.seq > d.seq ORDER BY c.seq LIMIT $1 * 10) e
       GROUP BY e.identifier ORDER BY min(e.seq) LIMIT $1`,
     [limit],
   );
-  return (await Promise.all([recorded('held_elsewhere'), recorded('refused'), setAside, refusedByDirectory, pending])).flat();
+  const stuck = (await Promise.all([recorded('held_elsewhere'), recorded('refused'), setAside, refusedByDirectory, pending])).flat();
+  const served = await servedByOf(db, stuck.map((row) => row.participant));
+  return stuck.map((row) => ({ ...row, servedBy: served.get(row.participant) ?? [] }));
 }

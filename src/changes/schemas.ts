@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import { Nullable, Uuid } from '../core/schemas.js';
 import { MIGRATION_KEY_PATTERN } from './sml-client.js';
+import { ServiceProviderSummary } from '../participants/schemas.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
   'transport-profile', 'capability', 'user', 'sign-in-lock', 'register-flag', 'identifier-scheme'] as const;
@@ -144,6 +145,12 @@ export const StuckParticipantList = Type.Array(Type.Object({
   state: Type.Union([heldElsewhere, refused, pending, setAside]),
   since: Type.String({ format: 'date-time' }),
   lastError: SmlRefusal,
+  servedBy: Type.Array(Type.Object({
+    name: Nullable(Type.String({ description: 'the participant\'s name, as its provider gave it' })),
+    serviceProvider: ServiceProviderSummary,
+  }, { title: 'StuckParticipantServedBy' }), {
+    description: 'the participants of the organization now, one per service provider that serves it (none once every one is deleted)',
+  }),
 }, { title: 'StuckParticipant' }), { title: 'StuckParticipantList' });
 
 export const MigrationKeyForm = Type.Object({

@@ -74,12 +74,17 @@ export function mergeCatalogues(parts: readonly Catalogue[]): Catalogue {
   return merged;
 }
 
+/** The process value the lists give document types sent outside any process. */
+const NO_PROCESS = 'none';
+
 /**
  * A readable title for a process identifier, since the Peppol process list carries none:
  * `urn:fdc:peppol.eu:2017:poacc:billing:01:1.0` becomes `Peppol poacc billing 01 1.0`,
- * `urn:peppol:bis:billing_with_response` becomes `Peppol BIS billing with response`.
+ * `urn:peppol:bis:billing_with_response` becomes `Peppol BIS billing with response`, and `none` (the process of
+ * documents sent outside any, such as the Virtual Company Dossier) `No process (none)`.
  */
 export function processTitleOf(value: string): string {
+  if (value === NO_PROCESS) return 'No process (none)';
   const words = value
     .replace(/^urn:/i, '')
     .split(':')

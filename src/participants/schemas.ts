@@ -36,7 +36,7 @@ export const UpdateParticipantForm = Type.Object(
 );
 export type UpdateParticipantForm = Static<typeof UpdateParticipantForm>;
 
-const ServiceProviderSummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'ServiceProvider' });
+export const ServiceProviderSummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'ServiceProvider' });
 
 /** A participant's own fields: what its answer holds besides its processes. */
 const participantFields = {

@@ -43,7 +43,7 @@ describe('the process-rule hints of the participant form (the API\'s rules, show
 
   it('a restricted process cannot be newly taken, but one the participant already has is kept without a warning', () => {
     const restricted = process({ restricted: true, requiredICDs: ['0192'] });
-    expect(hintText(en, processHint(restricted, '0007', new Set()))).toBe('Restricted: cannot be added. Needs one of the ICDs 0192.');
+    expect(hintText(en, processHint(restricted, '0007', new Set()))).toBe('Closed to new participants by the registry authority; ask the authority to open it if you need it. Needs one of the ICDs 0192.');
     expect(hintBlocks(processHint(restricted, '0007', new Set(['p-1']), new Set(['p-1'])))).toBe(false);
   });
 

@@ -1,3 +1,5 @@
+import { AUDIT_EN, AUDIT_NB } from './texts/audit.js';
+import { CATALOGUE_EN, CATALOGUE_NB } from './texts/catalogue.js';
 import { CONSOLE_EN, CONSOLE_NB } from './texts/console.js';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
@@ -22,7 +24,7 @@ const en = {
   previous: 'Previous', next: 'Next', pageOf: 'Page {page} of {pages}', totalOf: '{total} in all', pageSize: 'Rows per page',
   sortBy: 'Sort by {column}', sortOrder: 'Order', contactName: 'Contact name', email: 'Email', phone: 'Phone',
   addParticipant: 'Add a participant', editParticipant: 'Edit participant', organizationName: 'Organization name',
-  ruleRestricted: 'Restricted: cannot be added.', ruleIcd: 'Needs one of the ICDs {icds}.', ruleDependency: 'Also needs: {names}.',
+  ruleRestricted: 'Closed to new participants by the registry authority; ask the authority to open it if you need it.', ruleIcd: 'Needs one of the ICDs {icds}.', ruleDependency: 'Also needs: {names}.',
   ruleOk: 'Can be added.', confirmDelete: 'Delete {name}? It can not be undone.', transferTo: 'Transfer to',
   transferTitle: 'Transfer {name}', saved: 'Saved.', deleted: 'Deleted.', transferred: 'Transferred.',
   importTitle: 'Import participants', importIntro: 'A JSON lines file, one participant per line (the export\'s format or the add form). Each line is imported on its own: good lines are stored even when others are refused, and a participant you have already is counted as already present, as the command line\'s import counts them.',
@@ -76,6 +78,8 @@ const en = {
   changePassword: 'Change password', currentPassword: 'Current password', passwordChanged: 'Your password is changed. Use the new one from now on.',
   newPasswordHint: 'At least 12 characters, not your username, not a common password.',
   ...CONSOLE_EN,
+  ...CATALOGUE_EN,
+  ...AUDIT_EN,
 } as const;
 
 export type TextKey = keyof typeof en;
@@ -99,7 +103,7 @@ const nb: Record<TextKey, string> = {
   previous: 'Forrige', next: 'Neste', pageOf: 'Side {page} av {pages}', totalOf: '{total} i alt', pageSize: 'Rader per side',
   sortBy: 'Sorter etter {column}', sortOrder: 'Rekkefølge', contactName: 'Kontaktperson', email: 'E-post', phone: 'Telefon',
   addParticipant: 'Legg til en deltaker', editParticipant: 'Endre deltaker', organizationName: 'Virksomhetens navn',
-  ruleRestricted: 'Begrenset: kan ikke legges til.', ruleIcd: 'Krever en av ICD-ene {icds}.', ruleDependency: 'Krever også: {names}.',
+  ruleRestricted: 'Stengt for nye deltakere av registermyndigheten; be myndigheten åpne den om du trenger den.', ruleIcd: 'Krever en av ICD-ene {icds}.', ruleDependency: 'Krever også: {names}.',
   ruleOk: 'Kan legges til.', confirmDelete: 'Slette {name}? Det kan ikke angres.', transferTo: 'Overfør til',
   transferTitle: 'Overfør {name}', saved: 'Lagret.', deleted: 'Slettet.', transferred: 'Overført.',
   importTitle: 'Importer deltakere', importIntro: 'En JSON lines-fil, én deltaker per linje (eksportformatet eller skjemaet for å legge til). Hver linje importeres for seg: gode linjer lagres selv om andre avvises, og en deltaker du allerede har telles som «fantes fra før», slik kommandolinjens import teller dem.',
@@ -153,10 +157,15 @@ const nb: Record<TextKey, string> = {
   changePassword: 'Bytt passord', currentPassword: 'Nåværende passord', passwordChanged: 'Passordet ditt er byttet. Bruk det nye fra nå av.',
   newPasswordHint: 'Minst 12 tegn, ikke brukernavnet ditt, ikke et vanlig passord.',
   ...CONSOLE_NB,
+  ...CATALOGUE_NB,
+  ...AUDIT_NB,
 };
 
 export type Language = 'nb' | 'en';
 export const TEXTS: Record<Language, Record<TextKey, string>> = { en, nb };
+
+/** Whether `key` names a text (a key made from data, such as a domain's code). */
+export const isTextKey = (key: string): key is TextKey => Object.hasOwn(en, key);
 
 export type Translate = (key: TextKey, values?: Record<string, string | number>) => string;
 

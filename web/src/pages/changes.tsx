@@ -3,7 +3,8 @@ import { useContext, useState } from 'preact/hooks';
 import { api, ok, page, type Schemas } from '../api/client.js';
 import { age, fieldChanges, localToIso, when } from '../format.js';
 import { DataTable, Field, FormProblem, Pager, Select, useLoad, type Column } from '../components/ui.js';
-import { I18n, useT, type TextKey } from '../i18n.js';
+import { I18n, useT, type TextKey, type Translate } from '../i18n.js';
+import { subjectOf, summaryOf, whoOf } from '../audit.js';
 import { NetworkErrorText, stateText } from './network.js';
 
 type Entry = Schemas['ChangeEntry'];
@@ -55,9 +56,9 @@ export function Audit({ authority }: { authority: boolean }) {
   const columns: Column<Entry>[] = [
     { key: 'changedAt', label: t('changedAt'), render: (entry) => <time dateTime={entry.changedAt}>{when(entry.changedAt, language)}</time> },
     { key: 'resource', label: t('resource'), render: (entry) => t(RESOURCES[entry.resource]) },
-    { key: 'operation', label: t('operation'), render: (entry) => t(OPERATIONS[entry.operation]) },
-    { key: 'identifier', label: t('identifier'), render: (entry) => <code class="id">{entry.identifier}</code> },
-    { key: 'user', label: t('user'), render: (entry) => (entry.user ? `${entry.user.username} (${entry.user.role})` : entry.origin) },
+    { key: 'operation', label: t('operation'), render: (entry) => operationOf(entry, t) },
+    { key: 'identifier', label: t('identifier'), render: (entry) => <Subject entry={entry} /> },
+    { key: 'user', label: t('user'), render: (entry) => whoOf(entry, t) },
     { key: 'changes', label: t('changes'), render: (entry) => <ChangeDetails entry={entry} /> },
   ];
   const apply = (event: Event) => {
@@ -91,25 +92,40 @@ export function Audit({ authority }: { authority: boolean }) {
   );
 }
 
-/** Before and after, as the fields that changed: folded, so the table stays one line per change. */
+/** Lifting is the one thing done to a sign-in lock that the log keeps: its delete says so. */
+const operationOf = (entry: Entry, t: Translate) => t(entry.resource === 'sign-in-lock' && entry.operation === 'delete' ? 'operationLift' : OPERATIONS[entry.operation]);
+
+/** An identifier under the words it stands for (when there are any). */
+function Named({ names, identifier }: { names: Array<string | null | undefined>; identifier: string }) {
+  const words = names.filter(Boolean).join(' · ');
+  return <>{words ? <strong class="subject">{words}</strong> : null} <code class="id">{identifier}</code></>;
+}
+
+const Subject = ({ entry }: { entry: Entry }) => <Named names={[subjectOf(entry, useT())]} identifier={entry.identifier} />;
+
+/** What changed in words, then before and after of every field, folded: one click away. */
 function ChangeDetails({ entry }: { entry: Entry }) {
   const t = useT();
   const changes = fieldChanges(entry.before, entry.after);
   if (changes.length === 0) return <span>{t('noFieldChanged')}</span>;
+  const summary = summaryOf(entry, t);
   return (
-    <details class="diff">
-      <summary>{t('fieldsChanged', { count: changes.length })}</summary>
-      <ul>
-        {changes.map((change) => (
-          <li key={change.path}>
-            <code>{change.path}</code>:{' '}
-            {change.before === undefined ? null : <del><span class="visually-hidden">{t('before')} </span>{change.before}</del>}
-            {change.before !== undefined && change.after !== undefined ? <span aria-hidden="true"> → </span> : null}
-            {change.after === undefined ? null : <ins><span class="visually-hidden">{t('after')} </span>{change.after}</ins>}
-          </li>
-        ))}
-      </ul>
-    </details>
+    <>
+      {summary.length > 0 ? <ul class="summary">{summary.map((line) => <li key={line}>{line}</li>)}</ul> : null}
+      <details class="diff">
+        <summary>{t('fieldsChanged', { count: changes.length })}</summary>
+        <ul>
+          {changes.map((change) => (
+            <li key={change.path}>
+              <code>{change.path}</code>:{' '}
+              {change.before === undefined ? null : <del><span class="visually-hidden">{t('before')} </span>{change.before}</del>}
+              {change.before !== undefined && change.after !== undefined ? <span aria-hidden="true"> → </span> : null}
+              {change.after === undefined ? null : <ins><span class="visually-hidden">{t('after')} </span>{change.after}</ins>}
+            </li>
+          ))}
+        </ul>
+      </details>
+    </>
   );
 }
 
@@ -154,7 +170,8 @@ function StuckParticipants() {
   const t = useT();
   const { language } = useContext(I18n);
   const columns: Column<Stuck>[] = [
-    { key: 'participant', label: t('participant'), render: (row) => <code>{row.participant}</code> },
+    { key: 'participant', label: t('participant'), render: (row) => <Named names={row.servedBy.map((served) => served.name)} identifier={row.participant} /> },
+    { key: 'servedBy', label: t('servedBy'), render: (row) => row.servedBy.map((served) => served.serviceProvider.title).join(', ') },
     { key: 'target', label: t('target'), render: (row) => t(row.target) },
     { key: 'state', label: t('state'), render: (row) => <span class={row.state === 'pending' ? undefined : 'failed'}>{t(stateText(row.state))}</span> },
     { key: 'since', label: t('stateSince'), render: (row) => <time dateTime={row.since}>{when(row.since, language)}</time> },

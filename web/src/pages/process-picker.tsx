@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../api/client.js';
 import { Field, Select } from '../components/ui.js';
-import { useT } from '../i18n.js';
+import { isTextKey, useT, type Translate } from '../i18n.js';
 import { hintBlocks, hintText, processHint } from '../rules.js';
 
 type Process = Schemas['Process'];
@@ -12,8 +12,16 @@ interface FocusAfter {
   index: number;
 }
 
-const matches = (process: Process, needle: string) =>
-  `${process.title} ${process.domain} ${process.qualifiedIdentifier} ${process.alias ?? ''}`.toLowerCase().includes(needle);
+/** A domain in words: the code lists' codes (POAC, PRAC, OO) by name, any other as it is. */
+export function domainName(t: Translate, domain: string): string {
+  const key = `domain${domain}`;
+  return isTextKey(key) ? t(key) : domain;
+}
+
+/** Whether the filter's text is in the process's title, domain, identifier, alias or one of its document types' titles. */
+const matches = (process: Process, needle: string, t: Translate) =>
+  [process.title, process.domain, domainName(t, process.domain), process.qualifiedIdentifier, process.alias ?? '', ...process.documentTypes.map((type) => type.title)]
+    .some((text) => text.toLowerCase().includes(needle));
 
 /** The processes `process` depends on that are not chosen, when each of them could itself be added now. */
 function addableDependencies(process: Process, byId: ReadonlyMap<string, Process>, icd: string, chosen: ReadonlySet<string>): Process[] | undefined {
@@ -25,7 +33,7 @@ function addableDependencies(process: Process, byId: ReadonlyMap<string, Process
 
 /**
  * The participant's processes: what is chosen (each removable, with the API's message or a rule it now breaks), apart
- * from the catalogue's processes that can be added, filtered by name, domain or identifier. A process that cannot be
+ * from the catalogue's processes that can be added, filtered by name, domain, identifier or document type. A process that cannot be
  * added says why (restricted, required ICD, missing dependency); one that lacks only addable dependencies can be added
  * with them. Buttons throughout, so it is all keyboard-operable; focus stays in place as processes move.
  */
@@ -47,8 +55,9 @@ export function ProcessPicker(props: {
   const chosenProcesses = chosen.map((id) => byId.get(id)).filter((process): process is Process => process !== undefined);
   const needle = filter.trim().toLowerCase();
   const offered = catalogue.filter((process) => process.visible && !chosenSet.has(process.identifier));
-  const candidates = offered.filter((process) => (!domain || process.domain === domain) && matches(process, needle));
-  const domains = [...new Set(catalogue.filter((process) => process.visible).map((process) => process.domain))].sort();
+  const candidates = offered.filter((process) => (!domain || process.domain === domain) && matches(process, needle, t));
+  const domains = [...new Set(catalogue.filter((process) => process.visible).map((process) => process.domain))]
+    .sort((a, b) => domainName(t, a).localeCompare(domainName(t, b)));
 
   useEffect(() => {
     if (!focusAfter || !root.current) return;
@@ -96,7 +105,7 @@ export function ProcessPicker(props: {
         <Field label={t('filterProcesses')} name="processFilter" type="search" value={filter} autocomplete="off"
           onInput={(event) => setFilter(event.currentTarget.value)}
           onKeyDown={(event) => { if (event.key === 'Enter') event.preventDefault(); }} />
-        <Select label={t('domain')} name="processDomain" value={domain} options={[['', t('allDomains')], ...domains.map((name): [string, string] => [name, name])]}
+        <Select label={t('domain')} name="processDomain" value={domain} options={[['', t('allDomains')], ...domains.map((name): [string, string] => [name, domainName(t, name)])]}
           onChange={(event) => setDomain(event.currentTarget.value)} />
       </div>
       <p class="hint" role="status">{announcement ? `${announcement} ` : ''}{t('shownOf', { shown: candidates.length, total: offered.length })}</p>
@@ -127,9 +136,10 @@ export function ProcessPicker(props: {
 }
 
 function ProcessName({ process }: { process: Process }) {
+  const t = useT();
   return (
     <span class="process-name">
-      <strong>{process.title}</strong> <span class="domain">{process.domain}</span> <code class="id">{process.qualifiedIdentifier}</code>
+      <strong>{process.title}</strong> <span class="domain">{domainName(t, process.domain)}</span> <code class="id">{process.qualifiedIdentifier}</code>
     </span>
   );
 }

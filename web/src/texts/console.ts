@@ -2,7 +2,7 @@
 export const CONSOLE_EN = {
   menu: 'Menu',
   chosenProcesses: 'Chosen ({count})', noneChosen: 'No process is chosen yet.', addProcesses: 'Add processes',
-  filterProcesses: 'Filter by name, domain or identifier', allDomains: 'All domains', shownOf: '{shown} of {total} shown',
+  filterProcesses: 'Filter by name, domain, identifier or document type', allDomains: 'All domains', shownOf: '{shown} of {total} shown',
   addThis: 'Add', addWithDependencies: 'Add with {names}', remove: 'Remove', added: 'Added: {name}.', removed: 'Removed: {name}.',
   noProcessMatches: 'No process matches the filter.', cannotAddYet: 'Cannot be added now',
   checkFields: 'Nothing was saved: check the marked fields.', plainRequired: 'Fill this in.',
@@ -32,7 +32,7 @@ export const CONSOLE_EN = {
 export const CONSOLE_NB: Record<keyof typeof CONSOLE_EN, string> = {
   menu: 'Meny',
   chosenProcesses: 'Valgt ({count})', noneChosen: 'Ingen prosess er valgt ennå.', addProcesses: 'Legg til prosesser',
-  filterProcesses: 'Filtrer på navn, domene eller identifikator', allDomains: 'Alle domener', shownOf: '{shown} av {total} vises',
+  filterProcesses: 'Filtrer på navn, domene, identifikator eller dokumenttype', allDomains: 'Alle domener', shownOf: '{shown} av {total} vises',
   addThis: 'Legg til', addWithDependencies: 'Legg til med {names}', remove: 'Fjern', added: 'Lagt til: {name}.', removed: 'Fjernet: {name}.',
   noProcessMatches: 'Ingen prosess passer filteret.', cannotAddYet: 'Kan ikke legges til nå',
   checkFields: 'Ingenting ble lagret: se på de merkede feltene.', plainRequired: 'Fyll ut dette.',

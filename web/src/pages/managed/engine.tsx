@@ -65,7 +65,7 @@ type Answer<T = unknown> = Promise<{ data?: T; error?: unknown; response: Respon
  * parameter, `resourceKind` is what ties the rows and bodies to the API's types of that path.
  */
 const managedApi = api as unknown as {
-  GET<T>(path: string, init: { params: { query: Query } }): Answer<T>;
+  GET<T>(path: string, init: { params: { query?: Query; path?: Identified } }): Answer<T>;
   POST(path: string, init: { body: unknown }): Answer;
   PUT(path: string, init: { params: { path: Identified }; body: unknown }): Answer;
   DELETE(path: string, init: { params: { path: Identified } }): Answer;
@@ -98,7 +98,10 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
   const [editing, setEditing] = useState<T | null>(null);
   const [deleting, setDeleting] = useState<T | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
+  const [editProblem, setEditProblem] = useState<Problem | null>(null);
   const [notice, setNotice] = useState('');
+  // The add form is made as it opens: its choices (another kind's rows, such as the document types) are read then.
+  const [adding, setAdding] = useState(false);
   const search = query.trim();
   const list = useLoad(
     () => find<T>(kind.path, { ...(kind.searchable ? { query: search || undefined } : {}), page: pageNumber, size, sort: kind.sort }),
@@ -109,12 +112,24 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
     key: 'actions', label: t('actions'),
     render: (row) => (
       <div class="row-actions">
-        <button type="button" aria-label={`${t('edit')} ${kind.label(row)}`} onClick={() => { setNotice(''); setEditing(row); }}>{t('edit')}</button>
+        <button type="button" aria-label={`${t('edit')} ${kind.label(row)}`} onClick={() => void edit(row)}>{t('edit')}</button>
         <button type="button" class="danger" aria-label={`${t('delete')} ${kind.label(row)}`} onClick={() => { setNotice(''); setDeleting(row); }}>{t('delete')}</button>
       </div>
     ),
   }];
   const saved = () => { setNotice(t('saved')); list.reload(); };
+  // Edited as it is now, not as the row was listed: another list of the page (a process added with a document type)
+  // may have changed it since, and a form of the listed state would save that change away.
+  const edit = async (row: T) => {
+    setNotice('');
+    setEditProblem(null);
+    try {
+      setEditing(await ok(managedApi.GET<T>(itemPath(kind.path), byId(row.identifier))));
+    } catch (error) {
+      const problem = problemFrom(error);
+      setEditProblem(problem.status === 404 ? { ...problem, message: t('gone', { name: kind.label(row) }) } : problem);
+    }
+  };
   const remove = async () => {
     if (!deleting) return;
     try {
@@ -137,12 +152,12 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
         </form>
       ) : null}
       {notice ? <Status text={notice} /> : null}
-      <FormProblem problem={list.problem} />
+      <FormProblem problem={editProblem ?? list.problem} />
       <DataTable caption={t(kind.title)} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(row) => row.identifier} placeholderRows={3} />
       <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages} totalElements={list.data?.totalElements} onPage={(value) => { setPage(value); setNotice(''); }} onSize={(value) => { setSize(value); setPage(0); }} />
-      <details class="card" onToggle={() => setNotice('')}>
+      <details class="card" onToggle={(event) => { setNotice(''); setAdding(event.currentTarget.open); }}>
         <summary>{t(kind.addTitle)}</summary>
-        <ResourceForm kind={kind} done={saved} />
+        {adding ? <ResourceForm kind={kind} done={saved} /> : null}
       </details>
       <Modal open={editing !== null} wide title={`${t('edit')}: ${editing ? kind.label(editing) : ''}`} onClose={() => setEditing(null)}>
         {editing ? <ResourceForm key={editing.identifier} kind={kind} current={editing} done={() => { setEditing(null); saved(); }} cancel={() => setEditing(null)} /> : null}

@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../api/client.js';
 import { certificateExpiry, expiryOf } from '../../certificates.js';
+import { LinkPicker, useFormReset } from '../../components/link-picker.js';
 import { Check, Field, Select } from '../../components/ui.js';
 import { isoToLocal, localToIso } from '../../format.js';
 import { contactForm } from '../../forms.js';
@@ -12,6 +13,9 @@ import { firstError, resourceKind, ResourcePage, text, useAll } from './engine.j
 // The kinds of resource the authority manages, each declared once (its path, table and form), and their pages.
 
 const optional = (value: string) => value || undefined;
+const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+/** The entries a form's link picker chose (LinkPicker): each by its identifier. */
+const linked = (form: HTMLFormElement, name: string) => new FormData(form).getAll(name).map((identifier) => ({ identifier: String(identifier) }));
 const choices = (rows: ReadonlyArray<{ identifier: string; title: string }>) => rows.map((row): [string, string] => [row.identifier, row.title]);
 
 const serviceProviders = resourceKind({
@@ -85,10 +89,88 @@ function Endpoints({ endpoints }: { endpoints: Endpoint[] }) {
   );
 }
 
-/** An endpoint as a form takes it back: a kept endpoint's profile by value, its certificate as served. */
-function endpointForm(endpoint: Endpoint): Schemas['EndpointForm'] {
-  const { transportProfile, ...rest } = endpoint;
-  return { ...rest, transportProfile: { value: transportProfile.value, certificateTypes: transportProfile.certificateTypes } };
+/** The most endpoints the form offers: one per transport profile and a few more, as the API takes any number. */
+const MAX_ENDPOINTS = 8;
+const ENDPOINT_FIELDS = ['url', 'transportProfile', 'transportProfile.certificateTypes', 'certificate', 'serviceDescription',
+  'technicalContactUrl', 'serviceActivationDate', 'serviceExpirationDate'];
+const endpointField = (index: number, name: string) => `endpoints[${index}].${name}`;
+
+/**
+ * The endpoints of the form, in the order shown: each fieldset carries `endpoint`, the index of the endpoint it edits
+ * among the access point's (empty for a new one), so that one left without a new certificate keeps its own.
+ */
+function endpointsOf(form: HTMLFormElement, current: Endpoint[]): Schemas['EndpointForm'][] {
+  return new FormData(form).getAll('endpoint').map((kept, index) => {
+    const field = (name: string) => text(form, endpointField(index, name));
+    return {
+      url: field('url'),
+      transportProfile: { identifier: field('transportProfile'), certificateTypes: list(field('transportProfile.certificateTypes')) },
+      // Left empty while editing: the endpoint keeps the certificate it has.
+      certificate: optional(field('certificate')) ?? (kept === '' ? undefined : current[Number(kept)]?.certificate),
+      serviceDescription: optional(field('serviceDescription')),
+      technicalContactUrl: optional(field('technicalContactUrl')),
+      serviceActivationDate: localToIso(field('serviceActivationDate')),
+      serviceExpirationDate: localToIso(field('serviceExpirationDate')),
+      requireBusinessLevelSignature: new FormData(form).has(endpointField(index, 'requireBusinessLevelSignature')),
+    };
+  });
+}
+
+/** One endpoint's fields, named by its place in the form (the API's messages name it so). */
+function EndpointFields({ index, endpoint, kept, error, onRemove }: {
+  index: number; endpoint: Endpoint | undefined; kept: number | undefined; error: (field: string) => string | undefined; onRemove: () => void;
+}) {
+  const t = useT();
+  const profiles = useAll(transportProfiles);
+  const expiry = certificateExpiry(endpoint?.certificate);
+  const field = (name: string) => endpointField(index, name);
+  return (
+    <fieldset class="grid">
+      <legend>{t('endpointNumber', { number: index + 1 })}</legend>
+      <input type="hidden" name="endpoint" value={kept === undefined ? '' : String(kept)} />
+      <Field label={t('url')} name={field('url')} type="url" placeholder="https://" defaultValue={endpoint?.url} error={firstError(error, field('url'), `endpoints[${index}]`)} />
+      <Select label={t('transportProfile')} name={field('transportProfile')} error={error(field('transportProfile'))}
+        initial={profiles.find((profile) => profile.value === endpoint?.transportProfile.value)?.identifier}
+        options={profiles.map((profile) => [profile.identifier, `${profile.title} (${profile.value})`])} />
+      <Field label={t('certificateTypes')} name={field('transportProfile.certificateTypes')} hint={t('commaSeparated')}
+        defaultValue={endpoint?.transportProfile.certificateTypes.join(', ')} error={error(field('transportProfile.certificateTypes'))} />
+      <Field label={t('certificate')} name={field('certificate')} multiline spellcheck={false} placeholder="-----BEGIN CERTIFICATE-----"
+        hint={expiry ? t('certificateKept', { date: expiry.slice(0, 10) }) : t('certificateHint')} error={error(field('certificate'))} />
+      <Field label={t('serviceDescription')} name={field('serviceDescription')} defaultValue={endpoint?.serviceDescription} error={error(field('serviceDescription'))} />
+      <Field label={t('technicalContactUrl')} name={field('technicalContactUrl')} type="url" placeholder="https:// mailto:" defaultValue={endpoint?.technicalContactUrl} error={error(field('technicalContactUrl'))} />
+      <Field label={t('serviceActivationDate')} name={field('serviceActivationDate')} type="datetime-local" step={1} defaultValue={isoToLocal(endpoint?.serviceActivationDate)} error={error(field('serviceActivationDate'))} />
+      <Field label={t('serviceExpirationDate')} name={field('serviceExpirationDate')} type="datetime-local" step={1} defaultValue={isoToLocal(endpoint?.serviceExpirationDate)} error={error(field('serviceExpirationDate'))} />
+      <Check label={t('requireBusinessLevelSignature')} name={field('requireBusinessLevelSignature')} defaultChecked={endpoint?.requireBusinessLevelSignature} />
+      <div class="buttons">
+        <button type="button" class="danger" onClick={onRemove}>{t('removeEndpoint', { number: index + 1 })}</button>
+      </div>
+    </fieldset>
+  );
+}
+
+/** The access point's endpoints, each in its fieldset, with a button to add one more and one to remove each. */
+function EndpointList({ current, error }: { current: Endpoint[]; error: (field: string) => string | undefined }) {
+  const t = useT();
+  const root = useRef<HTMLDivElement>(null);
+  // Each fieldset by a key of its own (its DOM keeps what was typed as others go); `kept`: the endpoint it edits.
+  const initial = () => (current.length > 0 ? current.map((_, kept) => ({ key: kept, kept })) : [{ key: 0, kept: undefined }]);
+  const [rows, setRows] = useState<Array<{ key: number; kept: number | undefined }>>(initial);
+  const [nextKey, setNextKey] = useState(current.length + 1);
+  useFormReset(root, () => setRows(initial()));
+  return (
+    <div ref={root}>
+      {rows.map((row, index) => (
+        <EndpointFields key={row.key} index={index} kept={row.kept} endpoint={row.kept === undefined ? undefined : current[row.kept]} error={error}
+          onRemove={() => setRows(rows.filter((other) => other.key !== row.key))} />
+      ))}
+      {rows.length === 0 ? <p class="hint">{t('noEndpoints')}</p> : null}
+      {rows.length < MAX_ENDPOINTS ? (
+        <div class="buttons">
+          <button type="button" onClick={() => { setRows([...rows, { key: nextKey, kept: undefined }]); setNextKey(nextKey + 1); }}>{t('addEndpoint')}</button>
+        </div>
+      ) : null}
+    </div>
+  );
 }
 
 const accessPoints = resourceKind({
@@ -98,55 +180,16 @@ const accessPoints = resourceKind({
     { key: 'provider', label: t('provider'), render: (row) => row.provider.title },
     { key: 'endpoints', label: t('endpoints'), render: (row) => <Endpoints endpoints={row.endpoints} /> },
   ],
-  body: (form, current) => {
-    const url = text(form, 'endpoints[0].url');
-    const [first, ...others] = current?.endpoints ?? [];
-    const endpoint: Schemas['EndpointForm'] = {
-      url,
-      transportProfile: {
-        identifier: text(form, 'endpoints[0].transportProfile'),
-        certificateTypes: text(form, 'endpoints[0].transportProfile.certificateTypes').split(',').map((type) => type.trim()).filter(Boolean),
-      },
-      // Left empty while editing: the endpoint keeps the certificate it has.
-      certificate: optional(text(form, 'endpoints[0].certificate')) ?? first?.certificate,
-      serviceDescription: optional(text(form, 'endpoints[0].serviceDescription')),
-      technicalContactUrl: optional(text(form, 'endpoints[0].technicalContactUrl')),
-      serviceActivationDate: localToIso(text(form, 'endpoints[0].serviceActivationDate')),
-      serviceExpirationDate: localToIso(text(form, 'endpoints[0].serviceExpirationDate')),
-      requireBusinessLevelSignature: new FormData(form).has('endpoints[0].requireBusinessLevelSignature'),
-    };
-    // The form edits the first endpoint; the others stay as they are.
-    return { title: text(form, 'title'), provider: { identifier: text(form, 'provider') }, endpoints: [...(url ? [endpoint] : []), ...others.map(endpointForm)] };
-  },
-  shown: ['title', 'provider', 'endpoints[0]', ...['url', 'transportProfile', 'transportProfile.certificateTypes', 'certificate', 'serviceDescription',
-    'technicalContactUrl', 'serviceActivationDate', 'serviceExpirationDate'].map((name) => `endpoints[0].${name}`)],
+  body: (form, current) => ({ title: text(form, 'title'), provider: { identifier: text(form, 'provider') }, endpoints: endpointsOf(form, current?.endpoints ?? []) }),
+  shown: ['title', 'provider', ...Array.from({ length: MAX_ENDPOINTS }, (_, index) => [`endpoints[${index}]`, ...ENDPOINT_FIELDS.map((name) => endpointField(index, name))]).flat()],
   Fields: ({ current, error }) => {
     const t = useT();
     const providers = choices(useAll(accessPointProviders));
-    const profiles = useAll(transportProfiles);
-    const endpoint = current?.endpoints[0];
-    const expiry = certificateExpiry(endpoint?.certificate);
-    const field = (name: string) => `endpoints[0].${name}`;
     return (
       <>
         <Field label={t('title')} name="title" required defaultValue={current?.title} error={error('title')} />
         <Select label={t('provider')} name="provider" options={providers} initial={current?.provider.identifier} error={error('provider')} />
-        <fieldset class="grid">
-          <legend>{t('endpoint')}</legend>
-          <Field label={t('url')} name={field('url')} type="url" placeholder="https://" defaultValue={endpoint?.url} error={firstError(error, field('url'), 'endpoints[0]')} />
-          <Select label={t('transportProfile')} name={field('transportProfile')} error={error(field('transportProfile'))}
-            initial={profiles.find((profile) => profile.value === endpoint?.transportProfile.value)?.identifier}
-            options={profiles.map((profile) => [profile.identifier, `${profile.title} (${profile.value})`])} />
-          <Field label={t('certificateTypes')} name={field('transportProfile.certificateTypes')} hint={t('commaSeparated')}
-            defaultValue={endpoint?.transportProfile.certificateTypes.join(', ')} error={error(field('transportProfile.certificateTypes'))} />
-          <Field label={t('certificate')} name={field('certificate')} multiline spellcheck={false} placeholder="-----BEGIN CERTIFICATE-----"
-            hint={expiry ? t('certificateKept', { date: expiry.slice(0, 10) }) : t('certificateHint')} error={error(field('certificate'))} />
-          <Field label={t('serviceDescription')} name={field('serviceDescription')} defaultValue={endpoint?.serviceDescription} error={error(field('serviceDescription'))} />
-          <Field label={t('technicalContactUrl')} name={field('technicalContactUrl')} type="url" placeholder="https:// mailto:" defaultValue={endpoint?.technicalContactUrl} error={error(field('technicalContactUrl'))} />
-          <Field label={t('serviceActivationDate')} name={field('serviceActivationDate')} type="datetime-local" step={1} defaultValue={isoToLocal(endpoint?.serviceActivationDate)} error={error(field('serviceActivationDate'))} />
-          <Field label={t('serviceExpirationDate')} name={field('serviceExpirationDate')} type="datetime-local" step={1} defaultValue={isoToLocal(endpoint?.serviceExpirationDate)} error={error(field('serviceExpirationDate'))} />
-          <Check label={t('requireBusinessLevelSignature')} name={field('requireBusinessLevelSignature')} defaultChecked={endpoint?.requireBusinessLevelSignature} />
-        </fieldset>
+        <EndpointList current={current?.endpoints ?? []} error={error} />
       </>
     );
   },
@@ -213,22 +256,34 @@ const users = resourceKind({
   },
 });
 
-const identifiers = (rows: ReadonlyArray<{ identifier: string }> | undefined) => (rows ?? []).map(({ identifier }) => ({ identifier }));
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
 
-/** Processes: the fields an authority edits; links (document types, dependencies, capabilities) are kept as they are. */
+const capabilities = resourceKind({
+  path: '/rest/api/capabilities', name: 'capability', title: 'capabilities', addTitle: 'addCapability', label: (row) => row.title, sort: ['title'],
+  columns: (t) => [{ key: 'title', label: t('title'), render: (row) => row.title }],
+  body: (form) => ({ title: text(form, 'title') }),
+  shown: ['title'],
+  Fields: ({ current, error }) => {
+    const t = useT();
+    return <Field label={t('title')} name="title" required defaultValue={current?.title} error={error('title')} />;
+  },
+});
+
+/** Processes: every field the API takes, their links (document types, dependencies, capabilities) chosen by name. */
 const processes = resourceKind({
   path: '/rest/api/processes', name: 'process', title: 'processes', addTitle: 'addProcess', label: (row) => row.title, searchable: true, sort: ['title'], columns: processColumns,
-  body: (form, current) => ({
+  body: (form) => ({
     qualifiedIdentifier: text(form, 'qualifiedIdentifier'), title: text(form, 'title'), domain: text(form, 'domain'),
     ...(text(form, 'alias') ? { alias: text(form, 'alias') } : {}),
     restricted: new FormData(form).has('restricted'), visible: new FormData(form).has('visible'),
     requiredICDs: list(text(form, 'requiredICDs')) as Schemas['ICD'][],
-    capabilities: identifiers(current?.capabilities), documentTypes: identifiers(current?.documentTypes), dependencies: identifiers(current?.dependencies),
+    capabilities: linked(form, 'capabilities'), documentTypes: linked(form, 'documentTypes'), dependencies: linked(form, 'dependencies'),
   }),
-  shown: ['qualifiedIdentifier', 'title', 'domain', 'alias', 'requiredICDs'],
+  shown: ['qualifiedIdentifier', 'title', 'domain', 'alias', 'requiredICDs', 'capabilities', 'documentTypes', 'dependencies'],
   Fields: ({ current, error }) => {
     const t = useT();
+    const allDocumentTypes = useAll(documentTypes);
+    const otherProcesses = useAll(processes).filter((process) => process.identifier !== current?.identifier);
+    const allCapabilities = useAll(capabilities);
     return (
       <>
         <Field label={t('identifier')} name="qualifiedIdentifier" required defaultValue={current?.qualifiedIdentifier} placeholder="cenbii-procid-ubl::urn:..." error={error('qualifiedIdentifier')} />
@@ -238,6 +293,9 @@ const processes = resourceKind({
         <Field label={t('requiredIcds')} name="requiredICDs" hint={t('commaSeparated')} defaultValue={current?.requiredICDs.join(', ')} error={error('requiredICDs')} />
         <Check label={t('restricted')} name="restricted" defaultChecked={current?.restricted} />
         <Check label={t('visible')} name="visible" defaultChecked={current?.visible ?? true} />
+        <LinkPicker name="documentTypes" legend={t('documentTypes')} what={t('documentTypes').toLowerCase()} options={allDocumentTypes} initial={current?.documentTypes ?? []} error={error('documentTypes')} />
+        <LinkPicker name="dependencies" legend={t('dependsOn')} what={t('processes').toLowerCase()} options={otherProcesses} initial={current?.dependencies ?? []} error={error('dependencies')} />
+        <LinkPicker name="capabilities" legend={t('capabilities')} what={t('capabilities').toLowerCase()} options={allCapabilities} initial={current?.capabilities ?? []} error={error('capabilities')} />
       </>
     );
   },
@@ -245,18 +303,20 @@ const processes = resourceKind({
 
 const documentTypes = resourceKind({
   path: '/rest/api/document-types', name: 'document-type', title: 'documentTypes', addTitle: 'addDocumentType', label: (row) => row.title, sort: ['title'], columns: documentTypeColumns,
-  body: (form, current) => ({
+  body: (form) => ({
     qualifiedIdentifier: text(form, 'qualifiedIdentifier'), title: text(form, 'title'), visible: new FormData(form).has('visible'),
-    processes: identifiers(current?.processes),
+    processes: linked(form, 'processes'),
   }),
-  shown: ['qualifiedIdentifier', 'title'],
+  shown: ['qualifiedIdentifier', 'title', 'processes'],
   Fields: ({ current, error }) => {
     const t = useT();
+    const allProcesses = useAll(processes);
     return (
       <>
         <Field label={t('identifier')} name="qualifiedIdentifier" required defaultValue={current?.qualifiedIdentifier} placeholder="busdox-docid-qns::urn:..." error={error('qualifiedIdentifier')} />
         <Field label={t('title')} name="title" required defaultValue={current?.title} error={error('title')} />
         <Check label={t('visible')} name="visible" defaultChecked={current?.visible ?? true} />
+        <LinkPicker name="processes" legend={t('processes')} what={t('processes').toLowerCase()} options={allProcesses} initial={current?.processes ?? []} error={error('processes')} />
       </>
     );
   },
@@ -278,6 +338,7 @@ export function CatalogueAdmin() {
       <CodeListRelease />
       <ResourcePage kind={processes} nested />
       <ResourcePage kind={documentTypes} nested />
+      <ResourcePage kind={capabilities} nested />
     </section>
   );
 }
