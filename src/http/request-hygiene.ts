@@ -16,7 +16,7 @@ async function requestHygiene(fastify: FastifyInstance) {
       violations.push(fieldError({ objectName, field, rejectedValue: null, ...violation }));
 
     const { objectName, keepsNull } = request.routeOptions.config;
-    request.body = withoutNulls(request.body, '', collect(objectName ?? 'request'), 0, new Set(keepsNull));
+    request.body = withoutNulls(request.body, '', collect(objectName ?? 'request'), 0, keepsNull ? new Set(keepsNull) : NO_KEYS);
     findNul(request.query, '', collect('queryParameters'));
     findNul(request.params, '', collect('pathVariables'));
     const [first] = violations;
