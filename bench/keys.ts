@@ -5,16 +5,33 @@
  * reading them from the database.
  */
 
+import { NORWEGIAN_WEIGHTS, norwegianCheckDigit } from '../test/helpers/organization-numbers.js';
+
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
 export const PROVIDER_COUNT = 50;
 
+/** Participant n's organization number, in TypeScript and over an SQL integer expression. */
+interface Numbering {
+  number(n: number): string;
+  sql(n: string): string;
+}
+
+/** The data set's 0192 numbers: valid, in a range of their own (8… and 0…), apart from those scenarios and imports add. */
+const DATA_SET_LEADS = [8, 0] as const;
+const norwegian: Numbering = {
+  number: (n) => norwegianNumberOf(n, ...DATA_SET_LEADS),
+  sql: (n) => sqlNorwegianNumber(n, ...DATA_SET_LEADS),
+};
+/** `base + n`: made up, whatever the scheme's rule (the data set never passes the API). */
+const madeUp = (base: number): Numbering => ({ number: (n) => String(base + n), sql: (n) => `(${base}::bigint + (${n}))::text` });
+
 /** ICD by `(n * 7919) % 100`: mostly 0192, some other Nordic schemes; each with its own number range. */
 const ICD_BANDS = [
-  { below: 85, icd: '0192', base: 810_000_000 },
-  { below: 90, icd: '0007', base: 5_560_000_000 },
-  { below: 94, icd: '0088', base: 7_080_000_000_000 },
-  { below: 97, icd: '0184', base: 20_000_000 },
-  { below: 100, icd: '0037', base: 10_000_000 },
+  { below: 85, icd: '0192', numbering: norwegian },
+  { below: 90, icd: '0007', numbering: madeUp(5_560_000_000) },
+  { below: 94, icd: '0088', numbering: madeUp(7_080_000_000_000) },
+  { below: 97, icd: '0184', numbering: madeUp(20_000_000) },
+  { below: 100, icd: '0037', numbering: madeUp(10_000_000) },
 ] as const;
 export const BENCH_ICDS = ICD_BANDS.map((band) => band.icd);
 
@@ -25,24 +42,32 @@ function bandOf(n: number) {
 
 export const icdOf = (n: number): string => bandOf(n).icd;
 
-const NORWEGIAN_WEIGHTS = [3, 2, 7, 6, 5, 4, 3, 2];
-
 /**
  * For each n below 10,000,000 a valid Norwegian organization number of its own (the check digit of mod 11 with the
  * weights 3, 2, 7, 6, 5, 4, 3, 2): `first`, then n in seven digits, then the check digit; where those eight digits
  * have none, `instead` in place of `first` (its other weight gives one). Ranges with first digits of their own never
- * meet, nor the data set's (81…): the participants that scenarios and imports add are registered through the API,
+ * meet, nor the data set's (`DATA_SET_LEADS`): the participants that scenarios and imports add are registered through the API,
  * which refuses a number that breaks its rule.
  */
 export function norwegianNumberOf(n: number, first: number, instead: number): string {
   for (const lead of [first, instead]) {
     const body = `${lead}${String(n).padStart(7, '0')}`;
-    const check = (11 - ([...body].reduce((sum, digit, index) => sum + Number(digit) * (NORWEGIAN_WEIGHTS[index] as number), 0) % 11)) % 11;
-    if (check < 10) return `${body}${check}`;
+    const check = norwegianCheckDigit(body);
+    if (check !== undefined) return `${body}${check}`;
   }
   throw new Error(`no check digit for ${n} with ${first} or ${instead}`);
 }
-export const organizationOf = (n: number): string => String(bandOf(n).base + n);
+
+/** `norwegianNumberOf` over an SQL integer expression `n` (below 10,000,000): the same weights, digit by digit. */
+function sqlNorwegianNumber(n: string, first: number, instead: number): string {
+  const [leadWeight = 0, ...weights] = NORWEGIAN_WEIGHTS;
+  const rest = weights.map((weight, index) => `(${n})::bigint / ${10 ** (weights.length - 1 - index)} % 10 * ${weight}`).join(' + ');
+  const check = (lead: number) => `((11 - (${lead * leadWeight} + ${rest}) % 11) % 11)`;
+  const body = (lead: number) => `'${lead}' || lpad((${n})::text, 7, '0') || ${check(lead)}::text`;
+  return `(CASE WHEN ${check(first)} < 10 THEN ${body(first)} ELSE ${body(instead)} END)`;
+}
+
+export const organizationOf = (n: number): string => bandOf(n).numbering.number(n);
 export const providerIndexOf = (n: number): number => n % PROVIDER_COUNT;
 export const qualifiedIdentifierOf = (n: number): string => `${PARTICIPANT_SCHEME}::${icdOf(n)}:${organizationOf(n)}`;
 /** 1 to 4 processes. */
@@ -53,8 +78,7 @@ const draw = (n: string) => `((${n})::bigint * 7919 % 100)`;
 /** The same functions over an SQL integer expression `n` (a column, or a pgbench `:variable`). */
 export const sqlKeys = {
   icd: (n: string) => `(CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN '${band.icd}'`).join(' ')} END)`,
-  organization: (n: string) =>
-    `((CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN ${band.base}::bigint`).join(' ')} END) + (${n}))::text`,
+  organization: (n: string) => `(CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN ${band.numbering.sql(n)}`).join(' ')} END)`,
   providerIndex: (n: string) => `((${n}) % ${PROVIDER_COUNT})`,
   processCount: (n: string) => `(1 + (${n})::bigint * 11 % 4)`,
 };

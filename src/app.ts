@@ -45,6 +45,7 @@ import { RequestLogController, requestLoggerWhenUsed } from './operations/loggin
 import requestId, { requestIdOf } from './operations/request-id.js';
 import { answersAtOnce } from './operations/answers-at-once.js';
 import processes from './processes/routes.js';
+import { noticesOfRemovalDate } from './code-lists/removal-notices.js';
 import serviceProviders from './service-providers/routes.js';
 import transportProfiles from './transport-profiles/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
@@ -277,13 +278,13 @@ export async function buildApp(options: AppOptions) {
   // Before the resources: the description is built from the routes registered after it.
   await app.register(openapi);
 
-  await app.register(processes, { prefix: '/rest/api/processes' });
+  await app.register(processes, { prefix: '/rest/api/processes', aroundWrite: noticesOfRemovalDate });
   await app.register(participants, { prefix: '/rest/api/participants', valueChecks: options.identifierValueChecks === false ? 'record' : 'refuse' });
   await app.register(identifierFaults, { prefix: '/rest/api/identifier-faults' });
   await app.register(mlsReceivers, { prefix: '/rest/api/mls-receivers' });
   await app.register(removedIcdParticipants, { prefix: '/rest/api/removed-icd-participants' });
   await app.register(organizations, { prefix: ORGANIZATIONS_PREFIX });
-  await app.register(documentTypes, { prefix: '/rest/api/document-types' });
+  await app.register(documentTypes, { prefix: '/rest/api/document-types', aroundWrite: noticesOfRemovalDate });
   await app.register(accessPoints, { prefix: '/rest/api/accessPoints' });
   await app.register(accessPointProviders, { prefix: '/rest/api/access-point-providers' });
   await app.register(serviceProviders, { prefix: '/rest/api/service-providers' });

@@ -16,13 +16,15 @@ import { ConnectionStringError } from './db/connection-string.js';
 import { bufferedStandardOutput, loggerOptions, processLogger, startFailureLog, type LogOutput } from './operations/logging.js';
 import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
+import { checkReferenceData, ReferenceDataMissingError } from './setup/starter-catalogue.js';
 import { buildManagementServer } from './operations/management.js';
 
 /** A port or address the server cannot listen on. */
 class ListenError extends Error {}
 
 /** What the operator must change before a start (a setting, a file, the database, a port): its message is all there is to say. */
-const OPERATOR_ERRORS = [ConfigError, ConnectionStringError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, KeyFileError, FirstAdminError, ListenError];
+const OPERATOR_ERRORS = [ConfigError, ConnectionStringError, DataDirectoryInUseError, DatabaseStartError, SmpKeyError, KeyFileError, FirstAdminError, ListenError,
+  ReferenceDataMissingError];
 
 /** How long the requests in flight at SIGTERM have to finish: the change feed's waiting polls are answered at once. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -58,6 +60,7 @@ async function superviseWorkers(config: Config): Promise<void> {
   const log = processLogger(config.LOG_LEVEL, bufferedStandardOutput());
   // Each worker reads them again, and says what it found.
   await keyFilesOf(config, { info: () => undefined, warn: () => undefined });
+  await checkReferenceData();
   const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(log) });
   const setup = await prepareOrClose(db, config);
   await db.close();
@@ -115,6 +118,7 @@ async function serve(config: Config): Promise<void> {
   const logOutput = bufferedStandardOutput();
   const log = processLogger(config.LOG_LEVEL, logOutput);
   const smpKeys = await keyFilesOf(config, log);
+  await checkReferenceData();
   const standbys = openStandbys(config);
   const db = await openDatabaseExclusively(config, 'the registry server', { onWait: waitingFor(log) });
   const closeDatabases = () => Promise.all([db, ...standbys.map((standby) => standby.db)].map((open) => open.close()));

@@ -177,6 +177,7 @@ describe('the catalogue cache of one instance', () => {
     'sign-in-lock': [],
     'register-flag': [],
     'identifier-scheme': [],
+    'removal-notice': [],
   };
 
   it.each(Object.entries(DROPPED_BY))('drops on a change of a %s exactly the kinds that show it: %j', async (resource, dropped) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKind } from './helpers/database.js';
-import { freshDatabaseUrl, runServerToEnd, startFailure, startServer } from './helpers/entry-point.js';
+import { freshDatabaseUrl, programWithoutReferenceData, runServerToEnd, startFailure, startServer } from './helpers/entry-point.js';
 import { startTcpProxy, type TcpProxy } from './reliability/harness/tcp-proxy.js';
 
 /**
@@ -63,6 +63,17 @@ describe.runIf(testDatabaseKind === 'embedded')('settings the start refuses', ()
     } finally {
       expect(await running.stop()).toBe(0);
     }
+  }, SLOW);
+
+  it('a program without its shipped code lists (reference-data/): one plain line, before the database is made', async () => {
+    const program = await programWithoutReferenceData(join(dir, 'program'));
+    const dataDir = join(dir, 'no-reference-data');
+    const missing = startFailure(await runServerToEnd({ REGISTRY_DATA_DIR: dataDir }, program));
+    expect(missing.msg).toBe(`The shipped code lists are missing: ${join(program, 'reference-data', 'peppol-codelists-v9.7', 'participant-identifier-schemes.xml')} `
+      + 'is not there. The registry runs from its checkout or release with reference-data/ beside src/ and dist/: restore that directory (git checkout -- reference-data).');
+    expect(missing).not.toHaveProperty('err');
+    // Refused before the embedded database was opened: at most the SMP's development key was made.
+    expect(await readdir(dataDir)).not.toContain('PG_VERSION');
   }, SLOW);
 
   it('a management port in use by another process: one line, and the registry never said it listened', async () => {

@@ -1,5 +1,6 @@
 import { PLAN_PER_VALUES, type Queryable } from '../db/database.js';
 import { Conditions } from '../db/sql.js';
+import { PROVIDER_RESOURCES } from '../db/change-log.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { ChangeEntry, ChangeFilters } from './schemas.js';
 
@@ -20,7 +21,7 @@ export const CHANGE_TIE_BREAKER = 'c.seq DESC';
 function conditionsOf(filters: ChangeFilters, scope: ChangeScope): Conditions {
   const conditions = new Conditions();
   if (scope !== null) {
-    conditions.where(`c.resource = 'participant' AND ${conditions.param(scope)}::uuid = ANY(c.service_provider_ids)`);
+    conditions.where(`c.resource = ANY(${conditions.param(PROVIDER_RESOURCES)}::text[]) AND ${conditions.param(scope)}::uuid = ANY(c.service_provider_ids)`);
   }
   if (filters.resource) conditions.where(`c.resource = ${conditions.param(filters.resource)}`);
   if (filters.identifier) conditions.where(`c.identifier = lower(${conditions.param(filters.identifier)})`);

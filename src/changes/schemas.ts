@@ -5,7 +5,7 @@ import { MIGRATION_KEY_PATTERN } from './sml-client.js';
 import { ServiceProviderSummary } from '../participants/schemas.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
-  'transport-profile', 'capability', 'user', 'sign-in-lock', 'register-flag', 'identifier-scheme'] as const;
+  'transport-profile', 'capability', 'user', 'sign-in-lock', 'register-flag', 'identifier-scheme', 'removal-notice'] as const;
 const OPERATIONS = ['create', 'update', 'delete', 'transfer', 'expire', 'migrate', 'withdraw'] as const;
 
 /** The most JSON one page of the audit or the feed carries unless CHANGE_PAGE_MAX_BYTES says otherwise: 4 MiB. */
@@ -15,13 +15,23 @@ const BUDGET = `the service's byte budget (${DEFAULT_PAGE_MAX_BYTES / 1024 / 102
 const ResourceKind = Type.Union(RESOURCES.map((resource) => Type.Literal(resource)), { title: 'ChangeResource' });
 const OperationKind = Type.Union(OPERATIONS.map((operation) => Type.Literal(operation)), { title: 'ChangeOperation' });
 
+const REMOVAL_NOTICE = 'addition: a `removal-notice` (shown to its service provider and the authority) says what the provider\'s live '
+  + 'participants lose at one coming removal instant of the code lists, as `{ provider: { identifier, title }, removedFrom, participants, '
+  + 'entries: [{ resource: "process" | "document-type", identifier, qualifiedIdentifier, participants }], listing }`: `participants` of '
+  + 'theirs lose `entries` (each lost by its `participants`) at `removedFrom`, listed one by one by `listing` (GET /rest/api/catalogue/removals). '
+  + 'Logged with the catalogue change that sets, moves or clears a date: `create` when their participants come to lose something at that '
+  + 'instant, `update` when what they lose then changes, `delete` (after null) when nothing of theirs goes then any more, the date moved or cleared';
+
 export const ChangeEntry = Type.Object({
   seq: Type.Optional(Type.Integer({
     description: 'the position in the change log: dense, in commit order. For ADMIN and REGISTRY_AUTHORITY only: it counts '
       + 'every provider\'s changes, so a SERVICE_PROVIDER\'s entries carry none',
   })),
   resource: ResourceKind,
-  identifier: Type.String({ description: 'participants and register flags: `iso6523-actorid-upis::{icd}:{organizationIdentifier}`; others: the UUID' }),
+  identifier: Type.String({
+    description: 'participants and register flags: `iso6523-actorid-upis::{icd}:{organizationIdentifier}`; removal notices: the '
+      + 'service provider\'s UUID; others: the UUID',
+  }),
   operation: OperationKind,
   changedAt: Type.String({ format: 'date-time' }),
   origin: Type.Union([Type.Literal('api'), Type.Literal('cli'), Type.Literal('system')], {
@@ -31,7 +41,7 @@ export const ChangeEntry = Type.Object({
   user: Nullable(Type.Object({ identifier: Nullable(Uuid()), username: Type.String(), role: Type.String() }, { title: 'ChangeUser' })),
   actingProvider: Nullable(Uuid({ description: 'the service provider or access point provider the user acts for' })),
   requestId: Nullable(Type.String()),
-  before: Type.Unknown({ description: 'the resource as the API showed it before (null on create); never a password' }),
+  before: Type.Unknown({ description: `the resource as the API showed it before (null on create); never a password. ${REMOVAL_NOTICE}` }),
   after: Type.Unknown({ description: 'the resource as the API shows it after (null on delete); never a password' }),
 }, { title: 'ChangeEntry' });
 export type ChangeEntry = Static<typeof ChangeEntry>;

@@ -32,12 +32,11 @@ export interface ComingRemovals {
   total: number;
 }
 
-
 /**
- * What the live participants (of `serviceProviderId`; all when null) lose within `days` from now: each process past
+ * What the live participants (of `serviceProviderId` $1; all when null) lose within `days` $2 from now: each process past
  * its removal instant then, and each document type of their processes (unless its process goes first or with it).
  */
-const LOST = `
+export const LOST = `
   WITH lost AS (
     SELECT pa.id AS participant_id, pa.icd, pa.organization_identifier, pa.service_provider_id, p.id AS process_id,
            p.scheme || '::' || p.value AS process, NULL::uuid AS document_type_id, NULL::text AS document_type, p.removed_from

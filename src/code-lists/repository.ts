@@ -6,6 +6,7 @@ import {
   processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryLife, type EntryState,
 } from './catalogue.js';
 import type { IdentifierScheme } from '../identifier-schemes/schemes.js';
+import { withRemovalNotices } from './removal-notices.js';
 
 export interface Changes {
   added: number;
@@ -58,7 +59,8 @@ export async function loadCatalogue(
   return db.transaction(async (tx) => {
     await lockCatalogue(tx);
     if (!options.allowOlder) await refuseOlderReleases(tx, catalogue.sources);
-    return loadInTransaction(tx, catalogue, options.actor ?? SYSTEM_ACTOR);
+    const actor = options.actor ?? SYSTEM_ACTOR;
+    return withRemovalNotices(tx, actor, () => loadInTransaction(tx, catalogue, actor));
   });
 }
 

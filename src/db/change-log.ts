@@ -5,7 +5,11 @@ import { isRecord } from '../core/json.js';
 import { coalesced } from '../core/concurrency.js';
 
 export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
-  | 'service-provider' | 'transport-profile' | 'capability' | 'user' | 'sign-in-lock' | 'register-flag' | 'identifier-scheme';
+  | 'service-provider' | 'transport-profile' | 'capability' | 'user' | 'sign-in-lock' | 'register-flag' | 'identifier-scheme'
+  | 'removal-notice';
+
+/** Resources a service provider's feed shows: theirs by the `provider` of their states (`service_provider_ids`). */
+export const PROVIDER_RESOURCES: readonly ChangeResource[] = ['participant', 'removal-notice'];
 type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate' | 'withdraw';
 
 /** What a cache hears of a committed change: changes/signal.ts tells every subscriber each one, in log order, once. */
@@ -98,7 +102,7 @@ async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[
     operation: change.operation,
     before: stateOf(change, change.before),
     after: stateOf(change, change.after),
-    providers: change.resource === 'participant' ? providersOf(change) : [],
+    providers: PROVIDER_RESOURCES.includes(change.resource) ? providersOf(change) : [],
   }));
   const params = [JSON.stringify(entries), actor.origin, actor.userId ?? null, actor.username ?? null, actor.role ?? null,
     actor.actingProviderId ?? null, actor.requestId ?? null];
@@ -207,7 +211,7 @@ class ProcessStates {
   }
 }
 
-/** The providers of a participant's states (`provider.identifier`), for the SERVICE_PROVIDER's audit scope. */
+/** The providers of a participant's or notice's states (`provider.identifier`), for the SERVICE_PROVIDER's audit scope. */
 function providersOf(change: Change): string[] {
   const providerOf = (state: unknown) => (isRecord(state) && isRecord(state.provider) ? state.provider.identifier : undefined);
   const ids = [providerOf(change.before), providerOf(change.after)].filter((id): id is string => typeof id === 'string');

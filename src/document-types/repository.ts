@@ -30,8 +30,8 @@ export interface DocumentTypeRecord {
   qualifiedIdentifier: QualifiedIdentifier;
   title: string;
   visible: boolean;
-  /** Undefined: absent from the form, the one set stays. */
-  removedFrom?: string;
+  /** Undefined: absent from the form, the one set stays; null: cleared. */
+  removedFrom?: string | null;
   processIds: string[];
 }
 

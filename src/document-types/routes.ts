@@ -7,6 +7,7 @@ import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/sche
 import {
   deleteDocumentType, DOCUMENT_TYPE_TABLE, insertDocumentType, updateDocumentType, type DocumentTypeRecord,
 } from './repository.js';
+import { REMOVED_FROM_KEEPS_NULL } from '../processes/schemas.js';
 import { DocumentType, DocumentTypeForm, DocumentTypePage, DocumentTypeQuery } from './schemas.js';
 
 const FORM = 'documentTypeFormDTO';
@@ -33,6 +34,7 @@ export default managedResourceRoutes({
   schemas: { form: DocumentTypeForm, item: DocumentType, page: DocumentTypePage, query: DocumentTypeQuery },
   access: { read: EVERYONE, write: CATALOGUE_MANAGERS },
   record: recordOf,
+  keepsNull: REMOVED_FROM_KEEPS_NULL,
   insert: insertDocumentType,
   update: updateDocumentType,
   remove: deleteDocumentType,

@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The name of the request body in validation errors, such as `processFormDTO`. */
     objectName?: string;
+    /** The body's own properties whose JSON `null` is a value, not an absent property (request-hygiene.ts). */
+    keepsNull?: readonly string[];
     /** The paths the route really answers, when narrower than its URL pattern (other paths get 404, not 405). */
     pathPattern?: RegExp;
   }

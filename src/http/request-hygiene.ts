@@ -15,7 +15,8 @@ async function requestHygiene(fastify: FastifyInstance) {
     const collect = (objectName: string): Collect => (field, violation = NUL_CHARACTER) =>
       violations.push(fieldError({ objectName, field, rejectedValue: null, ...violation }));
 
-    request.body = withoutNulls(request.body, '', collect(request.routeOptions.config.objectName ?? 'request'));
+    const { objectName, keepsNull } = request.routeOptions.config;
+    request.body = withoutNulls(request.body, '', collect(objectName ?? 'request'), 0, keepsNull ? new Set(keepsNull) : NO_KEYS);
     findNul(request.query, '', collect('queryParameters'));
     findNul(request.params, '', collect('pathVariables'));
     const [first] = violations;
@@ -43,11 +44,14 @@ function childPath(path: string, key: string | number): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-function withoutNulls(value: unknown, path: string, collect: Collect, depth = 0): unknown {
+const NO_KEYS: ReadonlySet<string> = new Set();
+
+/** `keepsNull`: the body's own properties whose null the route reads as a value (a removal date cleared). */
+function withoutNulls(value: unknown, path: string, collect: Collect, depth = 0, keepsNull: ReadonlySet<string> = NO_KEYS): unknown {
   if (typeof value === 'object' && value !== null && depth >= MAX_NESTING) return tooDeep(path, collect);
   if (Array.isArray(value)) return value.map((item, index) => withoutNulls(item, childPath(path, index), collect, depth + 1));
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).filter(([, child]) => child !== null);
+    const entries = Object.entries(value).filter(([key, child]) => child !== null || (depth === 0 && keepsNull.has(key)));
     return Object.fromEntries(entries.map(([key, child]) => [key, withoutNulls(child, childPath(path, key), collect, depth + 1)]));
   }
   if (typeof value === 'string' && value.includes('\u0000')) collect(path);

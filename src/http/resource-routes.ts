@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { appendChange } from '../db/change-log.js';
+import { appendChange, type Actor } from '../db/change-log.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 import { actorOf } from './actor.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -47,21 +47,31 @@ export interface ManagedResource<Form extends TSchema, Item extends TSchema, Wri
   record(tx: Queryable, form: Static<Form>, id: string | null): Promise<Write>;
   insert(tx: Queryable, record: Write): Promise<string>;
   update(tx: Queryable, id: string, record: Write): Promise<void>;
+  /** The form's properties whose JSON `null` is a value (clears what is set) rather than absent. */
+  keepsNull?: readonly string[];
   /** Deletes the resource; 404 when there is none, 409 while something still uses it. */
   remove(tx: Queryable, id: string): Promise<void>;
 }
 
+/**
+ * Runs an add's or update's write in its transaction, for what else the form's change tells: given by app.ts (the
+ * removal notices of a process's or document type's date, which a resource below the code lists cannot name).
+ */
+export type AroundWrite = <T>(tx: Queryable, actor: Actor, form: object, write: () => Promise<T>) => Promise<T>;
+
+const justWrite: AroundWrite = (_tx, _actor, _form, write) => write();
+
 /** The five operations of a managed resource, each in one transaction when it writes. */
 export function managedResourceRoutes<Form extends TSchema, Item extends TSchema, Write, Query extends TSchema = TSchema>(
   resource: ManagedResource<Form, Item, Write, Query>,
-): FastifyPluginAsyncTypebox {
+): FastifyPluginAsyncTypebox<{ aroundWrite?: AroundWrite }> {
   const { access, objectName, table } = resource;
   const { findAll, getById: get } = resourceReads<Static<Item>>(table);
   const find = resource.filters?.find ?? ((db, page) => findAll(db, page));
   const cached = catalogueReads(table.kind, resource.filters?.none);
   // Widened to TSchema: the route types need not follow the generic parameters; the schemas still validate.
   const schemas: Record<keyof typeof resource.schemas, TSchema> = resource.schemas;
-  return async (app) => {
+  return async (app, { aroundWrite: around = justWrite }) => {
     app.get('/', {
       schema: { querystring: schemas.query, response: { 200: schemas.page } },
       config: { access: access.read, mediaTypes: resource.mediaTypes('find'), streamMediaType: resource.stream?.mediaType, reads: 'standby' },
@@ -87,29 +97,31 @@ export function managedResourceRoutes<Form extends TSchema, Item extends TSchema
 
     app.post('/', {
       schema: { body: schemas.form, response: { 201: schemas.item } },
-      config: { access: access.write, mediaTypes: resource.mediaTypes('add'), objectName },
+      config: { access: access.write, mediaTypes: resource.mediaTypes('add'), objectName, keepsNull: resource.keepsNull },
     }, async (request, reply) => {
-      const created = await app.db.transaction(async (tx) => {
-        const id = await resource.insert(tx, await resource.record(tx, request.body as Static<Form>, null));
+      const form = request.body as Static<Form>;
+      const created = await app.db.transaction((tx) => around(tx, actorOf(request), form as object, async () => {
+        const id = await resource.insert(tx, await resource.record(tx, form, null));
         const after = await get(tx, id);
         await appendChange(tx, actorOf(request), { resource: table.kind, identifier: id, operation: 'create', before: null, after });
         return after;
-      });
+      }));
       return reply.status(201).send(created);
     });
 
     app.put('/:identifier', {
       schema: { params: UuidParams, body: schemas.form, response: { 200: schemas.item } },
-      config: { access: access.write, mediaTypes: resource.mediaTypes('update'), objectName },
+      config: { access: access.write, mediaTypes: resource.mediaTypes('update'), objectName, keepsNull: resource.keepsNull },
     }, async (request) => {
       const { identifier } = request.params;
-      return app.db.transaction(async (tx) => {
+      const form = request.body as Static<Form>;
+      return app.db.transaction((tx) => around(tx, actorOf(request), form as object, async () => {
         const before = await get(tx, identifier);
-        await resource.update(tx, identifier, await resource.record(tx, request.body as Static<Form>, identifier));
+        await resource.update(tx, identifier, await resource.record(tx, form, identifier));
         const after = await get(tx, identifier);
         await appendChange(tx, actorOf(request), { resource: table.kind, identifier, operation: 'update', before, after });
         return after;
-      });
+      }));
     });
 
     app.delete('/:identifier', {

@@ -10,12 +10,12 @@ import type { Process, ProcessFilter } from './schemas.js';
 /** A process's or document type's `removedFrom`, to the second in UTC (as it is stored). */
 export const removedFromOf = (alias: string) => utcInstant(`${alias}.removed_from`);
 
-/** A form's `removedFrom` as an UPDATE sets it: absent (`$keep` true) keeps the one set, else the given instant. */
+/** A form's `removedFrom` as an UPDATE sets it: absent (`$keep` true) keeps the one set, else the given instant or none. */
 export const removedFromSet = (keep: string, instant: string) =>
   `removed_from = CASE WHEN ${keep}::boolean THEN removed_from ELSE date_trunc('second', ${instant}::timestamptz) END`;
 
-/** The parameters of `removedFromSet`, from a record's `removedFrom` (undefined: absent from the form). */
-export const removedFromParams = (removedFrom: string | undefined) => [removedFrom === undefined, removedFrom ?? null];
+/** The parameters of `removedFromSet`, from a record's `removedFrom` (undefined: absent from the form; null: cleared). */
+export const removedFromParams = (removedFrom: string | null | undefined) => [removedFrom === undefined, removedFrom ?? null];
 
 /** The JSON of a process's summary, as listed in dependencies and in a document type's processes. */
 export const processSummaryJson = (alias: string) =>
@@ -143,8 +143,8 @@ export interface ProcessRecord {
   alias: string | null;
   restricted: boolean;
   visible: boolean;
-  /** Undefined: absent from the form, the one set stays. */
-  removedFrom?: string;
+  /** Undefined: absent from the form, the one set stays; null: cleared. */
+  removedFrom?: string | null;
   requiredICDs: string[];
   capabilityIds: string[];
   documentTypeIds: string[];

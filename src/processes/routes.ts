@@ -11,7 +11,7 @@ import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/sche
 import {
   deleteProcess, findProcesses, insertProcess, PROCESS_TABLE, streamProcesses, updateProcess, type ProcessRecord,
 } from './repository.js';
-import { Process, ProcessFilter, ProcessForm, ProcessPage, ProcessQuery } from './schemas.js';
+import { Process, ProcessFilter, ProcessForm, ProcessPage, ProcessQuery, REMOVED_FROM_KEEPS_NULL } from './schemas.js';
 
 const FORM = 'processFormDTO';
 
@@ -68,6 +68,7 @@ export default managedResourceRoutes({
   filters: { find: (db, page, query) => findFiltered(db, page, query), none: filtersNothing },
   stream: { mediaType: 'processes.stream', rows: (db, query, orderBy) => streamProcesses(db, query, orderBy) },
   record: (tx, form, id) => recordOf(tx, form, id ?? undefined),
+  keepsNull: REMOVED_FROM_KEEPS_NULL,
   insert: insertProcess,
   update: updateProcess,
   remove: deleteProcess,

@@ -13,13 +13,18 @@ const REMOVAL = 'the instant from which the entry is no longer published (SMP, D
 export const RemovedFrom = Nullable(Type.String({ format: 'date-time', description: `addition: ${REMOVAL}` }));
 
 /**
- * The removal instant in a form: absent (or null, which the API reads as absent) keeps the one set, so an edit that
- * does not know of it (the console's, an older client's) never drops a code list's date; a later instant moves it.
+ * The removal instant in a form: absent keeps the one set, so an edit that does not know of it (the console's, an
+ * older client's) never drops a code list's date; another instant moves it, and null clears it (the routes keep this
+ * null: `REMOVED_FROM_KEEPS_NULL`).
  */
-export const RemovedFromInput = Type.Optional(Type.String({
+export const RemovedFromInput = Type.Optional(Nullable(Type.String({
   format: 'date-time', maxLength: 40,
-  description: `addition: ${REMOVAL}. An ISO 8601 instant with its offset, kept to the second; absent keeps the one set`,
-}));
+  description: `addition: ${REMOVAL}. An ISO 8601 instant with its offset, kept to the second; absent keeps the one set, null clears it `
+    + '(the entry is published again, unless a later code-list load sets its date again)',
+})));
+
+/** The form property whose null clears (every other null in a form reads as absent). */
+export const REMOVED_FROM_KEEPS_NULL = ['removedFrom'] as const;
 
 export const ProcessForm = Type.Object(
   {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { cp, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { openPostgres } from '../../src/db/postgres.js';
@@ -20,8 +21,9 @@ function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-function launch(entry: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [entry, ...args], { cwd: ROOT, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** `root`: where the program's files are (a copy of the project's, for a start that lacks some of them). */
+function launch(entry: string, args: string[], env: Record<string, string>, root = ROOT): ChildProcess {
+  return spawn(process.execPath, [entry, ...args], { cwd: root, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export interface Finished {
@@ -49,13 +51,22 @@ export function startFailure(finished: Finished): { msg: string; [field: string]
   return line;
 }
 
-/** The server run for a start that must end by itself (a refused configuration). */
-export function runServerToEnd(env: Record<string, string>): Promise<Finished> {
-  return runToEnd('dist/server.js', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env });
+/** The server run for a start that must end by itself (a refused configuration); `root` as `launch` takes it. */
+export function runServerToEnd(env: Record<string, string>, root?: string): Promise<Finished> {
+  return runToEnd('dist/server.js', [], { PORT: '0', HOST: '127.0.0.1', MANAGEMENT_PORT: '0', ...env }, { root });
 }
 
-function runToEnd(entry: string, args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
-  const child = launch(entry, args, env);
+/** A copy of the built program in `dir`, without the shipped `reference-data/`, for `runServerToEnd`. */
+export async function programWithoutReferenceData(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  await cp(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
+  await cp(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+function runToEnd(entry: string, args: string[], env: Record<string, string>, options: { closeStdout?: boolean; root?: string } = {}): Promise<Finished> {
+  const child = launch(entry, args, env, options.root);
   if (options.closeStdout) child.stdout?.destroy();
   let stdout = '';
   let stderr = '';

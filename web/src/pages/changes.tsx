@@ -17,6 +17,7 @@ const RESOURCES: Record<Resource, TextKey> = {
   'transport-profile': 'transportProfile', capability: 'resourceCapability', user: 'resourceUser', 'sign-in-lock': 'resourceSignInLock',
   'register-flag': 'resourceRegisterFlag',
   'identifier-scheme': 'resourceIdentifierScheme',
+  'removal-notice': 'resourceRemovalNotice',
 };
 const OPERATIONS: Record<Operation, TextKey> = { create: 'operationCreate', update: 'operationUpdate', delete: 'operationDelete', transfer: 'operationTransfer', expire: 'operationExpire', migrate: 'operationMigrate', withdraw: 'operationWithdraw' };
 

@@ -68,7 +68,7 @@ export function Participants({ authority = false }: { authority?: boolean }) {
         sort={sort} onSort={(next) => { setSort(next); setPage(0); }} placeholderRows={Math.min(size, 10)} />
       <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages} totalElements={list.data?.totalElements} onPage={setPage} onSize={(value) => { setSize(value); setPage(0); }} />
       <ParticipantAttentionCard />
-      {authority ? null : (
+      {authority ? <MlsReceiverCard authority onRegistered={list.reload} /> : (
         <>
           <DeleteParticipant participant={deleting} onClose={() => setDeleting(null)} onDone={() => { setDeleting(null); done(t('deleted')); }} />
           <TransferParticipant participant={transferring} onClose={() => setTransferring(null)} onDone={() => { setTransferring(null); done(t('transferred')); }} />
