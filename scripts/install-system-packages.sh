@@ -3,13 +3,15 @@
 #   chromium       the docs page test renders the page in headless Chromium (/usr/bin/chromium)
 #   libxml2-utils  xmllint: validates what the SMP interface publishes against the Peppol SMP schemas
 #   xmlsec1        verifies the SMP interface's XML signatures with an independent implementation
+#   openjdk-17-jdk-headless  the JDK's XML signature verifies them too, as a Java access point does
+#                  (test/helpers/VerifySignatures.java, run from its source: the JDK's compiler)
 #   postgresql     the server binaries (initdb, pg_basebackup, pg_ctl, pg_stat_statements): the standby tests and the
 #                  benchmark start a primary and a streaming standby of their own (the suite's shared server is its too)
 # Installs what is missing with apt-get (root), and returns at once when everything is there.
 # `--check` installs nothing: it lists what is missing and exits 1 (the test run's first step calls it).
 set -euo pipefail
 
-PACKAGES=(chromium libxml2-utils xmlsec1 postgresql)
+PACKAGES=(chromium libxml2-utils xmlsec1 openjdk-17-jdk-headless postgresql)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

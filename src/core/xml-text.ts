@@ -28,6 +28,9 @@ export function characterOutsidePrintableAscii(text: string): string | undefined
 export const isXmlText = (text: string) => characterXmlCannotCarry(text) === undefined;
 export const isPrintableAscii = (text: string) => characterOutsidePrintableAscii(text) === undefined;
 
+/** `text` with each character XML 1.0 cannot carry, which only a value stored before the registry refused them can hold, as U+FFFD. */
+export const xmlCarriable = (text: string) => text.replace(NOT_XML_CHARACTERS, '\uFFFD');
+
 const REFERENCES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\'': '&apos;' };
 
 /**
@@ -37,7 +40,5 @@ const REFERENCES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;'
  * cannot carry, which only a value stored before the registry refused them can hold, as U+FFFD.
  */
 export function xmlEscaped(text: string): string {
-  return text
-    .replace(NOT_XML_CHARACTERS, '\uFFFD')
-    .replace(/[&<>"'\t\n\r]/g, (character) => REFERENCES[character] ?? `&#${character.charCodeAt(0)};`);
+  return xmlCarriable(text).replace(/[&<>"'\t\n\r]/g, (character) => REFERENCES[character] ?? `&#${character.charCodeAt(0)};`);
 }

@@ -60,8 +60,8 @@ class SigningThread {
 export const SIGNING_THREAD_IDLE_MS = 60_000;
 
 /**
- * Worker threads (up to one per available core) that build and sign the SignedServiceMetadata, so that the RSA
- * signature and the canonicalization of a cold lookup do not hold up the event loop, which keeps answering the other
+ * Worker threads (up to one per available core) that build and sign the SignedServiceMetadata (signed-metadata.ts),
+ * so that the RSA signature of a cold lookup does not hold up the event loop, which keeps answering the other
  * requests. A thread starts with the signature that needs it (loading the signing code takes a few tens of
  * milliseconds, once) and ends after `idleMs` without work: each holds tens of megabytes of heap, which a registry
  * whose lookups are answered from the cache should not keep. A thread that dies is replaced at the next signature;

@@ -2,8 +2,8 @@ import { XMLBuilder } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS, type QualifiedIdentifier } from '../core/schemas.js';
 import { xmlEscaped } from '../core/xml-text.js';
 
-const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
-const WSA_NS = 'http://www.w3.org/2005/08/addressing';
+export const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
+export const WSA_NS = 'http://www.w3.org/2005/08/addressing';
 const BUSINESS_CARD_NS = 'http://www.peppol.eu/schema/pd/businesscard/20180621/';
 
 export interface PublishedEndpoint {
@@ -38,7 +38,7 @@ export interface BusinessEntity {
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: false, format: false, processEntities: false });
 const DECLARATION = { '?xml': { '@version': '1.0', '@encoding': 'UTF-8' } };
 /** What the builder writes for `DECLARATION`. */
-const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
+export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
 const identifier = (id: QualifiedIdentifier) => ({ '@scheme': xmlEscaped(id.scheme), '#text': xmlEscaped(id.value) });
 

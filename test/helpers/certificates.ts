@@ -5,10 +5,10 @@ import { generate } from 'selfsigned';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/** A self-signed certificate and its key, valid from `from` until `until` (PEM). */
-export async function testCertificate(commonName: string, from = new Date(Date.now() - DAY), until = new Date(Date.now() + 365 * DAY)) {
+/** A self-signed certificate and its RSA key of `keySize` bits, valid from `from` until `until` (PEM). */
+export async function testCertificate(commonName: string, from = new Date(Date.now() - DAY), until = new Date(Date.now() + 365 * DAY), keySize = 2048) {
   const pems = await generate([{ name: 'commonName', value: commonName }], {
-    keySize: 2048, algorithm: 'sha256', notBeforeDate: from, notAfterDate: until,
+    keySize, algorithm: 'sha256', notBeforeDate: from, notAfterDate: until,
   });
   return { cert: pems.cert, key: pems.private };
 }
