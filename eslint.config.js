@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue-cache', 'code-lists',
   'document-types', 'identifier-schemes', 'national-register', 'organizations', 'participants', 'processes',
   'service-providers', 'transport-profiles', 'users'];
-const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi', 'status'];
+const BUILT_ON_RESOURCES = ['smp', 'changes', 'network', 'web', 'operations', 'setup', 'openapi', 'status'];
 
 /**
  * Sideways imports between resources: each is a real dependency, and together they form no circle (keep it so: a
@@ -21,8 +21,9 @@ const RESOURCE_NEEDS = {
   // CatalogueTable and the cached reads are in db/catalogue-table.ts and http/catalogue-reads.ts).
   'catalogue-cache': ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'identifier-schemes',
     'processes', 'service-providers', 'transport-profiles'],
-  // The code lists load the identifier schemes; their removal dates are listed with the live participants that lose what they remove.
-  'code-lists': ['identifier-schemes', 'participants'],
+  // The code lists load the identifier schemes; their removal dates are listed, and announced, with the live participants
+  // that lose what they remove (a process, or a document type of one).
+  'code-lists': ['identifier-schemes', 'participants', 'processes'],
   // A document type names its processes.
   'document-types': ['processes'],
   // The national register checks participants' organizations (the check participants/organization-check.ts asks for).
@@ -43,7 +44,9 @@ const RESOURCE_NEEDS = {
 /** Sideways imports between the parts built on resources: none forms a circle. */
 const PART_NEEDS = {
   // The status reads the SMP's certificates and the deliveries' state.
-  status: ['smp', 'changes'],
+  status: ['smp', 'changes', 'network'],
+  // The network's routes are still served with the change log's.
+  changes: ['network'],
 };
 
 const FLOORS = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
 import { appendChange, SYSTEM_ACTOR, type ChangeNotice } from '../src/db/change-log.js';
-import { changeSignal } from '../src/changes/signal.js';
+import { changeSignal } from '../src/db/change-signal.js';
 import { listenerName } from '../src/db/postgres.js';
 import { unique } from './helpers/requests.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import { Nullable, Uuid } from '../core/schemas.js';
-import { MIGRATION_KEY_PATTERN } from './sml-client.js';
+import { MIGRATION_KEY_PATTERN } from '../network/sml-client.js';
 
 const RESOURCES = ['participant', 'process', 'document-type', 'access-point', 'access-point-provider', 'service-provider',
   'transport-profile', 'capability', 'user', 'sign-in-lock', 'register-flag', 'identifier-scheme'] as const;

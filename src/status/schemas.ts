@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { SML_STATES } from '../changes/network.js';
+import { SML_STATES } from '../network/network.js';
 import { DeliveryStatusList } from '../changes/schemas.js';
 import { Nullable, Uuid } from '../core/schemas.js';
 import { EXACT_COUNT_LIMIT } from './counts.js';

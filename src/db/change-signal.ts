@@ -1,5 +1,5 @@
-import type { Database } from '../db/database.js';
-import { appendedChanges, numberChanges, type ChangeNotice } from '../db/change-log.js';
+import type { Database } from './database.js';
+import { appendedChanges, numberChanges, type ChangeNotice } from './change-log.js';
 import { coalesced } from '../core/concurrency.js';
 
 type ChangeListener = (notice: ChangeNotice) => void;
