@@ -44,9 +44,7 @@ const RESOURCE_NEEDS = {
 /** Sideways imports between the parts built on resources: none forms a circle. */
 const PART_NEEDS = {
   // The status reads the SMP's certificates and the deliveries' state.
-  status: ['smp', 'changes', 'network'],
-  // The network's routes are still served with the change log's.
-  changes: ['network'],
+  status: ['smp', 'network'],
 };
 
 const FLOORS = {

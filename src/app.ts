@@ -14,7 +14,7 @@ import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import catalogueRoutes from './code-lists/routes.js';
 import { removalCounts, REMOVALS_DEFAULT_DAYS } from './code-lists/removals.js';
-import changeRoutes from './changes/routes.js';
+import { auditRoutes, feedRoutes } from './changes/routes.js';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
 import { expirySweeper } from './participants/expiry.js';
 import { removalAnnouncer } from './code-lists/removal-announcer.js';
@@ -23,6 +23,7 @@ import { outboxDelivery, type DeliveryOptions, type DeliveryTarget } from './net
 import { directoryTarget, smlTarget } from './network/targets.js';
 import { directoryClient, type DirectoryOptions } from './network/directory-client.js';
 import { smlClient, type SmlClient, type SmlOptions } from './network/sml-client.js';
+import networkRoutes from './network/routes.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import { clientErrors } from './http/client-errors.js';
@@ -295,9 +296,10 @@ export async function buildApp(options: AppOptions) {
   await app.register(sessions, { prefix: '/rest/api/sessions' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(nationalRegisterRoutes, { prefix: '/rest/api/national-register' });
-  await app.register(changeRoutes, {
-    prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,
-  });
+  const pageMaxBytes = options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES;
+  await app.register(auditRoutes, { prefix: '/rest/api', pageMaxBytes });
+  await app.register(networkRoutes, { prefix: '/rest/api' });
+  await app.register(feedRoutes, { prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes });
   await app.register(statusRoutes, {
     prefix: '/rest/api', sources: certificates, sml: options.sml, directory: options.directory, publicUrl: options.smp?.publicUrl, warningDays, startedAt,
     nationalRegisterUrl: options.nationalRegister?.url,
