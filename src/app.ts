@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
-import { catchingUpAfterWrites, changeSignal } from './db/change-signal.js';
+import { catchingUpAfterWrites, changeSignal, type ChangeSignal } from './db/change-signal.js';
 import { Replication, type ReplicationOptions, type StandbyDatabase } from './db/replication.js';
 import { following, standbyView, viewsByRequest, type DatabaseView } from './held-state.js';
 import { HeldSearchIndex } from './participants/held-search-index.js';
@@ -74,6 +74,8 @@ import { flagCounts } from './national-register/checks.js';
 declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
+    /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
+    changes: ChangeSignal;
     credentials: Credentials;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
@@ -188,9 +190,9 @@ export async function buildApp(options: AppOptions) {
   };
   // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
   const replication = options.standbys?.length
-    ? new Replication(options.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
+    ? new Replication(primary.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
     : undefined;
-  const reads = replication ? standbyView(replication, primary, onSearchIndexError) : primary;
+  const reads = replication ? standbyView(replication, onSearchIndexError) : primary;
   const views = replication && viewsByRequest(primary, reads, replication);
   const served = views?.served ?? primary;
   app.decorate('changes', served.changes);
@@ -210,7 +212,7 @@ export async function buildApp(options: AppOptions) {
   watchSearchIndex(app.metrics, primary.participantSearch);
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
   // Sign-in reads the primary while it answers (a standby through its loss); its locks are written on the primary.
-  const signIn = replication ? { ...primary.db, query: replication.primaryFirst.query, readOne: replication.primaryFirst.readOne } : primary.db;
+  const signIn = replication?.primaryFirst ?? primary.db;
   app.decorate('credentials', credentialVerifier(signIn, {
     throttle: options.loginThrottle, hashing: options.hashing, events: app.securityEvents,
     onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; what this process holds still refuses'),

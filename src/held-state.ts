@@ -31,29 +31,27 @@ export function following<T extends HeldFromLog>(held: T, changes: ChangeSignal)
 }
 
 /**
- * The reads of the standby routes: from the standby chosen (else the primary), with a catalogue cache of their own
- * that follows the log of that database, so that it is never older than what that database shows (beyond its lag);
- * writes still go to the primary's database, `primary.db`.
+ * The reads of the standby routes (`replication.reads`), with a catalogue cache and a participant search of their own
+ * that follow the log of the database read, so that they are never older than what that database shows (beyond its lag).
  */
-export function standbyView(replication: Replication, primary: DatabaseView, onSearchIndexError: (error: unknown) => void): DatabaseView {
+export function standbyView(replication: Replication, onSearchIndexError: (error: unknown) => void): DatabaseView {
   return {
-    db: { ...replication.db, transaction: primary.db.transaction },
-    catalogue: following(new CatalogueCache(replication.db), replication.changes),
+    db: replication.reads,
+    catalogue: following(new CatalogueCache(replication.reads), replication.changes),
     changes: replication.changes,
-    participantSearch: following(new HeldSearchIndex(replication.db, onSearchIndexError), replication.changes),
+    participantSearch: following(new HeldSearchIndex(replication.reads, onSearchIndexError), replication.changes),
   };
 }
 
 /**
  * Which view each request reads with. The standby routes (`reads: 'standby'`, see http/read-routing.ts) read the
- * standby view, unless the caller (or its provider) made a write the standby view does not show yet (read-your-writes),
- * and the primary answers; every other route, and everything outside a request, the primary view. `served` is the
- * view as the application's decorators present it: each use asks which one the request in progress reads with.
+ * standby view when the replication says so (`readsFromStandby`: read-your-writes); every other route, and everything
+ * outside a request, the primary view. `served` is the view as the application's decorators present it: each use
+ * asks which one the request in progress reads with.
  */
 export function viewsByRequest(primary: DatabaseView, standby: DatabaseView, replication: Replication) {
   const current = new AsyncLocalStorage<DatabaseView>();
-  const viewOf = (request: FastifyRequest) =>
-    !replication.primaryUp || request.caller === null || replication.showsWritesOf(request.caller) ? standby : primary;
+  const viewOf = (request: FastifyRequest) => (replication.readsFromStandby(request.caller) ? standby : primary);
   const now = <K extends keyof DatabaseView>(key: K) => () => current.getStore()?.[key];
   return {
     runReads: (request: FastifyRequest, next: () => void) => current.run(viewOf(request), next),

@@ -1,4 +1,4 @@
-import { isDatabaseUnreachable, type Database, type Queryable } from './database.js';
+import { isDatabaseUnreachable, type Database } from './database.js';
 import { singleReads } from './batched-reads.js';
 import type { ChangeNotice } from './change-log.js';
 import { changeSignal, tellEach, type ChangeSignal } from './change-signal.js';
@@ -109,16 +109,27 @@ export class Replication {
   private checking: Promise<void> = Promise.resolve();
   /** The log the reads' caches follow: the chosen standby's, or the primary's when none is chosen. */
   readonly changes: ReadSignal;
-  /** The database the standby routes read from: the chosen standby, else the primary; writes always go to the primary. */
-  readonly db: Database;
+  /**
+   * The database the standby routes read from: queries and streams go to the chosen standby, else the primary;
+   * transactions and scripts (every write) to the primary.
+   */
+  readonly reads: Database;
+  /** The primary while it answers, else the reads' database: sign-in goes on through the primary's loss. */
+  readonly primaryFirst: Database;
 
+  /** `primary` as the writes reach it: its transactions are the ones the standby routes' writes take too. */
   constructor(private readonly primary: Database, private readonly primarySignal: ChangeSignal, standbys: readonly StandbyDatabase[], private readonly options: ReplicationOptions = {}) {
     this.maxLagMs = options.maxLagMs ?? 5000;
     this.checkMs = options.checkMs ?? 1000;
     this.followers = standbys.map((standby) => new Follower(standby, options.onListenerError));
     this.changes = new ReadSignal(primarySignal, options.onListenerError);
     for (const follower of this.followers) this.changes.follow(follower.signal);
-    this.db = this.readingDatabase();
+    this.reads = this.readingDatabase();
+    this.primaryFirst = {
+      ...primary,
+      query: (sql, params) => this.readPrimaryFirst(sql, params),
+      readOne: singleReads((sql, params) => this.readPrimaryFirst(sql, params)),
+    };
     primarySignal.subscribe((notice) => this.heardOnPrimary(notice));
   }
 
@@ -134,13 +145,16 @@ export class Replication {
     await Promise.all(this.followers.map((follower) => follower.signal.stop()));
   }
 
-  /** Whether the primary answered its last check (or query). */
-  get primaryUp(): boolean {
-    return this.primaryAnswers;
+  /**
+   * Whether a standby route asked by `reader` (null: no one signed in) reads `reads`: unless the primary answers and
+   * `reader` (or its provider) made a write `reads` does not show yet (read-your-writes); then it reads the primary.
+   */
+  readsFromStandby(reader: Reader | null): boolean {
+    return !this.primaryAnswers || reader === null || this.showsWritesOf(reader);
   }
 
   /** Whether the reads of standby routes show every write `reader` (or its provider) made, as far as this instance heard. */
-  showsWritesOf(reader: Reader): boolean {
+  private showsWritesOf(reader: Reader): boolean {
     const position = this.changes.position;
     const keys = [`user:${reader.userId}`, `provider:${reader.serviceProviderId}`, `provider:${reader.accessPointProviderId}`];
     return keys.every((key) => (this.pendingWrites.get(key) ?? 0) <= position);
@@ -153,21 +167,14 @@ export class Replication {
     };
   }
 
-  /** Reads the primary while it answers, else the reads' database: sign-in goes on through the primary's loss. */
-  readonly primaryFirst: Queryable = {
-    query: (sql, params) => this.readPrimaryFirst(sql, params),
-    readOne: singleReads((sql, params) => this.readPrimaryFirst(sql, params)),
-    runScript: (sql) => this.primary.runScript(sql),
-  };
-
   private async readPrimaryFirst<T>(sql: string, params?: readonly unknown[]): Promise<T[]> {
-    if (!this.primaryAnswers) return this.db.query(sql, params);
+    if (!this.primaryAnswers) return this.reads.query(sql, params);
     try {
       return await this.primary.query(sql, params);
     } catch (error) {
       if (!isDatabaseUnreachable(error)) throw error;
       this.unreachable(undefined);
-      return this.db.query(sql, params);
+      return this.reads.query(sql, params);
     }
   }
 
