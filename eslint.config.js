@@ -61,18 +61,22 @@ const FLOORS = {
  */
 const NOT_DEV = { regex: '^(\\.\\./)+dev/', message: 'src/ never imports dev/: the local stand-ins are not shipped.' };
 
-/** The rule for one folder: any import that leaves it (`../`) must land in a folder it may import. */
+/**
+ * The rules for one folder: any import that leaves it must land in a folder it may import. A file at its top leaves it
+ * with `../`; a file in a folder of its own (http/early-answers/) with `../../`, its `../` staying on the floor.
+ */
 const floor = ([folder, allowed]) => {
   const lookahead = allowed.length === 0 ? '' : `(?!(?:${allowed.join('|')})/)`;
-  return {
-    files: [`src/${folder}/**/*.ts`],
+  const leaving = (files, up) => ({
+    files,
     rules: {
       'no-restricted-imports': ['error', { patterns: [{
-        regex: `^\\.\\./${lookahead}`,
+        regex: `^${up}${lookahead}`,
         message: `src/${folder}/ may import only ${allowed.length === 0 ? 'itself' : allowed.join(', ')} (the floors: README, "Code layout").`,
       }] }],
     },
-  };
+  });
+  return [leaving([`src/${folder}/*.ts`], '\\.\\./'), leaving([`src/${folder}/*/**/*.ts`], '\\.\\./\\.\\./')];
 };
 
 export default tseslint.config(
@@ -84,7 +88,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  ...Object.entries(FLOORS).map(floor),
+  ...Object.entries(FLOORS).flatMap(floor),
   { files: ['src/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NOT_DEV] }] } },
   {
     // The wiring imports every floor, but not the entry points that start it.

@@ -34,6 +34,13 @@ describe('the floors of src/ (README, "Code layout")', () => {
     expect(await layeringErrors('src/network/probe.ts', "export { auditRoutes } from '../changes/routes.js';\n")).toHaveLength(1);
   });
 
+  it('holds a folder within a floor (http/early-answers/) to its floor: its `../` stays on it, its `../../` leaves it', async () => {
+    expect(await layeringErrors('src/http/early-answers/probe.ts', "export type { RequestRecorder } from '../../operations/metrics.js';\n"))
+      .toEqual([expect.stringContaining('src/http/ may import only core, db')]);
+    const source = "export { SECURITY_HEADERS } from '../security-headers.js';\nexport type { Queryable } from '../../db/database.js';\n";
+    expect(await layeringErrors('src/http/early-answers/probe.ts', source)).toEqual([]);
+  });
+
   it('fails the lint of a cached resource importing the catalogue cache, which imports it (a circle)', async () => {
     const errors = await layeringErrors('src/processes/probe.ts', "export type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';\n");
     expect(errors).toEqual([expect.stringContaining('src/processes/ may import only core, db, http')]);

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { heldAnswerSegments, type EarlyAnswer, type HeldAnswerFinder } from '../http/early-answers.js';
-import { SECURITY_HEADERS } from '../http/security-headers.js';
-import type { RequestRecorder } from './metrics.js';
-import { requestIdOf } from './request-id.js';
+import { heldAnswerSegments, type EarlyAnswer, type HeldAnswerFinder } from './server.js';
+import { SECURITY_HEADERS } from '../security-headers.js';
+
+/** Counts a request answered and its time in the request metrics (operations/metrics.ts, requestRecorder). */
+type RequestRecorder = (method: string, route: string, status: number, milliseconds: number) => void;
 
 /**
  * The lookups answered from memory before the framework: the first of `finders` that holds the answer (the SMP's, the
@@ -10,7 +11,9 @@ import { requestIdOf } from './request-id.js';
  * write no request lines either). Anything else (what memory cannot answer, another method, a query string, a body, a
  * path that does not parse) goes to the route.
  */
-export function answersAtOnce(finders: readonly HeldAnswerFinder[], record: RequestRecorder): EarlyAnswer {
+export function answersAtOnce(
+  finders: readonly HeldAnswerFinder[], record: RequestRecorder, requestIdOf: (request: IncomingMessage) => string,
+): EarlyAnswer {
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const segments = heldAnswerSegments(request);

@@ -1,4 +1,4 @@
-import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers.js';
+import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers/server.js';
 import { plainResponseType, vendorMediaType } from '../http/media-types.js';
 import type { HeldSearchIndex } from '../participants/held-search-index.js';
 import { parseOrganization } from '../participants/identifiers.js';

@@ -1,4 +1,4 @@
-import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers.js';
+import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers/server.js';
 import type { SmpPublisher } from './publisher.js';
 import { participantNamed, SERVICE_GROUP_ROUTE, SERVICE_METADATA_ROUTE, serviceLookupOf, XML } from './routes.js';
 
