@@ -31,7 +31,7 @@ import errorHandler, { routerErrors } from './http/error-handler.js';
 import untrustedForwarding, { proxyTrust } from './http/forwarded.js';
 import mediaTypes from './http/media-types.js';
 import organizations, { ORGANIZATIONS_PREFIX } from './organizations/routes.js';
-import { organizationProcessesAtOnce } from './organizations/early-answers.js';
+import { organizationEarlyRoutes } from './organizations/early-answers.js';
 import participants, { identifierFaults } from './participants/routes.js';
 import { checkUncheckedIdentifiers } from './participants/identifier-faults.js';
 import mlsReceivers from './participants/mls-receiver-routes.js';
@@ -41,11 +41,11 @@ import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
-import { MAX_PATH_PARAMETER_LENGTH, NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers/server.js';
+import { MAX_PATH_PARAMETER_LENGTH, NO_EARLY_ANSWERS, serverAnsweringEarly } from './http/early-answers/server.js';
 import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchRegisterFlags, watchSearchIndex } from './operations/metrics.js';
 import { RequestLogController, requestLoggerWhenUsed } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
-import { answersAtOnce } from './http/early-answers/dispatcher.js';
+import { earlyAnswers } from './http/early-answers/dispatcher.js';
 import processes from './processes/routes.js';
 import serviceProviders from './service-providers/routes.js';
 import transportProfiles from './transport-profiles/routes.js';
@@ -62,7 +62,7 @@ import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
 import { networkClientCertificate, type SmpKeys } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
-import { smpAnswersAtOnce } from './smp/early-answers.js';
+import { smpEarlyRoutes } from './smp/early-answers.js';
 import smp from './smp/routes.js';
 import { fixedClientCertificate, watchedCertificates, type CertificateSources } from './status/certificates.js';
 import { expiryWarnings } from './status/expiry-warnings.js';
@@ -156,7 +156,7 @@ export async function buildApp(options: AppOptions) {
   const startedAt = Date.now();
   // Set once the SMP publisher exists (it needs the app's logger) if it keeps answers; cleared on close, when Fastify
   // answers everything.
-  let earlyAnswer = NO_EARLY_ANSWER;
+  let earlyAnswer = NO_EARLY_ANSWERS;
   const trust = proxyTrust(options.trustedProxies);
   const app = Fastify({
     trustProxy: trust,
@@ -310,9 +310,9 @@ export async function buildApp(options: AppOptions) {
   const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
-  earlyAnswer = answersAtOnce([smpAnswersAtOnce(smpOptions.publisher), organizationProcessesAtOnce(reads)], requestRecorder(app.metrics), requestIdOf);
+  earlyAnswer = earlyAnswers([...smpEarlyRoutes(smpOptions.publisher), ...organizationEarlyRoutes(reads)], requestRecorder(app.metrics), requestIdOf);
   app.addHook('preClose', (done) => {
-    earlyAnswer = NO_EARLY_ANSWER;
+    earlyAnswer = NO_EARLY_ANSWERS;
     done();
   });
   return app;

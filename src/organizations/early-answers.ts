@@ -1,4 +1,4 @@
-import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers/server.js';
+import { decodedSegment, type EarlyRoute } from '../http/early-answers/dispatcher.js';
 import { plainResponseType, vendorMediaType } from '../http/media-types.js';
 import type { HeldSearchIndex } from '../participants/held-search-index.js';
 import { parseOrganization } from '../participants/identifiers.js';
@@ -18,20 +18,20 @@ const OWN_TYPES = ORGANIZATION_PROCESSES_MEDIA_TYPES.map(vendorMediaType);
 
 /**
  * Organization processes as memory answers them to an anonymous caller with a plain Accept header, when the
- * participants and the catalogue held have read every change heard; `/rest/api/organizations/{organization}/processes`.
- * A caller with credentials has them checked by the route, and an organization without a live participant gets the
- * route's 404.
+ * participants and the catalogue held have read every change heard. A caller with credentials has them checked by the
+ * route, and an organization without a live participant gets the route's 404.
  */
-export function organizationProcessesAtOnce(view: PublicLookupView): HeldAnswerFinder {
-  return (segments, headers) => {
-    const [root, rest, api, organizations, organizationSegment, processes] = segments;
-    if (root !== '' || rest !== 'rest' || api !== 'api' || organizations !== 'organizations' || processes !== 'processes'
-      || segments.length !== 6 || organizationSegment === undefined || headers.authorization !== undefined) return undefined;
-    const mediaType = plainResponseType(headers.accept, OWN_TYPES);
-    const organization = mediaType && parseOrganization(decodedSegment(organizationSegment));
-    const since = organization && view.participantSearch.processesSinceHeldNow(organization);
-    const found = since && view.catalogue.processesHeldNow([...since.keys()]);
-    if (!mediaType || !since || !found) return undefined;
-    return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8`, route: ORGANIZATION_PROCESSES_ROUTE };
-  };
+export function organizationEarlyRoutes(view: PublicLookupView): EarlyRoute[] {
+  return [{
+    route: ORGANIZATION_PROCESSES_ROUTE,
+    answer: ({ qualifiedIdentifier = '' }, headers) => {
+      if (headers.authorization !== undefined) return undefined;
+      const mediaType = plainResponseType(headers.accept, OWN_TYPES);
+      const organization = mediaType && parseOrganization(decodedSegment(qualifiedIdentifier));
+      const since = organization && view.participantSearch.processesSinceHeldNow(organization);
+      const found = since && view.catalogue.processesHeldNow([...since.keys()]);
+      if (!mediaType || !since || !found) return undefined;
+      return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8` };
+    },
+  }];
 }

@@ -1,27 +1,34 @@
-import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers/server.js';
+import { decodedSegment, type EarlyRoute } from '../http/early-answers/dispatcher.js';
+import { participantNamed, serviceLookupOf } from './path-identifiers.js';
 import type { SmpPublisher } from './publisher.js';
-import { participantNamed, SERVICE_GROUP_ROUTE, SERVICE_METADATA_ROUTE, serviceLookupOf, XML } from './routes.js';
+import { SERVICE_GROUP_ROUTE, SERVICE_METADATA_ROUTE, XML } from './routes.js';
 
 /** An SMP identifier in a path, raw or percent-encoded (either case). */
 const IDENTIFIER_SEPARATOR = /::|%3a%3a/i;
 
+/** The participant segment, decoded, when it is an SMP identifier; every other GET of two segments costs this one search. */
+const participantSegmentOf = (segment: string | undefined) =>
+  segment !== undefined && IDENTIFIER_SEPARATOR.test(segment) ? decodedSegment(segment) : undefined;
+
 /**
- * The SMP lookups memory answers: a kept signed service metadata, and a service group kept or built from what is held
- * (`SmpPublisher.serviceGroupAtOnce`), for `/{participant}` or `/{participant}/services/{document type}`.
+ * The SMP lookups memory answers: a service group kept or built from what is held (`SmpPublisher.serviceGroupAtOnce`),
+ * and a kept signed service metadata.
  */
-export function smpAnswersAtOnce(publisher: SmpPublisher): HeldAnswerFinder {
-  return (segments) => {
-    const [root, participantSegment, services, documentTypeSegment] = segments;
-    // Every other GET passes here too: this finder costs it a search of one segment.
-    if (root !== '' || participantSegment === undefined || !IDENTIFIER_SEPARATOR.test(participantSegment)) return undefined;
-    const participant = decodedSegment(participantSegment);
-    if (segments.length === 2) {
-      const body = publisher.serviceGroupAtOnce(participantNamed(participant));
-      return body && { body, contentType: XML, route: SERVICE_GROUP_ROUTE };
-    }
-    if (segments.length !== 4 || services !== 'services' || documentTypeSegment === undefined) return undefined;
-    const lookup = serviceLookupOf(participant, decodedSegment(documentTypeSegment));
-    const body = publisher.keptServiceMetadata(lookup.participant, lookup.documentType);
-    return body && { body, contentType: XML, route: SERVICE_METADATA_ROUTE };
-  };
+export function smpEarlyRoutes(publisher: SmpPublisher): EarlyRoute[] {
+  return [{
+    route: SERVICE_GROUP_ROUTE,
+    answer: ({ participantId }) => {
+      const participant = participantSegmentOf(participantId);
+      const body = participant && publisher.serviceGroupAtOnce(participantNamed(participant));
+      return body ? { body, contentType: XML } : undefined;
+    },
+  }, {
+    route: SERVICE_METADATA_ROUTE,
+    answer: ({ participantId, documentTypeId = '' }) => {
+      const participant = participantSegmentOf(participantId);
+      const lookup = participant && serviceLookupOf(participant, decodedSegment(documentTypeId));
+      const body = lookup && publisher.keptServiceMetadata(lookup.participant, lookup.documentType);
+      return body ? { body, contentType: XML } : undefined;
+    },
+  }];
 }
