@@ -9,7 +9,7 @@ import { ORGANIZATION_PROCESSES_MEDIA_TYPES, ORGANIZATION_PROCESSES_ROUTE } from
 
 /** The database view the public lookup reads (an anonymous caller's: the standby's, with standbys). */
 export interface PublicLookupView {
-  participantSearch: Pick<HeldSearchIndex, 'processesSinceHeldNow'>;
+  participantSearch: Pick<HeldSearchIndex, 'heldNow'>;
   /** The catalogue cache's processes `ids` name, in their order, when it holds every one now; else undefined. */
   catalogue: { processesHeldNow(ids: readonly string[]): Process[] | undefined };
 }
@@ -28,7 +28,7 @@ export function organizationEarlyRoutes(view: PublicLookupView): EarlyRoute[] {
       if (headers.authorization !== undefined) return undefined;
       const mediaType = plainResponseType(headers.accept, OWN_TYPES);
       const organization = mediaType && parseOrganization(decodedSegment(qualifiedIdentifier));
-      const since = organization && view.participantSearch.processesSinceHeldNow(organization);
+      const since = organization && view.participantSearch.heldNow()?.processesSinceOf(organization);
       const found = since && view.catalogue.processesHeldNow([...since.keys()]);
       if (!mediaType || !since || !found) return undefined;
       return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8` };
