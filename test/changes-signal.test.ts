@@ -23,7 +23,7 @@ describe('the change signal of one instance', () => {
       const response = await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('heard') });
       const capability = expectStatus(response, 201);
       const [admin] = await t.db.query<{ id: string }>(`SELECT id FROM users WHERE username = 'admin'`);
-      // The writer too: read-your-writes routes its reads by it (src/changes/standbys.ts).
+      // The writer too: read-your-writes routes its reads by it (src/db/replication.ts).
       expect(heard).toEqual([{
         seq: t.app.changes.position, resource: 'capability', identifier: capability.identifier, operation: 'create', userId: admin?.id, actingProviderId: null,
       }]);
