@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue-cache', 'code-lists',
   'document-types', 'identifier-schemes', 'national-register', 'organizations', 'participants', 'processes',
   'service-providers', 'transport-profiles', 'users'];
-const BUILT_ON_RESOURCES = ['smp', 'changes', 'web', 'operations', 'setup', 'openapi', 'status'];
+const BUILT_ON_RESOURCES = ['smp', 'changes', 'network', 'web', 'operations', 'setup', 'openapi', 'status'];
 
 /**
  * Sideways imports between resources: each is a real dependency, and together they form no circle (keep it so: a
@@ -21,8 +21,9 @@ const RESOURCE_NEEDS = {
   // CatalogueTable and the cached reads are in db/catalogue-table.ts and http/catalogue-reads.ts).
   'catalogue-cache': ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'identifier-schemes',
     'processes', 'service-providers', 'transport-profiles'],
-  // The code lists load the identifier schemes; their removal dates are listed with the live participants that lose what they remove.
-  'code-lists': ['identifier-schemes', 'participants'],
+  // The code lists load the identifier schemes; their removal dates are listed, and announced, with the live participants
+  // that lose what they remove (a process, or a document type of one).
+  'code-lists': ['identifier-schemes', 'participants', 'processes'],
   // A document type names its processes.
   'document-types': ['processes'],
   // The national register checks participants' organizations (the check participants/organization-check.ts asks for).
@@ -43,7 +44,7 @@ const RESOURCE_NEEDS = {
 /** Sideways imports between the parts built on resources: none forms a circle. */
 const PART_NEEDS = {
   // The status reads the SMP's certificates and the deliveries' state.
-  status: ['smp', 'changes'],
+  status: ['smp', 'network'],
 };
 
 const FLOORS = {
@@ -60,18 +61,22 @@ const FLOORS = {
  */
 const NOT_DEV = { regex: '^(\\.\\./)+dev/', message: 'src/ never imports dev/: the local stand-ins are not shipped.' };
 
-/** The rule for one folder: any import that leaves it (`../`) must land in a folder it may import. */
+/**
+ * The rules for one folder: any import that leaves it must land in a folder it may import. A file at its top leaves it
+ * with `../`; a file in a folder of its own (http/early-answers/) with `../../`, its `../` staying on the floor.
+ */
 const floor = ([folder, allowed]) => {
   const lookahead = allowed.length === 0 ? '' : `(?!(?:${allowed.join('|')})/)`;
-  return {
-    files: [`src/${folder}/**/*.ts`],
+  const leaving = (files, up) => ({
+    files,
     rules: {
       'no-restricted-imports': ['error', { patterns: [{
-        regex: `^\\.\\./${lookahead}`,
+        regex: `^${up}${lookahead}`,
         message: `src/${folder}/ may import only ${allowed.length === 0 ? 'itself' : allowed.join(', ')} (the floors: README, "Code layout").`,
       }] }],
     },
-  };
+  });
+  return [leaving([`src/${folder}/*.ts`], '\\.\\./'), leaving([`src/${folder}/*/**/*.ts`], '\\.\\./\\.\\./')];
 };
 
 export default tseslint.config(
@@ -83,7 +88,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  ...Object.entries(FLOORS).map(floor),
+  ...Object.entries(FLOORS).flatMap(floor),
   { files: ['src/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NOT_DEV] }] } },
   {
     // The wiring imports every floor, but not the entry points that start it.

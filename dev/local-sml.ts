@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS, type QualifiedIdentifier } from '../src/core/schemas.js';
 import { clientCertificateOf, startLocalServer, type Failure, type LocalServer, type LocalTls } from './local-server.js';
-import { escapeXml, LOCATOR_NS, MIGRATION_KEY_PATTERN, participantXml, type SmlFault } from '../src/changes/sml-client.js';
+import { escapeXml, LOCATOR_NS, MIGRATION_KEY_PATTERN, participantXml, type SmlFault } from '../src/network/sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */

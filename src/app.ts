@@ -2,8 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
-import { catchingUpAfterWrites, changeSignal } from './changes/signal.js';
-import { following, Replication, standbyView, viewsByRequest, type DatabaseView, type ReplicationOptions, type StandbyDatabase } from './changes/standbys.js';
+import { catchingUpAfterWrites, changeSignal, type ChangeSignal } from './db/change-signal.js';
+import { Replication, type ReplicationOptions, type StandbyDatabase } from './db/replication.js';
+import { following, standbyView, viewsByRequest, type DatabaseView } from './held-state.js';
 import { HeldSearchIndex } from './participants/held-search-index.js';
 import readRouting from './http/read-routing.js';
 import type { Database } from './db/database.js';
@@ -13,15 +14,16 @@ import accessPoints from './access-points/routes.js';
 import capabilities from './capabilities/routes.js';
 import catalogueRoutes from './code-lists/routes.js';
 import { removalCounts, REMOVALS_DEFAULT_DAYS } from './code-lists/removals.js';
-import changeRoutes from './changes/routes.js';
+import { auditRoutes, feedRoutes } from './changes/routes.js';
 import { DEFAULT_PAGE_MAX_BYTES } from './changes/schemas.js';
-import { expirySweeper } from './changes/expiry.js';
-import { removalAnnouncer } from './changes/removals.js';
-import { deliveryStatus } from './changes/delivery-status.js';
-import { outboxDelivery, type DeliveryOptions, type DeliveryTarget } from './changes/outbox.js';
-import { directoryTarget, smlTarget } from './changes/targets.js';
-import { directoryClient, type DirectoryOptions } from './changes/directory-client.js';
-import { smlClient, type SmlClient, type SmlOptions } from './changes/sml-client.js';
+import { expirySweeper } from './participants/expiry.js';
+import { removalAnnouncer } from './code-lists/removal-announcer.js';
+import { deliveryStatus } from './network/delivery-status.js';
+import { outboxDelivery, type DeliveryOptions, type DeliveryTarget } from './network/outbox.js';
+import { directoryTarget, smlTarget } from './network/targets.js';
+import { directoryClient, type DirectoryOptions } from './network/directory-client.js';
+import { smlClient, type SmlClient, type SmlOptions } from './network/sml-client.js';
+import networkRoutes from './network/routes.js';
 import documentTypes from './document-types/routes.js';
 import authentication from './http/auth.js';
 import { clientErrors } from './http/client-errors.js';
@@ -29,7 +31,7 @@ import errorHandler, { routerErrors } from './http/error-handler.js';
 import untrustedForwarding, { proxyTrust } from './http/forwarded.js';
 import mediaTypes from './http/media-types.js';
 import organizations, { ORGANIZATIONS_PREFIX } from './organizations/routes.js';
-import { organizationProcessesAtOnce } from './organizations/answers-at-once.js';
+import { organizationEarlyRoutes } from './organizations/early-answers.js';
 import participants, { identifierFaults } from './participants/routes.js';
 import { checkUncheckedIdentifiers } from './participants/identifier-faults.js';
 import mlsReceivers from './participants/mls-receiver-routes.js';
@@ -39,11 +41,11 @@ import inFlightLimit from './http/in-flight-limit.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
-import { MAX_PATH_PARAMETER_LENGTH, NO_EARLY_ANSWER, serverAnsweringEarly } from './http/early-answers.js';
+import { MAX_PATH_PARAMETER_LENGTH, NO_EARLY_ANSWERS, serverAnsweringEarly } from './http/early-answers/server.js';
 import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchRegisterFlags, watchSearchIndex } from './operations/metrics.js';
 import { RequestLogController, requestLoggerWhenUsed } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
-import { answersAtOnce } from './operations/answers-at-once.js';
+import { earlyAnswers } from './http/early-answers/dispatcher.js';
 import processes from './processes/routes.js';
 import { noticesOfRemovalDate } from './code-lists/removal-notices.js';
 import serviceProviders from './service-providers/routes.js';
@@ -61,7 +63,7 @@ import type { SignedAnswerCache } from './smp/signed-answer-cache.js';
 import { readIcdCountries } from './smp/countries.js';
 import { networkClientCertificate, type SmpKeys } from './smp/keys.js';
 import { SmpPublisher } from './smp/publisher.js';
-import { smpAnswersAtOnce } from './smp/answers-at-once.js';
+import { smpEarlyRoutes } from './smp/early-answers.js';
 import smp from './smp/routes.js';
 import { fixedClientCertificate, watchedCertificates, type CertificateSources } from './status/certificates.js';
 import { expiryWarnings } from './status/expiry-warnings.js';
@@ -73,6 +75,8 @@ import { flagCounts } from './national-register/checks.js';
 declare module 'fastify' {
   interface FastifyInstance {
     db: Database;
+    /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
+    changes: ChangeSignal;
     credentials: Credentials;
     /** The Prometheus registry the management server publishes. */
     metrics: Registry;
@@ -153,7 +157,7 @@ export async function buildApp(options: AppOptions) {
   const startedAt = Date.now();
   // Set once the SMP publisher exists (it needs the app's logger) if it keeps answers; cleared on close, when Fastify
   // answers everything.
-  let earlyAnswer = NO_EARLY_ANSWER;
+  let earlyAnswer = NO_EARLY_ANSWERS;
   const trust = proxyTrust(options.trustedProxies);
   const app = Fastify({
     trustProxy: trust,
@@ -187,9 +191,9 @@ export async function buildApp(options: AppOptions) {
   };
   // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
   const replication = options.standbys?.length
-    ? new Replication(options.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
+    ? new Replication(primary.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
     : undefined;
-  const reads = replication ? standbyView(replication, primary, onSearchIndexError) : primary;
+  const reads = replication ? standbyView(replication, onSearchIndexError) : primary;
   const views = replication && viewsByRequest(primary, reads, replication);
   const served = views?.served ?? primary;
   app.decorate('changes', served.changes);
@@ -209,7 +213,7 @@ export async function buildApp(options: AppOptions) {
   watchSearchIndex(app.metrics, primary.participantSearch);
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
   // Sign-in reads the primary while it answers (a standby through its loss); its locks are written on the primary.
-  const signIn = replication ? { ...primary.db, query: replication.primaryFirst.query, readOne: replication.primaryFirst.readOne } : primary.db;
+  const signIn = replication?.primaryFirst ?? primary.db;
   app.decorate('credentials', credentialVerifier(signIn, {
     throttle: options.loginThrottle, hashing: options.hashing, events: app.securityEvents,
     onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; what this process holds still refuses'),
@@ -295,9 +299,10 @@ export async function buildApp(options: AppOptions) {
   await app.register(sessions, { prefix: '/rest/api/sessions' });
   await app.register(catalogueRoutes, { prefix: '/rest/api/catalogue' });
   await app.register(nationalRegisterRoutes, { prefix: '/rest/api/national-register' });
-  await app.register(changeRoutes, {
-    prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes: options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES,
-  });
+  const pageMaxBytes = options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES;
+  await app.register(auditRoutes, { prefix: '/rest/api', pageMaxBytes });
+  await app.register(networkRoutes, { prefix: '/rest/api' });
+  await app.register(feedRoutes, { prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes });
   await app.register(statusRoutes, {
     prefix: '/rest/api', sources: certificates, sml: options.sml, directory: options.directory, publicUrl: options.smp?.publicUrl, warningDays, startedAt,
     nationalRegisterUrl: options.nationalRegister?.url,
@@ -306,9 +311,9 @@ export async function buildApp(options: AppOptions) {
   const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
-  earlyAnswer = answersAtOnce([smpAnswersAtOnce(smpOptions.publisher), organizationProcessesAtOnce(reads)], requestRecorder(app.metrics));
+  earlyAnswer = earlyAnswers([...smpEarlyRoutes(smpOptions.publisher), ...organizationEarlyRoutes(reads)], requestRecorder(app.metrics), requestIdOf);
   app.addHook('preClose', (done) => {
-    earlyAnswer = NO_EARLY_ANSWER;
+    earlyAnswer = NO_EARLY_ANSWERS;
     done();
   });
   return app;

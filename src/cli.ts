@@ -10,8 +10,8 @@ import { comingRemovals, REMOVALS_DEFAULT_DAYS, type ComingRemovals } from './co
 import { ConfigError, loadConfig, nationalRegisterOptionsOf, smlOptionsOf } from './config.js';
 import { nationalRegisterClient } from './national-register/client.js';
 import { registerCheck } from './national-register/register-check.js';
-import { reconcileSml, type Difference } from './changes/reconcile.js';
-import { smlClient, SmlError } from './changes/sml-client.js';
+import { reconcileSml, type Difference } from './network/reconcile.js';
+import { smlClient, SmlError } from './network/sml-client.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively, restoreDataDirectory } from './db/data-dir-lock.js';
 import { migrate, migrationFiles } from './db/migrate.js';

@@ -6,7 +6,7 @@ import { asAdmin, expectStatus, vendor } from './helpers/administration.js';
 import { addParticipant, dayFromToday, PARTICIPANTS } from './helpers/participants.js';
 import { expectErrorBody } from './helpers/assertions.js';
 import { feedEnd, positionOf } from './helpers/feed.js';
-import { sweepExpiredParticipants } from '../src/changes/expiry.js';
+import { sweepExpiredParticipants } from '../src/participants/expiry.js';
 
 let t: TestApp;
 let api: ReturnType<typeof asAdmin>;

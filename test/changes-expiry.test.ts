@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
-import { sweepExpiredParticipants } from '../src/changes/expiry.js';
+import { sweepExpiredParticipants } from '../src/participants/expiry.js';
 import type { LocalSml } from '../dev/local-sml.js';
 import type { LocalDirectory } from '../dev/local-directory.js';
 import type { Database } from '../src/db/database.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
 import { appendChange, SYSTEM_ACTOR, type ChangeNotice } from '../src/db/change-log.js';
-import { changeSignal } from '../src/changes/signal.js';
+import { changeSignal } from '../src/db/change-signal.js';
 import { listenerName } from '../src/db/postgres.js';
 import { unique } from './helpers/requests.js';
 import { startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
@@ -23,7 +23,7 @@ describe('the change signal of one instance', () => {
       const response = await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('heard') });
       const capability = expectStatus(response, 201);
       const [admin] = await t.db.query<{ id: string }>(`SELECT id FROM users WHERE username = 'admin'`);
-      // The writer too: read-your-writes routes its reads by it (src/changes/standbys.ts).
+      // The writer too: read-your-writes routes its reads by it (src/db/replication.ts).
       expect(heard).toEqual([{
         seq: t.app.changes.position, resource: 'capability', identifier: capability.identifier, operation: 'create', userId: admin?.id, actingProviderId: null,
       }]);

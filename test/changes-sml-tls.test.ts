@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
-import { smlClient, SmlError } from '../src/changes/sml-client.js';
+import { smlClient, SmlError } from '../src/network/sml-client.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { expectStatus } from './helpers/administration.js';
 import { testPki } from './helpers/certificates.js';

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { buildApp, type App } from '../src/app.js';
 import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
 import type { LocalDirectory } from '../dev/local-directory.js';
-import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
-import { reconcileSml } from '../src/changes/reconcile.js';
+import { MIGRATION_KEY_PATTERN, smlClient } from '../src/network/sml-client.js';
+import { reconcileSml } from '../src/network/reconcile.js';
 import type { Database } from '../src/db/database.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { call } from './helpers/requests.js';

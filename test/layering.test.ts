@@ -23,6 +23,24 @@ describe('the floors of src/ (README, "Code layout")', () => {
     expect(await layeringErrors('src/core/probe.ts', "export type { Queryable } from '../db/database.js';\n")).toHaveLength(1);
   });
 
+  it('fails the lint of the data floor importing the views of held state, and of a resource importing the network', async () => {
+    expect(await layeringErrors('src/db/probe.ts', "export { standbyView } from '../held-state.js';\n"))
+      .toEqual([expect.stringContaining('src/db/ may import only core')]);
+    expect(await layeringErrors('src/participants/probe.ts', "export type { DeliveryTarget } from '../network/outbox.js';\n")).toHaveLength(1);
+  });
+
+  it('fails the lint of the change log importing the network: two parts built on resources, neither needing the other', async () => {
+    expect(await layeringErrors('src/changes/probe.ts', "export { deliveryStatus } from '../network/delivery-status.js';\n")).toHaveLength(1);
+    expect(await layeringErrors('src/network/probe.ts', "export { auditRoutes } from '../changes/routes.js';\n")).toHaveLength(1);
+  });
+
+  it('holds a folder within a floor (http/early-answers/) to its floor: its `../` stays on it, its `../../` leaves it', async () => {
+    expect(await layeringErrors('src/http/early-answers/probe.ts', "export type { RequestRecorder } from '../../operations/metrics.js';\n"))
+      .toEqual([expect.stringContaining('src/http/ may import only core, db')]);
+    const source = "export { SECURITY_HEADERS } from '../security-headers.js';\nexport type { Queryable } from '../../db/database.js';\n";
+    expect(await layeringErrors('src/http/early-answers/probe.ts', source)).toEqual([]);
+  });
+
   it('fails the lint of a cached resource importing the catalogue cache, which imports it (a circle)', async () => {
     const errors = await layeringErrors('src/processes/probe.ts', "export type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';\n");
     expect(errors).toEqual([expect.stringContaining('src/processes/ may import only core, db, http')]);
@@ -39,6 +57,8 @@ describe('the floors of src/ (README, "Code layout")', () => {
     const source = "export type { Queryable } from '../db/database.js';\nexport { callerOf } from '../http/auth.js';\n"
       + "export type { Process } from '../processes/schemas.js';\n";
     expect(await layeringErrors('src/document-types/probe.ts', source)).toEqual([]);
+    const network = "export type { ChangeSignal } from '../db/change-signal.js';\nexport { scopeOf } from '../participants/routes.js';\n";
+    expect(await layeringErrors('src/network/probe.ts', network)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientTls } from '../src/changes/client-tls.js';
+import { clientTls } from '../src/network/client-tls.js';
 import { KeyFileError } from '../src/core/private-key-file.js';
 import { loadSmpKey, loadSmpKeys, SmpKeyError } from '../src/smp/keys.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

@@ -14,7 +14,7 @@ import { testOutputDir } from './helpers/openapi-tools.js';
 import { CONSOLE_ROOT, consoleOpener, WIDTHS } from './helpers/console.js';
 import { addParticipant, uniqueOrganization } from './helpers/participants.js';
 import { startLocalSml } from '../dev/local-sml.js';
-import { MIGRATION_KEY_PATTERN, smlClient } from '../src/changes/sml-client.js';
+import { MIGRATION_KEY_PATTERN, smlClient } from '../src/network/sml-client.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
 import { MAX_LOCKS_PER_ADDRESS, storeLock } from '../src/users/sign-in-locks.js';
 

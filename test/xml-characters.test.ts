@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { smlClient, SmlError } from '../src/changes/sml-client.js';
+import { smlClient, SmlError } from '../src/network/sml-client.js';
 import { appendChange, SYSTEM_ACTOR } from '../src/db/change-log.js';
 import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

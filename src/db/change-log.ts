@@ -12,7 +12,7 @@ export type ChangeResource = 'participant' | 'process' | 'document-type' | 'acce
 export const PROVIDER_RESOURCES: readonly ChangeResource[] = ['participant', 'removal-notice'];
 type ChangeOperation = 'create' | 'update' | 'delete' | 'transfer' | 'expire' | 'migrate' | 'withdraw';
 
-/** What a cache hears of a committed change: changes/signal.ts tells every subscriber each one, in log order, once. */
+/** What a cache hears of a committed change: db/change-signal.ts tells every subscriber each one, in log order, once. */
 export interface ChangeNotice {
   /** The change log entry's position (monotonic). */
   seq: number;

@@ -5,7 +5,7 @@
  * serialized once per schema and kept as bytes; an answer is its own few fields
  * around them, joined as bytes. What a client receives is byte for byte what the schema's serializer writes: the
  * serializer is Fastify's own compiler with its defaults (the application sets no other, and no shared schemas), so an
- * answer made before the framework (http/early-answers.ts) is the route's too.
+ * answer made before the framework (http/early-answers/) is the route's too.
  */
 import buildSerializerCompiler from '@fastify/fast-json-stringify-compiler';
 import type { FastifyReply } from 'fastify';

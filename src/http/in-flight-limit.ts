@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../core/errors.js';
 import { Slots } from '../core/concurrency.js';
-import { declaresBody } from './early-answers.js';
+import { declaresBody } from './early-answers/server.js';
 import { synchronousHook } from './synchronous-hook.js';
 
 interface InFlightLimitOptions {

@@ -32,7 +32,7 @@ export interface ReceivableProcess {
  * catalogue cache) the processes.
  */
 export async function organizationProcesses(
-  db: Queryable, processes: ProcessSource, participants: Pick<HeldSearchIndex, 'processesSinceOf'>, organization: Organization,
+  db: Queryable, processes: ProcessSource, participants: Pick<HeldSearchIndex, 'held'>, organization: Organization,
 ): Promise<ReceivableProcess[] | undefined> {
   const since = await processesSince(db, participants, organization);
   return since && receivable(since, await processes.processesIn([...since.keys()]));
@@ -52,10 +52,10 @@ export function receivable(since: ReadonlyMap<string, string>, processes: readon
 
 /** Each process of the organization's live participants with the day since when (YYYY-MM-DD); undefined without one. */
 async function processesSince(
-  db: Queryable, participants: Pick<HeldSearchIndex, 'processesSinceOf'>, organization: Organization,
+  db: Queryable, participants: Pick<HeldSearchIndex, 'held'>, organization: Organization,
 ): Promise<ReadonlyMap<string, string> | undefined> {
-  const held = await participants.processesSinceOf(organization);
-  if (held !== undefined) return held ?? undefined;
+  const held = await participants.held();
+  if (held) return held.processesSinceOf(organization) ?? undefined;
   const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(
     ORGANIZATION_PROCESSES, [organization.icd, organization.organizationIdentifier]);
   return row?.registered ? new Map(row.held.map(({ id, since }) => [id, since])) : undefined;

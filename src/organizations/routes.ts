@@ -10,8 +10,10 @@ import { OrganizationProcessList, OrganizationSummary } from './schemas.js';
 
 /** Where the organizations' routes are (app.ts registers them there). */
 export const ORGANIZATIONS_PREFIX = '/rest/api/organizations';
-/** The route of organization processes, as its metrics name it. */
-export const ORGANIZATION_PROCESSES_ROUTE = `${ORGANIZATIONS_PREFIX}/:qualifiedIdentifier/processes`;
+/** The route of organization processes, under the prefix. */
+const ORGANIZATION_PROCESSES_PATH = '/:qualifiedIdentifier/processes';
+/** The route of organization processes as Fastify has it, prefix included: its metrics and its early answer name it so. */
+export const ORGANIZATION_PROCESSES_ROUTE = `${ORGANIZATIONS_PREFIX}${ORGANIZATION_PROCESSES_PATH}`;
 // The machine-readable description says `organizations.processes`, the version table `organization.processes`.
 export const ORGANIZATION_PROCESSES_MEDIA_TYPES = ['organizations.processes', 'organization.processes'];
 
@@ -21,7 +23,7 @@ const OrganizationParams = Type.Object({
 
 /**
  * The public lookup is asked as often as the SMP (and answered before the framework as its lookups are,
- * organizations/answers-at-once.ts): no request lines below 500, as for them; the metrics count it.
+ * organizations/early-answers.ts): no request lines below 500, as for them; the metrics count it.
  */
 const quietLog = () => true;
 
@@ -38,7 +40,7 @@ const organizations: FastifyPluginAsyncTypebox = async (app) => {
     return summary;
   });
 
-  app.get('/:qualifiedIdentifier/processes', {
+  app.get(ORGANIZATION_PROCESSES_PATH, {
     schema: { params: OrganizationParams, response: { 200: OrganizationProcessList } },
     config: { access: EVERYONE, mediaTypes: ORGANIZATION_PROCESSES_MEDIA_TYPES, reads: 'standby', quietLog },
   }, async (request, reply) => {

@@ -70,6 +70,14 @@ declare module 'fastify' {
   }
 }
 
+
+/** The organization lookups the participants held answer, as the database would (`HeldSearchIndex.held`). */
+export interface HeldParticipants {
+  /** The organization's live participants with their providers and processes; null when it has none. */
+  receiversOf(organization: Organization): OrganizationReceivers | null;
+  /** The processes of the organization's live participants, each with the day (YYYY-MM-DD) since which one has had it; null without one. */
+  processesSinceOf(organization: Organization): ReadonlyMap<string, string> | null;
+}
 /**
  * The in-memory participant search of one database, loaded at start and kept true to the change log: each change
  * of a participant reloads its organization's rows (`onChange`: at the next search, or a second later), a reset of the
@@ -194,31 +202,22 @@ export class HeldSearchIndex {
   }
 
   /**
-   * The organization's live participants with their providers and processes, as the database finds them; null when
-   * it has none; undefined when the database has to answer (not loaded). Like a search, it first reads what changed.
+   * The participants held, to be read at once, when they show every change heard (like a search, it first reads what
+   * changed); undefined when the database has to answer (not loaded).
    */
-  async receiversOf(organization: Organization): Promise<OrganizationReceivers | null | undefined> {
-    return await this.caughtUp() ? this.heldReceivers(organization) : undefined;
+  async held(): Promise<HeldParticipants | undefined> {
+    return await this.caughtUp() ? this.lookups : undefined;
   }
 
-  /** As `receiversOf`, without waiting: undefined also while a change heard is not read yet. */
-  receiversHeldNow(organization: Organization): OrganizationReceivers | null | undefined {
-    return this.heldNow() ? this.heldReceivers(organization) : undefined;
+  /** As `held`, without waiting: undefined also while a change heard is not read yet (an early answer must not wait). */
+  heldNow(): HeldParticipants | undefined {
+    return this.showsEveryChange() ? this.lookups : undefined;
   }
 
-  /**
-   * The processes of the organization's live participants, each with the day (YYYY-MM-DD) since which one of them has
-   * had it, as the database finds them; null when it has none; undefined when the database has to answer (not loaded).
-   * Like a search, it first reads what changed.
-   */
-  async processesSinceOf(organization: Organization): Promise<ReadonlyMap<string, string> | null | undefined> {
-    return await this.caughtUp() ? this.heldProcessesSince(organization) : undefined;
-  }
-
-  /** As `processesSinceOf`, without waiting: undefined also while a change heard is not read yet. */
-  processesSinceHeldNow(organization: Organization): ReadonlyMap<string, string> | null | undefined {
-    return this.heldNow() ? this.heldProcessesSince(organization) : undefined;
-  }
+  private readonly lookups: HeldParticipants = {
+    receiversOf: (organization) => this.heldReceivers(organization),
+    processesSinceOf: (organization) => this.heldProcessesSince(organization),
+  };
 
   private heldProcessesSince(organization: Organization): ReadonlyMap<string, string> | null {
     const held = this.index.processesSinceOf(organization.icd, organization.organizationIdentifier, today());
@@ -226,7 +225,7 @@ export class HeldSearchIndex {
   }
 
   /** Whether what is held is what every change heard made: loaded, nothing pending, no reload running. */
-  private heldNow(): boolean {
+  private showsEveryChange(): boolean {
     return this.current === 'ready' && this.changed.size === 0 && !this.reloadRunning;
   }
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../core/errors.js';
+import { ApiError, NotFoundError } from '../core/errors.js';
 import { hasIcdShape, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { characterXmlCannotCarry } from '../core/xml-text.js';
 import { isParticipantScheme, PARTICIPANT_SCHEME, storedOrganizationIdentifier, type Organization } from '../participants/identifiers.js';
@@ -67,3 +67,18 @@ export function participantOf(id: QualifiedIdentifier): NamedParticipant | undef
 /** The participant identifier as stored and published. */
 export const participantIdentifierOf = (organization: Organization): QualifiedIdentifier =>
   ({ scheme: PARTICIPANT_SCHEME, value: `${organization.icd}:${organization.organizationIdentifier}` });
+
+/** The participant a participant path segment names: 400 when it does not parse, 404 when none can have it. */
+export function participantNamed(segment: string): NamedParticipant {
+  const found = participantOf(parseIdentifier(segment, 'participant'));
+  if (!found) throw new NotFoundError(`No service group is published for participant '${segment}'`);
+  return found;
+}
+
+/**
+ * What a service metadata lookup names, from its two decoded path segments; throws as `participantNamed`. The
+ * document type is matched exactly, scheme and value (POLICY 2): the answer repeats it as asked and as stored.
+ */
+export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { participant: NamedParticipant; documentType: QualifiedIdentifier } {
+  return { participant: participantNamed(participantSegment), documentType: parseIdentifier(documentTypeSegment, 'document type') };
+}

@@ -20,7 +20,7 @@ export interface PublisherOptions {
   /** The catalogue held from the same database as `db`: the service groups' processes, providers and access points. */
   catalogue: CatalogueCache;
   /** The participants held from the same database as `db`: an organization's receivers, once loaded. */
-  participants?: Pick<HeldSearchIndex, 'receiversOf' | 'receiversHeldNow'>;
+  participants?: Pick<HeldSearchIndex, 'held' | 'heldNow'>;
   /** Without a pair the signed answers are 503 (a PostgreSQL server without a configured key). */
   keys: SmpKeys | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
@@ -103,7 +103,7 @@ export class SmpPublisher {
     const kept = this.keptServiceGroup(participant);
     if (kept) return kept;
     const builtAt = this.options.cache?.epoch;
-    const found = participants?.receiversHeldNow(participant.organization);
+    const found = participants?.heldNow()?.receiversOf(participant.organization);
     if (!found) return undefined;
     const held = catalogueHeldNow(catalogue, found.receivers);
     return held && this.serviceGroupOf(participant, found, held, publicUrl, builtAt);
@@ -163,8 +163,8 @@ export class SmpPublisher {
   private async receiversOf(
     organization: Organization, turn: (read: () => Promise<OrganizationReceivers | undefined>) => Promise<OrganizationReceivers | undefined>,
   ): Promise<OrganizationReceivers | undefined> {
-    const held = await this.options.participants?.receiversOf(organization);
-    return held === undefined ? turn(() => findServiceGroup(this.options.db, organization)) : held ?? undefined;
+    const held = await this.options.participants?.held();
+    return held ? held.receiversOf(organization) ?? undefined : turn(() => findServiceGroup(this.options.db, organization));
   }
 
   /**

@@ -1,7 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError } from '../core/errors.js';
-import type { QualifiedIdentifier } from '../core/schemas.js';
-import { looksLikeIdentifier, parseIdentifier, participantOf, type NamedParticipant } from './path-identifiers.js';
+import { looksLikeIdentifier, participantNamed, serviceLookupOf } from './path-identifiers.js';
 import type { SmpPublisher } from './publisher.js';
 
 export interface SmpRoutesOptions {
@@ -26,21 +24,6 @@ const routeOptions = (pattern: string) =>
 export const SERVICE_GROUP_ROUTE = '/:participantId';
 /** The route of the signed service metadata, as its metrics name it. */
 export const SERVICE_METADATA_ROUTE = '/:participantId/services/:documentTypeId';
-
-/** The participant a participant path segment names: 400 when it does not parse, 404 when none can have it. */
-export function participantNamed(segment: string): NamedParticipant {
-  const found = participantOf(parseIdentifier(segment, 'participant'));
-  if (!found) throw new NotFoundError(`No service group is published for participant '${segment}'`);
-  return found;
-}
-
-/**
- * What a service metadata lookup names, from its two decoded path segments; throws as `participantNamed`. The
- * document type is matched exactly, scheme and value (POLICY 2): the answer repeats it as asked and as stored.
- */
-export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { participant: NamedParticipant; documentType: QualifiedIdentifier } {
-  return { participant: participantNamed(participantSegment), documentType: parseIdentifier(documentTypeSegment, 'document type') };
-}
 
 /**
  * The Peppol SMP 1.x read interface and the Peppol Directory business card, at the root. Static routes (the API,

@@ -1,5 +1,5 @@
 import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
-import { SML_STATES, type SmlState } from '../changes/network.js';
+import { SML_STATES, type SmlState } from '../network/network.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive } from '../participants/repository.js';
 import { IDENTIFIER_FAULT_ROWS } from '../participants/identifier-faults.js';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
-import { deliveryStatus } from '../changes/delivery-status.js';
-import type { DirectoryOptions } from '../changes/directory-client.js';
-import type { SmlOptions } from '../changes/sml-client.js';
+import { deliveryStatus } from '../network/delivery-status.js';
+import type { DirectoryOptions } from '../network/directory-client.js';
+import type { SmlOptions } from '../network/sml-client.js';
 import { sharedRuns } from '../core/concurrency.js';
 import { shownUrl } from '../core/urls.js';
 import type { Database } from '../db/database.js';

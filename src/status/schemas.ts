@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { SML_STATES } from '../changes/network.js';
-import { DeliveryStatusList } from '../changes/schemas.js';
+import { SML_STATES } from '../network/network.js';
+import { DeliveryStatusList } from '../network/schemas.js';
 import { Nullable, Uuid } from '../core/schemas.js';
 import { EXACT_COUNT_LIMIT } from './counts.js';
 import { FLAG_STATES } from '../national-register/checks.js';

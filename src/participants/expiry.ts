@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { expireParticipants } from '../participants/writes.js';
+import { expireParticipants } from './writes.js';
 
 /** Participants expired per transaction: a large day's expiries never hold locks in one long transaction. */
 const BATCH = 500;

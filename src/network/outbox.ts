@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.js';
 import { coalesced } from '../core/concurrency.js';
-import type { ChangeSignal } from './signal.js';
+import type { ChangeSignal } from '../db/change-signal.js';
 
 /** Lease, retry and polling of a delivery worker. */
 export interface DeliveryOptions {

@@ -1,5 +1,5 @@
-import type { Database } from '../db/database.js';
-import { appendedChanges, numberChanges, type ChangeNotice } from '../db/change-log.js';
+import type { Database } from './database.js';
+import { appendedChanges, numberChanges, type ChangeNotice } from './change-log.js';
 import { coalesced } from '../core/concurrency.js';
 
 type ChangeListener = (notice: ChangeNotice) => void;
@@ -26,13 +26,6 @@ export interface ChangeSignal {
   stop(): Promise<void>;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Every committed change, from the change log: caches subscribe here (`app.changes.subscribe`). */
-    changes: ChangeSignal;
-  }
-}
-
 const CHANGES_CHANNEL = 'registry_changes';
 
 /** Calls every listener with `argument`; one that throws (said to `onError`) does not keep the others from hearing. */
@@ -53,7 +46,7 @@ export interface ChangeSignalOptions {
   pollMs?: number;
   /**
    * The log of a hot standby, as it has replayed it: read-only and without NOTIFY, so the signal neither numbers nor
-   * listens nor polls; its owner calls `catchUp` (src/changes/standbys.ts).
+   * listens nor polls; its owner calls `catchUp` (db/replication.ts).
    */
   standby?: boolean;
   /** A listener that throws; the others still hear the change. */

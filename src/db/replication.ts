@@ -1,12 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FastifyRequest } from 'fastify';
-import { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
-import { contextual } from '../core/contextual.js';
-import { HeldSearchIndex } from '../participants/held-search-index.js';
-import { isDatabaseUnreachable, type Database, type Queryable } from '../db/database.js';
-import { singleReads } from '../db/batched-reads.js';
-import type { ChangeNotice } from '../db/change-log.js';
-import { changeSignal, tellEach, type ChangeSignal } from './signal.js';
+import { isDatabaseUnreachable, type Database } from './database.js';
+import { singleReads } from './batched-reads.js';
+import type { ChangeNotice } from './change-log.js';
+import { changeSignal, tellEach, type ChangeSignal } from './change-signal.js';
 
 /** A hot standby of the primary the registry reads from (DATABASE_READ_URLS), named as status and metrics show it. */
 export interface StandbyDatabase {
@@ -114,16 +109,27 @@ export class Replication {
   private checking: Promise<void> = Promise.resolve();
   /** The log the reads' caches follow: the chosen standby's, or the primary's when none is chosen. */
   readonly changes: ReadSignal;
-  /** The database the standby routes read from: the chosen standby, else the primary; writes always go to the primary. */
-  readonly db: Database;
+  /**
+   * The database the standby routes read from: queries and streams go to the chosen standby, else the primary;
+   * transactions and scripts (every write) to the primary.
+   */
+  readonly reads: Database;
+  /** The primary while it answers, else the reads' database: sign-in goes on through the primary's loss. */
+  readonly primaryFirst: Database;
 
+  /** `primary` as the writes reach it: its transactions are the ones the standby routes' writes take too. */
   constructor(private readonly primary: Database, private readonly primarySignal: ChangeSignal, standbys: readonly StandbyDatabase[], private readonly options: ReplicationOptions = {}) {
     this.maxLagMs = options.maxLagMs ?? 5000;
     this.checkMs = options.checkMs ?? 1000;
     this.followers = standbys.map((standby) => new Follower(standby, options.onListenerError));
     this.changes = new ReadSignal(primarySignal, options.onListenerError);
     for (const follower of this.followers) this.changes.follow(follower.signal);
-    this.db = this.readingDatabase();
+    this.reads = this.readingDatabase();
+    this.primaryFirst = {
+      ...primary,
+      query: (sql, params) => this.readPrimaryFirst(sql, params),
+      readOne: singleReads((sql, params) => this.readPrimaryFirst(sql, params)),
+    };
     primarySignal.subscribe((notice) => this.heardOnPrimary(notice));
   }
 
@@ -139,13 +145,16 @@ export class Replication {
     await Promise.all(this.followers.map((follower) => follower.signal.stop()));
   }
 
-  /** Whether the primary answered its last check (or query). */
-  get primaryUp(): boolean {
-    return this.primaryAnswers;
+  /**
+   * Whether a standby route asked by `reader` (null: no one signed in) reads `reads`: unless the primary answers and
+   * `reader` (or its provider) made a write `reads` does not show yet (read-your-writes); then it reads the primary.
+   */
+  readsFromStandby(reader: Reader | null): boolean {
+    return !this.primaryAnswers || reader === null || this.showsWritesOf(reader);
   }
 
   /** Whether the reads of standby routes show every write `reader` (or its provider) made, as far as this instance heard. */
-  showsWritesOf(reader: Reader): boolean {
+  private showsWritesOf(reader: Reader): boolean {
     const position = this.changes.position;
     const keys = [`user:${reader.userId}`, `provider:${reader.serviceProviderId}`, `provider:${reader.accessPointProviderId}`];
     return keys.every((key) => (this.pendingWrites.get(key) ?? 0) <= position);
@@ -158,21 +167,14 @@ export class Replication {
     };
   }
 
-  /** Reads the primary while it answers, else the reads' database: sign-in goes on through the primary's loss. */
-  readonly primaryFirst: Queryable = {
-    query: (sql, params) => this.readPrimaryFirst(sql, params),
-    readOne: singleReads((sql, params) => this.readPrimaryFirst(sql, params)),
-    runScript: (sql) => this.primary.runScript(sql),
-  };
-
   private async readPrimaryFirst<T>(sql: string, params?: readonly unknown[]): Promise<T[]> {
-    if (!this.primaryAnswers) return this.db.query(sql, params);
+    if (!this.primaryAnswers) return this.reads.query(sql, params);
     try {
       return await this.primary.query(sql, params);
     } catch (error) {
       if (!isDatabaseUnreachable(error)) throw error;
       this.unreachable(undefined);
-      return this.db.query(sql, params);
+      return this.reads.query(sql, params);
     }
   }
 
@@ -408,62 +410,4 @@ class ReadSignal implements ChangeSignal {
   private reset(): void {
     tellEach(this.resetListeners, undefined, this.onListenerError);
   }
-}
-
-/** What a request reads with: its database, the catalogue cache built from it, and the log that cache follows. */
-export interface DatabaseView {
-  db: Database;
-  catalogue: CatalogueCache;
-  changes: ChangeSignal;
-  participantSearch: HeldSearchIndex;
-}
-
-/** What follows the change log: the catalogue cache, the participant search in memory. */
-interface HeldFromLog {
-  onChange(notice: ChangeNotice): void;
-  /** The log is no longer the one heard: nothing held may be trusted. */
-  clear(): void;
-}
-
-/** Keeps `held` true to `changes`: each change it hears, and everything again on a reset. */
-export function following<T extends HeldFromLog>(held: T, changes: ChangeSignal): T {
-  changes.subscribe((notice) => held.onChange(notice));
-  changes.onReset(() => held.clear());
-  return held;
-}
-
-/**
- * The reads of the standby routes: from the standby chosen (else the primary), with a catalogue cache of their own
- * that follows the log of that database, so that it is never older than what that database shows (beyond its lag);
- * writes still go to the primary's database, `primary.db`.
- */
-export function standbyView(replication: Replication, primary: DatabaseView, onSearchIndexError: (error: unknown) => void): DatabaseView {
-  return {
-    db: { ...replication.db, transaction: primary.db.transaction },
-    catalogue: following(new CatalogueCache(replication.db), replication.changes),
-    changes: replication.changes,
-    participantSearch: following(new HeldSearchIndex(replication.db, onSearchIndexError), replication.changes),
-  };
-}
-
-/**
- * Which view each request reads with. The standby routes (`reads: 'standby'`, see http/read-routing.ts) read the
- * standby view, unless the caller (or its provider) made a write the standby view does not show yet (read-your-writes),
- * and the primary answers; every other route, and everything outside a request, the primary view. `served` is the
- * view as the application's decorators present it: each use asks which one the request in progress reads with.
- */
-export function viewsByRequest(primary: DatabaseView, standby: DatabaseView, replication: Replication) {
-  const current = new AsyncLocalStorage<DatabaseView>();
-  const viewOf = (request: FastifyRequest) =>
-    !replication.primaryUp || request.caller === null || replication.showsWritesOf(request.caller) ? standby : primary;
-  const now = <K extends keyof DatabaseView>(key: K) => () => current.getStore()?.[key];
-  return {
-    runReads: (request: FastifyRequest, next: () => void) => current.run(viewOf(request), next),
-    served: {
-      db: contextual(primary.db, now('db')),
-      catalogue: contextual(primary.catalogue, now('catalogue')),
-      changes: contextual(primary.changes, now('changes')),
-      participantSearch: contextual(primary.participantSearch, now('participantSearch')),
-    } satisfies DatabaseView,
-  };
 }

@@ -5,7 +5,7 @@ import {
   PARTICIPANT_RECORD_COLUMNS, participantIsLive, participantOfRecord, type ParticipantRecord,
 } from '../participants/repository.js';
 import { processesFromDatabase } from '../processes/repository.js';
-import type { ChangeSignal } from './signal.js';
+import type { ChangeSignal } from '../db/change-signal.js';
 
 /** How far back a removal instant not yet announced is still announced (one passed while the service was down). */
 const CATCH_UP = "interval '7 days'";

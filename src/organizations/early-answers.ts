@@ -1,0 +1,37 @@
+import { decodedSegment, type EarlyRoute } from '../http/early-answers/dispatcher.js';
+import { plainResponseType, vendorMediaType } from '../http/media-types.js';
+import type { HeldSearchIndex } from '../participants/held-search-index.js';
+import { parseOrganization } from '../participants/identifiers.js';
+import type { Process } from '../processes/schemas.js';
+import { organizationProcessesJson } from './json.js';
+import { receivable } from './repository.js';
+import { ORGANIZATION_PROCESSES_MEDIA_TYPES, ORGANIZATION_PROCESSES_ROUTE } from './routes.js';
+
+/** The database view the public lookup reads (an anonymous caller's: the standby's, with standbys). */
+export interface PublicLookupView {
+  participantSearch: Pick<HeldSearchIndex, 'heldNow'>;
+  /** The catalogue cache's processes `ids` name, in their order, when it holds every one now; else undefined. */
+  catalogue: { processesHeldNow(ids: readonly string[]): Process[] | undefined };
+}
+
+const OWN_TYPES = ORGANIZATION_PROCESSES_MEDIA_TYPES.map(vendorMediaType);
+
+/**
+ * Organization processes as memory answers them to an anonymous caller with a plain Accept header, when the
+ * participants and the catalogue held have read every change heard. A caller with credentials has them checked by the
+ * route, and an organization without a live participant gets the route's 404.
+ */
+export function organizationEarlyRoutes(view: PublicLookupView): EarlyRoute[] {
+  return [{
+    route: ORGANIZATION_PROCESSES_ROUTE,
+    answer: ({ qualifiedIdentifier = '' }, headers) => {
+      if (headers.authorization !== undefined) return undefined;
+      const mediaType = plainResponseType(headers.accept, OWN_TYPES);
+      const organization = mediaType && parseOrganization(decodedSegment(qualifiedIdentifier));
+      const since = organization && view.participantSearch.heldNow()?.processesSinceOf(organization);
+      const found = since && view.catalogue.processesHeldNow([...since.keys()]);
+      if (!mediaType || !since || !found) return undefined;
+      return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8` };
+    },
+  }];
+}
