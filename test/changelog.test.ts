@@ -42,5 +42,5 @@ describe('the version and its changelog', () => {
       await management.server.close();
       await t.close();
     }
-  });
+  }, 120_000);
 });

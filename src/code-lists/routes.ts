@@ -39,6 +39,7 @@ const IdentifierSchemeSummaryList = Type.Array(Type.Object({
   schemeId: Nullable(Type.String({ description: 'the list\'s scheme id, such as NO:ORG' })),
   schemeName: Type.String({ description: 'the scheme\'s name as the list gives it' }),
   country: Nullable(Type.String()),
+  issuingAgency: Nullable(Type.String({ description: 'who issues the identifiers, such as The Brønnøysund Register Centre' })),
   state: Type.Enum(['active', 'deprecated', 'removed']),
   removalDate: Nullable(Type.String({ format: 'date', description: 'from the UTC start of this day no new participant takes the ICD' })),
 }, { title: 'IdentifierSchemeSummary' }), {
@@ -68,7 +69,7 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { access: EVERYONE, mediaTypes: ['catalogue.identifier-schemes'], reads: 'standby' },
   }, async () => (await app.catalogue.identifierSchemes()).all()
-    .map(({ icd, schemeId, schemeName, country, state, removalDate }) => ({ icd, schemeId, schemeName, country, state, removalDate })));
+    .map(({ icd, schemeId, schemeName, country, issuingAgency, state, removalDate }) => ({ icd, schemeId, schemeName, country, issuingAgency, state, removalDate })));
 
   app.get('/removals', {
     schema: {

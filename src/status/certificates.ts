@@ -91,7 +91,8 @@ const OPENPEPPOL = /^O=OpenPEPPOL( AISBL)?$/im;
 
 export function smpIssuer(certificate: string | Buffer): Exclude<SmpIssuer, 'development'> {
   const parsed = new X509Certificate(certificate);
-  if (parsed.checkIssued(parsed) && parsed.verify(parsed.publicKey)) return 'self_signed';
+  // Its own name as issuer, signed by its own key (a leaf without keyCertSign too, which checkIssued would not count).
+  if (parsed.subject === parsed.issuer && parsed.verify(parsed.publicKey)) return 'self_signed';
   return PEPPOL_SMP_CA.test(parsed.issuer) && OPENPEPPOL.test(parsed.issuer) ? 'peppol_smp_ca' : 'other_ca';
 }
 
