@@ -68,11 +68,11 @@ describe('the console in plain words, in Chromium', () => {
     const problem = page.locator('.problem');
     const attempt = async (username: string, labels = { username: 'Username', password: 'Password', button: 'Sign in' }) => {
       await page.getByLabel(labels.username).fill(username);
-      await page.getByLabel(labels.password, { exact: true }).fill('not-the-password');
+      await page.getByLabel(labels.password).fill('not-the-password');
       await page.getByRole('button', { name: labels.button }).click();
       await problem.waitFor();
       const text = await problem.innerText();
-      await page.getByLabel(labels.password, { exact: true }).fill('');
+      await page.getByLabel(labels.password).fill('');
       return text;
     };
     expect(await attempt('plain-words-guess')).toBe('Wrong username or password.');
@@ -87,7 +87,7 @@ describe('the console in plain words, in Chromium', () => {
     expect(text).toMatch(/^Denne innloggingen er sperret etter for mange feil passord\. Prøv igjen om \d+ minutt(er)?, eller be en administrator oppheve sperren/);
 
     // The service away: no "TypeError: Failed to fetch".
-    await page.getByLabel('Language').selectOption('en');
+    await page.getByLabel('Språk').selectOption('en');
     await page.route('**/rest/api/**', (route) => route.abort('connectionrefused'));
     text = await attempt('demo-provider');
     expect(text).toBe('The registry cannot be reached: check your connection and try again in a moment.');
@@ -127,7 +127,7 @@ describe('the console in plain words, in Chromium', () => {
 
   it('the participant form names the ICD from the code list, and a refused character in words', async () => {
     const { context, page } = await open('#/participants/new', { user: test.users.serviceProvider });
-    const icd = page.getByLabel('ICD', { exact: true });
+    const icd = page.locator('input[name="icd"]');
     await expect.poll(async () => (await page.locator('.field', { has: icd }).innerText())).toContain('ICD 0192: Organisasjonsnummer (NO, The Brønnøysund Register Centre)');
     await icd.fill('0007');
     await expect.poll(async () => (await page.locator('.field', { has: icd }).innerText())).toMatch(/ICD 0007: .+/);
@@ -218,12 +218,12 @@ describe('the console in plain words, in Chromium', () => {
     const form = page.locator('#password-form');
     expect(await form.innerText()).toContain('At least 12 characters, not your username, not one character repeated, not a common password.');
     await page.getByLabel('Current password').fill(test.users.serviceProvider.password);
-    await page.getByLabel('New password', { exact: true }).fill('short');
-    await page.getByLabel('New password again').fill('different');
+    await page.locator('input[name="newPassword"]').fill('short');
+    await page.locator('input[name="repeatPassword"]').fill('different');
     await page.getByRole('button', { name: 'Change password' }).last().click();
     await expect.poll(() => form.innerText()).toContain('Too short: at least 12 characters (5 are typed).');
     expect(await form.innerText()).toContain('The two new passwords differ: type the same one twice.');
-    expect(await page.getByLabel('New password again').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('input[name="repeatPassword"]').getAttribute('aria-invalid')).toBe('true');
     await shoot(page, 'password-repeat');
     expect(await axeViolations(page, 'password change with mistakes')).toEqual([]);
     await context.close();
