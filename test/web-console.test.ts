@@ -292,7 +292,7 @@ describe('the web console in Chromium, against the real service', () => {
     await form.getByRole('button', { name: 'Add' }).click();
     const row = page.locator('tbody tr', { hasText: 'Browser Access Point' });
     await row.waitFor();
-    expect(await row.innerText()).toMatch(new RegExp(`https://ap\\.browser\\.example/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3.*certificate expires ${until.toISOString().slice(0, 10)}.*Requires a business-level signature`, 's'));
+    expect(await row.innerText()).toMatch(new RegExp(`https://ap\\.browser\\.example/as4.*peppol-transport-as4-v2_0.*PEPPOL AP G3.*certificate expires ${until.toLocaleDateString('en-GB', { timeZone: 'UTC', dateStyle: 'medium' })}.*Requires a business-level signature`, 's'));
     const listed = await test.app.inject({ url: '/rest/api/accessPoints?size=2000', headers: { authorization: test.users.admin.authorization } });
     const stored = listed.json().content.find((point: { title: string }) => point.title === 'Browser Access Point');
     expect(stored.endpoints[0]).toMatchObject({
@@ -328,13 +328,13 @@ describe('the web console in Chromium, against the real service', () => {
     await userForm.getByLabel('Provider').selectOption({ label: 'Provider Two' });
     await userForm.getByRole('button', { name: 'Add' }).click();
     const userRow = page.locator('tbody tr', { hasText: 'browser-user' });
-    await expect.poll(() => userRow.innerText()).toMatch(/SERVICE_PROVIDER\s+Provider Two/);
+    await expect.poll(() => userRow.innerText()).toMatch(/Service provider\s+Provider Two/);
     await userRow.getByRole('button', { name: 'Edit browser-user' }).click();
     const userEdit = page.locator('#user-edit-form');
     expect(await userEdit.getByLabel('Provider').locator('option:checked').innerText()).toBe('Provider Two');
     await userEdit.getByLabel('Provider').selectOption({ label: 'Provider One' });
     await userEdit.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => userRow.innerText()).toMatch(/SERVICE_PROVIDER\s+Provider One/);
+    await expect.poll(() => userRow.innerText()).toMatch(/Service provider\s+Provider One/);
     // The password was left empty: the old one still signs in.
     const signedIn = await fetch(`${base}/rest/api/participants?size=1`, { headers: { authorization: `Basic ${Buffer.from('browser-user:a-long-enough-password').toString('base64')}` } });
     expect(signedIn.status).toBe(200);
@@ -528,7 +528,8 @@ describe('the web console in Chromium, against the real service', () => {
     await own.page.getByRole('link', { name: 'Change password' }).click();
     const form = own.page.locator('#password-form');
     await form.getByLabel('Current password').fill('not-my-password');
-    await form.getByLabel('New password').fill('second-browser-password');
+    await form.locator('input[name="newPassword"]').fill('second-browser-password');
+    await form.locator('input[name="repeatPassword"]').fill('second-browser-password');
     await form.getByRole('button', { name: 'Change password' }).click();
     await expect.poll(() => form.locator('.field', { has: own.page.getByLabel('Current password') }).locator('.field-error').innerText()).toBe('is not your current password');
     await form.getByLabel('Current password').fill(password);
@@ -542,8 +543,8 @@ describe('the web console in Chromium, against the real service', () => {
 
     // An organization number typed in groups: the console leaves out the blanks, and the API's rule shows at its field.
     await own.page.getByRole('link', { name: 'Add a participant' }).click();
-    // The field, not the list's "Sort by ICD" button, which may still show while the form replaces the list.
-    await own.page.getByRole('textbox', { name: 'ICD' }).fill('0192');
+    // The field (a combobox: it offers the code list's ICDs), not the list's "Sort by ICD" button, which may still show while the form replaces the list.
+    await own.page.getByRole('combobox', { name: 'ICD' }).fill('0192');
     await own.page.getByLabel('Organization number').fill('666 777');
     await own.page.getByLabel('Contact name').fill('Kari Nordmann');
     await own.page.getByRole('button', { name: 'Save' }).click();
