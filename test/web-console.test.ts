@@ -307,7 +307,7 @@ describe('the web console in Chromium, against the real service', () => {
     expect(await edit.getByLabel('Service description').inputValue()).toBe('Browser AS4 service');
     expect(await edit.getByLabel('Requires a business-level signature').isChecked()).toBe(true);
     expect(await edit.getByLabel('Certificate', { exact: true }).getAttribute('aria-describedby')).toBeTruthy();
-    expect(await edit.innerText()).toContain(`keep the current certificate (expires ${until.toISOString().slice(0, 10)})`);
+    expect(await edit.innerText()).toContain(`keep the current certificate (expires ${until.toLocaleDateString('en-GB', { timeZone: 'UTC', dateStyle: 'medium' })})`);
     await page.screenshot({ path: join(shots, 'access-point-edit-desktop.png') });
     expect(await axeViolations(page, 'access point edit dialog')).toEqual([]);
     await edit.getByLabel('Title').fill('Renamed Access Point');
