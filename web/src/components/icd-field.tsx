@@ -9,11 +9,17 @@ type Scheme = Schemas['IdentifierSchemeSummary'];
 /** The loaded identifier schemes code list, read once per page that shows an ICD field (empty before a list is loaded). */
 const useSchemes = () => useLoad(() => ok(api.GET('/rest/api/catalogue/identifier-schemes')), []).data ?? [];
 
+/** A scheme as a reader recognizes it: `Organisasjonsnummer (NO, The Brønnøysund Register Centre)`. */
+const schemeWords = (scheme: Scheme) => {
+  const about = [scheme.country, scheme.issuingAgency].filter(Boolean).join(', ');
+  return about ? `${scheme.schemeName} (${about})` : scheme.schemeName;
+};
+
 /** What the field says of the ICD typed: its scheme's name, that the list has no such ICD, or nothing yet. */
 function icdHint(t: ReturnType<typeof useT>, schemes: Scheme[], icd: string): string | undefined {
   if (!/^\d{4}$/.test(icd) || schemes.length === 0) return undefined;
   const scheme = schemes.find((candidate) => candidate.icd === icd);
-  return scheme ? t('icdName', { icd, name: scheme.schemeName }) : t('icdUnknown', { icd });
+  return scheme ? t('icdName', { icd, name: schemeWords(scheme) }) : t('icdUnknown', { icd });
 }
 
 /**
@@ -27,7 +33,7 @@ export function IcdField(props: { label: string; value: string; error?: string }
   return (
     <>
       <Field {...props} inputMode="numeric" maxLength={4} list={list} hint={icdHint(t, schemes, props.value)} />
-      <datalist id={list}>{schemes.map((scheme) => <option key={scheme.icd} value={scheme.icd} label={scheme.schemeName} />)}</datalist>
+      <datalist id={list}>{schemes.map((scheme) => <option key={scheme.icd} value={scheme.icd} label={schemeWords(scheme)} />)}</datalist>
     </>
   );
 }
