@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { counted } from './core/plural.js';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
@@ -352,7 +353,7 @@ function checkIdentifiersAfterStart(app: FastifyInstance, db: Database) {
   let stopped = false;
   app.addHook('onReady', () => {
     checking = checkUncheckedIdentifiers(db, () => stopped).then((checked) => {
-      if (checked > 0) app.log.info({ checked }, `checked the organization identifiers of ${checked} participants registered before the identifier rules`);
+      if (checked > 0) app.log.info({ checked }, `checked the organization identifiers of ${counted(checked, 'participant')} registered before the identifier rules`);
     }, (error: unknown) => app.log.error({ err: error }, 'checking the organization identifiers of earlier participants failed; retried at the next start'));
   });
   app.addHook('onClose', () => {

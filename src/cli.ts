@@ -1,4 +1,5 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
+import { counted } from './core/plural.js';
 import { createWriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -253,7 +254,7 @@ function migrateDatabase(): Promise<void> {
   return withDatabase(async (db) => {
     const applied = await migrate(db);
     console.log(applied.length > 0
-      ? `Applied ${applied.length} migrations: ${applied.join(', ')}.`
+      ? `Applied ${counted(applied.length, 'migration')}: ${applied.join(', ')}.`
       : `Nothing to apply: the database has every migration of this version (the last: ${(await migrationFiles()).at(-1)}).`);
   }, { migrated: false });
 }
@@ -295,7 +296,7 @@ async function importFile(db: Database, file: string, serviceProviderId: string 
   const organizationCheck = register && registerCheck(nationalRegisterClient(register), register.recheckAfterSeconds);
   const valueChecks = config.IDENTIFIER_VALUE_CHECKS ? 'refuse' : 'record';
   const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, valueChecks, progress: process.stderr, organizationCheck });
-  console.log(`Imported ${imported} participants.${present > 0 ? ` ${present} were present already and skipped.` : ''}`);
+  console.log(`Imported ${counted(imported, 'participant')}.${present > 0 ? ` ${present} ${present === 1 ? 'was' : 'were'} present already and skipped.` : ''}`);
 }
 
 async function exportFile(db: Database, file: string | undefined): Promise<void> {
@@ -308,7 +309,7 @@ async function exportFile(db: Database, file: string | undefined): Promise<void>
     throw new UsageError(error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`);
   });
   const count = await exportParticipants(db, out);
-  console.log(`Exported ${count} participants to ${file}.`);
+  console.log(`Exported ${counted(count, 'participant')} to ${file}.`);
 }
 
 /**

@@ -18,6 +18,7 @@ import type { Database } from './db/database.js';
 import { FirstAdminError } from './users/bootstrap.js';
 import { checkReferenceData, ReferenceDataMissingError } from './setup/starter-catalogue.js';
 import { buildManagementServer } from './operations/management.js';
+import { buildInfo } from './status/build-info.js';
 
 /** A port or address the server cannot listen on. */
 class ListenError extends Error {}
@@ -158,7 +159,7 @@ async function serve(config: Config): Promise<void> {
   });
   // Warnings only: probes and scrapes every few seconds would drown the API's request log.
   const managementLog = app.log.child({ server: 'management' }, { level: 'warn' });
-  const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog, replication: app.replication });
+  const management = buildManagementServer({ db, metrics: app.metrics, logger: managementLog, replication: app.replication, version: buildInfo().version });
 
   const stop = async () => {
     management.drain();
@@ -181,7 +182,7 @@ async function serve(config: Config): Promise<void> {
   // API has listened (or said so).
   const managementAddress = await listenOrStop(management.server, { port: config.MANAGEMENT_PORT, host: config.MANAGEMENT_HOST }, ['MANAGEMENT_PORT', 'MANAGEMENT_HOST'], stop);
   const address = await listenOrStop(app, { port: config.PORT, host: config.HOST }, ['PORT', 'HOST'], stop);
-  app.log.info({ database: db.kind }, `registry listening on ${address}`);
+  app.log.info({ database: db.kind, version: buildInfo().version }, `registry listening on ${address}`);
   if (db.kind === 'embedded') app.log.warn(EMBEDDED_DURABILITY);
   if (sml) app.log.info({ sml: sml.url, smpId: sml.smpId }, 'participants are delivered to the SML');
   else app.log.warn('no SML configured (SML_URL): nothing is registered with the SML; changes wait in the change log');

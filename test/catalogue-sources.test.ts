@@ -30,6 +30,18 @@ describe('GET /rest/api/catalogue/sources: which code-list release the catalogue
     }
   });
 
+  it('GET /rest/api/catalogue/identifier-schemes names each ICD of the loaded list, to anyone (what 0192 is)', async () => {
+    await loadCatalogue(t.db, (await readCodeLists([CODE_LISTS])).catalogue);
+    const schemes = async () => (await t.app.inject({ url: '/rest/api/catalogue/identifier-schemes' })).json() as Array<{ icd: string }>;
+    await expect.poll(async () => (await schemes()).length).toBeGreaterThan(100);
+    const listed = await schemes();
+    expect(listed.find((scheme) => scheme.icd === '0192')).toEqual({
+      icd: '0192', schemeId: 'NO:ORG', schemeName: 'Organisasjonsnummer', country: 'NO', issuingAgency: 'The Brønnøysund Register Centre',
+      state: 'active', removalDate: null,
+    });
+    expect(listed.map((scheme) => scheme.icd)).toEqual([...listed.map((scheme) => scheme.icd)].sort());
+  });
+
   it('speaks its own versioned media type and refuses one it does not', async () => {
     const type = vendorMediaType('catalogue.sources');
     const answer = await t.app.inject({ url: '/rest/api/catalogue/sources', headers: { accept: type } });

@@ -156,11 +156,11 @@ describe('registry export-participants and import-participants', () => {
     renamed[1].icd = '1234';
     const file = join(dir, 'new.jsonl');
     await writeFile(file, renamed.map((participant) => JSON.stringify(participant)).join('\n'));
-    expectRefusal(await runCli(['import-participants', file, ALL_OR_NOTHING], env), /Nothing imported: 1 of 3 lines are wrong\.\nline 2: ICD 1234 is not in the Peppol participant identifier schemes code list/);
+    expectRefusal(await runCli(['import-participants', file, ALL_OR_NOTHING], env), /Nothing imported: 1 of 3 lines is wrong\.\nline 2: ICD 1234 is not in the Peppol participant identifier schemes code list/);
     renamed[1].icd = participants[1].icd;
     await writeFile(file, [...renamed, renamed[0]].map((participant) => JSON.stringify(participant)).join('\n'));
     expectRefusal(await runCli(['import-participants', ALL_OR_NOTHING, file], env),
-      new RegExp(`Nothing imported: 1 of 4 lines are wrong\\.\nline 4: The service provider already has a participant for iso6523-actorid-upis::\\d{4}:${renamed[0].organizationIdentifier}`));
+      new RegExp(`Nothing imported: 1 of 4 lines is wrong\\.\nline 4: The service provider already has a participant for iso6523-actorid-upis::\\d{4}:${renamed[0].organizationIdentifier}`));
     expect(lines((await runCli(['export-participants'], env)).stdout)).toHaveLength(3);
     expect(await participantCreations()).toBe(creationsBefore);
 

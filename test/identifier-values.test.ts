@@ -89,7 +89,7 @@ describe('the JSON-lines import checks each line\'s organization identifier', ()
     const outcome = await importParticipants(t.db, path, { serviceProviderId: t.fixture.serviceProviderId }).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(ImportError);
     expect((outcome as ImportError).message.split('\n')).toEqual([
-      'Imported 2 participants (0 already present); 1 of 3 lines are wrong and were not imported.',
+      'Imported 2 participants (0 already present); 1 of 3 lines is wrong and was not imported.',
       'line 2: not a Norwegian organization number: the check digit is wrong',
     ]);
   });

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { loggerOptions } from '../src/operations/logging.js';
 import { buildManagementServer } from '../src/operations/management.js';
 import { checkedKey, SmpKeys } from '../src/smp/keys.js';
+import { smpIssuer } from '../src/status/certificates.js';
 import { expiryWarnings } from '../src/status/expiry-warnings.js';
 import { add, addAccessPointProvider, addTransportProfile, expectRefused, expectStatus } from './helpers/administration.js';
 import { startTestApp, type TestApp, type TestUser } from './helpers/app.js';
@@ -78,7 +80,7 @@ describe('the status read', () => {
     const status = expectStatus(response, 200);
     expect(status.smp).toEqual({
       publicUrl: 'https://smp.example.no',
-      certificate: expect.objectContaining({ subject: 'CN=SMP soon', issuer: 'CN=SMP soon', daysLeft: 19, development: false }),
+      certificate: expect.objectContaining({ subject: 'CN=SMP soon', issuer: 'CN=SMP soon', daysLeft: 19, development: false, issuedBy: 'self_signed' }),
       next: expect.objectContaining({ subject: 'CN=SMP next', daysLeft: 399, from: new Date(rolloverAt).toISOString() }),
     });
     expect(Date.parse(status.smp.certificate.notAfter)).toBeGreaterThan(Date.now() + 19 * DAY);
@@ -92,6 +94,22 @@ describe('the status read', () => {
     // The certificate in use expires after the rollover: nothing to warn of.
     expect(status.certificateWarningDays).toBe(30);
     expect(status.expiringCertificates).toEqual([]);
+  });
+
+  it('tells a certificate of the Peppol SMP CA (by its issuer\'s name) from one of another CA and a self-signed one', () => {
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe', cwd: dir });
+    const issued = (ca: string, subject: string) => {
+      openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', subject, '-keyout', `${ca}.key`, '-out', `${ca}.pem`);
+      openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=POP000123', '-keyout', `${ca}-smp.key`, '-out', `${ca}-smp.csr`);
+      openssl('x509', '-req', '-in', `${ca}-smp.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '1', '-out', `${ca}-smp.pem`);
+      return readFileSync(join(dir, `${ca}-smp.pem`));
+    };
+    expect(smpIssuer(issued('peppol', '/C=BE/O=OpenPEPPOL AISBL/OU=FOR TEST ONLY/CN=PEPPOL SERVICE METADATA PUBLISHER TEST CA - G2'))).toBe('peppol_smp_ca');
+    expect(smpIssuer(issued('production', '/C=BE/O=OpenPEPPOL AISBL/CN=PEPPOL SERVICE METADATA PUBLISHER CA - G2'))).toBe('peppol_smp_ca');
+    // The access points' CA is Peppol's too, but not the SMPs': no client takes an SMP answer signed with its certificate.
+    expect(smpIssuer(issued('ap', '/C=BE/O=OpenPEPPOL AISBL/CN=PEPPOL ACCESS POINT CA - G2'))).toBe('other_ca');
+    expect(smpIssuer(issued('lookalike', '/O=Example Ltd/CN=PEPPOL SERVICE METADATA PUBLISHER CA - G2'))).toBe('other_ca');
+    expect(smpIssuer(readFileSync(join(dir, 'peppol.pem')))).toBe('self_signed');
   });
 
   it('counts providers, access points, participants and organizations per network state, exactly and afresh', async () => {

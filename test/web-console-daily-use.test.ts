@@ -283,7 +283,7 @@ describe('the console with the real catalogue, in Chromium', () => {
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
     await page.reload();
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
-    expect(await page.locator('header .who').innerText()).toMatch(/provider-one\s+SERVICE_PROVIDER/);
+    expect(await page.locator('header .who').innerText()).toMatch(/provider-one\s+Service provider/);
     // Only this tab keeps it, and only the token: no password, no cookie, nothing in localStorage.
     const kept = await page.evaluate(() => [Object.keys(sessionStorage), sessionStorage.getItem('registry.session') ?? '', localStorage.length, document.cookie] as const);
     expect([kept[0], kept[2], kept[3]]).toEqual([['registry.session'], 0, '']);

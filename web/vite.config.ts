@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vite';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /** The console's bundle: built into dist/console, served by the service at / with assets under /assets/. */
 export default defineConfig({
@@ -13,4 +16,6 @@ export default defineConfig({
     modulePreload: { polyfill: false },
   },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // The registry's version (CHANGELOG.md), shown at the foot of every page.
+  define: { __REGISTRY_VERSION__: JSON.stringify(version) },
 });

@@ -34,6 +34,19 @@ const ComingRemovalList = Type.Object({
   total: Type.Integer({ description: 'all coming removals, of which `removals` lists the first `limit`' }),
 }, { title: 'ComingRemovalList' });
 
+const IdentifierSchemeSummaryList = Type.Array(Type.Object({
+  icd: Type.String({ description: 'four digits, such as 0192' }),
+  schemeId: Nullable(Type.String({ description: 'the list\'s scheme id, such as NO:ORG' })),
+  schemeName: Type.String({ description: 'the scheme\'s name as the list gives it' }),
+  country: Nullable(Type.String()),
+  issuingAgency: Nullable(Type.String({ description: 'who issues the identifiers, such as The Brønnøysund Register Centre' })),
+  state: Type.Enum(['active', 'deprecated', 'removed']),
+  removalDate: Nullable(Type.String({ format: 'date', description: 'from the UTC start of this day no new participant takes the ICD' })),
+}, { title: 'IdentifierSchemeSummary' }), {
+  title: 'IdentifierSchemeSummaryList',
+  description: 'every ICD of the loaded Participant Identifier Schemes code list, by ICD (bounded by the list: ICDs are four digits); empty before one is loaded',
+});
+
 const RemovalQuery = Type.Object({
   days: Type.Integer({ minimum: 1, maximum: REMOVALS_MAX_DAYS, default: REMOVALS_DEFAULT_DAYS, description: 'how many days ahead' }),
   limit: Type.Integer({ minimum: 0, maximum: REMOVALS_MAX_LIMIT, default: 100, description: 'how many removals to list' }),
@@ -48,6 +61,15 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { access: EVERYONE, mediaTypes: ['catalogue.sources'], reads: 'standby' },
   }, async () => catalogueSources(app.db));
+
+  app.get('/identifier-schemes', {
+    schema: {
+      summary: 'addition: the ICDs of the loaded Participant Identifier Schemes code list, each with its name (what 0192 is)',
+      response: { 200: IdentifierSchemeSummaryList },
+    },
+    config: { access: EVERYONE, mediaTypes: ['catalogue.identifier-schemes'], reads: 'standby' },
+  }, async () => (await app.catalogue.identifierSchemes()).all()
+    .map(({ icd, schemeId, schemeName, country, issuingAgency, state, removalDate }) => ({ icd, schemeId, schemeName, country, issuingAgency, state, removalDate })));
 
   app.get('/removals', {
     schema: {

@@ -20,12 +20,28 @@ export interface PeerRequest {
 }
 
 /**
+ * Why a connection to a peer failed, in words that name no address: the peer's failure is stored and shown to
+ * providers (a participant's place in the network), while the socket's own message (`connect ECONNREFUSED
+ * 10.0.0.5:8091`) is the failure's `detail`, for the log only.
+ */
+function unreachableWords(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? '';
+  if (code === 'ECONNREFUSED') return 'could not be reached (the connection was refused)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'could not be reached (its host name is not known)';
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return 'could not be reached securely (the TLS connection was refused)';
+  return 'could not be reached (the connection failed)';
+}
+
+/** A peer call's failure: `message` in words, `detail` the socket's own message when there is one (for the log). */
+export type PeerFailure = new (message: string, detail?: string) => Error;
+
+/**
  * One HTTP call to a peer, bounded in total time and in answer bytes: a peer that answers slowly, trickles, or
  * sends more than `maxAnswerBytes` ends the call with a `Failure`, as does a connection that fails. The answer is
  * read whole (within the bound) before anything parses it.
  */
 export function callPeer(
-  url: URL, request: PeerRequest, bounds: PeerBounds, Failure: new (message: string) => Error,
+  url: URL, request: PeerRequest, bounds: PeerBounds, Failure: PeerFailure,
 ): Promise<{ status: number; body: string }> {
   const timeoutMs = bounds.timeoutMs ?? DEFAULT_PEER_TIMEOUT_MS;
   const maxBytes = bounds.maxAnswerBytes ?? DEFAULT_PEER_ANSWER_MAX_BYTES;
@@ -34,7 +50,7 @@ export function callPeer(
     const fail = (error: Error) => {
       clearTimeout(deadline);
       const ours: boolean = error instanceof Failure;
-      reject(ours ? error : new Failure(error.message));
+      reject(ours ? error : new Failure(unreachableWords(error), error.message));
       outgoing.destroy();
     };
     const outgoing = (url.protocol === 'https:' ? https : http).request(url, { method: request.method, headers: request.headers, ...request.tls }, (response) => {

@@ -46,6 +46,11 @@ export class IdentifierSchemeList {
     this.byIcd = new Map(schemes.map((scheme) => [scheme.icd, scheme]));
   }
 
+  /** Every scheme of the loaded list, by ICD (none before a list is loaded). */
+  all(): IdentifierScheme[] {
+    return [...this.byIcd.values()].sort((a, b) => a.icd.localeCompare(b.icd));
+  }
+
   /** Whether a code list is loaded; without one the specification's ICDs stand. */
   get loaded(): boolean {
     return this.byIcd.size > 0;

@@ -20,10 +20,10 @@ export class DirectoryError extends Error {
   }
 }
 
-/** A call that did not reach an answer: a failed connection, a timeout, an answer too large. */
+/** A call that did not reach an answer: a failed connection, a timeout, an answer too large (`detail`: for the log, as the SML's). */
 class DirectoryCallError extends DirectoryError {
-  constructor(message: string) {
-    super(`Directory: ${message}`);
+  constructor(message: string, readonly detail?: string) {
+    super(`Directory ${message}`);
   }
 }
 

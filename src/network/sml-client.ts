@@ -166,9 +166,12 @@ function faultError(fault: { faultstring?: unknown; faultcode?: unknown; detail?
 /** SOAP 1.1's `Client` fault code (any prefix, any dotted refinement such as `Client.Authentication`). */
 const CLIENT_FAULT_CODE = /^(?:[^:]*:)?Client(?:\.|$)/;
 
-/** A call that did not reach a readable answer: a failed connection, a timeout, an answer too large. */
+/**
+ * A call that did not reach a readable answer: a failed connection, a timeout, an answer too large. Its message is
+ * shown to providers, so it names no address; `detail` (the socket's message) is for the log.
+ */
 class SmlCallError extends SmlError {
-  constructor(message: string) {
-    super(`SML: ${message}`);
+  constructor(message: string, readonly detail?: string) {
+    super(`SML ${message}`);
   }
 }

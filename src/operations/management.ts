@@ -15,6 +15,8 @@ export interface ManagementOptions {
   logger?: FastifyBaseLogger;
   /** How long the readiness probe waits for the database. */
   readinessTimeoutMs?: number;
+  /** The registry's version (package.json), in the liveness answer: an operator sees at once which one an instance runs, mid-upgrade. */
+  version?: string;
 }
 
 /** Resolves to true when the database answers within `ms`, false when it fails or is too slow. */
@@ -39,7 +41,7 @@ export function buildManagementServer(options: ManagementOptions) {
   const timeoutMs = options.readinessTimeoutMs ?? 2000;
   let draining = false;
 
-  app.get('/health/live', async () => ({ status: 'UP' }));
+  app.get('/health/live', async () => ({ status: 'UP', ...(options.version ? { version: options.version } : {}) }));
 
   app.get('/health/ready', async (_request, reply) => {
     if (draining) return reply.status(503).send({ status: 'DOWN', reason: 'shutting down' });

@@ -1,4 +1,5 @@
 import { CLI_ACTOR } from '../db/change-log.js';
+import { counted, isOrAre } from '../core/plural.js';
 import { constants, createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -105,7 +106,7 @@ class Tally {
 
   toString(): string {
     const seconds = Math.max((Date.now() - this.started) / 1000, 0.001);
-    return `${this.read} lines read, ${this.imported} imported, ${this.refused} refused, ${this.present} already present, `
+    return `${counted(this.read, 'line')} read, ${this.imported} imported, ${this.refused} refused, ${this.present} already present, `
       + `${Math.round(this.read / seconds)} lines/s`;
   }
 }
@@ -132,14 +133,14 @@ export async function importParticipants(db: Database, path: string, options: Im
       await db.transaction(async (tx) => {
         await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false, check, checks), (outcome) => tally.add(outcome));
         if (tally.refused > 0) {
-          throw new ImportError([`Nothing imported: ${tally.refused} of ${tally.read} lines are wrong.`, ...tally.errorReport()].join('\n'));
+          throw new ImportError([`Nothing imported: ${tally.refused} of ${counted(tally.read, 'line')} ${isOrAre(tally.refused)} wrong.`, ...tally.errorReport()].join('\n'));
         }
       });
     } else {
       await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true, check, checks)), (outcome) => tally.add(outcome));
       if (tally.refused > 0) {
-        throw new ImportError([`Imported ${tally.imported} participants (${tally.present} already present); `
-          + `${tally.refused} of ${tally.read} lines are wrong and were not imported.`, ...tally.errorReport()].join('\n'));
+        throw new ImportError([`Imported ${counted(tally.imported, 'participant')} (${tally.present} already present); `
+          + `${tally.refused} of ${counted(tally.read, 'line')} ${tally.refused === 1 ? 'is wrong and was' : 'are wrong and were'} not imported.`, ...tally.errorReport()].join('\n'));
       }
     }
   } finally {

@@ -29,6 +29,8 @@ export interface WatchedCertificate extends CertificateInfo {
   daysLeftExactly: number;
   /** The SMP's development key: not a Peppol certificate. */
   development?: boolean;
+  /** smp: who issued it, as far as the network's clients are concerned (`smpIssuer`). */
+  issuedBy?: SmpIssuer;
   /** smp_next: the instant it takes over. */
   from?: string;
   /** access_point: which access point and endpoint publish it. */
@@ -76,11 +78,30 @@ export interface CertificateSources {
   catalogue: CatalogueCache;
 }
 
+/**
+ * Who issued an SMP certificate: OpenPEPPOL's SMP CA (production or test, any generation: `CN=PEPPOL SERVICE METADATA
+ * PUBLISHER [TEST ]CA[ - Gn]`, `O=OpenPEPPOL[ AISBL]`), the certificate itself, or another CA. By the issuer's name
+ * only: the registry holds no Peppol root to verify the chain with (the SML and every client do); this catches a
+ * certificate configured by mistake, not one forged to carry the name.
+ */
+export type SmpIssuer = 'development' | 'self_signed' | 'other_ca' | 'peppol_smp_ca';
+
+const PEPPOL_SMP_CA = /^CN=PEPPOL SERVICE METADATA PUBLISHER (TEST )?CA( - G\d+)?$/im;
+const OPENPEPPOL = /^O=OpenPEPPOL( AISBL)?$/im;
+
+export function smpIssuer(certificate: string | Buffer): Exclude<SmpIssuer, 'development'> {
+  const parsed = new X509Certificate(certificate);
+  // Its own name as issuer, signed by its own key (a leaf without keyCertSign too, which checkIssued would not count).
+  if (parsed.subject === parsed.issuer && parsed.verify(parsed.publicKey)) return 'self_signed';
+  return PEPPOL_SMP_CA.test(parsed.issuer) && OPENPEPPOL.test(parsed.issuer) ? 'peppol_smp_ca' : 'other_ca';
+}
+
 /** The SMP certificate in use now and, before its instant, the next one. */
 function smpCertificates(keys: SmpKeys, now: number): WatchedCertificate[] {
   const { key, until } = keys.inUse();
   const inUse: WatchedCertificate = {
     use: 'smp', ...certificateInfo(key.certificatePem, now), ...(key.development ? { development: true } : {}),
+    issuedBy: key.development ? 'development' : smpIssuer(key.certificatePem),
     ...(Number.isFinite(until) ? { usedUntil: until } : {}),
   };
   const next = keys.next && now < keys.next.from

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { counted } from '../core/plural.js';
 import { expiringWithin, watchedCertificates, type CertificateSources, type WatchedCertificate } from './certificates.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -15,7 +16,7 @@ function warningOf(certificate: WatchedCertificate): string {
   const where = certificate.endpoint ? ` of ${certificate.accessPoint?.title} (${certificate.endpoint})` : '';
   const when = certificate.daysLeftExactly < 0
     ? `expired on ${certificate.notAfter}`
-    : `expires on ${certificate.notAfter}, in ${certificate.daysLeft} days`;
+    : `expires on ${certificate.notAfter}, in ${counted(certificate.daysLeft, 'day')}`;
   return `the ${USES[certificate.use]}${where} ${when}: ${certificate.subject}`;
 }
 

@@ -46,7 +46,7 @@ async function statusOf(db: Database, options: StatusOptions): Promise<Static<ty
     database: { kind: db.kind, migration: await lastMigration(db), migrationOfThisVersion: (await migrationFiles()).at(-1) ?? '' },
     smp: {
       publicUrl: options.publicUrl ?? null,
-      certificate: smp ? { ...smp, development: smp.development === true } : null,
+      certificate: smp ? { ...smp, development: smp.development === true, issuedBy: smp.issuedBy ?? 'other_ca' } : null,
       next: next?.from ? { ...next, from: next.from } : null,
     },
     sml: sml ? { url: shownUrl(sml.url) ?? '(not a URL)', smpId: sml.smpId, caPinned: sml.caFile !== undefined } : null,

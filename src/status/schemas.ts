@@ -19,6 +19,11 @@ const CERTIFICATE = {
 const SmpCertificate = Type.Object({
   ...CERTIFICATE,
   development: Type.Boolean({ description: 'true: the development key made on the embedded database, not a Peppol SMP certificate' }),
+  issuedBy: Type.Enum(['development', 'self_signed', 'other_ca', 'peppol_smp_ca'], {
+    description: 'who issued it: development (the development key), self_signed, other_ca (not OpenPEPPOL\'s SMP CA), peppol_smp_ca '
+      + '(its issuer is named `CN=PEPPOL SERVICE METADATA PUBLISHER [TEST ]CA[ - Gn]`, `O=OpenPEPPOL[ AISBL]`; by name only, the chain is '
+      + 'the SML\'s and the clients\' to verify). Anything but peppol_smp_ca: no network client trusts the SMP\'s signatures',
+  }),
 }, { title: 'SmpCertificateInfo' });
 
 const NextSmpCertificate = Type.Object({

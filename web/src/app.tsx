@@ -11,6 +11,7 @@ import { Participants } from './pages/participants.js';
 import { SignIn } from './pages/sign-in.js';
 import { StatusPage } from './pages/status.js';
 import { href, navigate, useRoute } from './router.js';
+import { roleName } from './words.js';
 import { isAuthority, isProvider, onSessionEnded, restoreSession, sessionIsLive, signOut, type Session } from './session.js';
 
 interface Page {
@@ -108,7 +109,7 @@ export function App() {
     if (!page) return <p>{t('notFound')}</p>;
     if (!page.allowed(session)) return <p role="alert">{session ? t('forbidden') : t('needSignIn')}{session ? null : <> <a href={href('sign-in')}>{t('signIn')}</a></>}</p>;
     switch (page.path) {
-      case 'lookup': return <Lookup />;
+      case 'lookup': return <Lookup asked={rest[0] !== undefined && rest[1] !== undefined ? { icd: rest[0], number: rest[1] } : undefined} />;
       case 'catalogue': return <Catalogue />;
       case 'participants':
         if (rest[0] === 'new') return <ParticipantForm />;
@@ -158,7 +159,7 @@ export function App() {
             </label>
             {session ? (
               <>
-                <span class="who"><span class="visually-hidden">{t('signedInAs')} </span><strong>{session.username}</strong> <small>{session.role}</small></span>
+                <span class="who"><span class="visually-hidden">{t('signedInAs')} </span><strong>{session.username}</strong> <small>{roleName(t, session.role)}</small></span>
                 <a class="button" href={href('password')} aria-current={first === 'password' ? 'page' : undefined} onClick={() => setMenuOpen(false)}>{t('changePassword')}</a>
                 <button type="button" onClick={onSignOut}>{t('signOut')}</button>
               </>
@@ -170,6 +171,7 @@ export function App() {
         {session?.role === 'ACCESS_POINT_PROVIDER' && first === 'lookup' ? <p class="status">{t('noConsole')}</p> : null}
         {content()}
       </main>
+      <footer class="version"><small>{t('versionFooter', { version: __REGISTRY_VERSION__ })}</small></footer>
     </I18n.Provider>
   );
 }

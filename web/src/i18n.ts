@@ -3,13 +3,14 @@ import { CATALOGUE_EN, CATALOGUE_NB } from './texts/catalogue.js';
 import { CONSOLE_EN, CONSOLE_NB } from './texts/console.js';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import { PLAIN_EN, PLAIN_NB } from './texts/plain.js';
 import { STATUS_EN, STATUS_NB } from './texts/status.js';
 
 const en = {
   ...STATUS_EN,
   appName: 'Registry', skip: 'Skip to content', language: 'Language', lookup: 'Look up', catalogue: 'Catalogue',
   signIn: 'Sign in', signOut: 'Sign out', signedInAs: 'Signed in as', username: 'Username', password: 'Password',
-  signInHint: 'You stay signed in in this tab only, across reloads, until you sign out, close the tab or leave it unused for 30 minutes (8 hours at most). Your password is not kept.',
+  signInHint: 'This tab alone keeps you signed in, across reloads, until you sign out, close the tab or leave it unused for 30 minutes (8 hours at most). Your password is not kept.',
   participants: 'Participants', importFile: 'Import', export: 'Export', serviceProviders: 'Service providers',
   accessPointProviders: 'Access point providers', accessPoints: 'Access points', transportProfiles: 'Transport profiles',
   users: 'Users', navigation: 'Main', loading: 'Loading…', none: 'Nothing found.', search: 'Search', icd: 'ICD',
@@ -30,7 +31,7 @@ const en = {
   importTitle: 'Import participants', importIntro: 'A JSON lines file, one participant per line (the export\'s format or the add form). Each line is imported on its own: good lines are stored even when others are refused, and a participant you have already is counted as already present, as the command line\'s import counts them.',
   file: 'File', start: 'Start import', line: 'Line', result: 'Result', progressLabel: 'Import progress',
   exportIntro: 'Every participant of yours as one JSON line, ready to import elsewhere.',
-  exportDownload: 'Download participants.jsonl', exporting: 'Collecting participants…', exportReady: '{count} participants ready.',
+  exportDownload: 'Download participants.jsonl', exporting: 'Collecting participants…', exportReady: '{count, plural, one {# participant} other {# participants}} saved as participants.jsonl in your downloads.',
   forbidden: 'This page is not for your role.', needSignIn: 'Sign in to see this page.', notFound: 'No such page.',
   accessPoint: 'Access point', endpoints: 'Endpoints', url: 'URL', transportProfile: 'Transport profile',
   certificateTypes: 'Certificate types', certificate: 'Certificate', expired: 'expired',
@@ -40,7 +41,7 @@ const en = {
   addAccessPointProvider: 'Add an access point provider', addTransportProfile: 'Add a transport profile',
   commaSeparated: 'comma separated', working: 'Working…', error: 'Error',
   audit: 'Audit trail', deliveries: 'Deliveries', resource: 'Resource', operation: 'Operation', user: 'User', from: 'From', to: 'Until',
-  changedAt: 'When', changes: 'Changes', any: 'Any', clearFilters: 'Clear', fieldsChanged: '{count} fields changed',
+  changedAt: 'When', changes: 'Changes', any: 'Any', clearFilters: 'Clear', fieldsChanged: '{count, plural, one {# field} other {# fields}} changed',
   noFieldChanged: 'No field changed', before: 'before', after: 'after',
   auditIntro: 'Who changed what and when, newest first, with each field before and after.',
   auditIntroProvider: 'The history of your participants: who changed what and when, newest first.',
@@ -76,10 +77,11 @@ const en = {
   clientAddress: 'Client address', lockedUntil: 'Locked until', liftLock: 'Lift', liftLockOf: 'Lift the lock of {username} from {address}',
   lockLifted: '{username} can sign in again from that address.', addressLockLifted: 'Every username can sign in again from that address.', resourceSignInLock: 'Sign-in lock', resourceRegisterFlag: 'Enhetsregisteret flag', resourceIdentifierScheme: 'Identifier scheme (ICD)', resourceRemovalNotice: 'Coming code-list removal',
   changePassword: 'Change password', currentPassword: 'Current password', passwordChanged: 'Your password is changed. Use the new one from now on.',
-  newPasswordHint: 'At least 12 characters, not your username, not a common password.',
+  newPasswordHint: 'At least 12 characters, not your username, not one character repeated, not a common password.',
   ...CONSOLE_EN,
   ...CATALOGUE_EN,
   ...AUDIT_EN,
+  ...PLAIN_EN,
 } as const;
 
 export type TextKey = keyof typeof en;
@@ -109,7 +111,7 @@ const nb: Record<TextKey, string> = {
   importTitle: 'Importer deltakere', importIntro: 'En JSON lines-fil, én deltaker per linje (eksportformatet eller skjemaet for å legge til). Hver linje importeres for seg: gode linjer lagres selv om andre avvises, og en deltaker du allerede har telles som «fantes fra før», slik kommandolinjens import teller dem.',
   file: 'Fil', start: 'Start import', line: 'Linje', result: 'Resultat', progressLabel: 'Importfremdrift',
   exportIntro: 'Alle deltakerne dine som én JSON-linje hver, klar til import et annet sted.',
-  exportDownload: 'Last ned participants.jsonl', exporting: 'Henter deltakere…', exportReady: '{count} deltakere klare.',
+  exportDownload: 'Last ned participants.jsonl', exporting: 'Henter deltakere…', exportReady: '{count, plural, one {# deltaker} other {# deltakere}} lagret som participants.jsonl i nedlastingene dine.',
   forbidden: 'Denne siden er ikke for din rolle.', needSignIn: 'Logg inn for å se denne siden.', notFound: 'Siden finnes ikke.',
   accessPoint: 'Aksesspunkt', endpoints: 'Endepunkter', url: 'URL', transportProfile: 'Transportprofil',
   certificateTypes: 'Sertifikattyper', certificate: 'Sertifikat', expired: 'utløpt',
@@ -155,10 +157,11 @@ const nb: Record<TextKey, string> = {
   clientAddress: 'Klientadresse', lockedUntil: 'Sperret til', liftLock: 'Opphev', liftLockOf: 'Opphev sperren av {username} fra {address}',
   lockLifted: '{username} kan logge inn fra den adressen igjen.', addressLockLifted: 'Alle brukernavn kan logge inn fra den adressen igjen.', resourceSignInLock: 'Innloggingssperre', resourceRegisterFlag: 'Merknad fra Enhetsregisteret', resourceIdentifierScheme: 'Identifikatorskjema (ICD)', resourceRemovalNotice: 'Kommende fjerning fra kodelistene',
   changePassword: 'Bytt passord', currentPassword: 'Nåværende passord', passwordChanged: 'Passordet ditt er byttet. Bruk det nye fra nå av.',
-  newPasswordHint: 'Minst 12 tegn, ikke brukernavnet ditt, ikke et vanlig passord.',
+  newPasswordHint: 'Minst 12 tegn, ikke brukernavnet ditt, ikke ett tegn gjentatt, ikke et vanlig passord.',
   ...CONSOLE_NB,
   ...CATALOGUE_NB,
   ...AUDIT_NB,
+  ...PLAIN_NB,
 };
 
 export type Language = 'nb' | 'en';
@@ -169,8 +172,17 @@ export const isTextKey = (key: string): key is TextKey => Object.hasOwn(en, key)
 
 export type Translate = (key: TextKey, values?: Record<string, string | number>) => string;
 
+/** `{count, plural, one {# field} other {# fields}}`: the form a number takes in the language (`#` is the number). */
+const PLURAL = /\{(\w+), plural, one \{([^{}]*)\} other \{([^{}]*)\}\}/g;
+
 export function translator(language: Language): Translate {
-  return (key, values = {}) => TEXTS[language][key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? `{${name}}`));
+  const rules = new Intl.PluralRules(language === 'nb' ? 'nb-NO' : 'en-GB');
+  return (key, values = {}) => TEXTS[language][key]
+    .replace(PLURAL, (_, name: string, one: string, other: string) => {
+      const count = Number(values[name]);
+      return (rules.select(count) === 'one' ? one : other).replace(/#/g, String(values[name]));
+    })
+    .replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? `{${name}}`));
 }
 
 /** The language the console speaks now, for texts made outside components (the API's messages in plain words). */

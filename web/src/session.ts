@@ -1,4 +1,4 @@
-import { api, authorizationOf, forgetCredentials, ok, problemOf, useAuthorization, type Problem, type Role } from './api/client.js';
+import { api, authorizationOf, forgetCredentials, ok, problemOf, useAuthorization, waitWords, type Problem, type Role } from './api/client.js';
 import { activeTranslator } from './i18n.js';
 
 export interface Session {
@@ -40,7 +40,12 @@ export async function signIn(username: string, password: string): Promise<Sessio
   useAuthorization(authorizationOf(username, password));
   try {
     const answer = await api.POST('/rest/api/sessions', {});
-    if (answer.response.status === 401) throw { ...problemOf(401, answer.error), message: activeTranslator()('badCredentials') } satisfies Problem;
+    const t = activeTranslator();
+    if (answer.response.status === 401) throw { ...problemOf(401, answer.error), message: t('badCredentials') } satisfies Problem;
+    if (answer.response.status === 429) {
+      const wait = waitWords(t, Number(answer.response.headers.get('retry-after') ?? 60));
+      throw { ...problemOf(429, answer.error), message: t('signInLocked', { wait }) } satisfies Problem;
+    }
     const { token, username: name, role } = await ok(Promise.resolve(answer));
     useAuthorization(`Bearer ${token}`);
     try {

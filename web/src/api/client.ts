@@ -1,8 +1,8 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema.js';
-import { problemOf } from './problem.js';
+import { problemOf, unreachable } from './problem.js';
 
-export { isProblem, placeMessages, problemOf, withoutField, type Problem } from './problem.js';
+export { isProblem, placeMessages, problemOf, unreachable, waitWords, withoutField, type Problem } from './problem.js';
 export type { ErrorBody, Role, Schemas } from './types.js';
 export { warningOf } from './warning.js';
 
@@ -28,11 +28,14 @@ const credentials: Middleware = {
   },
 };
 
+/** The browser's fetch, whose failure to get any answer ("TypeError: Failed to fetch") becomes the console's words for it. */
+const reached = (request: Request) => globalThis.fetch(request).catch(() => Promise.reject(unreachable()));
+
 /**
  * `credentials: 'omit'`: the browser neither prompts for a password on the API's 401 (its WWW-Authenticate
  * header) nor remembers one, so a sign-out is final; the Authorization header is the middleware's alone.
  */
-export const api = createClient<paths>({ baseUrl: location.origin, credentials: 'omit' });
+export const api = createClient<paths>({ baseUrl: location.origin, credentials: 'omit', fetch: reached });
 api.use(credentials);
 
 /** Data of a successful call, else a thrown Problem. */

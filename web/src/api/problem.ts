@@ -23,8 +23,30 @@ function plainSize(t: Translate, entry: Entry): string {
   return t(list ? 'plainSizeList' : 'plainSize', { min: Number(min ?? 0), max: Number(max ?? 0) });
 }
 
+/** The character the API names (`must not contain U+0020: …`) as a reader knows it: a space, a tab, or the character itself. */
+export function characterWords(t: Translate, character: string): string {
+  const code = `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  if (character === '\t') return t('characterTab');
+  if (character === '\n' || character === '\r' || character === '\u2028' || character === '\u2029') return t('characterLineBreak');
+  if (character === '\u00A0' || character === '\u202F') return t('characterNoBreakSpace');
+  return /\p{C}/u.test(character) ? t('characterControl', { code }) : t('characterShown', { character });
+}
+
+/** A refused character's message, in words: spaces said as such, any other character named. */
+function plainCharacter(t: Translate, entry: Entry): string | undefined {
+  const named = /U\+([0-9A-F]{4,6})/.exec(entry.defaultMessage);
+  if (!named?.[1]) return undefined;
+  const character = String.fromCodePoint(Number.parseInt(named[1], 16));
+  if (character === ' ') return t('plainSpaceRefused');
+  return t(entry.code === 'XmlCharacters' ? 'plainCharacterXml' : 'plainCharacterRefused', { character: characterWords(t, character) });
+}
+
 function plainMessage(t: Translate, entry: Entry): string {
   if (entry.code === 'Size' && (entry.arguments ?? []).length >= 3) return plainSize(t, entry);
+  if (entry.code === 'PrintableAscii' || entry.code === 'XmlCharacters' || entry.code === 'URL') {
+    const character = plainCharacter(t, entry);
+    if (character) return character;
+  }
   const key = entry.code ? PLAIN[entry.code] : undefined;
   return key ? t(key) : entry.defaultMessage;
 }
@@ -51,6 +73,14 @@ export function problemOf(status: number, body: unknown, t: Translate = activeTr
   }
   const message = entries.length > 0 ? t('checkFields') : error.message ?? `HTTP ${status}`;
   return { status, message, fields };
+}
+
+/** A call that got no answer at all (the service stopped, the network down): status 0, and what to do. */
+export const unreachable = (t: Translate = activeTranslator()): Problem => ({ status: 0, message: t('unreachable'), fields: {} });
+
+/** How long a `Retry-After` of `seconds` is, in words: whole minutes, or seconds under one. */
+export function waitWords(t: Translate, seconds: number): string {
+  return seconds < 60 ? t('waitSeconds', { count: Math.max(1, Math.ceil(seconds)) }) : t('waitMinutes', { count: Math.ceil(seconds / 60) });
 }
 
 export function isProblem(value: unknown): value is Problem {

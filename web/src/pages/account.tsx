@@ -44,30 +44,47 @@ export function SignInLocks() {
   );
 }
 
-/** A user's change of its own password: the current one and the new one; the tab's session goes on, the user's others end. */
+/** The service's rule of a new password's length (src/users/password-rules.ts); the others it checks itself. */
+const MIN_PASSWORD_LENGTH = 12;
+
+/**
+ * A user's change of its own password: the current one and the new one twice; the tab's session goes on, the
+ * user's others end. The rules are shown as text, and what the console can check (length, the repeat) is said at
+ * the field in words before anything is sent, rather than in the browser's bubble.
+ */
 export function ChangePassword() {
   const t = useT();
   const action = useAction();
   const [done, setDone] = useState(false);
+  const [mistakes, setMistakes] = useState<Record<string, string>>({});
   const submit = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    const body: Schemas['PasswordChangeForm'] = { currentPassword: String(data.get('currentPassword') ?? ''), newPassword: String(data.get('newPassword') ?? '') };
+    const value = (name: string) => String(data.get(name) ?? '');
+    const body: Schemas['PasswordChangeForm'] = { currentPassword: value('currentPassword'), newPassword: value('newPassword') };
     setDone(false);
+    const found = {
+      ...(body.currentPassword === '' ? { currentPassword: t('plainRequired') } : {}),
+      ...(body.newPassword.length < MIN_PASSWORD_LENGTH ? { newPassword: t('passwordTooShort', { count: body.newPassword.length }) } : {}),
+      ...(value('repeatPassword') !== body.newPassword ? { repeatPassword: t('passwordsDiffer') } : {}),
+    };
+    setMistakes(found);
+    if (Object.keys(found).length > 0) return undefined;
     return action.run(() => ok(api.PUT('/rest/api/users/me/password', { body })), () => {
       form.reset();
       setDone(true);
     });
   };
-  const error = (field: string) => action.problem?.fields[field];
+  const error = (field: string) => mistakes[field] ?? action.problem?.fields[field];
   return (
     <section class="narrow">
       <h1>{t('changePassword')}</h1>
-      <form id="password-form" onSubmit={submit}>
+      <form id="password-form" onSubmit={submit} noValidate>
         <Field label={t('currentPassword')} name="currentPassword" type="password" autocomplete="current-password" required error={error('currentPassword')} />
-        <Field label={t('newPassword')} name="newPassword" type="password" autocomplete="new-password" required minLength={12} hint={t('newPasswordHint')} error={error('newPassword')} />
-        <FormProblem problem={action.problem} shown={['currentPassword', 'newPassword']} />
+        <Field label={t('newPassword')} name="newPassword" type="password" autocomplete="new-password" required hint={t('newPasswordHint')} error={error('newPassword')} />
+        <Field label={t('repeatPassword')} name="repeatPassword" type="password" autocomplete="new-password" required error={error('repeatPassword')} />
+        <FormProblem problem={action.problem} shown={['currentPassword', 'newPassword', 'repeatPassword']} />
         {done ? <Status text={t('passwordChanged')} /> : null}
         <button type="submit" class="primary" disabled={action.busy}>{action.busy ? t('working') : t('changePassword')}</button>
       </form>

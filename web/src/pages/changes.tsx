@@ -5,7 +5,7 @@ import { age, fieldChanges, localToIso, when } from '../format.js';
 import { DataTable, Field, FormProblem, Pager, Select, useLoad, type Column } from '../components/ui.js';
 import { I18n, useT, type TextKey, type Translate } from '../i18n.js';
 import { subjectOf, summaryOf, whoOf } from '../audit.js';
-import { NetworkErrorText, stateText } from './network.js';
+import { NetworkErrorText, peerErrorWords, stateText, targetName } from './network.js';
 
 type Entry = Schemas['ChangeEntry'];
 type Resource = Schemas['ChangeResource'];
@@ -137,7 +137,7 @@ export function useDeliveryColumns(): Column<Delivery>[] {
   const t = useT();
   const { language } = useContext(I18n);
   return [
-    { key: 'target', label: t('target'), render: (delivery) => delivery.target.toUpperCase() },
+    { key: 'target', label: t('target'), render: (delivery) => targetName(t, delivery.target) },
     { key: 'pending', label: t('pending'), render: (delivery) => delivery.pending },
     { key: 'setAside', label: t('setAside'), render: (delivery) => <span class={delivery.setAside > 0 ? 'failed' : undefined}>{delivery.setAside}</span> },
     {
@@ -147,7 +147,7 @@ export function useDeliveryColumns(): Column<Delivery>[] {
     { key: 'attempts', label: t('failedAttempts'), render: (delivery) => <span class={delivery.attempts > 0 ? 'failed' : undefined}>{delivery.attempts}</span> },
     {
       key: 'lastError', label: t('lastError'), render: (delivery) => (delivery.lastError
-        ? <span>{delivery.lastErrorAt ? <><time dateTime={delivery.lastErrorAt}>{when(delivery.lastErrorAt, language)}</time>: </> : null}<span class="failed">{delivery.lastError}</span></span>
+        ? <span>{delivery.lastErrorAt ? <><time dateTime={delivery.lastErrorAt}>{when(delivery.lastErrorAt, language)}</time>: </> : null}<span class="failed">{peerErrorWords(t, delivery.lastError)}</span></span>
         : t('noError')),
     },
   ];
@@ -159,15 +159,15 @@ export function Deliveries() {
   return (
     <StatusTable level="h1" title="deliveries" intro="deliveriesIntro" empty="noDeliveries" load={() => ok(api.GET('/rest/api/deliveries'))}
       columns={columns} rowKey={(delivery) => delivery.target} placeholderRows={2}>
-      <StuckParticipants />
+      {(deliveries) => <StuckParticipants configured={deliveries === undefined || deliveries.length > 0} />}
     </StatusTable>
   );
 }
 
 type Stuck = Schemas['StuckParticipant'];
 
-/** The participants held up on their way to the SML, per state, oldest first. */
-function StuckParticipants() {
+/** The participants held up on their way to the SML, per state, oldest first; with no target `configured`, none can be. */
+function StuckParticipants({ configured }: { configured: boolean }) {
   const t = useT();
   const { language } = useContext(I18n);
   const columns: Column<Stuck>[] = [
@@ -179,7 +179,7 @@ function StuckParticipants() {
     { key: 'lastError', label: t('lastError'), render: (row) => (row.lastError ? <NetworkErrorText error={row.lastError} /> : '–') },
   ];
   return (
-    <StatusTable level="h2" title="stuckParticipants" intro="stuckIntro" empty="noStuck" load={() => ok(api.GET('/rest/api/deliveries/participants'))}
+    <StatusTable level="h2" title="stuckParticipants" intro="stuckIntro" empty={configured ? 'noStuck' : 'noStuckUnconfigured'} load={() => ok(api.GET('/rest/api/deliveries/participants'))}
       columns={columns} rowKey={(row) => `${row.target} ${row.state} ${row.participant}`} placeholderRows={3} />
   );
 }
@@ -187,7 +187,7 @@ function StuckParticipants() {
 /** A heading with a refresh button over a table of what `load` answers (a status, read again on demand). */
 function StatusTable<T>(props: {
   level: 'h1' | 'h2'; title: TextKey; intro: TextKey; empty: TextKey; load: () => Promise<T[]>;
-  columns: Column<T>[]; rowKey: (row: T) => string; placeholderRows: number; children?: ComponentChildren;
+  columns: Column<T>[]; rowKey: (row: T) => string; placeholderRows: number; children?: (rows: T[] | undefined) => ComponentChildren;
 }) {
   const t = useT();
   const status = useLoad(props.load, []);
@@ -202,7 +202,7 @@ function StatusTable<T>(props: {
       <FormProblem problem={status.problem} />
       <DataTable caption={t(props.title)} columns={props.columns} rows={status.data} loading={status.loading} rowKey={props.rowKey} placeholderRows={props.placeholderRows} />
       {status.data?.length === 0 ? <p class="status">{t(props.empty)}</p> : null}
-      {props.children}
+      {props.children?.(status.data)}
     </section>
   );
 }

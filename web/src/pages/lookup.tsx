@@ -1,10 +1,12 @@
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import { api, ok, type Problem, type Schemas } from '../api/client.js';
+import { IcdField } from '../components/icd-field.js';
 import { Field, FormProblem, problemFrom, Status } from '../components/ui.js';
 import { day } from '../format.js';
 import { organizationNumberOf } from '../forms.js';
 import { I18n, useT } from '../i18n.js';
 import { receivableDocumentTypes } from '../receivable.js';
+import { navigate } from '../router.js';
 
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
 export const participantIdOf = (icd: string, number: string) => `${PARTICIPANT_SCHEME}::${icd}:${organizationNumberOf(number).toLowerCase()}`;
@@ -15,17 +17,19 @@ interface Found {
   found: { summary: Schemas['OrganizationSummary']; processes: Schemas['OrganizationProcess'][] } | null;
 }
 
-export function Lookup() {
+/**
+ * The public lookup. The organization asked for is in the address (`#/lookup/0192/921000049`): a result can be
+ * bookmarked and shared, and Back returns to the one before.
+ */
+export function Lookup({ asked }: { asked: { icd: string; number: string } | undefined }) {
   const t = useT();
-  const [icd, setIcd] = useState('0192');
-  const [number, setNumber] = useState('');
+  const [icd, setIcd] = useState(asked?.icd ?? '0192');
+  const [number, setNumber] = useState(asked?.number ?? '');
   const [result, setResult] = useState<Found | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const find = async (event: Event) => {
-    event.preventDefault();
-    const participantId = participantIdOf(icd, number);
+  const find = async (participantId: string) => {
     setBusy(true);
     setProblem(null);
     try {
@@ -41,15 +45,31 @@ export function Lookup() {
       setBusy(false);
     }
   };
+  // The address changed (a search, Back, a bookmark): its organization is shown, and the form says which it is.
+  useEffect(() => {
+    if (!asked) {
+      setResult(null);
+      return;
+    }
+    setIcd(asked.icd);
+    setNumber(asked.number);
+    void find(participantIdOf(asked.icd, asked.number));
+  }, [asked?.icd, asked?.number]);
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const typed = organizationNumberOf(number);
+    if (asked?.icd === icd && asked.number === typed) void find(participantIdOf(icd, typed));
+    else navigate('lookup', icd, typed);
+  };
 
   return (
     <section>
       <h1>{t('lookupTitle')}</h1>
       <p>{t('lookupIntro')}</p>
-      <form class="inline" onSubmit={find} role="search">
-        <Field label={t('icd')} name="icd" inputMode="numeric" pattern="[0-9]{4}" maxLength={4} required value={icd} list="icds"
+      <form class="inline" onSubmit={submit} role="search">
+        <IcdField label={t('icd')} name="icd" pattern="[0-9]{4}" required value={icd}
           onInput={(event) => setIcd(event.currentTarget.value)} error={problem?.fields.qualifiedIdentifier} />
-        <datalist id="icds">{['0192', '0007', '0088', '0184', '0037', '0208'].map((code) => <option key={code} value={code} />)}</datalist>
         <Field label={t('organizationNumber')} name="organizationNumber" required value={number} onInput={(event) => setNumber(event.currentTarget.value)} />
         <button type="submit" class="primary" disabled={busy}>{t('find')}</button>
       </form>

@@ -2,7 +2,7 @@ import { useContext, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api/client.js';
 import { Field, FormProblem, Status, useAction, useLoad } from '../components/ui.js';
 import { when } from '../format.js';
-import { I18n, useT, type TextKey } from '../i18n.js';
+import { I18n, useT, type TextKey, type Translate } from '../i18n.js';
 
 type NetworkError = NonNullable<Schemas['SmlState']['lastError']>;
 type State = Schemas['SmlState']['state'] | Schemas['DirectoryState']['state'];
@@ -17,9 +17,23 @@ const HELD_UP: ReadonlySet<State> = new Set(['held_elsewhere', 'refused', 'set_a
 
 export const stateText = (state: State): TextKey => (state === null ? 'stateNone' : STATE_TEXT[state]);
 
-/** The SML's refusal as the provider reads it: its message (which carries BDMSL's ERR code). */
+/** A delivery target (`sml`, `directory`) by its name. */
+export const targetName = (t: Translate, target: string) => (target === 'sml' || target === 'directory' ? t(target) : target);
+
+/** The service's words for a peer it could not reach or that did not answer in time (src/http/peer-http.ts). */
+const PEER_FAILURE = /^(SML|Directory) (could not be reached|did not answer whole)/;
+
+/** A delivery's failure as the reader's language says it: a peer out of reach in words, any other (a refusal) as the peer said it. */
+export function peerErrorWords(t: Translate, message: string): string {
+  const [, target, failure] = PEER_FAILURE.exec(message) ?? [];
+  if (!target) return message;
+  return t(failure === 'did not answer whole' ? 'peerSlow' : 'peerUnreachable', { target: targetName(t, target === 'SML' ? 'sml' : 'directory') });
+}
+
+/** The SML's refusal as the provider reads it: its message (which carries BDMSL's ERR code), a peer out of reach in words. */
 export function NetworkErrorText({ error }: { error: NetworkError | null }) {
-  return error ? <span class="failed">{error.message}</span> : null;
+  const t = useT();
+  return error ? <span class="failed">{peerErrorWords(t, error.message)}</span> : null;
 }
 
 /** Where one participant stands in the SML and the Peppol Directory (its network read operation), with its migrations. */

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, page, warningOf, withoutField, type Problem, type Schemas } from '../api/client.js';
+import { IcdField } from '../components/icd-field.js';
 import { changedField, Field, fieldMessages, FormProblem, problemFrom, Status, useLoad } from '../components/ui.js';
 import { flash } from '../flash.js';
 import { contactForm, organizationNumberOf, otherMessages, processMessages, type ContactValues } from '../forms.js';
@@ -83,7 +84,7 @@ export function ParticipantForm({ identifier }: { identifier?: string }) {
       {identifier ? <NetworkPlace identifier={identifier} /> : null}
       <form onSubmit={submit} aria-busy={loading} onInput={(event) => setProblem((current) => withoutField(current, changedField(event)))}>
         <fieldset class="grid">
-          <Field label={t('icd')} name="icd" inputMode="numeric" pattern="[0-9]{4}" maxLength={4} required readOnly={Boolean(identifier)} value={icd}
+          <IcdField label={t('icd')} name="icd" pattern="[0-9]{4}" required readOnly={Boolean(identifier)} value={icd}
             onInput={(event) => setIcd(event.currentTarget.value)} error={fieldError('icd')} />
           <Field label={t('organizationNumber')} name="organizationIdentifier" required readOnly={Boolean(identifier)} value={organizationIdentifier}
             onInput={(event) => setOrganizationIdentifier(event.currentTarget.value)} error={fieldError('organizationIdentifier')} />

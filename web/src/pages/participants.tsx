@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { api, ok, page, type Problem, type Schemas } from '../api/client.js';
 import { Confirm, DataTable, Field, FormProblem, Pager, problemFrom, Select, Status, useAction, useLoad, type Column, type Sort } from '../components/ui.js';
 import { takeFlash } from '../flash.js';
-import { useT, type Translate } from '../i18n.js';
+import { I18n, useT, type Translate } from '../i18n.js';
+import { day } from '../format.js';
 import { exportLine } from '../jsonl.js';
 import { href } from '../router.js';
 import { ParticipantAttentionCard } from './attention.js';
@@ -23,6 +24,7 @@ const participantLabel = (participant: Participant) => participant.name ?? parti
  */
 export function Participants({ authority = false }: { authority?: boolean }) {
   const t = useT();
+  const { language } = useContext(I18n);
   const [query, setQuery] = useState('');
   const [icd, setIcd] = useState('');
   const [pageNumber, setPage] = useState(0);
@@ -36,7 +38,7 @@ export function Participants({ authority = false }: { authority?: boolean }) {
   })), [query, icd, pageNumber, size, sort.property, sort.direction]);
 
   const columns: Column<Participant>[] = [
-    ...participantColumns(t),
+    ...participantColumns(t, language),
     ...(authority ? [{ key: 'provider', label: t('provider'), render: (participant: Participant) => <ProviderCell provider={participant.provider} /> }] : []),
   ];
   if (!authority) columns.push({
@@ -114,23 +116,33 @@ function TransferParticipant({ participant, onClose, onDone }: { participant: Pa
   );
 }
 
-const participantColumns = (t: Translate): Column<Participant>[] => [
+const participantColumns = (t: Translate, language: string): Column<Participant>[] => [
   { key: 'name', label: t('name'), sortable: true, render: (participant) => participant.name ?? '' },
   { key: 'icd', label: t('icd'), sortable: true, render: (participant) => participant.icd },
   { key: 'organizationIdentifier', label: t('organizationNumber'), sortable: true, render: (participant) => participant.organizationIdentifier },
   { key: 'contact.name', label: t('contact'), sortable: true, render: (participant) => participant.contact.name },
-  { key: 'lastModificationDate', label: t('modified'), sortable: true, render: (participant) => participant.lastModificationDate },
+  { key: 'lastModificationDate', label: t('modified'), sortable: true, render: (participant) => day(participant.lastModificationDate, language) },
 ];
 
-/** Collects every participant page by page (with progress), then offers the JSON lines file for download. */
+/** Saves `lines` as a file of the browser's downloads, as a click on a download link would. */
+function download(lines: string[], name: string): void {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob(lines, { type: 'application/x-ndjson' }));
+  link.download = name;
+  link.click();
+  // The download has taken the file once the click is handled.
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
+/** Collects every participant page by page (with progress), then downloads the JSON lines file: one click. */
 function Export() {
   const t = useT();
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
-  const [file, setFile] = useState<{ url: string; count: number } | null>(null);
+  const [exported, setExported] = useState<number | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const collect = async () => {
     setProblem(null);
-    setFile(null);
+    setExported(null);
     const lines: string[] = [];
     try {
       for (let number = 0; ; number += 1) {
@@ -139,7 +151,8 @@ function Export() {
         setProgress({ done: lines.length, total: result.totalElements });
         if (result.last || result.content.length === 0) break;
       }
-      setFile({ url: URL.createObjectURL(new Blob(lines, { type: 'application/x-ndjson' })), count: lines.length });
+      download(lines, 'participants.jsonl');
+      setExported(lines.length);
     } catch (error) {
       setProblem(problemFrom(error));
     } finally {
@@ -150,9 +163,9 @@ function Export() {
     <section class="card">
       <h2>{t('export')}</h2>
       <p>{t('exportIntro')}</p>
-      <button type="button" onClick={collect} disabled={progress !== null}>{t('export')}</button>
+      <button type="button" onClick={collect} disabled={progress !== null}>{t('exportDownload')}</button>
       {progress ? <><progress max={progress.total || 1} value={progress.done} aria-label={t('exporting')} /> <Status text={`${t('exporting')} ${progress.done}/${progress.total}`} /></> : null}
-      {file ? <p><Status text={t('exportReady', { count: file.count })} /> <a class="button primary" href={file.url} download="participants.jsonl">{t('exportDownload')}</a></p> : null}
+      {exported === null ? null : <Status text={t('exportReady', { count: exported })} />}
       <FormProblem problem={problem} />
     </section>
   );

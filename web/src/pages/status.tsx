@@ -3,9 +3,10 @@ import { useContext } from 'preact/hooks';
 import { api, ok, page, type Schemas } from '../api/client.js';
 import { DataTable, FormProblem, useLoad } from '../components/ui.js';
 import { age, when } from '../format.js';
-import { I18n, useT, type TextKey } from '../i18n.js';
+import { I18n, useT, type TextKey, type Translate } from '../i18n.js';
 import { href } from '../router.js';
 import { useDeliveryColumns } from './changes.js';
+import { peerErrorWords, targetName } from './network.js';
 
 type Status = Schemas['Status'];
 type Expiring = Schemas['ExpiringCertificate'];
@@ -34,10 +35,10 @@ function useDeliveriesHeldUp(status: Status): Attention[] {
   const t = useT();
   const act = { page: 'deliveries', label: 'deliveries' } as const;
   const deliveries = status.deliveries.flatMap((delivery): Attention[] => {
-    const target = delivery.target.toUpperCase();
+    const target = targetName(t, delivery.target);
     if (delivery.attempts > 0) {
       return [{ key: `delivery-${delivery.target}`, severity: 'problem', act,
-        text: t('attentionDeliveryFailing', { target, attempts: delivery.attempts, error: delivery.lastError ?? '' }) }];
+        text: t('attentionDeliveryFailing', { target, attempts: delivery.attempts, error: peerErrorWords(t, delivery.lastError ?? '') }) }];
     }
     if (delivery.setAside > 0) {
       return [{ key: `delivery-${delivery.target}`, severity: 'warning', act,
@@ -56,13 +57,21 @@ function useDeliveriesHeldUp(status: Status): Attention[] {
   return [...deliveries, ...heldUp];
 }
 
-/** A signing key missing or for development, and every certificate in use that expires soon or has expired. */
+/** No signing key, or one no network client trusts: the development key, a self-signed one, one of another CA than Peppol's SMP CA. */
+function signingAttention(t: Translate, certificate: Status['smp']['certificate']): Attention[] {
+  if (certificate === null) return [{ key: 'smp-none', severity: 'problem', text: t('attentionNoSmpKey') }];
+  const text = {
+    development: t('attentionDevelopmentKey'), self_signed: t('certificateSelfSigned', { subject: certificate.subject }),
+    other_ca: t('certificateNotPeppol', { issuer: certificate.issuer }), peppol_smp_ca: undefined,
+  }[certificate.issuedBy];
+  return text ? [{ key: 'smp-untrusted', severity: 'warning', text }] : [];
+}
+
+/** A signing key missing or not trusted, and every certificate in use that expires soon or has expired. */
 function useCertificatesExpiring(status: Status): Attention[] {
   const t = useT();
   const { language } = useContext(I18n);
-  const signing: Attention[] = status.smp.certificate === null
-    ? [{ key: 'smp-none', severity: 'problem', text: t('attentionNoSmpKey') }]
-    : status.smp.certificate.development ? [{ key: 'smp-development', severity: 'warning', text: t('attentionDevelopmentKey') }] : [];
+  const signing = signingAttention(t, status.smp.certificate);
   const expiring = status.expiringCertificates.map((certificate: Expiring): Attention => {
     const named = t(`certificateUse_${certificate.use}`, { accessPoint: certificate.accessPoint?.title ?? '', endpoint: certificate.endpoint ?? '' });
     const date = when(certificate.notAfter, language);

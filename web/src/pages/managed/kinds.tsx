@@ -1,13 +1,14 @@
-import { useRef, useState } from 'preact/hooks';
+import { useContext, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../api/client.js';
 import { certificateExpiry, expiryOf } from '../../certificates.js';
 import { LinkPicker, useFormReset } from '../../components/link-picker.js';
 import { Check, Field, Select } from '../../components/ui.js';
-import { isoToLocal, localToIso } from '../../format.js';
+import { day, isoToLocal, localToIso } from '../../format.js';
 import { contactForm } from '../../forms.js';
-import { useT } from '../../i18n.js';
+import { I18n, useT } from '../../i18n.js';
 import { CodeListRelease, documentTypeColumns, processColumns } from '../catalogue.js';
 import { SignInLocks } from '../account.js';
+import { roleName } from '../../words.js';
 import { firstError, resourceKind, ResourcePage, text, useAll } from './engine.js';
 
 // The kinds of resource the authority manages, each declared once (its path, table and form), and their pages.
@@ -68,6 +69,7 @@ type Endpoint = Schemas['Endpoint'];
 
 function Endpoints({ endpoints }: { endpoints: Endpoint[] }) {
   const t = useT();
+  const { language } = useContext(I18n);
   return (
     <ul class="endpoints">
       {endpoints.map((endpoint) => {
@@ -78,7 +80,7 @@ function Endpoints({ endpoints }: { endpoints: Endpoint[] }) {
             <code class="id">{endpoint.url}</code> · {endpoint.transportProfile.value}
             {endpoint.transportProfile.certificateTypes.length > 0 ? <> · {t('certificateTypes')}: {endpoint.transportProfile.certificateTypes.join(', ')}</> : null}
             {' · '}{expiry
-              ? <span class={`expiry ${state}`}>{t('certificateExpires')} {expiry.slice(0, 10)}
+              ? <span class={`expiry ${state}`}>{t('certificateExpires')} {day(expiry.slice(0, 10), language)}
                 {state === 'expired' ? ` (${t('expired')})` : state === 'expiring' ? ` (${t('expiresInDays', { days: daysLeft })})` : ''}</span>
               : <span class="hint">{t('noCertificate')}</span>}
             {endpoint.requireBusinessLevelSignature ? <> · {t('requireBusinessLevelSignature')}</> : null}
@@ -123,6 +125,7 @@ function EndpointFields({ index, endpoint, kept, error, onRemove }: {
   const t = useT();
   const profiles = useAll(transportProfiles);
   const expiry = certificateExpiry(endpoint?.certificate);
+  const { language } = useContext(I18n);
   const field = (name: string) => endpointField(index, name);
   return (
     <fieldset class="grid">
@@ -135,7 +138,7 @@ function EndpointFields({ index, endpoint, kept, error, onRemove }: {
       <Field label={t('certificateTypes')} name={field('transportProfile.certificateTypes')} hint={t('commaSeparated')}
         defaultValue={endpoint?.transportProfile.certificateTypes.join(', ')} error={error(field('transportProfile.certificateTypes'))} />
       <Field label={t('certificate')} name={field('certificate')} multiline spellcheck={false} placeholder="-----BEGIN CERTIFICATE-----"
-        hint={expiry ? t('certificateKept', { date: expiry.slice(0, 10) }) : t('certificateHint')} error={error(field('certificate'))} />
+        hint={expiry ? t('certificateKept', { date: day(expiry.slice(0, 10), language) }) : t('certificateHint')} error={error(field('certificate'))} />
       <Field label={t('serviceDescription')} name={field('serviceDescription')} defaultValue={endpoint?.serviceDescription} error={error(field('serviceDescription'))} />
       <Field label={t('technicalContactUrl')} name={field('technicalContactUrl')} type="url" placeholder="https:// mailto:" defaultValue={endpoint?.technicalContactUrl} error={error(field('technicalContactUrl'))} />
       <Field label={t('serviceActivationDate')} name={field('serviceActivationDate')} type="datetime-local" step={1} defaultValue={isoToLocal(endpoint?.serviceActivationDate)} error={error(field('serviceActivationDate'))} />
@@ -222,7 +225,7 @@ const users = resourceKind({
   path: '/rest/api/users', name: 'user', title: 'users', addTitle: 'addUser', label: (row) => row.username,
   columns: (t) => [
     { key: 'username', label: t('username'), render: (row) => row.username },
-    { key: 'role', label: t('role'), render: (row) => row.role },
+    { key: 'role', label: t('role'), render: (row) => roleName(t, row.role as Schemas['Role']) },
     { key: 'provider', label: t('provider'), render: (row) => row.serviceProvider?.title ?? row.accessPointProvider?.title ?? '' },
   ],
   body: (form) => {
@@ -248,7 +251,7 @@ const users = resourceKind({
         <Field label={t('username')} name="username" autocomplete="off" required defaultValue={current?.username} error={error('username')} />
         <Field label={current ? t('newPassword') : t('password')} name="password" type="password" autocomplete="new-password" required={!current} minLength={12}
           hint={current ? t('passwordKept') : undefined} error={error('password')} />
-        <Select label={t('role')} name="role" value={role} options={ROLES.map((value) => [value, value])} onChange={(event) => setRole(event.currentTarget.value as Schemas['Role'])} error={error('role')} />
+        <Select label={t('role')} name="role" value={role} options={ROLES.map((value) => [value, roleName(t, value)])} onChange={(event) => setRole(event.currentTarget.value as Schemas['Role'])} error={error('role')} />
         {providers ? <Select label={t('provider')} name="provider" options={providers} initial={(current?.serviceProvider ?? current?.accessPointProvider)?.identifier}
           error={firstError(error, 'serviceProvider', 'accessPointProvider')} /> : null}
       </>
