@@ -5,11 +5,12 @@
 #   xmlsec1        verifies the SMP interface's XML signatures with an independent implementation
 #   postgresql     the server binaries (initdb, pg_basebackup, pg_ctl, pg_stat_statements): the standby tests and the
 #                  benchmark start a primary and a streaming standby of their own (the suite's shared server is its too)
+#   nginx-light    a real HTTP cache in front of the registry: the public answers' validators and freshness through it
 # Installs what is missing with apt-get (root), and returns at once when everything is there.
 # `--check` installs nothing: it lists what is missing and exits 1 (the test run's first step calls it).
 set -euo pipefail
 
-PACKAGES=(chromium libxml2-utils xmlsec1 postgresql)
+PACKAGES=(chromium libxml2-utils xmlsec1 postgresql nginx-light)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

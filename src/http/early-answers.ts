@@ -14,6 +14,8 @@ export interface HeldAnswer {
   contentType: string;
   body: Buffer;
   route: string;
+  /** The request headers the answer depends on (`Vary`), besides its path. */
+  vary?: string;
 }
 
 /**

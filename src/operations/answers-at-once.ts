@@ -1,25 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { heldAnswerSegments, type EarlyAnswer, type HeldAnswerFinder } from '../http/early-answers.js';
-import { SECURITY_HEADERS } from '../http/security-headers.js';
+import { heldAnswerReply } from '../http/public-caching.js';
 import type { RequestRecorder } from './metrics.js';
 import { requestIdOf } from './request-id.js';
 
 /**
  * The lookups answered from memory before the framework: the first of `finders` that holds the answer (the SMP's, the
  * public lookup's). The same status, headers and bytes as the route would send, and the same metrics (their routes
- * write no request lines either). Anything else (what memory cannot answer, another method, a query string, a body, a
+ * write no request lines either), a 304 when the caller's copy is current. Anything else (what memory cannot answer, another method, a query string, a body, a
  * path that does not parse) goes to the route.
  */
-export function answersAtOnce(finders: readonly HeldAnswerFinder[], record: RequestRecorder): EarlyAnswer {
+export function answersAtOnce(finders: readonly HeldAnswerFinder[], record: RequestRecorder, cacheControl: string): EarlyAnswer {
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const segments = heldAnswerSegments(request);
     const answer = segments && heldAnswer(finders, segments, request);
     if (!answer) return false;
-    const { body, contentType, route } = answer;
-    response.writeHead(200, { 'x-request-id': requestIdOf(request), ...SECURITY_HEADERS, 'content-type': contentType, 'content-length': body.length });
+    const { status, headers, body } = heldAnswerReply(answer.body, answer.contentType, request.headers, cacheControl, answer.vary);
+    response.writeHead(status, { 'x-request-id': requestIdOf(request), ...headers });
     response.end(body);
-    record('GET', route, 200, performance.now() - startedAt);
+    record('GET', answer.route, status, performance.now() - startedAt);
     return true;
   };
 }

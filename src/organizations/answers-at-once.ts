@@ -1,5 +1,6 @@
 import { decodedSegment, type HeldAnswerFinder } from '../http/early-answers.js';
 import { plainResponseType, vendorMediaType } from '../http/media-types.js';
+import { NEGOTIATED_VARY } from '../http/public-caching.js';
 import type { HeldSearchIndex } from '../participants/held-search-index.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import type { Process } from '../processes/schemas.js';
@@ -32,6 +33,6 @@ export function organizationProcessesAtOnce(view: PublicLookupView): HeldAnswerF
     const since = organization && view.participantSearch.processesSinceHeldNow(organization);
     const found = since && view.catalogue.processesHeldNow([...since.keys()]);
     if (!mediaType || !since || !found) return undefined;
-    return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8`, route: ORGANIZATION_PROCESSES_ROUTE };
+    return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8`, route: ORGANIZATION_PROCESSES_ROUTE, vary: NEGOTIATED_VARY };
   };
 }
