@@ -121,7 +121,7 @@ async function responseShape(url: string, scenario: Scenario) {
     for (const [index, request] of draw.requests.entries()) {
       const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
       const body = await response.arrayBuffer();
-      if (response.status >= 300) throw new Error(`scenario ${scenario.id}: ${request.method} ${request.path} answered ${response.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
+      if (response.status >= 400) throw new Error(`scenario ${scenario.id}: ${request.method} ${request.path} answered ${response.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
       (sizes[index] ??= []).push(body.byteLength);
       statuses[index] = response.status;
     }

@@ -29,8 +29,8 @@ const PUBLIC_SECURITY_HEADERS = Object.fromEntries(Object.entries(SECURITY_HEADE
 
 /** The tags of answers whose tag is not the hash of their bytes (signed ones: `taggedAnswer`), by their bytes. */
 const givenTags = new WeakMap<Buffer, string>();
-/** The hashes of answers held, so a kept answer is hashed once. */
-const hashedTags = new WeakMap<Buffer, string>();
+/** The hashes of answers held, with the media type hashed with them, so a kept answer is hashed once. */
+const hashedTags = new WeakMap<Buffer, { contentType: string; tag: string }>();
 
 const digest = (parts: readonly (string | Buffer)[]) => {
   const hash = createHash('sha256');
@@ -51,11 +51,13 @@ export function taggedAnswer(body: Buffer, tag: string): Buffer {
 }
 
 /** The answer's entity tag: the one given to it, else a strong tag of its media type and bytes. */
-export function entityTagOf(body: Buffer, contentType: string): string {
-  const given = givenTags.get(body) ?? hashedTags.get(body);
+function entityTagOf(body: Buffer, contentType: string): string {
+  const given = givenTags.get(body);
   if (given) return given;
+  const hashed = hashedTags.get(body);
+  if (hashed?.contentType === contentType) return hashed.tag;
   const tag = `"${digest([contentType, body])}"`;
-  hashedTags.set(body, tag);
+  hashedTags.set(body, { contentType, tag });
   return tag;
 }
 
@@ -66,7 +68,7 @@ const opaquePart = (tag: string) => tag.replace(/^W\//, '');
  * Whether `If-None-Match` names the tag (RFC 9110 13.1.2): `*`, or a list of tags one of which equals it by the weak
  * comparison (the quoted parts equal, `W/` or not). A header that names no tag matches nothing.
  */
-export function noneMatchHolds(ifNoneMatch: string | string[] | undefined, tag: string): boolean {
+function noneMatchHolds(ifNoneMatch: string | string[] | undefined, tag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   const header = Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch;
   if (header.trim() === '*') return true;
@@ -76,7 +78,7 @@ export function noneMatchHolds(ifNoneMatch: string | string[] | undefined, tag: 
 }
 
 /** The headers a public answer carries for caches; `vary` names the request headers the answer depends on. */
-export function publicAnswerHeaders(tag: string, cacheControl: string, vary?: string): Record<string, string> {
+function publicAnswerHeaders(tag: string, cacheControl: string, vary?: string): Record<string, string> {
   return { ...PUBLIC_SECURITY_HEADERS, etag: tag, 'cache-control': cacheControl, ...(vary ? { vary } : {}) };
 }
 
