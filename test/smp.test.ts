@@ -513,6 +513,20 @@ describe('over HTTP, where a service group held in memory is sent before the rou
     expect(await serviceGroupAnswers()).toBe(before + 2);
   });
 
+  it('answers a caller whose copy is current with the route\'s 304, without the route', async () => {
+    const path = serviceGroupPath(organization);
+    const tag = (await fetch(`${origin}${path}`)).headers.get('etag') as string;
+    const routed = vi.spyOn(SmpPublisher.prototype, 'serviceGroup');
+    const early = await fetch(`${origin}${path}`, { headers: { 'if-none-match': tag } });
+    expect(routed).not.toHaveBeenCalled();
+    const byRoute = await fetch(`${origin}${path}?since=yesterday`, { headers: { 'if-none-match': tag } });
+    expect(routed).toHaveBeenCalledTimes(1);
+    routed.mockRestore();
+    expect([early.status, byRoute.status, await early.text()]).toEqual([304, 304, '']);
+    expect(comparable(early.headers)).toEqual(comparable(byRoute.headers));
+    expect(early.headers.get('etag')).toBe(tag);
+  });
+
   it('answers another spelling of the participant as the route does, naming it as asked, without the route', async () => {
     for (const spelling of [organization.toUpperCase(), `${SCHEME.toUpperCase()}::${organization.slice(SCHEME.length + 2)}`]) {
       const routed = vi.spyOn(SmpPublisher.prototype, 'serviceGroup');
