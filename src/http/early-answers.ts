@@ -16,6 +16,8 @@ export interface HeldAnswer {
   route: string;
   /** The request headers the answer depends on (`Vary`), besides its path. */
   vary?: string;
+  /** An answer of the API (not the SMP's): it keeps the specification's header constants, caching ones included. */
+  api?: true;
 }
 
 /**

@@ -14,8 +14,10 @@ declare module 'fastify' {
 
 /**
  * Public reads (the SMP's, the public lookup, the catalogue's anonymous reads) answered to a caller without
- * credentials (the SMP's to any caller: it reads none) carry a validator and the configured freshness, so an HTTP
- * cache in front may keep them; every other answer keeps the security headers' `no-store`. Caches must never keep an
+ * credentials (the SMP's to any caller: it reads none) carry a validator and answer a current copy with 304. The SMP's
+ * carry the configured freshness, so an HTTP cache in front may keep them; the API's keep the specification's header
+ * constants (DECISIONS.md: every response carries them, `no-store` included), so only a client's own copy is
+ * revalidated. Every other answer keeps the security headers' `no-store`. Caches must never keep an
  * authenticated answer: it carries `no-store`, and the public ones of routes that check credentials vary on
  * `Authorization`, so a cache never gives one to a caller with credentials.
  */
@@ -77,13 +79,17 @@ function noneMatchHolds(ifNoneMatch: string | string[] | undefined, tag: string)
   return false;
 }
 
-/** The headers a public answer carries for caches; `vary` names the request headers the answer depends on. */
-function publicAnswerHeaders(tag: string, cacheControl: string, vary?: string): Record<string, string> {
-  return { ...PUBLIC_SECURITY_HEADERS, etag: tag, 'cache-control': cacheControl, ...(vary ? { vary } : {}) };
+/**
+ * The headers a public answer carries: its tag, with `cacheControl` in place of the "never keep this" trio (the SMP's)
+ * or beside the specification's constants when undefined (the API's); `vary` names the request headers it depends on.
+ */
+function publicAnswerHeaders(tag: string, cacheControl: string | undefined, vary?: string): Record<string, string> {
+  const kept = cacheControl === undefined ? SECURITY_HEADERS : { ...PUBLIC_SECURITY_HEADERS, 'cache-control': cacheControl };
+  return { ...kept, etag: tag, ...(vary ? { vary } : {}) };
 }
 
 /** A held answer as memory sends it: 200 with its bytes, or 304 when the caller's copy is current. */
-export function heldAnswerReply(body: Buffer, contentType: string, requestHeaders: IncomingHttpHeaders, cacheControl: string, vary?: string) {
+export function heldAnswerReply(body: Buffer, contentType: string, requestHeaders: IncomingHttpHeaders, cacheControl: string | undefined, vary?: string) {
   const tag = entityTagOf(body, contentType);
   const headers = publicAnswerHeaders(tag, cacheControl, vary);
   if (noneMatchHolds(requestHeaders['if-none-match'], tag)) return { status: 304, headers, body: undefined };
@@ -93,30 +99,38 @@ export function heldAnswerReply(body: Buffer, contentType: string, requestHeader
 /** What the public lookup's answers depend on besides the path: the negotiated media type, and credentials or none. */
 export const NEGOTIATED_VARY = 'Accept, Authorization';
 
-function isPublicRead(request: FastifyRequest): boolean {
+/** `smp` for the SMP's reads, `api` for the API's anonymous reads asked without credentials, else undefined. */
+function publicReadOf(request: FastifyRequest): 'smp' | 'api' | undefined {
   const { publicRead, access } = request.routeOptions.config;
-  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  return publicRead === true || (Array.isArray(access) && access.includes(ANONYMOUS) && request.headers.authorization === undefined);
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  if (publicRead === true) return 'smp';
+  return Array.isArray(access) && access.includes(ANONYMOUS) && request.headers.authorization === undefined ? 'api' : undefined;
 }
 
 /** Whether a public read's caller holds the answer tagged `tag` already (a route may then answer 304 before making it). */
 export const callersCopyIsCurrent = (request: FastifyRequest, tag: string) =>
-  isPublicRead(request) && noneMatchHolds(request.headers['if-none-match'], tag);
+  publicReadOf(request) !== undefined && noneMatchHolds(request.headers['if-none-match'], tag);
 
 const withoutNeverKeep = (reply: FastifyReply) => reply.removeHeader('pragma').removeHeader('expires');
 
-function cachingOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, cacheControl: string): unknown {
-  if (!isPublicRead(request)) return payload;
+function cachingOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, smpCacheControl: string): unknown {
+  const read = publicReadOf(request);
+  if (read === undefined) return payload;
+  const cacheControl = read === 'smp' ? smpCacheControl : undefined;
   const vary = request.routeOptions.config.mediaTypes ? NEGOTIATED_VARY : undefined;
+  const tagged = (tag: string) => {
+    if (cacheControl !== undefined) withoutNeverKeep(reply);
+    reply.headers(publicAnswerHeaders(tag, cacheControl, vary));
+  };
   if (reply.statusCode === 304) {
     // The route found the caller's copy current without making the answer (a signed one, unsigned): its tag is set.
-    withoutNeverKeep(reply).headers(publicAnswerHeaders(String(reply.getHeader('etag')), cacheControl, vary));
+    tagged(String(reply.getHeader('etag')));
     return null;
   }
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
   const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
   const tag = entityTagOf(body, String(reply.getHeader('content-type') ?? ''));
-  withoutNeverKeep(reply).headers(publicAnswerHeaders(tag, cacheControl, vary));
+  tagged(tag);
   if (!noneMatchHolds(request.headers['if-none-match'], tag)) return body;
   reply.code(304).removeHeader('content-type').removeHeader('content-length');
   return null;

@@ -10,13 +10,13 @@ import { requestIdOf } from './request-id.js';
  * write no request lines either), a 304 when the caller's copy is current. Anything else (what memory cannot answer, another method, a query string, a body, a
  * path that does not parse) goes to the route.
  */
-export function answersAtOnce(finders: readonly HeldAnswerFinder[], record: RequestRecorder, cacheControl: string): EarlyAnswer {
+export function answersAtOnce(finders: readonly HeldAnswerFinder[], record: RequestRecorder, smpCacheControl: string): EarlyAnswer {
   return (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const segments = heldAnswerSegments(request);
     const answer = segments && heldAnswer(finders, segments, request);
     if (!answer) return false;
-    const { status, headers, body } = heldAnswerReply(answer.body, answer.contentType, request.headers, cacheControl, answer.vary);
+    const { status, headers, body } = heldAnswerReply(answer.body, answer.contentType, request.headers, answer.api ? undefined : smpCacheControl, answer.vary);
     response.writeHead(status, { 'x-request-id': requestIdOf(request), ...headers });
     response.end(body);
     record('GET', answer.route, status, performance.now() - startedAt);

@@ -33,6 +33,6 @@ export function organizationProcessesAtOnce(view: PublicLookupView): HeldAnswerF
     const since = organization && view.participantSearch.processesSinceHeldNow(organization);
     const found = since && view.catalogue.processesHeldNow([...since.keys()]);
     if (!mediaType || !since || !found) return undefined;
-    return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8`, route: ORGANIZATION_PROCESSES_ROUTE, vary: NEGOTIATED_VARY };
+    return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8`, route: ORGANIZATION_PROCESSES_ROUTE, vary: NEGOTIATED_VARY, api: true };
   };
 }

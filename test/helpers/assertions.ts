@@ -10,15 +10,11 @@ export function expectSecurityHeaders(response: AnyResponse): void {
 }
 
 /**
- * A public read's answer: the security headers but the "never keep this" trio, a validator, and the default
- * freshness (a cache may keep it but must ask again each time); `vary` the request headers it depends on.
+ * The headers of the API's public read to a caller without credentials: the specification's constants (`no-store`
+ * included: DECISIONS.md binds them for every response), and a validator.
  */
 export function expectPublicReadHeaders(response: AnyResponse, vary?: string): void {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
-    if (name === 'cache-control') expect(response.headers[name]).toBe('no-cache');
-    else if (name === 'pragma' || name === 'expires') expect(response.headers[name], name).toBeUndefined();
-    else expect(response.headers[name], name).toBe(value);
-  }
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).toBe(value);
   expect(response.headers.etag).toMatch(/^(W\/)?"[\w-]+"$/);
   expect(response.headers.vary).toBe(vary);
 }
