@@ -8,7 +8,7 @@ export interface Measurement {
   perSecond: number;
   p50: number;
   p99: number;
-  /** Non-2xx responses, socket errors and timeouts (pgbench: failed transactions). */
+  /** 4xx and 5xx responses, socket errors and timeouts (pgbench: failed transactions); a revalidation's 304 is its answer. */
   errors: number;
   count: number;
   /** Where the machine's CPU went, per unit (bench/cpu.ts); measured for the service and the bare HTTP server. */
@@ -49,7 +49,7 @@ export async function drive(url: string, draw: () => Draw, options: LoadOptions,
     perSecond: result.requests.total / perDraw / options.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
+    errors: result['4xx'] + result['5xx'] + result.errors + result.timeouts,
     count: result.requests.total,
   };
 }

@@ -79,6 +79,9 @@ ${changeEntry('delete', 'pa.service_provider_id', 'FROM pa')};`),
     smp2: ['\\set bench_n random(1, 50)', organizationProcesses(N)],
     smp3: [participantN(count), organizationProcesses(N)],
     smp4: ['\\set bench_n random(1, 50)', organizationProcesses(N)],
+    // A revalidation reads what the answer shows, as a lookup does; only the signature is spared.
+    smp5: [participantN(count), organizationProcesses(N)],
+    smp6: ['\\set bench_n random(1, 50)', organizationProcesses(N)],
     // The promise the status keeps: participants counted exactly up to the limit (the other counts are of far fewer
     // rows, or of the catalogue the service holds in memory).
     status: [`SELECT count(*) FROM (SELECT 1 FROM participants pa WHERE ${LIVE} LIMIT ${EXACT_COUNT_LIMIT + 1}) bounded;`],

@@ -209,13 +209,16 @@ function smpScenarios(data: Dataset): Scenario[] {
   const serviceGroup = (draw: () => SmpLookup) => (): Draw => ({
     requests: [{ method: 'GET', path: `/${encodeURIComponent(draw().participant)}`, headers: {} }], bindings: [],
   });
-  const metadata = (draw: () => SmpLookup) => (): Draw => {
+  const metadata = (draw: () => SmpLookup, headers: Record<string, string> = {}) => (): Draw => {
     const lookup = draw();
     const path = `/${encodeURIComponent(lookup.participant)}/services/${encodeURIComponent(lookup.documentType)}`;
     const separator = lookup.documentType.indexOf('::');
     const documentTypeParts = [lookup.documentType.slice(0, separator), lookup.documentType.slice(separator + 2)];
-    return { requests: [{ method: 'GET', path, headers: {} }], bindings: documentTypeParts.map(colonFreeLiteral) };
+    return { requests: [{ method: 'GET', path, headers }], bindings: documentTypeParts.map(colonFreeLiteral) };
   };
+  // A cache revalidating its copy: `*` matches the answer's tag as the copy's own tag would, by the same comparison, so
+  // the answer is a 304 (made without signing) and the scenario needs no tag learned beforehand.
+  const revalidating = { 'if-none-match': '*' };
   const scenario = (id: string, title: string, make: () => Draw): Scenario => ({ id, title, unit: 'requests', pgbenchVariables: [], draw: make });
   const draws = (warm: boolean) => lookupDraws(data.smpLookups, warm);
   return [
@@ -223,6 +226,8 @@ function smpScenarios(data: Dataset): Scenario[] {
     scenario('smp2', 'SMP service group, warm (anonymous)', serviceGroup(draws(true))),
     scenario('smp3', 'SMP signed service metadata, cold (anonymous)', metadata(draws(false))),
     scenario('smp4', 'SMP signed service metadata, warm (anonymous)', metadata(draws(true))),
+    scenario('smp5', 'SMP signed service metadata, cold, revalidated: 304 (anonymous)', metadata(draws(false), revalidating)),
+    scenario('smp6', 'SMP signed service metadata, warm, revalidated: 304 (anonymous)', metadata(draws(true), revalidating)),
   ];
 }
 

@@ -7,11 +7,12 @@
 #                  (test/helpers/VerifySignatures.java, run from its source: the JDK's compiler)
 #   postgresql     the server binaries (initdb, pg_basebackup, pg_ctl, pg_stat_statements): the standby tests and the
 #                  benchmark start a primary and a streaming standby of their own (the suite's shared server is its too)
+#   nginx-light    a real HTTP cache in front of the registry: the public answers' validators and freshness through it
 # Installs what is missing with apt-get (root), and returns at once when everything is there.
 # `--check` installs nothing: it lists what is missing and exits 1 (the test run's first step calls it).
 set -euo pipefail
 
-PACKAGES=(chromium libxml2-utils xmlsec1 openjdk-17-jdk-headless postgresql)
+PACKAGES=(chromium libxml2-utils xmlsec1 openjdk-17-jdk-headless postgresql nginx-light)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -39,6 +39,7 @@ import mlsReceivers from './participants/mls-receiver-routes.js';
 import removedIcdParticipants from './participants/removed-icd-routes.js';
 import requestHygiene from './http/request-hygiene.js';
 import inFlightLimit from './http/in-flight-limit.js';
+import publicCaching, { publicCacheControl } from './http/public-caching.js';
 import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
@@ -118,6 +119,8 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** Requests one client address may have in flight; beyond it 429 at once. Default 64. */
   maxRequestsPerAddress?: number;
+  /** PUBLIC_MAX_AGE_SECONDS: how long a cache in front may give a public read's answer without asking; default 0 (it asks each time). */
+  publicMaxAgeSeconds?: number;
   /** The change feed's `wait` polls one user may hold; beyond it 429 at once. Default 10. */
   maxFeedPollsPerUser?: number;
   /** The most JSON one page of the audit or the change feed carries; default DEFAULT_PAGE_MAX_BYTES. */
@@ -273,6 +276,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(requestId);
   await app.register(requestMetrics, { registry: app.metrics });
   await app.register(securityHeaders);
+  const cacheControl = publicCacheControl(options.publicMaxAgeSeconds ?? 0);
+  await app.register(publicCaching, { cacheControl });
   await app.register(untrustedForwarding, { trust });
   await app.register(inFlightLimit, { maxPerAddress: options.maxRequestsPerAddress ?? 64 });
   await app.register(errorHandler);
@@ -312,7 +317,7 @@ export async function buildApp(options: AppOptions) {
   const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
-  earlyAnswer = earlyAnswers([...smpEarlyRoutes(smpOptions.publisher), ...organizationEarlyRoutes(reads)], requestRecorder(app.metrics), requestIdOf);
+  earlyAnswer = earlyAnswers([...smpEarlyRoutes(smpOptions.publisher), ...organizationEarlyRoutes(reads)], requestRecorder(app.metrics), requestIdOf, cacheControl);
   app.addHook('preClose', (done) => {
     earlyAnswer = NO_EARLY_ANSWERS;
     done();

@@ -82,6 +82,9 @@ const ConfigSchema = Type.Object({
   REQUEST_TIMEOUT_SECONDS: Type.Integer({ default: 30, minimum: 1 }),
   /** Requests one client address may have in flight at once (per process); beyond it 429 at once. */
   MAX_REQUESTS_PER_ADDRESS: Type.Integer({ default: 64, minimum: 1 }),
+  // Answers an HTTP cache may keep (issue 49, item 3).
+  /** How long a cache in front may give a public read's answer (the SMP, the public lookup) without asking again; 0: it asks each time. */
+  PUBLIC_MAX_AGE_SECONDS: Type.Integer({ default: 0, minimum: 0, maximum: 86400 }),
   /** The change feed's `wait` polls one user may hold at once (per process); beyond it 429 at once. */
   MAX_FEED_POLLS_PER_USER: Type.Integer({ default: 10, minimum: 1 }),
   // Bounded text, private files, quiet logs (issue 23)

@@ -149,6 +149,7 @@ async function serve(config: Config): Promise<void> {
     nationalRegister: nationalRegisterOptionsOf(config),
     requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,
+    publicMaxAgeSeconds: config.PUBLIC_MAX_AGE_SECONDS,
     maxFeedPollsPerUser: config.MAX_FEED_POLLS_PER_USER,
     certificateWarningDays: config.CERTIFICATE_WARNING_DAYS,
     standbys,

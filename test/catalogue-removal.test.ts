@@ -57,7 +57,7 @@ async function heardByAll(change: () => Promise<unknown>, resource: ChangeNotice
   }
 }
 
-const get = (base: string, path: string) => fetch(`${base}${path}`);
+const get = (base: string, path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
 const listedIn = (xml: string) => [...xml.matchAll(/<smp:ServiceMetadataReference href="[^"]*\/services\/([^"]*)"/g)]
   .map(([, segment]) => decodeURIComponent(segment ?? ''));
 
@@ -78,20 +78,30 @@ describe('a document type at its removal instant', () => {
       t.users.authority), 200), 'document-type', removed.identifier);
 
     // Before the instant: published by each, and kept by each (asked twice, the second answer is the kept one).
+    const tags = new Set<string | null>();
     for (const { name, url } of instances) {
       for (let round = 0; round < 2; round += 1) {
         const group = await get(url, `/${encodeURIComponent(organization)}`);
         expect(group.status, name).toBe(200);
+        tags.add(group.headers.get('etag'));
         expect(listedIn(await group.text()).sort(), name).toEqual([kept.qualifiedIdentifier, removed.qualifiedIdentifier].sort());
         expect((await get(url, metadataPath(organization, removed.qualifiedIdentifier))).status, name).toBe(200);
       }
     }
+    // The same answer has the same validator on every instance, kept or made anew: a cache may ask any of them.
+    expect(tags.size).toBe(1);
+    const groupTag = [...tags][0] as string;
+    const keptTag = (await get(instances[0]?.url as string, metadataPath(organization, kept.qualifiedIdentifier))).headers.get('etag') as string;
     expect(Date.now(), 'the answers before the instant took too long for this test').toBeLessThan(removedFrom.getTime());
 
     await passing(removedFrom.getTime());
     for (const { name, url } of instances) {
-      const group = await get(url, `/${encodeURIComponent(organization)}`);
+      // The instant changes what the service group shows, so its validator; the kept type's metadata shows the same.
+      const group = await get(url, `/${encodeURIComponent(organization)}`, { 'if-none-match': groupTag });
+      expect([name, group.status]).toEqual([name, 200]);
+      expect(group.headers.get('etag'), name).not.toBe(groupTag);
       expect(listedIn(await group.text()), name).toEqual([kept.qualifiedIdentifier]);
+      expect((await get(url, metadataPath(organization, kept.qualifiedIdentifier), { 'if-none-match': keptTag })).status, name).toBe(304);
       const gone = await get(url, metadataPath(organization, removed.qualifiedIdentifier));
       expect(gone.status, name).toBe(404);
       expect((await gone.json()).message, name).toMatch(/No service metadata for this document type is published/);

@@ -125,9 +125,9 @@ describe('the OpenAPI description', () => {
     const processes = description.paths['/rest/api/processes'];
     const process = description.paths['/rest/api/processes/{identifier}'];
     const statuses = (operation: Operation | undefined) => Object.keys(operation?.responses ?? {});
-    expect(statuses(processes?.get)).toEqual(['200', '400', '401', '406', '408', '429', '500', '503']);
+    expect(statuses(processes?.get)).toEqual(['200', '304', '400', '401', '406', '408', '429', '500', '503']);
     expect(statuses(processes?.post)).toEqual(['201', '400', '401', '403', '406', '408', '409', '413', '415', '429', '500', '503']);
-    expect(statuses(process?.get)).toEqual(['200', '400', '401', '404', '406', '408', '429', '500', '503']);
+    expect(statuses(process?.get)).toEqual(['200', '304', '400', '401', '404', '406', '408', '429', '500', '503']);
     expect(statuses(process?.delete)).toEqual(['204', '400', '401', '403', '404', '406', '408', '409', '429', '500', '503']);
     expect(process?.delete?.responses['204']?.content).toBeUndefined();
     for (const operation of operations(description)) {

@@ -1,7 +1,7 @@
 import type { Counter } from 'prom-client';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { participantsHeld, useTestApp } from './helpers/app.js';
-import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
+import { expectErrorBody, expectPublicReadHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
 import { addParticipant, byQualified, dayFromToday, participantForm, SCHEME, today, uniqueOrganization } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
@@ -34,7 +34,7 @@ describe('organization processes', () => {
     const response = await call(t.app, { url: url(qualified) });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe(`${vendor('organizations.processes')};charset=UTF-8`);
-    expectSecurityHeaders(response);
+    expectPublicReadHeaders(response, 'Accept, Authorization');
     const processes = response.json();
     expect(processes.map((process: { identifier: string }) => process.identifier)).toEqual(expected.map((process) => process.identifier));
     expect(processes[0]).toMatchObject({ qualifiedIdentifier: expected[0]?.qualifiedIdentifier, domain: 'billing', capabilities: [], documentTypes: [] });
@@ -202,7 +202,7 @@ describe('who an organization is (the public lookup\'s heading)', () => {
     const response = await call(t.app, { url: summaryUrl(qualified) });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe(`${vendor('organizations.get')};charset=UTF-8`);
-    expectSecurityHeaders(response);
+    expectPublicReadHeaders(response, 'Accept, Authorization');
     // Only public facts: no provider identifier, no contact, no participant identifier.
     expect(response.json()).toEqual({ qualifiedIdentifier: qualified, name: 'Fjord Fisk AS', providers: [{ title: 'Provider One' }, { title: 'Provider Two' }] });
   });

@@ -8,7 +8,7 @@ import { SmpPublisher } from '../src/smp/publisher.js';
 import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { participantsHeld, startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
-import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
+import { expectErrorBody, expectPublicReadHeaders } from './helpers/assertions.js';
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
 import { base64Der, testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
@@ -79,7 +79,7 @@ describe('GET /{participantId}: the service group', () => {
     const response = await http.get(serviceGroupPath(organization), null);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe('text/xml; charset=UTF-8');
-    expectSecurityHeaders(response);
+    expectPublicReadHeaders(response);
     const valid = await validateAgainstSmpSchema(response.body);
     expect(valid.ok, valid.output).toBe(true);
     const hrefs = [...response.body.matchAll(/href="([^"]*)"/g)].map((match) => match[1]);
@@ -212,7 +212,7 @@ describe('GET /{participantId}/services/{documentTypeId}: the signed service met
     const response = await http.get(metadataPath(organization, invoice.qualifiedIdentifier), null);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe('text/xml; charset=UTF-8');
-    expectSecurityHeaders(response);
+    expectPublicReadHeaders(response);
     await expectValidSignedAnswer(response.rawPayload, smpKey.certificatePem);
     expect(endpointsOf(response.body).sort((a, b) => String(a.process).localeCompare(String(b.process)))).toEqual([
       { process: billing.qualifiedIdentifier, certificates: [apA.certificate] },
@@ -511,6 +511,20 @@ describe('over HTTP, where a service group held in memory is sent before the rou
     expect(comparable(early.headers)).toEqual(comparable(byRoute.headers));
     expect(await early.text()).toBe(await byRoute.text());
     expect(await serviceGroupAnswers()).toBe(before + 2);
+  });
+
+  it('answers a caller whose copy is current with the route\'s 304, without the route', async () => {
+    const path = serviceGroupPath(organization);
+    const tag = (await fetch(`${origin}${path}`)).headers.get('etag') as string;
+    const routed = vi.spyOn(SmpPublisher.prototype, 'serviceGroup');
+    const early = await fetch(`${origin}${path}`, { headers: { 'if-none-match': tag } });
+    expect(routed).not.toHaveBeenCalled();
+    const byRoute = await fetch(`${origin}${path}?since=yesterday`, { headers: { 'if-none-match': tag } });
+    expect(routed).toHaveBeenCalledTimes(1);
+    routed.mockRestore();
+    expect([early.status, byRoute.status, await early.text()]).toEqual([304, 304, '']);
+    expect(comparable(early.headers)).toEqual(comparable(byRoute.headers));
+    expect(early.headers.get('etag')).toBe(tag);
   });
 
   it('answers another spelling of the participant as the route does, naming it as asked, without the route', async () => {

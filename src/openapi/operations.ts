@@ -28,6 +28,13 @@ const ERROR_STATUSES: Record<number, string> = {
   503: 'Service Unavailable: the database cannot be reached; try again later',
 };
 
+/** A public read (docs/design/smp.md, Caching): an anonymous caller's copy is current. */
+const NOT_MODIFIED: Schema = {
+  type: 'null',
+  description: 'Not Modified: without credentials, `If-None-Match` names the answer\'s `ETag` (or is `*`); no body. '
+    + 'Answers to anonymous callers carry an `ETag` and `Cache-Control` (`PUBLIC_MAX_AGE_SECONDS`) and vary on `Accept` and `Authorization`',
+};
+
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const COLLECTION_ACTIONS = new Set(['find', 'stream']);
@@ -216,6 +223,7 @@ export function describeOperation({ schema, url, route }: TransformInput): { sch
     ...(own.tags || !tag ? {} : { tags: [tag] }),
     response: {
       ...successResponses({ method, schema: own, config: route.config }, types),
+      ...(method === 'GET' && roles?.roles.includes(ANONYMOUS) ? { 304: NOT_MODIFIED } : {}),
       ...Object.fromEntries([...errors].sort().map((status) => [String(status), errorResponse(status, declared[status])])),
     },
   };

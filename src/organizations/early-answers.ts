@@ -1,5 +1,6 @@
 import { decodedSegment, type EarlyRoute } from '../http/early-answers/dispatcher.js';
 import { plainResponseType, vendorMediaType } from '../http/media-types.js';
+import { NEGOTIATED_VARY } from '../http/public-caching.js';
 import type { HeldSearchIndex } from '../participants/held-search-index.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import type { Process } from '../processes/schemas.js';
@@ -31,7 +32,7 @@ export function organizationEarlyRoutes(view: PublicLookupView): EarlyRoute[] {
       const since = organization && view.participantSearch.heldNow()?.processesSinceOf(organization);
       const found = since && view.catalogue.processesHeldNow([...since.keys()]);
       if (!mediaType || !since || !found) return undefined;
-      return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8` };
+      return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8`, vary: NEGOTIATED_VARY, api: true };
     },
   }];
 }

@@ -7,7 +7,8 @@ import type { Organization } from '../participants/identifiers.js';
 import { isSpis } from '../participants/service-provider-identifiers.js';
 import type { HeldSearchIndex, OrganizationReceivers } from '../participants/held-search-index.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
-import { HOW_TO_CONFIGURE, type SmpKeys } from './keys.js';
+import { taggedAnswer, weakTagOf } from '../http/public-caching.js';
+import { HOW_TO_CONFIGURE, type SmpKey, type SmpKeys } from './keys.js';
 import { participantIdentifierOf, type NamedParticipant } from './path-identifiers.js';
 import { findOrganization, findServiceGroup } from './repository.js';
 import { catalogueHeldNow, catalogueOf, nextRemovalFor, publishedReferences, type ReceiversCatalogue } from './service-group.js';
@@ -135,9 +136,12 @@ export class SmpPublisher {
 
   /**
    * `client`, the caller's address, waits its turn at the reads and at the signature: a client asking for many cold
-   * lookups at once waits for its own, and the others' lookups do not wait behind them (fairTurns).
+   * lookups at once waits for its own, and the others' lookups do not wait behind them (fairTurns). When the caller's
+   * copy is current by the answer's tag, the answer is not signed: `unchanged` carries the tag, for a 304.
    */
-  async signedServiceMetadata(participant: NamedParticipant, documentType: QualifiedIdentifier, client: string): Promise<Buffer> {
+  async signedServiceMetadata(
+    participant: NamedParticipant, documentType: QualifiedIdentifier, client: string, callersCopyIsCurrent: (tag: string) => boolean = () => false,
+  ): Promise<Buffer | { unchanged: string }> {
     const { cache } = this.options;
     const { pool, keys, readTurns, signingTurns } = this.requireSigning();
     const kept = this.keptServiceMetadata(participant, documentType);
@@ -147,10 +151,15 @@ export class SmpPublisher {
     if (!found) throw notFound('service group');
     const { processes, until: nextRemoval } = await publishedProcesses(this.options.catalogue, found.receivers, documentType, this.now());
     if (processes.length === 0) throw notFound('service metadata for this document type');
+    // What the answer shows: what is signed, and the certificate it is signed with (a rollover changes the answer).
+    const tagWith = (key: SmpKey) => weakTagOf([key.certificatePem, participant.spelled, documentType, processes]);
+    const current = tagWith(keys.inUse().key);
+    if (callersCopyIsCurrent(current)) return { unchanged: current };
     const { body, until } = await signingTurns.run(client, async () => {
       // A signature by a pair ends at the rollover to the next: access points then expect the next pair's.
       const { key, until: endOfPair } = keys.inUse();
-      return { body: Buffer.from(await pool.sign(key, participant.spelled, documentType, processes)), until: endOfPair };
+      const signed = Buffer.from(await pool.sign(key, participant.spelled, documentType, processes));
+      return { body: taggedAnswer(signed, tagWith(key)), until: endOfPair };
     });
     // Kept until a removal instant of its processes and document types at the latest: from then, it publishes less.
     return this.keep(participant, metadataAnswer(documentType), body, found, builtAt, Math.min(until, nextRemoval));

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { callersCopyIsCurrent } from '../http/public-caching.js';
 import { looksLikeIdentifier, participantNamed, serviceLookupOf } from './path-identifiers.js';
 import type { SmpPublisher } from './publisher.js';
 
@@ -18,7 +19,7 @@ const IDENTIFIER = '[^/]*(?:::|%3[Aa]%3[Aa])[^/]*';
 // The lookups are the network's hottest requests: no request lines for them (see `quietLog`), but for other paths.
 const isLookup = (request: FastifyRequest) => looksLikeIdentifier((request.params as ParticipantParams).participantId);
 const routeOptions = (pattern: string) =>
-  ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`), quietLog: isLookup } });
+  ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`), quietLog: isLookup, publicRead: true } });
 
 /** The route of the service group, as its metrics name it. */
 export const SERVICE_GROUP_ROUTE = '/:participantId';
@@ -43,7 +44,8 @@ export default async function smpRoutes(fastify: FastifyInstance, options: SmpRo
   fastify.get<{ Params: ServiceParams }>(SERVICE_METADATA_ROUTE, routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
     if (notOurs(request, reply)) return reply;
     const { participant, documentType } = serviceLookupOf(request.params.participantId, request.params.documentTypeId);
-    return reply.type(XML).send(await publisher.signedServiceMetadata(participant, documentType, request.ip));
+    const answer = await publisher.signedServiceMetadata(participant, documentType, request.ip, (tag) => callersCopyIsCurrent(request, tag));
+    return Buffer.isBuffer(answer) ? reply.type(XML).send(answer) : reply.code(304).header('etag', answer.unchanged).send();
   });
 
   fastify.get<{ Params: ParticipantParams }>('/businesscard/:participantId', routeOptions(`/businesscard/${IDENTIFIER}`), async (request, reply) => {

@@ -9,6 +9,16 @@ export function expectSecurityHeaders(response: AnyResponse): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).toBe(value);
 }
 
+/**
+ * The headers of the API's public read to a caller without credentials: the specification's constants (`no-store`
+ * included: DECISIONS.md binds them for every response), and a validator.
+ */
+export function expectPublicReadHeaders(response: AnyResponse, vary?: string): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).toBe(value);
+  expect(response.headers.etag).toMatch(/^(W\/)?"[\w-]+"$/);
+  expect(response.headers.vary).toBe(vary);
+}
+
 /** The common error body, with its status and an optional exact message. */
 export function expectErrorBody(response: AnyResponse, status: number, message?: string | RegExp) {
   expect(response.statusCode, response.body).toBe(status);

@@ -1,14 +1,18 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { SECURITY_HEADERS } from '../security-headers.js';
+import { heldAnswerReply } from '../public-caching.js';
 import { declaresBody, MAX_PATH_PARAMETER_LENGTH, type EarlyAnswers } from './server.js';
 
 /** Counts a request answered and its time in the request metrics (operations/metrics.ts, requestRecorder). */
 type RequestRecorder = (method: string, route: string, status: number, milliseconds: number) => void;
 
-/** What memory answers a request with (status 200): its media type and its bytes. */
+/** What memory answers a request with (status 200, or 304 when the caller's copy is current): its media type and its bytes. */
 export interface EarlyAnswer {
   contentType: string;
   body: Buffer;
+  /** The request headers the answer depends on (`Vary`), besides its path. */
+  vary?: string;
+  /** An answer of the API (not the SMP's): it keeps the specification's header constants, caching ones included. */
+  api?: true;
 }
 
 /** A route's parameters as the request's path gives them: raw, as sent (`decodedSegment` decodes one). */
@@ -62,11 +66,11 @@ export function decodedSegment(segment: string): string {
 /**
  * The lookups answered from memory before the framework: the first of `routes` whose path the request's is and whose
  * answer memory holds (the SMP's, the public lookup's). The same status, headers and bytes as the route would send,
- * and the same metrics (their routes write no request lines either). Anything else (what memory cannot answer, another
+ * and the same metrics (their routes write no request lines either), a 304 when the caller's copy is current. Anything else (what memory cannot answer, another
  * method, a query string, a body, a path that does not parse) goes to the route.
  */
 export function earlyAnswers(
-  routes: readonly EarlyRoute[], record: RequestRecorder, requestIdOf: (request: IncomingMessage) => string,
+  routes: readonly EarlyRoute[], record: RequestRecorder, requestIdOf: (request: IncomingMessage) => string, smpCacheControl: string,
 ): EarlyAnswers {
   const patterns = routes.map((route) => ({ route, pattern: patternOf(route.route) }));
   return (request: IncomingMessage, response: ServerResponse) => {
@@ -74,10 +78,11 @@ export function earlyAnswers(
     const segments = earlySegments(request);
     const found = segments && earlyAnswer(patterns, segments, request.headers);
     if (!found) return false;
-    const { body, contentType } = found.answer;
-    response.writeHead(200, { 'x-request-id': requestIdOf(request), ...SECURITY_HEADERS, 'content-type': contentType, 'content-length': body.length });
-    response.end(body);
-    record('GET', found.route, 200, performance.now() - startedAt);
+    const { body, contentType, vary, api } = found.answer;
+    const reply = heldAnswerReply(body, contentType, request.headers, api ? undefined : smpCacheControl, vary);
+    response.writeHead(reply.status, { 'x-request-id': requestIdOf(request), ...reply.headers });
+    response.end(reply.body);
+    record('GET', found.route, reply.status, performance.now() - startedAt);
     return true;
   };
 }
