@@ -8,7 +8,7 @@ import { SmpPublisher } from '../src/smp/publisher.js';
 import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { participantsHeld, startOtherInstance, startTestApp, type TestApp } from './helpers/app.js';
 import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './helpers/administration.js';
-import { expectErrorBody, expectPublicReadHeaders } from './helpers/assertions.js';
+import { expectErrorBody, expectSmpReadHeaders } from './helpers/assertions.js';
 import { addDocumentType, addProcess, processForm } from './helpers/catalogue.js';
 import { base64Der, testCertificate } from './helpers/certificates.js';
 import { testDatabaseKind } from './helpers/database.js';
@@ -79,7 +79,7 @@ describe('GET /{participantId}: the service group', () => {
     const response = await http.get(serviceGroupPath(organization), null);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe('text/xml; charset=UTF-8');
-    expectPublicReadHeaders(response);
+    expectSmpReadHeaders(response);
     const valid = await validateAgainstSmpSchema(response.body);
     expect(valid.ok, valid.output).toBe(true);
     const hrefs = [...response.body.matchAll(/href="([^"]*)"/g)].map((match) => match[1]);
@@ -212,7 +212,7 @@ describe('GET /{participantId}/services/{documentTypeId}: the signed service met
     const response = await http.get(metadataPath(organization, invoice.qualifiedIdentifier), null);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe('text/xml; charset=UTF-8');
-    expectPublicReadHeaders(response);
+    expectSmpReadHeaders(response);
     await expectValidSignedAnswer(response.rawPayload, smpKey.certificatePem);
     expect(endpointsOf(response.body).sort((a, b) => String(a.process).localeCompare(String(b.process)))).toEqual([
       { process: billing.qualifiedIdentifier, certificates: [apA.certificate] },

@@ -10,6 +10,19 @@ export function expectSecurityHeaders(response: AnyResponse): void {
 }
 
 /**
+ * The headers of the SMP's read: the security headers but the "never keep this" trio, a validator, and the default
+ * freshness (a cache may keep it but must ask again each time).
+ */
+export function expectSmpReadHeaders(response: AnyResponse): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    if (name === 'cache-control') expect(response.headers[name]).toBe('no-cache');
+    else if (name === 'pragma' || name === 'expires') expect(response.headers[name], name).toBeUndefined();
+    else expect(response.headers[name], name).toBe(value);
+  }
+  expect(response.headers.etag).toMatch(/^(W\/)?"[\w-]+"$/);
+}
+
+/**
  * The headers of the API's public read to a caller without credentials: the specification's constants (`no-store`
  * included: DECISIONS.md binds them for every response), and a validator.
  */
