@@ -26,8 +26,8 @@ import { findCredentials, getUser, insertUser, updateUser } from './users/reposi
 
 const USAGE = `Usage: registry <command> [arguments]
 
-Works on the configured database: DATABASE_URL, else the embedded database in REGISTRY_DATA_DIR (./data),
-which must not be in use by a running server.
+Works on the configured database: DATABASE_URL (exported), else the embedded database in REGISTRY_DATA_DIR
+(./data), which must not be in use by a running server; a command that opens it names it first, on standard error.
 
 Commands:
   create-admin <username>         add an ADMIN; password from REGISTRY_PASSWORD, else generated and printed
