@@ -47,8 +47,8 @@ export async function timeImport(data: ImportTarget, lines: number, log: (messag
     await writeLines(file, lines, data);
     log(`importing ${lines} lines with registry import-participants`);
     const started = performance.now();
-    // As an operator runs it (`npx registry`): the script itself, so that the Node.js options of its first line apply.
-    const child = spawn('bin/registry.js', ['import-participants', file], {
+    // As an operator runs it: the launcher, so that the Node.js options of bin/registry.js's first line apply.
+    const child = spawn('./registry', ['import-participants', file], {
       env: { ...process.env, ...data.database, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -16,20 +16,19 @@ import { smlClient, SmlError } from './network/sml-client.js';
 import type { Database } from './db/database.js';
 import { DataDirectoryInUseError, openDatabaseExclusively, restoreDataDirectory } from './db/data-dir-lock.js';
 import { migrate, migrationFiles } from './db/migrate.js';
-import { DatabaseStartError } from './db/open.js';
+import { databaseNamed, DatabaseStartError, type DatabaseSettings } from './db/open.js';
 import { loadSmpKeys, networkClientCertificate, SmpKeyError } from './smp/keys.js';
 import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
 import { KeyFileError } from './core/private-key-file.js';
 import { hashPassword } from './users/password.js';
-import { passwordProblem } from './users/password-rules.js';
 import { usernameProblem } from './users/username.js';
 import { findCredentials, getUser, insertUser, updateUser } from './users/repository.js';
 
 const USAGE = `Usage: registry <command> [arguments]
 
-Works on the configured database: DATABASE_URL, else the embedded database in REGISTRY_DATA_DIR (./data),
-which must not be in use by a running server.
+Works on the configured database: DATABASE_URL (exported), else the embedded database in REGISTRY_DATA_DIR
+(./data), which must not be in use by a running server; a command that opens it names it first, on standard error.
 
 Commands:
   create-admin <username>         add an ADMIN; password from REGISTRY_PASSWORD, else generated and printed
@@ -109,7 +108,9 @@ async function main(argv: string[]): Promise<void> {
 
 /** Runs `work` on the configured database, opened for this process alone (and migrated, unless `migrated` is false). */
 async function withDatabase(work: (db: Database) => Promise<void>, { migrated = true } = {}): Promise<void> {
-  const db = await openDatabaseExclusively(loadConfig(), HOLDER, { onWait: waitingForDatabase, migrate: migrated });
+  const config = loadConfig();
+  tellDatabase(config);
+  const db = await openDatabaseExclusively(config, HOLDER, { onWait: waitingForDatabase, migrate: migrated });
   try {
     await work(db);
   } finally {
@@ -118,6 +119,12 @@ async function withDatabase(work: (db: Database) => Promise<void>, { migrated = 
 }
 
 const HOLDER = 'the registry command line';
+
+/**
+ * The first line of every command that opens a database, on standard error (standard output stays the command's
+ * answer): which one it works on, so that a DATABASE_URL set but not exported, or a REGISTRY_DATA_DIR mistyped, shows.
+ */
+const tellDatabase = (settings: DatabaseSettings) => console.error(`Using ${databaseNamed(settings)}`);
 
 const waitingForDatabase = (reason: string, remaining: number) =>
   console.error(`the database does not answer yet (${reason}); waiting for it up to ${remaining} s more (DATABASE_WAIT_SECONDS)`);
@@ -128,10 +135,12 @@ function messageOf(error: unknown): unknown {
 }
 
 /** The password of REGISTRY_PASSWORD for this user, or a generated one that is printed. */
-function chosenPassword(username: string): { password: string; generated: boolean } {
+async function chosenPassword(username: string): Promise<{ password: string; generated: boolean }> {
   const given = process.env.REGISTRY_PASSWORD;
   if (given === undefined || given === '') return { password: randomBytes(18).toString('base64url'), generated: true };
   if (given.length < 12) throw new UsageError('REGISTRY_PASSWORD must have at least 12 characters.');
+  // Loaded for a given password only: its dictionaries cost every other command a quarter of a second.
+  const { passwordProblem } = await import('./users/password-rules.js');
   const problem = passwordProblem(given, username);
   if (problem) throw new UsageError(`REGISTRY_PASSWORD ${problem}.`);
   return { password: given, generated: false };
@@ -144,13 +153,13 @@ function tellPassword(username: string, choice: { password: string; generated: b
 async function createAdmin(db: Database, username: string): Promise<void> {
   const badName = usernameProblem(username);
   if (badName) throw new UsageError(`The username ${badName}.`);
-  const choice = chosenPassword(username);
+  const choice = await chosenPassword(username);
   await db.transaction((tx) => insertUser(tx, { username, password: choice.password, role: Role.admin }, CLI_ACTOR));
   console.log(`ADMIN created: ${tellPassword(username, choice)}`);
 }
 
 async function resetPassword(db: Database, username: string): Promise<void> {
-  const choice = chosenPassword(username);
+  const choice = await chosenPassword(username);
   await db.transaction(async (tx) => {
     const user = await findCredentials(tx, username);
     if (!user) throw new UsageError(`No user named '${username}'.`);
@@ -282,6 +291,7 @@ async function backup(file: string): Promise<void> {
 
 async function restore(file: string): Promise<void> {
   const config = embeddedOnly('restore');
+  tellDatabase(config);
   const archive = await readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw new UsageError(`Cannot read ${file}: ${error.code ?? error.message}`);
   });

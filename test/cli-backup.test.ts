@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +15,12 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
+/** One line that says what is wrong, after the line naming the database when the command had got as far as opening it. */
 function refused(finished: Finished, message: string | RegExp): void {
   expect(finished.code, finished.stderr).toBe(1);
-  expect(finished.stderr.trim()).toMatch(message);
-  expect(finished.stderr.trim().split('\n')).toHaveLength(1);
+  const lines = finished.stderr.trim().split('\n');
+  expect(lines.at(-1)).toMatch(message);
+  expect(lines.slice(0, -1)).toEqual(lines.length > 1 ? [expect.stringMatching(/^Using (PostgreSQL at|the embedded database in) /)] : []);
 }
 
 describe.runIf(testDatabaseKind === 'embedded')('backup and restore of the embedded database', () => {
@@ -27,6 +30,11 @@ describe.runIf(testDatabaseKind === 'embedded')('backup and restore of the embed
     expect((await runCli(['migrate'], data)).stdout).toMatch(/^Nothing to apply: the database has every migration of this version \(the last: \d{3}_\w+\.sql\)\.$/m);
     const file = join(dir, 'registry.backup');
     expect((await runCli(['backup', file], data)).code).toBe(0);
+    // Names relative to the data directory: no tar writes them from the file system's root.
+    const names = spawnSync('tar', ['-tzf', file], { encoding: 'utf8' });
+    expect(names.stderr).toBe('');
+    expect(names.stdout).toMatch(/^PG_VERSION$/m);
+    expect(names.stdout.split('\n').filter((name) => name.startsWith('/'))).toEqual([]);
     refused(await runCli(['backup', file], data), `${file} exists already; name a new file.`);
 
     refused(await runCli(['restore', file], data), /^REGISTRY_DATA_DIR \S+\/data is not empty: restore into a new directory, or move this one away first\.$/);

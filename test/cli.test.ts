@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { CODE_LISTS } from './helpers/code-lists.js';
 import { testDatabaseKind } from './helpers/database.js';
 import { organizationNumberFor } from './helpers/organization-numbers.js';
 import { freshDatabaseUrl, runCli, startServer } from './helpers/entry-point.js';
+import { PROJECT_ROOT } from './helpers/openapi-tools.js';
 
 const SLOW = 300_000;
 const BILLING = 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
@@ -62,6 +64,23 @@ beforeAll(async () => {
 afterAll(async () => {
   await dropDatabase?.();
   await rm(dir, { recursive: true, force: true });
+});
+
+/** The first line of a command on standard error: the database it works on, never a password. */
+const usingLine = () => (env.DATABASE_URL ? 'Using PostgreSQL at 127.0.0.1:5432/test' : `Using the embedded database in ${env.REGISTRY_DATA_DIR}`);
+
+describe('./registry, as an operator runs it', () => {
+  it('answers on the project\'s Node.js whatever node the PATH has, naming its database first, with no npm warning', async () => {
+    // The machine's PATH without the project's node_modules/.bin (which `npx vitest` put first): `node` there may be older.
+    const path = (process.env.PATH ?? '').split(':').filter((entry) => !entry.includes('node_modules')).join(':');
+    const withPassword = env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL.replace('postgres@', 'postgres:not-told-anyone@') } : env;
+    const { DATABASE_URL: _, REGISTRY_DATA_DIR: __, ...inherited } = process.env;
+    const child = spawnSync(join(PROJECT_ROOT, 'registry'), ['export-participants'], { cwd: dir, encoding: 'utf8', env: { ...inherited, PATH: path, ...withPassword } });
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stderr.split('\n')[0]).toBe(usingLine());
+    expect(child.stderr).not.toMatch(/npm (warn|WARN)|EBADENGINE/);
+    expect(child.stderr).not.toContain('not-told-anyone');
+  }, SLOW);
 });
 
 describe('registry create-admin and reset-password', () => {
@@ -143,7 +162,7 @@ describe('registry export-participants and import-participants', () => {
   it('ends quietly when the reader of its output closes early (`| head`)', async () => {
     const result = await runCli(['export-participants'], env, { closeStdout: true });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([usingLine()]);
   }, SLOW);
 
   it('imports all lines or none with --all-or-nothing, naming every wrong line', async () => {

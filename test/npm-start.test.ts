@@ -58,7 +58,7 @@ const stamp = () => JSON.parse(readFileSync(join(checkout, 'dist', 'build-stamp.
 describe.runIf(testDatabaseKind === 'embedded')('npm start', () => {
   beforeAll(() => {
     upstream = mkdtempSync(join(tmpdir(), 'registry-upstream-'));
-    for (const path of ['src', 'web', 'scripts', 'bin', 'reference-data', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', '.gitignore']) {
+    for (const path of ['src', 'web', 'scripts', 'bin', 'registry', 'reference-data', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', '.gitignore']) {
       cpSync(join(PROJECT_ROOT, path), join(upstream, path), { recursive: true, filter: (source) => !source.endsWith('schema.d.ts') });
     }
     git(upstream, 'init', '-q', '-b', 'main');
@@ -111,7 +111,7 @@ describe.runIf(testDatabaseKind === 'embedded')('npm start', () => {
     writeFileSync(join(upstream, 'src', 'db', 'migrations', '999_upgrade_probe.sql'), 'CREATE TABLE upgrade_probe (seen boolean);\n');
     git(upstream, 'add', '-A');
     git(upstream, '-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '-m', 'a release with a migration');
-    const upgraded = await runRunbook('upgrade', { cwd: checkout, registry: 'checkout', env: environment(dataDir) as Record<string, string> });
+    const upgraded = await runRunbook('upgrade', { cwd: checkout, env: environment(dataDir) as Record<string, string> });
     expect(upgraded.code, `${upgraded.stdout}\n${upgraded.stderr}`).toBe(0);
     expect(upgraded.stdout).toContain('Applied 1 migrations: 999_upgrade_probe.sql.');
     expect(stamp().commit).toBe(git(upstream, 'rev-parse', 'HEAD'));

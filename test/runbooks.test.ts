@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -6,31 +6,50 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKind, TEST_DATABASE_URL } from './helpers/database.js';
 import { participantForm } from './helpers/participants.js';
-import { runbook, runRunbook, type Ran } from './helpers/runbooks.js';
+import { checkoutCopy, checkoutFiles, runbook, runbookSession, type Ran, type RunbookSession } from './helpers/runbooks.js';
 import {
   ADMIN_PASSWORD, basic, call, freshStorage, provision, startService, stopService, type Actors, type RunningService, type Storage,
 } from './reliability/harness/service.js';
 
 /**
- * The sequences of docs/operations.md, run as written against real registry processes: backup and restore compared
- * by an export, the ADMIN password rotated, a development instance reset, instances restarted one at a time, and
- * the metrics and alerts it names present in /metrics.
+ * The sequences of docs/operations.md, run as written and in the file's order by an operator's shell that set its
+ * settings, in a checkout of their own, against real registry processes: backup and restore compared by an export
+ * (and a restore that differs failing loudly), the ADMIN password rotated, a development instance reset, instances
+ * restarted one at a time, and the metrics and alerts it names present in /metrics. They leave no file in the checkout.
  */
 const SLOW = 240_000;
 const NEW_PASSWORD = 'rotated-admin-password-2';
+const SAME = 'the restored registry holds the same participants';
 
 let work: string;
+let checkout: string;
+let home: string;
+let filesBefore: string[];
 const running: RunningService[] = [];
 const storages: Storage[] = [];
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'registry-runbooks-'));
+  checkout = checkoutCopy(join(work, 'checkout'));
+  home = join(work, 'home');
+  await mkdir(home);
+  filesBefore = checkoutFiles(checkout);
 });
 afterAll(async () => {
   for (const service of running) await stopService(service, 'SIGKILL');
   for (const storage of storages) await storage.drop();
   await rm(work, { recursive: true, force: true });
 });
+
+/** What the sequences wrote in the operator's backup directory, with its mode and theirs. */
+async function backups(): Promise<{ directoryMode: number; files: { name: string; mode: number }[] }> {
+  const dir = join(home, 'registry-backups');
+  const names = await readdir(dir);
+  return {
+    directoryMode: (await stat(dir)).mode & 0o777,
+    files: await Promise.all(names.map(async (name) => ({ name, mode: (await stat(join(dir, name))).mode & 0o777 }))),
+  };
+}
 
 async function started(env: Record<string, string>): Promise<RunningService> {
   const service = await startService(env);
@@ -48,10 +67,13 @@ function succeeded(ran: Ran): string {
   return ran.stdout;
 }
 
-/** Three participants of the first provider, through the API. */
-async function someParticipants(service: RunningService, actors: Actors): Promise<void> {
+/** The databases the block's commands said they used, in order. */
+const databasesUsed = (ran: Ran) => [...ran.stderr.matchAll(/^Using (.+)$/gm)].map((match) => match[1]);
+
+/** Participants of the first provider (three unless told), through the API. */
+async function someParticipants(service: RunningService, actors: Actors, count = 3): Promise<void> {
   const provider = actors.providers[0] as Actors['providers'][number];
-  for (let n = 0; n < 3; n += 1) {
+  for (let n = 0; n < count; n += 1) {
     const added = await call(service.url, { method: 'POST', path: '/rest/api/participants', authorization: provider.authorization, body: participantForm() });
     expect(added.status, added.body).toBe(201);
   }
@@ -64,78 +86,96 @@ const adminAnswers = async (service: RunningService, password: string) =>
   (await call(service.url, { path: '/rest/api/users?size=1', authorization: basic('admin', password) })).status;
 
 describe.runIf(testDatabaseKind === 'embedded')('the runbooks on the embedded database', () => {
-  it('backs up with the server stopped, restores into a new directory that holds the same participants, rotates the ADMIN password, resets', async () => {
-    const data = join(work, 'data');
+  it('backs up with the server stopped, restores into a new directory that holds the same participants (a check that differs fails), rotates the ADMIN password, resets', async () => {
+    const session = await runbookSession({ settings: ['settings'], values: { CHECKOUT: checkout }, home });
+    const data = join(checkout, 'data');
+    const restoredData = join(home, 'registry-restored');
     const original = await started({ REGISTRY_DATA_DIR: data });
     const actors = await provision(original.url);
     await someParticipants(original, actors);
     const count = await participantsOf(original, actors);
     await stopped(original);
 
-    const env = { BACKUP_FILE: join(work, 'registry.backup') };
-    expect(succeeded(await runRunbook('embedded-backup', { cwd: work, env }))).toMatch(/^Backed up the embedded database in .*\/data to .*registry\.backup \([\d.]+ MiB\)\.$/m);
-    expect((await stat(env.BACKUP_FILE)).mode & 0o777).toBe(0o600);
-    succeeded(await runRunbook('embedded-restore', { cwd: work, env }));
-    expect(succeeded(await runRunbook('embedded-check', { cwd: work, env }))).toContain('the restored registry holds the same participants');
-    expect((await readFile(join(work, 'before.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(count);
+    const backedUp = await session.run('embedded-backup');
+    expect(succeeded(backedUp)).toMatch(/^Backed up the embedded database in .*\/checkout\/data to \S+\/registry-backups\/registry-\d{8}T\d{6}Z\.backup \([\d.]+ MiB\)\.$/m);
+    expect(databasesUsed(backedUp)).toEqual([`the embedded database in ${data}`]);
+    expect(await backups()).toEqual({ directoryMode: 0o700, files: [{ name: expect.stringMatching(/^registry-\d{8}T\d{6}Z\.backup$/), mode: 0o600 }] });
+    succeeded(await session.run('embedded-restore'));
+    const checked = await session.run('embedded-check');
+    expect(succeeded(checked).trim().split('\n').at(-1)).toBe(SAME);
+    expect(databasesUsed(checked)).toEqual([`the embedded database in ${data}`, `the embedded database in ${restoredData}`]);
 
     // The restored registry starts, and answers as the original did, signing with the same development key.
-    const restored = await started({ REGISTRY_DATA_DIR: join(work, 'data-restored') });
+    const restored = await started({ REGISTRY_DATA_DIR: restoredData });
     expect(await participantsOf(restored, actors)).toBe(count);
     await stopped(restored);
     const key = 'smp-development-certificate.pem';
-    expect(await readFile(join(work, 'data-restored', key), 'utf8')).toBe(await readFile(join(data, key), 'utf8'));
+    expect(await readFile(join(restoredData, key), 'utf8')).toBe(await readFile(join(data, key), 'utf8'));
 
-    succeeded(await runRunbook('rotate-admin-password', { cwd: work, env: { NEW_PASSWORD } }));
+    // The original took one more participant since: the check says they differ, and not that they are the same.
+    const later = await started({ REGISTRY_DATA_DIR: data });
+    await someParticipants(later, actors, 1);
+    await stopped(later);
+    const differs = await session.run('embedded-check');
+    expect(differs.code).toBe(1);
+    expect(differs.stdout).not.toContain(SAME);
+    expect(`${differs.stdout}${differs.stderr}`).toMatch(/(before|after)\.jsonl.* (differ|after byte)/);
+
+    succeeded(await session.run('rotate-admin-password', { NEW_PASSWORD }));
     const rotated = await started({ REGISTRY_DATA_DIR: data });
     expect([await adminAnswers(rotated, ADMIN_PASSWORD), await adminAnswers(rotated, NEW_PASSWORD)]).toEqual([401, 200]);
     await stopped(rotated);
 
-    succeeded(await runRunbook('reset-embedded', { cwd: work }));
+    succeeded(await session.run('reset-embedded'));
     const reset = await started({ REGISTRY_DATA_DIR: data });
     expect(reset.output.join('\n')).toMatch(/=== Registry ready ===/);
     expect(await adminAnswers(reset, ADMIN_PASSWORD)).toBe(200);
     expect((await call(reset.url, { path: '/rest/api/participants', authorization: actors.providers[0]?.authorization })).status).toBe(401);
     await stopped(reset);
+    expect(checkoutFiles(checkout)).toEqual(filesBefore);
   }, SLOW);
 });
 
 describe.runIf(testDatabaseKind === 'postgres')('the runbooks on PostgreSQL', () => {
   let storage: Storage;
+  let session: RunbookSession;
   let first: RunningService;
   let actors: Actors;
+  let databaseName: string;
 
   beforeAll(async () => {
     storage = await freshStorage('postgres');
     storages.push(storage);
+    const url = new URL(storage.env.DATABASE_URL as string);
+    databaseName = url.pathname.slice(1);
+    const restoredUrl = new URL(url);
+    restoredUrl.pathname = `/${databaseName}_restored`;
+    storages.push({ env: {}, drop: () => dropDatabase(`${databaseName}_restored`) });
+    session = await runbookSession({
+      settings: ['settings', 'settings-postgres'],
+      values: { CHECKOUT: checkout, DATABASE_URL: url.toString(), RESTORED_DATABASE: `${databaseName}_restored`, RESTORED_DATABASE_URL: restoredUrl.toString() },
+      home,
+    });
     first = await started(storage.env);
     actors = await provision(first.url);
     await someParticipants(first, actors);
   }, SLOW);
 
-  it('backs up while the registry runs, restores into a new database that holds the same participants', async () => {
-    const restoredName = `${new URL(storage.env.DATABASE_URL as string).pathname.slice(1)}_restored`;
-    const restoredUrl = new URL(storage.env.DATABASE_URL as string);
-    restoredUrl.pathname = `/${restoredName}`;
-    storages.push({ env: {}, drop: () => dropDatabase(restoredName) });
-    const env = { ...storage.env, BACKUP_FILE: join(work, 'registry.dump'), RESTORED_DATABASE: restoredName, RESTORED_DATABASE_URL: restoredUrl.toString() };
-    succeeded(await runRunbook('postgres-backup', { cwd: work, env }));
-    succeeded(await runRunbook('postgres-restore', { cwd: work, env }));
-    expect(succeeded(await runRunbook('postgres-check', { cwd: work, env }))).toContain('the restored registry holds the same participants');
-    const restored = await started({ DATABASE_URL: restoredUrl.toString() });
+  it('backs up while the registry runs, into a file its owner alone reads, restores into a new database that holds the same participants', async () => {
+    succeeded(await session.run('postgres-backup'));
+    expect(await backups()).toEqual({ directoryMode: 0o700, files: [{ name: expect.stringMatching(/^registry-\d{8}T\d{6}Z\.backup$/), mode: 0o600 }] });
+    succeeded(await session.run('postgres-restore'));
+    const checked = await session.run('postgres-check');
+    expect(succeeded(checked).trim().split('\n').at(-1)).toBe(SAME);
+    expect(databasesUsed(checked)).toEqual([`PostgreSQL at 127.0.0.1:5432/${databaseName}`, `PostgreSQL at 127.0.0.1:5432/${databaseName}_restored`]);
+    const restored = await started({ DATABASE_URL: storage.env.DATABASE_URL?.replace(databaseName, `${databaseName}_restored`) as string });
     expect(await participantsOf(restored, actors)).toBe(await participantsOf(first, actors));
     await stopped(restored);
   }, SLOW);
 
-  it('rotates the ADMIN password beside the running registry, which refuses the old one within moments', async () => {
-    succeeded(await runRunbook('rotate-admin-password', { cwd: work, env: { ...storage.env, NEW_PASSWORD } }));
-    await expect.poll(() => adminAnswers(first, ADMIN_PASSWORD), { timeout: 15_000 }).toBe(401);
-    expect(await adminAnswers(first, NEW_PASSWORD)).toBe(200);
-  }, SLOW);
-
   it('restarts two instances one at a time: the other answers throughout, and each is ready again before the next', async () => {
     const instances = [first, await started(storage.env)];
-    const admin = basic('admin', NEW_PASSWORD);
+    const admin = basic('admin', ADMIN_PASSWORD);
     for (const turn of [0, 1]) {
       const [restarting, other] = [instances[turn], instances[1 - turn]] as [RunningService, RunningService];
       let answered = 0;
@@ -150,7 +190,7 @@ describe.runIf(testDatabaseKind === 'postgres')('the runbooks on PostgreSQL', ()
       })();
       await stopped(restarting);
       const replacement = await started(storage.env);
-      succeeded(await runRunbook('wait-until-ready', { cwd: work, env: { MANAGEMENT_URL: replacement.managementUrl } }));
+      succeeded(await session.run('wait-until-ready', { MANAGEMENT_URL: replacement.managementUrl }));
       restarted = true;
       await load;
       expect(failures.length, failures.slice(0, 3).join('\n')).toBe(0);
@@ -160,6 +200,12 @@ describe.runIf(testDatabaseKind === 'postgres')('the runbooks on PostgreSQL', ()
       instances[turn] = replacement;
     }
     first = instances[0] as RunningService;
+  }, SLOW);
+
+  it('rotates the ADMIN password beside the running registry, which refuses the old one within moments', async () => {
+    succeeded(await session.run('rotate-admin-password', { NEW_PASSWORD }));
+    await expect.poll(() => adminAnswers(first, ADMIN_PASSWORD), { timeout: 15_000 }).toBe(401);
+    expect(await adminAnswers(first, NEW_PASSWORD)).toBe(200);
   }, SLOW);
 
   it('names only metrics the registry publishes, in its table and its alerting rules', async () => {
@@ -182,12 +228,13 @@ describe.runIf(testDatabaseKind === 'postgres')('the runbooks on PostgreSQL', ()
 
   it('resets a development database: the next start is a first start', async () => {
     for (const service of [...running]) await stopped(service);
-    succeeded(await runRunbook('reset-postgres', { cwd: work, env: storage.env }));
+    succeeded(await session.run('reset-postgres'));
     const reset = await started(storage.env);
     expect(reset.output.join('\n')).toMatch(/=== Registry ready ===/);
     expect(await adminAnswers(reset, ADMIN_PASSWORD)).toBe(200);
     expect(await participantsOf(reset, { ...actors, admin: basic('admin', ADMIN_PASSWORD) })).toBe(0);
     await stopped(reset);
+    expect(checkoutFiles(checkout)).toEqual(filesBefore);
   }, SLOW);
 });
 

@@ -1,6 +1,9 @@
 import { PGlite, types as pgliteTypes, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { batchedReads, singleReads } from './batched-reads.js';
+import { withRelativeNames } from './tar-names.js';
 import { committed, failureAhead, runWork, streamThroughCursor, transactionOpened, withAttempts, type Database, type Queryable } from './database.js';
 
 /**
@@ -82,10 +85,12 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
       const stop = await db.listen(channel, (payload) => onSignal(payload));
       return () => stop();
     },
-    dump: () => tracked(() => db.dumpDataDir('gzip')),
+    dump: () => tracked(async () => new Blob([await gzipped(withRelativeNames(new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer())))], { type: 'application/x-gzip' })),
     close: () => db.close(),
   };
 }
+
+const gzipped = promisify(gzip);
 
 /** Makes `dataDir` (new or empty) the database of an archive that `dump` made. */
 export async function restoreEmbedded(dataDir: string, archive: Blob): Promise<void> {

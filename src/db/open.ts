@@ -102,6 +102,11 @@ function dataDirectory(dir: string): string {
   }
 }
 
+/** The database the settings name, as the command line tells it before it opens it: never the user or password. */
+export function databaseNamed(settings: DatabaseSettings): string {
+  return settings.DATABASE_URL ? `PostgreSQL at ${serverNames(settings.DATABASE_URL)}` : `the embedded database in ${resolve(settings.REGISTRY_DATA_DIR)}`;
+}
+
 /**
  * PostgreSQL when DATABASE_URL is set (waited for up to DATABASE_WAIT_SECONDS when it does not answer yet), else the
  * embedded PostgreSQL in REGISTRY_DATA_DIR; migrated unless `options.migrate` is false.
@@ -109,7 +114,7 @@ function dataDirectory(dir: string): string {
 export async function openDatabase(settings: DatabaseSettings, options: OpenOptions = {}): Promise<Database> {
   const url = settings.DATABASE_URL;
   const db = url ? openPostgres({ connectionString: url }) : await openEmbedded(dataDirectory(settings.REGISTRY_DATA_DIR));
-  const where = url ? `PostgreSQL at ${serverNames(url)}` : undefined;
+  const where = url ? databaseNamed(settings) : undefined;
   try {
     if (where) await untilAnswering(db, where, settings.DATABASE_WAIT_SECONDS ?? 0, options.onWait ?? (() => undefined));
     if (options.migrate !== false) await migrate(db);

@@ -52,11 +52,14 @@ function isHttpsUrl(value: string): boolean {
   return url !== null && url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
 }
 
-const body = validator({ coerceTypes: false });
-const text = validator({ coerceTypes: 'array' });
+// Made at the first schema compiled, not at import: a command line that validates nothing does not wait for them.
+let body: Ajv | undefined;
+let text: Ajv | undefined;
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? body.compile(schema) : finiteNumbersOnly(text.compile(schema), schema as SchemaWithProperties);
+  httpPart === 'body'
+    ? (body ??= validator({ coerceTypes: false })).compile(schema)
+    : finiteNumbersOnly((text ??= validator({ coerceTypes: 'array' })).compile(schema), schema as SchemaWithProperties);
 
 type SchemaWithProperties = { properties?: Record<string, unknown> };
 

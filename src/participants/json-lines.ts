@@ -22,9 +22,13 @@ export class ImportError extends Error {}
 
 const MAX_LISTED_ERRORS = 20;
 
-/** The API's own check of an add-participant body; its `errors` say what is wrong with the last line it refused. */
-const checkLine = validatorCompiler({ schema: AddParticipantForm, httpPart: 'body', method: 'POST', url: '/' });
-const isAddParticipantForm = (line: unknown): line is AddParticipantForm => checkLine(line) === true;
+/**
+ * The API's own check of an add-participant body; its `errors` say what is wrong with the last line it refused.
+ * Compiled at the first line an import reads, so that an export (and every other command) does not wait for it.
+ */
+let compiledLineCheck: ReturnType<typeof validatorCompiler> | undefined;
+const checkLine = () => (compiledLineCheck ??= validatorCompiler({ schema: AddParticipantForm, httpPart: 'body', method: 'POST', url: '/' }));
+const isAddParticipantForm = (line: unknown): line is AddParticipantForm => checkLine()(line) === true;
 
 /**
  * Writes every live participant as one JSON line: the participant as the API shows it, its processes named by
@@ -296,7 +300,7 @@ function registrationOf(text: string, serviceProviderId: string | undefined): Re
   }
   if (!isAddParticipantForm(parsed)) {
     // In the API's words: each field and what is wrong with it, as a 400 of POST /participants would list them.
-    const { errors } = validationErrorOf(ADD_FORM, checkLine.errors ?? []);
+    const { errors } = validationErrorOf(ADD_FORM, checkLine().errors ?? []);
     throw new ImportError(errors.map((error) => `${error.field || 'line'}: ${error.defaultMessage}`).join('; '));
   }
   const providerId = serviceProviderId ?? providerIdentifierOf(parsed);

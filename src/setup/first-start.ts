@@ -61,7 +61,7 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
   }
   if (starter) {
     lines.push(`  Catalogue: the starter catalogue (${starter.processes.added} core Peppol processes); follow the`,
-      '             official Peppol code lists with: npx registry load-catalogue reference-data/peppol-codelists-v9.7',
+      '             official Peppol code lists with: ./registry load-catalogue reference-data/peppol-codelists-v9.7',
       '             (the release the project ships) or the folder of a newer release');
   }
   if (showsPasswords(setup)) lines.push('  These passwords are shown only this once.');

@@ -2,7 +2,6 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import { errorCodeOf } from '../core/errors.js';
 import { KeyFileError, readPrivateKeyFile } from '../core/private-key-file.js';
 
@@ -219,6 +218,8 @@ async function developmentKey(dataDir: string): Promise<SmpKey> {
   const certificatePath = join(dataDir, DEV_CERTIFICATE);
   if (!existsSync(keyPath) || !existsSync(certificatePath)) {
     const now = Date.now();
+    // Loaded here only: a development key is made once, and the generator's module graph costs every start a few hundred ms.
+    const { generate } = await import('selfsigned');
     const pems = await generate([{ name: 'commonName', value: 'registry development SMP (not a Peppol certificate)' }], {
       keySize: 2048, algorithm: 'sha256',
       notBeforeDate: new Date(now - 60_000), notAfterDate: new Date(now + 10 * 365 * 24 * 3600_000),
