@@ -5,9 +5,22 @@ import tseslint from 'typescript-eslint';
  * The floors of src/ (README, "Code layout"): a folder imports only the folders of the floors below it and the
  * sideways imports listed here, so a back-up import fails the lint.
  */
-const RESOURCES = ['access-point-providers', 'access-points', 'capabilities', 'catalogue-cache', 'code-lists',
-  'document-types', 'identifier-schemes', 'national-register', 'organizations', 'participants', 'processes',
-  'service-providers', 'transport-profiles', 'users'];
+const RESOURCES = [
+  'access-point-providers',
+  'access-points',
+  'capabilities',
+  'catalogue-cache',
+  'code-lists',
+  'document-types',
+  'identifier-schemes',
+  'national-register',
+  'organizations',
+  'participants',
+  'processes',
+  'service-providers',
+  'transport-profiles',
+  'users',
+];
 const BUILT_ON_RESOURCES = ['smp', 'changes', 'network', 'web', 'operations', 'setup', 'openapi', 'status'];
 
 /**
@@ -19,8 +32,16 @@ const RESOURCE_NEEDS = {
   'access-points': ['access-point-providers', 'transport-profiles'],
   // The catalogue cache holds the rows of the seven kinds it names; none of them imports the cache (their
   // CatalogueTable and the cached reads are in db/catalogue-table.ts and http/catalogue-reads.ts).
-  'catalogue-cache': ['access-point-providers', 'access-points', 'capabilities', 'document-types', 'identifier-schemes',
-    'processes', 'service-providers', 'transport-profiles'],
+  'catalogue-cache': [
+    'access-point-providers',
+    'access-points',
+    'capabilities',
+    'document-types',
+    'identifier-schemes',
+    'processes',
+    'service-providers',
+    'transport-profiles',
+  ],
   // The code lists load the identifier schemes; their removal dates are listed, and announced, with the live participants
   // that lose what they remove (a process, or a document type of one).
   'code-lists': ['identifier-schemes', 'participants', 'processes'],
@@ -51,8 +72,12 @@ const FLOORS = {
   core: [],
   db: ['core'],
   http: ['core', 'db'],
-  ...Object.fromEntries(RESOURCES.map((resource) => [resource, ['core', 'db', 'http', ...(RESOURCE_NEEDS[resource] ?? [])]])),
-  ...Object.fromEntries(BUILT_ON_RESOURCES.map((part) => [part, ['core', 'db', 'http', ...RESOURCES, ...(PART_NEEDS[part] ?? [])]])),
+  ...Object.fromEntries(
+    RESOURCES.map((resource) => [resource, ['core', 'db', 'http', ...(RESOURCE_NEEDS[resource] ?? [])]]),
+  ),
+  ...Object.fromEntries(
+    BUILT_ON_RESOURCES.map((part) => [part, ['core', 'db', 'http', ...RESOURCES, ...(PART_NEEDS[part] ?? [])]]),
+  ),
 };
 
 /**
@@ -70,10 +95,17 @@ const floor = ([folder, allowed]) => {
   const leaving = (files, up) => ({
     files,
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{
-        regex: `^${up}${lookahead}`,
-        message: `src/${folder}/ may import only ${allowed.length === 0 ? 'itself' : allowed.join(', ')} (the floors: README, "Code layout").`,
-      }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^${up}${lookahead}`,
+              message: `src/${folder}/ may import only ${allowed.length === 0 ? 'itself' : allowed.join(', ')} (the floors: README, "Code layout").`,
+            },
+          ],
+        },
+      ],
     },
   });
   return [leaving([`src/${folder}/*.ts`], '\\.\\./'), leaving([`src/${folder}/*/**/*.ts`], '\\.\\./\\.\\./')];
@@ -94,10 +126,18 @@ export default tseslint.config(
     // The wiring imports every floor, but not the entry points that start it.
     files: ['src/app.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{
-        regex: '^\\./(server|cli|config)\\.js$',
-        message: 'app.ts is wired by server.ts and cli.ts, never the other way round.',
-      }, NOT_DEV] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\./(server|cli|config)\\.js$',
+              message: 'app.ts is wired by server.ts and cli.ts, never the other way round.',
+            },
+            NOT_DEV,
+          ],
+        },
+      ],
     },
   },
 );

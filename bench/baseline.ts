@@ -26,10 +26,15 @@ export function baselineOf(report: Report): Baseline {
     command: report.command,
     date: report.date,
     participants: report.datasets.map((dataset) => dataset.participants),
-    scenarios: report.configurations.flatMap((configuration) => configuration.results.map((result) => ({
-      configuration: configuration.label, id: result.id,
-      perSecond: Math.round(result.service.perSecond), p99: result.service.p99, httpRatio: Number(result.httpRatio.toFixed(3)),
-    }))),
+    scenarios: report.configurations.flatMap((configuration) =>
+      configuration.results.map((result) => ({
+        configuration: configuration.label,
+        id: result.id,
+        perSecond: Math.round(result.service.perSecond),
+        p99: result.service.p99,
+        httpRatio: Number(result.httpRatio.toFixed(3)),
+      })),
+    ),
   };
 }
 
@@ -48,14 +53,20 @@ export function comparedWithBaseline(report: Report, path: string): string[] {
   const baseline = JSON.parse(readFileSync(path, 'utf8')) as Baseline;
   const now = baselineOf(report);
   if (baseline.participants.join() !== now.participants.join()) {
-    return [`baseline ${path}: measured at ${baseline.participants.join(', ')} participants, this run at ${now.participants.join(', ')}: not compared`];
+    return [
+      `baseline ${path}: measured at ${baseline.participants.join(', ')} participants, this run at ${now.participants.join(', ')}: not compared`,
+    ];
   }
   const lines = now.scenarios.flatMap((scenario) => {
-    const then = baseline.scenarios.find((entry) => entry.id === scenario.id && entry.configuration === scenario.configuration);
+    const then = baseline.scenarios.find(
+      (entry) => entry.id === scenario.id && entry.configuration === scenario.configuration,
+    );
     if (!then) return [];
     const change = scenario.httpRatio / then.httpRatio - 1;
-    return [`${scenario.id.padEnd(6)} ${scenario.configuration.padEnd(22)} share of the HTTP ceiling ${percent(then.httpRatio)} → ${percent(scenario.httpRatio)} `
-      + `(${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)} %), ${then.perSecond}/s → ${scenario.perSecond}/s`];
+    return [
+      `${scenario.id.padEnd(6)} ${scenario.configuration.padEnd(22)} share of the HTTP ceiling ${percent(then.httpRatio)} → ${percent(scenario.httpRatio)} ` +
+        `(${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)} %), ${then.perSecond}/s → ${scenario.perSecond}/s`,
+    ];
   });
   return [`against the baseline ${path} (${baseline.date}):`, ...lines];
 }

@@ -5,14 +5,46 @@ import type { Database } from '../src/db/database.js';
 
 /** Without the code lists: the Peppol processes most participants take, with their main document type. */
 const PROCESSES = [
-  ['urn:fdc:peppol.eu:2017:poacc:billing:01:1.0', 'Peppol BIS Billing 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1'],
-  ['urn:fdc:peppol.eu:2017:poacc:selfbilling:01:1.0', 'Peppol BIS Self-Billing 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:selfbilling:3.0::2.1'],
-  ['urn:fdc:peppol.eu:poacc:bis:ordering:3', 'Peppol BIS Ordering 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1'],
-  ['urn:fdc:peppol.eu:poacc:bis:order_only:3', 'Peppol BIS Order only 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1#only'],
-  ['urn:fdc:peppol.eu:poacc:bis:despatch_advice:3', 'Peppol BIS Despatch Advice 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:DespatchAdvice-2::DespatchAdvice##urn:fdc:peppol.eu:poacc:trns:despatch_advice:3::2.1'],
-  ['urn:fdc:peppol.eu:poacc:bis:invoice_response:3', 'Peppol BIS Invoice Response 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:fdc:peppol.eu:poacc:trns:invoice_response:3::2.1'],
-  ['urn:fdc:peppol.eu:poacc:bis:mlr:3', 'Peppol BIS Message Level Response 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:fdc:peppol.eu:poacc:trns:mlr:3::2.1'],
-  ['urn:fdc:peppol.eu:poacc:bis:catalogue_only:3', 'Peppol BIS Catalogue only 3.0', 'urn:oasis:names:specification:ubl:schema:xsd:Catalogue-2::Catalogue##urn:fdc:peppol.eu:poacc:trns:catalogue:3::2.1'],
+  [
+    'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0',
+    'Peppol BIS Billing 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+  ],
+  [
+    'urn:fdc:peppol.eu:2017:poacc:selfbilling:01:1.0',
+    'Peppol BIS Self-Billing 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:selfbilling:3.0::2.1',
+  ],
+  [
+    'urn:fdc:peppol.eu:poacc:bis:ordering:3',
+    'Peppol BIS Ordering 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1',
+  ],
+  [
+    'urn:fdc:peppol.eu:poacc:bis:order_only:3',
+    'Peppol BIS Order only 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1#only',
+  ],
+  [
+    'urn:fdc:peppol.eu:poacc:bis:despatch_advice:3',
+    'Peppol BIS Despatch Advice 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:DespatchAdvice-2::DespatchAdvice##urn:fdc:peppol.eu:poacc:trns:despatch_advice:3::2.1',
+  ],
+  [
+    'urn:fdc:peppol.eu:poacc:bis:invoice_response:3',
+    'Peppol BIS Invoice Response 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:fdc:peppol.eu:poacc:trns:invoice_response:3::2.1',
+  ],
+  [
+    'urn:fdc:peppol.eu:poacc:bis:mlr:3',
+    'Peppol BIS Message Level Response 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:fdc:peppol.eu:poacc:trns:mlr:3::2.1',
+  ],
+  [
+    'urn:fdc:peppol.eu:poacc:bis:catalogue_only:3',
+    'Peppol BIS Catalogue only 3.0',
+    'urn:oasis:names:specification:ubl:schema:xsd:Catalogue-2::Catalogue##urn:fdc:peppol.eu:poacc:trns:catalogue:3::2.1',
+  ],
 ] as const;
 
 /**

@@ -50,7 +50,10 @@ export async function startCluster(participants: number): Promise<Cluster> {
   try {
     primary = await startPrimary({ settings });
   } catch (error) {
-    throw new Error(`could not start the benchmark's PostgreSQL cluster (or pass --database-url): ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `could not start the benchmark's PostgreSQL cluster (or pass --database-url): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   return {
     adminUrl: primary.url(),

@@ -33,7 +33,9 @@ function processes(): Map<number, ProcessTicks> {
       const close = stat.lastIndexOf(')');
       const fields = stat.slice(close + 2).split(' ');
       found.set(Number(entry), {
-        parent: Number(fields[1]), command: stat.slice(stat.indexOf('(') + 1, close), ticks: Number(fields[11]) + Number(fields[12]),
+        parent: Number(fields[1]),
+        command: stat.slice(stat.indexOf('(') + 1, close),
+        ticks: Number(fields[11]) + Number(fields[12]),
       });
     } catch {
       // It ended between the listing and the read.
@@ -49,7 +51,11 @@ function machineTicks(): number {
 }
 
 function isWithin(pid: number, root: number, all: Map<number, ProcessTicks>): boolean {
-  for (let current: number | undefined = pid; current !== undefined && current > 1; current = all.get(current)?.parent) {
+  for (
+    let current: number | undefined = pid;
+    current !== undefined && current > 1;
+    current = all.get(current)?.parent
+  ) {
     if (current === root) return true;
   }
   return false;
@@ -68,14 +74,18 @@ function ticksBetween(before: Map<number, ProcessTicks>, after: Map<number, Proc
 }
 
 /** Runs `work` (which measures `units` of something) and says what each part's CPU cost per unit. */
-export async function cpuDuring<T>(serverPid: number, work: () => Promise<T>, unitsOf: (result: T) => number): Promise<{ result: T; cpu: CpuPerUnit }> {
+export async function cpuDuring<T>(
+  serverPid: number,
+  work: () => Promise<T>,
+  unitsOf: (result: T) => number,
+): Promise<{ result: T; cpu: CpuPerUnit }> {
   const before = { processes: processes(), machine: machineTicks(), load: process.cpuUsage() };
   const result = await work();
   const after = { processes: processes(), machine: machineTicks() };
   const load = process.cpuUsage(before.load);
   const { server, database } = ticksBetween(before.processes, after.processes, serverPid);
   const units = Math.max(1, unitsOf(result));
-  const perUnit = (ticks: number) => (ticks / TICKS_PER_SECOND) * 1e6 / units;
+  const perUnit = (ticks: number) => ((ticks / TICKS_PER_SECOND) * 1e6) / units;
   return {
     result,
     cpu: {

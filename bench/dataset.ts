@@ -51,7 +51,8 @@ export async function unrestrictedProcesses(db: Database): Promise<{ id: string 
   return db.query<{ id: string }>(
     `SELECT id FROM processes p WHERE NOT restricted AND required_icds = '{}'
         AND NOT EXISTS (SELECT 1 FROM process_dependencies d WHERE d.process_id = p.id)
-      ORDER BY value LIKE '%billing%' DESC, value LIMIT 12`);
+      ORDER BY value LIKE '%billing%' DESC, value LIMIT 12`,
+  );
 }
 
 export async function createDatabase(adminUrl: string, name: string): Promise<void> {
@@ -84,9 +85,12 @@ async function timed<T>(steps: Record<string, number>, step: string, work: () =>
 async function addProviders(db: Database, password: string) {
   const hash = await hashPassword(password);
   const [apProvider] = await db.query<{ id: string }>(
-    `INSERT INTO access_point_providers (title, contact_name) VALUES ('Bench Access Point Provider', 'Bench') RETURNING id`);
+    `INSERT INTO access_point_providers (title, contact_name) VALUES ('Bench Access Point Provider', 'Bench') RETURNING id`,
+  );
   const [accessPoint] = await db.query<{ id: string }>(
-    `INSERT INTO access_points (title, provider_id) VALUES ('Bench Access Point', $1) RETURNING id`, [apProvider?.id]);
+    `INSERT INTO access_points (title, provider_id) VALUES ('Bench Access Point', $1) RETURNING id`,
+    [apProvider?.id],
+  );
   await addPublishedEndpoint(db, accessPoint?.id as string);
   const providers = await db.query<{ id: string; username: string }>(
     `WITH sp AS (
@@ -97,11 +101,19 @@ async function addProviders(db: Database, password: string) {
      RETURNING service_provider_id AS id, username`,
     [accessPoint?.id, PROVIDER_COUNT, hash],
   );
-  await db.query(`INSERT INTO users (username, password_hash, role) VALUES ('authority', $1, 'REGISTRY_AUTHORITY')`, [hash]);
+  await db.query(`INSERT INTO users (username, password_hash, role) VALUES ('authority', $1, 'REGISTRY_AUTHORITY')`, [
+    hash,
+  ]);
   return providers.sort((a, b) => a.username.localeCompare(b.username));
 }
 
-interface Constraint { table: string; name: string; definition: string; type: string; index: string | null }
+interface Constraint {
+  table: string;
+  name: string;
+  definition: string;
+  type: string;
+  index: string | null;
+}
 
 /**
  * The constraints and indexes of the two big tables (and foreign keys into them), so that they can be
@@ -113,11 +125,13 @@ async function indexesOf(db: Database) {
   const constraints = await db.query<Constraint>(
     `SELECT conrelid::regclass::text AS table, conname AS name, pg_get_constraintdef(oid) AS definition, contype AS type,
             CASE WHEN contype IN ('p', 'u') THEN pg_get_indexdef(conindid) END AS index
-       FROM pg_constraint WHERE contype IN ('p', 'u', 'f') AND (conrelid IN ${tables} OR confrelid IN ${tables})`);
+       FROM pg_constraint WHERE contype IN ('p', 'u', 'f') AND (conrelid IN ${tables} OR confrelid IN ${tables})`,
+  );
   const indexes = await db.query<{ name: string; definition: string }>(
     `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition FROM pg_index i
       WHERE indrelid IN ${tables}
-        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.conrelid = i.indrelid)`);
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.conrelid = i.indrelid)`,
+  );
   return { constraints, indexes };
 }
 
@@ -127,15 +141,17 @@ async function indexesOf(db: Database) {
  */
 async function inParallel(db: Database, statements: string[], workers: number): Promise<void> {
   const queue = [...statements];
-  await Promise.all(Array.from({ length: workers }, async () => {
-    for (let statement = queue.shift(); statement; statement = queue.shift()) {
-      const next = statement;
-      await db.transaction(async (tx) => {
-        await tx.query(`SET LOCAL maintenance_work_mem = '256MB'`);
-        await tx.query(next);
-      });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (let statement = queue.shift(); statement; statement = queue.shift()) {
+        const next = statement;
+        await db.transaction(async (tx) => {
+          await tx.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+          await tx.query(next);
+        });
+      }
+    }),
+  );
 }
 
 function participantRows(from: number, to: number, processIds: readonly string[]): string {
@@ -160,7 +176,14 @@ function participantRows(from: number, to: number, processIds: readonly string[]
 }
 
 /** Participants 1..count, loaded in `workers` ranges at once with the big tables' indexes dropped. */
-async function addParticipants(db: Database, count: number, providerIds: string[], processIds: string[], workers: number, steps: Record<string, number>) {
+async function addParticipants(
+  db: Database,
+  count: number,
+  providerIds: string[],
+  processIds: string[],
+  workers: number,
+  steps: Record<string, number>,
+) {
   const { constraints, indexes } = await indexesOf(db);
   const foreignKeys = constraints.filter((c) => c.type === 'f');
   const keys = constraints.filter((c) => c.type !== 'f');
@@ -169,20 +192,35 @@ async function addParticipants(db: Database, count: number, providerIds: string[
     for (const index of indexes) await tx.query(`DROP INDEX ${index.name}`);
   });
   const chunk = Math.ceil(count / workers);
-  await timed(steps, 'insert participants and processes', () => Promise.all(
-    Array.from({ length: workers }, (_, w) => [w * chunk + 1, Math.min(count, (w + 1) * chunk)] as const)
-      .filter(([from, to]) => from <= to)
-      .map(([from, to]) => db.query(participantRows(from, to, processIds), [providerIds])),
-  ));
+  await timed(steps, 'insert participants and processes', () =>
+    Promise.all(
+      Array.from({ length: workers }, (_, w) => [w * chunk + 1, Math.min(count, (w + 1) * chunk)] as const)
+        .filter(([from, to]) => from <= to)
+        .map(([from, to]) => db.query(participantRows(from, to, processIds), [providerIds])),
+    ),
+  );
   // Keys are built as plain unique indexes first, which build side by side, then attached as constraints.
-  await timed(steps, 'build keys and indexes', () => inParallel(db, [
-    ...keys.map((c) => c.index as string),
-    ...indexes.map((index) => index.definition),
-  ], workers));
-  await inParallel(db, keys.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.type === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${c.name}`), 1);
-  await timed(steps, 'validate foreign keys', () => inParallel(db,
-    foreignKeys.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.definition}`), workers));
-  await timed(steps, 'vacuum analyze', () => inParallelPlain(db, ['VACUUM (ANALYZE) participants', 'VACUUM (ANALYZE) participant_processes']));
+  await timed(steps, 'build keys and indexes', () =>
+    inParallel(db, [...keys.map((c) => c.index as string), ...indexes.map((index) => index.definition)], workers),
+  );
+  await inParallel(
+    db,
+    keys.map(
+      (c) =>
+        `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.type === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${c.name}`,
+    ),
+    1,
+  );
+  await timed(steps, 'validate foreign keys', () =>
+    inParallel(
+      db,
+      foreignKeys.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.definition}`),
+      workers,
+    ),
+  );
+  await timed(steps, 'vacuum analyze', () =>
+    inParallelPlain(db, ['VACUUM (ANALYZE) participants', 'VACUUM (ANALYZE) participant_processes']),
+  );
   // The build leaves gigabytes of dirty pages: flushed now, not by a checkpoint in the middle of the first scenarios.
   await timed(steps, 'checkpoint', () => db.query('CHECKPOINT'));
 }
@@ -216,7 +254,14 @@ async function fill(db: Database, options: FillOptions, where: string) {
   const popular = await unrestrictedProcesses(db);
   if (popular.length < 4) throw new Error('the catalogue needs at least 4 unrestricted processes');
   options.log(`loading ${options.participants} participants into ${where}`);
-  await addParticipants(db, options.participants, providers.map((p) => p.id), popular.map((p) => p.id), options.workers, steps);
+  await addParticipants(
+    db,
+    options.participants,
+    providers.map((p) => p.id),
+    popular.map((p) => p.id),
+    options.workers,
+    steps,
+  );
   const smpLookups = await timed(steps, 'smp lookups', () => sampleLookups(db, SMP_LOOKUPS));
   return {
     participants: options.participants,
@@ -241,7 +286,13 @@ export async function buildDataset(options: DatasetOptions): Promise<PostgresDat
   try {
     const filled = await fill(db, options, databaseName);
     built = true;
-    return { ...filled, databaseName, databaseUrl, databaseEnv: { DATABASE_URL: databaseUrl }, buildSeconds: secondsSince(started) };
+    return {
+      ...filled,
+      databaseName,
+      databaseUrl,
+      databaseEnv: { DATABASE_URL: databaseUrl },
+      buildSeconds: secondsSince(started),
+    };
   } finally {
     await db.close();
     // A build that failed leaves nothing behind (the caller drops a database it received).
@@ -254,7 +305,9 @@ export async function buildDataset(options: DatasetOptions): Promise<PostgresDat
  * it (REGISTRY_DATA_DIR). PGlite runs one statement at a time, so it is filled on one connection; the caller
  * removes the directory.
  */
-export async function buildEmbeddedDataset(options: Omit<FillOptions, 'workers'> & { dataDir: string }): Promise<Dataset> {
+export async function buildEmbeddedDataset(
+  options: Omit<FillOptions, 'workers'> & { dataDir: string },
+): Promise<Dataset> {
   const started = performance.now();
   const db = await openEmbedded(options.dataDir);
   const filled = await fill(db, { ...options, workers: 1 }, options.dataDir).finally(() => db.close());

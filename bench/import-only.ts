@@ -32,7 +32,8 @@ if (cluster) log(`own PostgreSQL ${cluster.version} cluster: ${JSON.stringify(cl
 const dataDir = args.embedded ? mkdtempSync(join(tmpdir(), 'registry-import-only-')) : undefined;
 const databaseName = `registry_import_${Date.now()}`;
 const database: Record<string, string> = dataDir
-  ? { REGISTRY_DATA_DIR: dataDir } : { DATABASE_URL: databaseUrlOf(adminUrl, databaseName) };
+  ? { REGISTRY_DATA_DIR: dataDir }
+  : { DATABASE_URL: databaseUrlOf(adminUrl, databaseName) };
 if (!dataDir) await createDatabase(adminUrl, databaseName);
 try {
   const db = await openDatabaseExclusively({ REGISTRY_DATA_DIR: '', ...database }, 'the import benchmark');
@@ -41,13 +42,21 @@ try {
     await loadCatalogue(db, join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7'));
     await createDemoSet(db);
     const [first, second] = await unrestrictedProcesses(db);
-    const providers = await db.query<{ id: string; username: string }>("SELECT id, '' AS username FROM service_providers ORDER BY id");
+    const providers = await db.query<{ id: string; username: string }>(
+      "SELECT id, '' AS username FROM service_providers ORDER BY id",
+    );
     target = { database, providers, freeProcessIds: [first?.id as string, second?.id as string] as [string, string] };
   } finally {
     await db.close();
   }
   const run = await timeImport(target, Number(args.lines), log);
-  console.log(JSON.stringify({ database: dataDir ? 'embedded' : 'postgres', ...run, rowsPerSecond: Math.round(run.rowsPerSecond) }));
+  console.log(
+    JSON.stringify({
+      database: dataDir ? 'embedded' : 'postgres',
+      ...run,
+      rowsPerSecond: Math.round(run.rowsPerSecond),
+    }),
+  );
 } finally {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   else await dropDatabase(adminUrl, databaseName);

@@ -29,7 +29,9 @@ async function writeLines(path: string, lines: number, data: ImportTarget): Prom
   const out = createWriteStream(path);
   for (let i = 1; i <= lines; i += 1) {
     const line = {
-      icd: '0192', organizationIdentifier: importedNumber(i), name: `Importert Testbedrift ${i} AS`,
+      icd: '0192',
+      organizationIdentifier: importedNumber(i),
+      name: `Importert Testbedrift ${i} AS`,
       processes: data.freeProcessIds.map((identifier) => ({ identifier })),
       contact: { name: 'Kari Nordmann', email: 'kari@example.no', phoneNumber: '+47 22 00 00 00' },
       provider: { identifier: data.providers[i % data.providers.length]?.id },
@@ -40,7 +42,11 @@ async function writeLines(path: string, lines: number, data: ImportTarget): Prom
   await once(out, 'finish');
 }
 
-export async function timeImport(data: ImportTarget, lines: number, log: (message: string) => void): Promise<ImportRun> {
+export async function timeImport(
+  data: ImportTarget,
+  lines: number,
+  log: (message: string) => void,
+): Promise<ImportRun> {
   const dir = mkdtempSync(join(tmpdir(), 'registry-bench-import-'));
   try {
     const file = join(dir, 'participants.jsonl');
@@ -49,7 +55,8 @@ export async function timeImport(data: ImportTarget, lines: number, log: (messag
     const started = performance.now();
     // As an operator runs it: the launcher, so that the Node.js options of bin/registry.js's first line apply.
     const child = spawn('./registry', ['import-participants', file], {
-      env: { ...process.env, ...data.database, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...data.database, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
@@ -59,7 +66,9 @@ export async function timeImport(data: ImportTarget, lines: number, log: (messag
       try {
         // An ending process has no VmRSS any more (NaN), which would make the peak NaN.
         peakMiB = Math.max(peakMiB, rssMiB(child.pid as number) || 0);
-      } catch { /* ended */ }
+      } catch {
+        /* ended */
+      }
     }, 100);
     const [exitCode] = (await once(child, 'exit')) as [number | null];
     clearInterval(sampler);

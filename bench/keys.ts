@@ -23,7 +23,10 @@ const norwegian: Numbering = {
   sql: (n) => sqlNorwegianNumber(n, ...DATA_SET_LEADS),
 };
 /** `base + n`: made up, whatever the scheme's rule (the data set never passes the API). */
-const madeUp = (base: number): Numbering => ({ number: (n) => String(base + n), sql: (n) => `(${base}::bigint + (${n}))::text` });
+const madeUp = (base: number): Numbering => ({
+  number: (n) => String(base + n),
+  sql: (n) => `(${base}::bigint + (${n}))::text`,
+});
 
 /** ICD by `(n * 7919) % 100`: mostly 0192, some other Nordic schemes; each with its own number range. */
 const ICD_BANDS = [
@@ -61,7 +64,9 @@ export function norwegianNumberOf(n: number, first: number, instead: number): st
 /** `norwegianNumberOf` over an SQL integer expression `n` (below 10,000,000): the same weights, digit by digit. */
 function sqlNorwegianNumber(n: string, first: number, instead: number): string {
   const [leadWeight = 0, ...weights] = NORWEGIAN_WEIGHTS;
-  const rest = weights.map((weight, index) => `(${n})::bigint / ${10 ** (weights.length - 1 - index)} % 10 * ${weight}`).join(' + ');
+  const rest = weights
+    .map((weight, index) => `(${n})::bigint / ${10 ** (weights.length - 1 - index)} % 10 * ${weight}`)
+    .join(' + ');
   const check = (lead: number) => `((11 - (${lead * leadWeight} + ${rest}) % 11) % 11)`;
   const body = (lead: number) => `'${lead}' || lpad((${n})::text, 7, '0') || ${check(lead)}::text`;
   return `(CASE WHEN ${check(first)} < 10 THEN ${body(first)} ELSE ${body(instead)} END)`;
@@ -77,28 +82,171 @@ const draw = (n: string) => `((${n})::bigint * 7919 % 100)`;
 
 /** The same functions over an SQL integer expression `n` (a column, or a pgbench `:variable`). */
 export const sqlKeys = {
-  icd: (n: string) => `(CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN '${band.icd}'`).join(' ')} END)`,
-  organization: (n: string) => `(CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN ${band.numbering.sql(n)}`).join(' ')} END)`,
+  icd: (n: string) =>
+    `(CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN '${band.icd}'`).join(' ')} END)`,
+  organization: (n: string) =>
+    `(CASE ${ICD_BANDS.map((band) => `WHEN ${draw(n)} < ${band.below} THEN ${band.numbering.sql(n)}`).join(' ')} END)`,
   providerIndex: (n: string) => `((${n}) % ${PROVIDER_COUNT})`,
   processCount: (n: string) => `(1 + (${n})::bigint * 11 % 4)`,
 };
 
 const FIRST_WORDS = [
-  'Nord', 'Fjord', 'Vest', 'Øst', 'Sør', 'Berg', 'Lia', 'Dal', 'Skog', 'Sjø', 'Havn', 'Bakke', 'Elve', 'Fjell',
-  'Stein', 'Granli', 'Solberg', 'Lunde', 'Haug', 'Moen', 'Nygård', 'Strand', 'Holm', 'Vik', 'Aas', 'Bø',
-  'Kirke', 'Tinde', 'Brekke', 'Lyng', 'Furu', 'Bjørke', 'Eik', 'Ask', 'Lind', 'Hegg', 'Rogn', 'Selje', 'Vidde',
-  'Myr', 'Tangen', 'Odden', 'Nesset', 'Øya', 'Sundet', 'Våg', 'Bukta', 'Kleiva', 'Ura', 'Li',
+  'Nord',
+  'Fjord',
+  'Vest',
+  'Øst',
+  'Sør',
+  'Berg',
+  'Lia',
+  'Dal',
+  'Skog',
+  'Sjø',
+  'Havn',
+  'Bakke',
+  'Elve',
+  'Fjell',
+  'Stein',
+  'Granli',
+  'Solberg',
+  'Lunde',
+  'Haug',
+  'Moen',
+  'Nygård',
+  'Strand',
+  'Holm',
+  'Vik',
+  'Aas',
+  'Bø',
+  'Kirke',
+  'Tinde',
+  'Brekke',
+  'Lyng',
+  'Furu',
+  'Bjørke',
+  'Eik',
+  'Ask',
+  'Lind',
+  'Hegg',
+  'Rogn',
+  'Selje',
+  'Vidde',
+  'Myr',
+  'Tangen',
+  'Odden',
+  'Nesset',
+  'Øya',
+  'Sundet',
+  'Våg',
+  'Bukta',
+  'Kleiva',
+  'Ura',
+  'Li',
 ];
 const TRADES = [
-  'Bygg', 'Elektro', 'Rør', 'Transport', 'Regnskap', 'Consulting', 'Eiendom', 'Maskin', 'Handel', 'Data',
-  'Tre', 'Betong', 'Maling', 'Auto', 'Frisør', 'Bakeri', 'Fisk', 'Landbruk', 'Entreprenør', 'Arkitekter',
-  'Advokatfirma', 'Tannlege', 'Legesenter', 'Renhold', 'Sikkerhet', 'Media', 'Design', 'Invest', 'Holding',
-  'Shipping', 'Energi', 'Solutions', 'Teknikk', 'Service', 'Drift', 'Montasje', 'Snekkeri', 'Blikk', 'Glass',
-  'Kjøkken', 'Møbler', 'Sport', 'Reise', 'Helse', 'Omsorg', 'Barnehage', 'Skole', 'Kultur', 'Hotell', 'Kafé',
+  'Bygg',
+  'Elektro',
+  'Rør',
+  'Transport',
+  'Regnskap',
+  'Consulting',
+  'Eiendom',
+  'Maskin',
+  'Handel',
+  'Data',
+  'Tre',
+  'Betong',
+  'Maling',
+  'Auto',
+  'Frisør',
+  'Bakeri',
+  'Fisk',
+  'Landbruk',
+  'Entreprenør',
+  'Arkitekter',
+  'Advokatfirma',
+  'Tannlege',
+  'Legesenter',
+  'Renhold',
+  'Sikkerhet',
+  'Media',
+  'Design',
+  'Invest',
+  'Holding',
+  'Shipping',
+  'Energi',
+  'Solutions',
+  'Teknikk',
+  'Service',
+  'Drift',
+  'Montasje',
+  'Snekkeri',
+  'Blikk',
+  'Glass',
+  'Kjøkken',
+  'Møbler',
+  'Sport',
+  'Reise',
+  'Helse',
+  'Omsorg',
+  'Barnehage',
+  'Skole',
+  'Kultur',
+  'Hotell',
+  'Kafé',
 ];
-const FORMS = ['AS', 'AS', 'AS', 'AS', 'ASA', 'ANS', 'DA', 'SA', 'ENK', 'Kommune', 'Stiftelse', 'BA', 'AS', 'AS', 'NUF'];
-const GIVEN_NAMES = ['Anne', 'Ole', 'Kari', 'Per', 'Ingrid', 'Lars', 'Nora', 'Jonas', 'Sofie', 'Erik', 'Emma', 'Magnus', 'Ida', 'Henrik', 'Sara', 'Jakob'];
-const FAMILY_NAMES = ['Hansen', 'Johansen', 'Olsen', 'Larsen', 'Andersen', 'Pedersen', 'Nilsen', 'Kristiansen', 'Jensen', 'Karlsen', 'Berg', 'Haugen', 'Hagen', 'Eriksen', 'Dahl', 'Lie'];
+const FORMS = [
+  'AS',
+  'AS',
+  'AS',
+  'AS',
+  'ASA',
+  'ANS',
+  'DA',
+  'SA',
+  'ENK',
+  'Kommune',
+  'Stiftelse',
+  'BA',
+  'AS',
+  'AS',
+  'NUF',
+];
+const GIVEN_NAMES = [
+  'Anne',
+  'Ole',
+  'Kari',
+  'Per',
+  'Ingrid',
+  'Lars',
+  'Nora',
+  'Jonas',
+  'Sofie',
+  'Erik',
+  'Emma',
+  'Magnus',
+  'Ida',
+  'Henrik',
+  'Sara',
+  'Jakob',
+];
+const FAMILY_NAMES = [
+  'Hansen',
+  'Johansen',
+  'Olsen',
+  'Larsen',
+  'Andersen',
+  'Pedersen',
+  'Nilsen',
+  'Kristiansen',
+  'Jensen',
+  'Karlsen',
+  'Berg',
+  'Haugen',
+  'Hagen',
+  'Eriksen',
+  'Dahl',
+  'Lie',
+];
 
 const sqlArray = (words: readonly string[]) => `ARRAY[${words.map((word) => `'${word}'`).join(', ')}]`;
 /** A word of `words` chosen by bits `shift`.. of a multiplicative hash of `n`, so choices are independent. */

@@ -72,7 +72,8 @@ function databasesOf(list: string): DatabaseKind[] {
 /** `--workers 1,2`, checked. */
 function workerCountsOf(list: string): number[] {
   const counts = list.split(',').map(Number);
-  if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--workers: ${list} is not a list of positive integers`);
+  if (counts.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`--workers: ${list} is not a list of positive integers`);
   return counts;
 }
 
@@ -119,9 +120,16 @@ async function responseShape(url: string, scenario: Scenario) {
   for (let i = 0; i < 20; i += 1) {
     const draw = scenario.draw();
     for (const [index, request] of draw.requests.entries()) {
-      const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+      const response = await fetch(`${url}${request.path}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+      });
       const body = await response.arrayBuffer();
-      if (response.status >= 400) throw new Error(`scenario ${scenario.id}: ${request.method} ${request.path} answered ${response.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
+      if (response.status >= 400)
+        throw new Error(
+          `scenario ${scenario.id}: ${request.method} ${request.path} answered ${response.status}: ${Buffer.from(body).toString().slice(0, 300)}`,
+        );
       (sizes[index] ??= []).push(body.byteLength);
       statuses[index] = response.status;
     }
@@ -135,7 +143,10 @@ async function responseShape(url: string, scenario: Scenario) {
 /** A GET on a connection of its own (node:cluster hands each new connection to the next worker). */
 function getOnNewConnection(url: string, headers: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    get(url, { headers, agent: false }, (response) => response.resume().on('end', resolve).on('error', reject)).on('error', reject);
+    get(url, { headers, agent: false }, (response) => response.resume().on('end', resolve).on('error', reject)).on(
+      'error',
+      reject,
+    );
   });
 }
 
@@ -147,9 +158,10 @@ function getOnNewConnection(url: string, headers: Record<string, string>): Promi
  */
 async function warmCredentials(url: string, data: Dataset, workers: number): Promise<void> {
   const users = [...data.providers.map((p) => p.username), data.authority];
-  const check = (username: string) => getOnNewConnection(`${url}/rest/api/processes?size=1`, {
-    authorization: `Basic ${Buffer.from(`${username}:${data.password}`).toString('base64')}`,
-  });
+  const check = (username: string) =>
+    getOnNewConnection(`${url}/rest/api/processes?size=1`, {
+      authorization: `Basic ${Buffer.from(`${username}:${data.password}`).toString('base64')}`,
+    });
   if (workers === 1) {
     await Promise.all(users.map(check));
     return;
@@ -159,20 +171,34 @@ async function warmCredentials(url: string, data: Dataset, workers: number): Pro
 
 /** The scenario's ceilings from the data set's first configuration, measured now when there are none yet. */
 async function ceilingsOnce(run: Run, id: string, measure: () => Promise<Ceilings>): Promise<Ceilings> {
-  const ceilings = run.ceilings.get(id) ?? await measure();
+  const ceilings = run.ceilings.get(id) ?? (await measure());
   run.ceilings.set(id, ceilings);
   return ceilings;
 }
 
-async function scenarioCeilings(scenario: Scenario, shape: Awaited<ReturnType<typeof responseShape>>, load: LoadOptions, run: Run): Promise<Ceilings> {
-  const http = await drivenWithCpu(run.ceilingServer.pid, load, (driven) => drive(run.ceilingServer.url, () => scenario.draw(), driven, (request: BenchRequest, index: number) => ({
-    ...request, path: `/size/${shape[index]?.bytes ?? 0}/${shape[index]?.status ?? 200}`,
-  })));
+async function scenarioCeilings(
+  scenario: Scenario,
+  shape: Awaited<ReturnType<typeof responseShape>>,
+  load: LoadOptions,
+  run: Run,
+): Promise<Ceilings> {
+  const http = await drivenWithCpu(run.ceilingServer.pid, load, (driven) =>
+    drive(
+      run.ceilingServer.url,
+      () => scenario.draw(),
+      driven,
+      (request: BenchRequest, index: number) => ({
+        ...request,
+        path: `/size/${shape[index]?.bytes ?? 0}/${shape[index]?.status ?? 200}`,
+      }),
+    ),
+  );
   const { databaseUrl, data } = run.store;
   if (!databaseUrl) return { http };
   const minimal = minimalScript(scenario.id, data);
   if (!minimal) throw new Error(`scenario ${scenario.id} has no minimal database script (bench/minimal.ts)`);
-  const pgbenchRun = (script: string) => pgbench({ databaseUrl, script, clients: load.connections, duration: load.duration, mode: 'prepared' });
+  const pgbenchRun = (script: string) =>
+    pgbench({ databaseUrl, script, clients: load.connections, duration: load.duration, mode: 'prepared' });
   const database = await pgbenchRun(minimal);
   if (!run.recorder) return { http, database, minimalSql: minimal };
   const recordedDraw = scenario.draw();
@@ -184,26 +210,49 @@ async function scenarioCeilings(scenario: Scenario, shape: Awaited<ReturnType<ty
 }
 
 /** A measurement after the warm-up, with the CPU each part spent per unit meanwhile. */
-async function drivenWithCpu(serverPid: number, load: LoadOptions, measure: (load: LoadOptions) => Promise<Measurement>): Promise<Measurement> {
+async function drivenWithCpu(
+  serverPid: number,
+  load: LoadOptions,
+  measure: (load: LoadOptions) => Promise<Measurement>,
+): Promise<Measurement> {
   if (options.warmup > 0) await measure({ ...load, duration: options.warmup });
-  const { result, cpu } = await cpuDuring(serverPid, () => measure(load), (measured) => measured.perSecond * load.duration);
+  const { result, cpu } = await cpuDuring(
+    serverPid,
+    () => measure(load),
+    (measured) => measured.perSecond * load.duration,
+  );
   return { ...result, cpu };
 }
 
 async function measureScenario(scenario: Scenario, run: Run): Promise<Result> {
-  const { service, store: { data } } = run;
+  const {
+    service,
+    store: { data },
+  } = run;
   log(`scenario ${scenario.id}: ${scenario.title}`);
   await warmCredentials(service.url, data, run.workers);
   const shape = await responseShape(service.url, scenario);
   const connections = scenario.connections ?? options.connections;
   const load = { connections, duration: options.duration };
-  const measured = await drivenWithCpu(service.pid, load, (driven) => drive(service.url, () => scenario.draw(), driven));
+  const measured = await drivenWithCpu(service.pid, load, (driven) =>
+    drive(service.url, () => scenario.draw(), driven),
+  );
   if (crashed(service)) throw new Error(`the service crashed during scenario ${scenario.id}`);
   const ceilings = await ceilingsOnce(run, scenario.id, () => scenarioCeilings(scenario, shape, load, run));
-  return resultOf(scenario.id, scenario.title, scenario.unit, measured, ceilings, { responseBytes: shape.map((s) => s.bytes), connections });
+  return resultOf(scenario.id, scenario.title, scenario.unit, measured, ceilings, {
+    responseBytes: shape.map((s) => s.bytes),
+    connections,
+  });
 }
 
-function resultOf(id: string, title: string, unit: string, service: Measurement, ceilings: Ceilings, extra: Record<string, unknown>): Result {
+function resultOf(
+  id: string,
+  title: string,
+  unit: string,
+  service: Measurement,
+  ceilings: Ceilings,
+  extra: Record<string, unknown>,
+): Result {
   const { http, database } = ceilings;
   const httpRatio = service.perSecond / http.perSecond;
   if (!database) return { id, title, unit, service, ...ceilings, httpRatio, ...extra };
@@ -215,21 +264,32 @@ function resultOf(id: string, title: string, unit: string, service: Measurement,
 /** The participants the service holds now, by its own count: scenario 6 may have ended between an add and its delete. */
 async function participantTotal(url: string, data: Dataset): Promise<number> {
   const { headers } = streamRequest(data);
-  const response = await fetch(`${url}/rest/api/participants?size=1`, { headers: { ...headers, accept: 'application/json' } });
+  const response = await fetch(`${url}/rest/api/participants?size=1`, {
+    headers: { ...headers, accept: 'application/json' },
+  });
   if (response.status !== 200) throw new Error(`counting the participants answered ${response.status}`);
   return ((await response.json()) as { totalElements: number }).totalElements;
 }
 
 /** A single stream as a measurement: rows per second, its time as both latencies. */
-const streamMeasurement = (rows: number, ms: number, errors: number): Measurement => ({ perSecond: rows / (ms / 1000), p50: ms, p99: ms, errors, count: 1 });
+const streamMeasurement = (rows: number, ms: number, errors: number): Measurement => ({
+  perSecond: rows / (ms / 1000),
+  p50: ms,
+  p99: ms,
+  errors,
+  count: 1,
+});
 
 async function streamCeilings(run: Run, rows: number, bytes: number): Promise<Ceilings> {
   const http = await streamOnce(`${run.ceilingServer.url}/stream/${bytes}`, {});
   const { databaseUrl } = run.store;
   if (!databaseUrl) return { http: streamMeasurement(rows, http.ms, 0) };
-  const pgbenchOnce = (script: string) => pgbench({ databaseUrl, script, clients: 1, duration: 0, transactions: 1, mode: 'extended' });
+  const pgbenchOnce = (script: string) =>
+    pgbench({ databaseUrl, script, clients: 1, duration: 0, transactions: 1, mode: 'extended' });
   const asRows = (measured: Measurement) => streamMeasurement(rows, measured.p50, measured.errors);
-  const database = asRows(await pgbenchOnce(pgbenchStreamScript({ sql: MINIMAL_STREAM_SQL, params: [], batchSize: 1000 }, rows)));
+  const database = asRows(
+    await pgbenchOnce(pgbenchStreamScript({ sql: MINIMAL_STREAM_SQL, params: [], batchSize: 1000 }, rows)),
+  );
   const ceilings = { http: streamMeasurement(rows, http.ms, 0), database, minimalSql: MINIMAL_STREAM_SQL };
   if (!run.recorder) return ceilings;
   const stream = (await run.recorder.record({ requests: [streamRequest(run.store.data)], bindings: [] })).streams[0];
@@ -238,7 +298,10 @@ async function streamCeilings(run: Run, rows: number, bytes: number): Promise<Ce
 }
 
 async function measureStream(run: Run): Promise<Result> {
-  const { service, store: { data } } = run;
+  const {
+    service,
+    store: { data },
+  } = run;
   log('scenario 8: stream every participant (AUT)');
   await warmCredentials(service.url, data, run.workers);
   const expected = await participantTotal(service.url, data);
@@ -247,9 +310,17 @@ async function measureStream(run: Run): Promise<Result> {
   if (crashed(service)) throw new Error('the service crashed during the stream');
   if (streamed.rows !== expected) throw new Error(`the stream returned ${streamed.rows} participants, not ${expected}`);
   const ceilings = await ceilingsOnce(run, '8', () => streamCeilings(run, expected, streamed.bytes));
-  return resultOf('8', 'stream every participant (AUT), rows/s', 'rows', streamMeasurement(expected, streamed.ms, streamed.errors), ceilings, {
-    responseBytes: [streamed.bytes], memory: { restMiB, peakMiB: streamed.peakMiB, growthMiB: streamed.peakMiB - restMiB },
-  });
+  return resultOf(
+    '8',
+    'stream every participant (AUT), rows/s',
+    'rows',
+    streamMeasurement(expected, streamed.ms, streamed.errors),
+    ceilings,
+    {
+      responseBytes: [streamed.bytes],
+      memory: { restMiB, peakMiB: streamed.peakMiB, growthMiB: streamed.peakMiB - restMiB },
+    },
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -257,18 +328,37 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Node's flags for the service as `npm start` and the README's production command give them (`--node-args` come after). */
 const SERVICE_NODE_ARGS = ['--max-semi-space-size=16'];
 
-async function startService(store: Store, workers: number, label: string, smpEnv: Record<string, string>): Promise<RunningProcess & { managementUrl: string }> {
+async function startService(
+  store: Store,
+  workers: number,
+  label: string,
+  smpEnv: Record<string, string>,
+): Promise<RunningProcess & { managementUrl: string }> {
   const managementPort = await freePort();
   const port = await freePort();
   const serviceLog = join(tmpdir(), `registry-bench-${stamp}-${label.replace(/\W+/g, '-')}-service.log`);
-  const service = await startProcess([...SERVICE_NODE_ARGS, ...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'], {
-    ...process.env, ...store.data.databaseEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production',
-    REGISTRY_WORKERS: String(workers), REGISTRY_DEMO: 'false', REGISTRY_ADMIN_PASSWORD: store.data.password,
-    // Every user of the load signs in from this one address: their checks (the warm-up's, a minute's cache misses)
-    // must not meet the per-address bound meant for one client.
-    LOGIN_CHECKS_PER_ADDRESS: '1000',
-    MANAGEMENT_PORT: String(managementPort), ...smpEnv,
-  }, port, serviceLog, '/rest/api/processes');
+  const service = await startProcess(
+    [...SERVICE_NODE_ARGS, ...(args['node-args'] as string).split(' ').filter(Boolean), 'dist/server.js'],
+    {
+      ...process.env,
+      ...store.data.databaseEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+      REGISTRY_WORKERS: String(workers),
+      REGISTRY_DEMO: 'false',
+      REGISTRY_ADMIN_PASSWORD: store.data.password,
+      // Every user of the load signs in from this one address: their checks (the warm-up's, a minute's cache misses)
+      // must not meet the per-address bound meant for one client.
+      LOGIN_CHECKS_PER_ADDRESS: '1000',
+      MANAGEMENT_PORT: String(managementPort),
+      ...smpEnv,
+    },
+    port,
+    serviceLog,
+    '/rest/api/processes',
+  );
   log(`${label}: service pid ${service.pid} on ${service.url}, log ${serviceLog}`);
   return { ...service, managementUrl: `http://127.0.0.1:${managementPort}` };
 }
@@ -276,7 +366,10 @@ async function startService(store: Store, workers: number, label: string, smpEnv
 /** The queries the standby answered, by the service's metrics (`db_standby_reads_total`; one worker's with several). */
 async function standbyReads(service: { managementUrl: string }): Promise<number> {
   const metrics = await (await fetch(`${service.managementUrl}/metrics`)).text();
-  return [...metrics.matchAll(/^db_standby_reads_total\{[^}]*\} (\d+)/gm)].reduce((total, match) => total + Number(match[1]), 0);
+  return [...metrics.matchAll(/^db_standby_reads_total\{[^}]*\} (\d+)/gm)].reduce(
+    (total, match) => total + Number(match[1]),
+    0,
+  );
 }
 
 /**
@@ -289,19 +382,30 @@ async function searchIndexLoaded(service: { managementUrl: string; pid: number }
   for (;;) {
     const metrics = await (await fetch(`${service.managementUrl}/metrics`)).text();
     if (/^participant_search_memory_ready 1$/m.test(metrics)) break;
-    if (Date.now() - startedAt > 600_000) throw new Error(`${label}: the participant search in memory did not load within 10 minutes`);
+    if (Date.now() - startedAt > 600_000)
+      throw new Error(`${label}: the participant search in memory did not load within 10 minutes`);
     await sleep(250);
   }
-  log(`${label}: participant search in memory loaded in ${((Date.now() - startedAt) / 1000).toFixed(1)} s after the service answered; resident ${rssMiB(service.pid).toFixed(0)} MiB`);
+  log(
+    `${label}: participant search in memory loaded in ${((Date.now() - startedAt) / 1000).toFixed(1)} s after the service answered; resident ${rssMiB(service.pid).toFixed(0)} MiB`,
+  );
 }
 
 /**
  * Every selected scenario against the service started on the store with REGISTRY_WORKERS=`workers`; with `standbyUrl`,
  * its standby routes read from that streaming hot standby (DATABASE_READ_URLS).
  */
-async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, workers: number, smpEnv: Record<string, string>, standbyUrl?: string): Promise<ConfigurationReport> {
+async function measureConfiguration(
+  run: Omit<Run, 'service' | 'workers'>,
+  workers: number,
+  smpEnv: Record<string, string>,
+  standbyUrl?: string,
+): Promise<ConfigurationReport> {
   const label = `${run.store.kind} ×${workers}${standbyUrl ? ' +standby' : ''}`;
-  const service = await startService(run.store, workers, label, { ...smpEnv, ...(standbyUrl ? { DATABASE_READ_URLS: standbyUrl } : {}) });
+  const service = await startService(run.store, workers, label, {
+    ...smpEnv,
+    ...(standbyUrl ? { DATABASE_READ_URLS: standbyUrl } : {}),
+  });
   try {
     const withService = { ...run, service, workers };
     await searchIndexLoaded(service, label);
@@ -318,7 +422,15 @@ async function measureConfiguration(run: Omit<Run, 'service' | 'workers'>, worke
     await sleep(SIGNING_THREAD_IDLE_MS);
     const memory = { restAtStartMiB, restAtEndMiB, restAfterIdleMiB: rssMiB(service.pid) };
     const standby = standbyUrl ? { reads: await standbyReads(service) } : undefined;
-    return { label, database: run.store.kind, workers, participants: run.store.data.participants, memory, results, standby };
+    return {
+      label,
+      database: run.store.kind,
+      workers,
+      participants: run.store.data.participants,
+      memory,
+      results,
+      standby,
+    };
   } finally {
     await service.stop();
   }
@@ -329,17 +441,33 @@ async function recorderOf(store: Store, key: SmpKey): Promise<{ recorder?: Recor
   if (!args.replay || !store.databaseUrl) return { close: async () => {} };
   const db = openPostgres({ connectionString: store.databaseUrl, maxConnections: 2 });
   const recorder = await recordingApp(db, { keys: new SmpKeys(key) });
-  return { recorder, close: async () => { await recorder.close(); await db.close(); } };
+  return {
+    recorder,
+    close: async () => {
+      await recorder.close();
+      await db.close();
+    },
+  };
 }
 
 async function openStore(kind: DatabaseKind): Promise<Store> {
   const common = { codeListDir: args['code-lists'] as string, log, keep: args.keep as boolean };
   if (kind === 'embedded') return embeddedStore({ ...common, participants: Number(args['embedded-participants']) });
-  return postgresStore({ ...common, participants: Number(args.participants), databaseUrl: args['database-url'], loadWorkers: Number(args['load-workers']) });
+  return postgresStore({
+    ...common,
+    participants: Number(args.participants),
+    databaseUrl: args['database-url'],
+    loadWorkers: Number(args['load-workers']),
+  });
 }
 
 /** One database: its data set, every worker configuration on it, then the import (which needs no service). */
-async function measureDatabase(kind: DatabaseKind, report: Report, ceilingServer: RunningProcess, smp: Awaited<ReturnType<typeof benchSmpKey>>): Promise<void> {
+async function measureDatabase(
+  kind: DatabaseKind,
+  report: Report,
+  ceilingServer: RunningProcess,
+  smp: Awaited<ReturnType<typeof benchSmpKey>>,
+): Promise<void> {
   const store = await openStore(kind);
   const { recorder, close } = await recorderOf(store, smp.key);
   try {
@@ -348,7 +476,9 @@ async function measureDatabase(kind: DatabaseKind, report: Report, ceilingServer
     const run = { store, scenarios: selected, ceilingServer, ceilings: new Map<string, Ceilings>(), recorder };
     for (const workers of options.workerCounts) {
       if (kind === 'embedded' && workers > 1) {
-        report.skipped.push(`embedded ×${workers} not measured: REGISTRY_WORKERS>1 needs PostgreSQL (the embedded database belongs to one process; the service refuses it).`);
+        report.skipped.push(
+          `embedded ×${workers} not measured: REGISTRY_WORKERS>1 needs PostgreSQL (the embedded database belongs to one process; the service refuses it).`,
+        );
         continue;
       }
       report.configurations.push(await measureConfiguration(run, workers, smp.env));
@@ -356,7 +486,12 @@ async function measureDatabase(kind: DatabaseKind, report: Report, ceilingServer
     if (args.standby) await measureWithStandby(run, report, smp.env);
     // Last, with the service stopped (on the embedded database it owns the data directory).
     const imported = options.selected.has('import')
-      ? await timeImport({ ...store.data, database: store.data.databaseEnv }, Number(args['import-lines'] ?? Math.ceil(store.data.participants / 10)), log) : undefined;
+      ? await timeImport(
+          { ...store.data, database: store.data.databaseEnv },
+          Number(args['import-lines'] ?? Math.ceil(store.data.participants / 10)),
+          log,
+        )
+      : undefined;
     const { participants, buildSeconds, steps } = store.data;
     report.datasets.push({ database: kind, participants, ...store.server, buildSeconds, steps, imported });
   } finally {
@@ -366,26 +501,43 @@ async function measureDatabase(kind: DatabaseKind, report: Report, ceilingServer
 }
 
 /** `--standby`: every worker configuration again, the public reads on a streaming hot standby made now (after them). */
-async function measureWithStandby(run: Omit<Run, 'service' | 'workers'>, report: Report, smpEnv: Record<string, string>): Promise<void> {
+async function measureWithStandby(
+  run: Omit<Run, 'service' | 'workers'>,
+  report: Report,
+  smpEnv: Record<string, string>,
+): Promise<void> {
   if (!run.store.addStandby) {
-    report.skipped.push(`${run.store.kind}: no standby configuration: --standby needs the benchmark's own PostgreSQL cluster (not --database-url, not the embedded database).`);
+    report.skipped.push(
+      `${run.store.kind}: no standby configuration: --standby needs the benchmark's own PostgreSQL cluster (not --database-url, not the embedded database).`,
+    );
     return;
   }
   log(`${run.store.kind}: starting a streaming hot standby (pg_basebackup of the data set)`);
   const standbyUrl = await run.store.addStandby();
-  for (const workers of options.workerCounts) report.configurations.push(await measureConfiguration(run, workers, smpEnv, standbyUrl));
+  for (const workers of options.workerCounts)
+    report.configurations.push(await measureConfiguration(run, workers, smpEnv, standbyUrl));
 }
 
 function replayNote(): string[] {
-  return args.replay && options.databases.includes('embedded') ? ['No service-SQL replay on the embedded database: pgbench cannot reach it.'] : [];
+  return args.replay && options.databases.includes('embedded')
+    ? ['No service-SQL replay on the embedded database: pgbench cannot reach it.']
+    : [];
 }
 
 /** Any error response, socket error, timeout or failed import, said on standard error. */
 function failures(report: Report): boolean {
-  const errors = report.configurations.flatMap((c) => c.results.filter((r) => r.service.errors > 0).map((r) => `${r.id} (${c.label})`));
-  if (errors.length > 0) console.error(`errors (non-2xx, socket errors or timeouts) in scenario(s) ${errors.join(', ')}; see the service logs in ${tmpdir()}`);
+  const errors = report.configurations.flatMap((c) =>
+    c.results.filter((r) => r.service.errors > 0).map((r) => `${r.id} (${c.label})`),
+  );
+  if (errors.length > 0)
+    console.error(
+      `errors (non-2xx, socket errors or timeouts) in scenario(s) ${errors.join(', ')}; see the service logs in ${tmpdir()}`,
+    );
   const failedImports = report.datasets.filter((d) => d.imported && d.imported.exitCode !== 0);
-  if (failedImports.length > 0) console.error(`the import failed on ${failedImports.map((d) => d.database).join(', ')} (its standard error is above)`);
+  if (failedImports.length > 0)
+    console.error(
+      `the import failed on ${failedImports.map((d) => d.database).join(', ')} (its standard error is above)`,
+    );
   return errors.length > 0 || failedImports.length > 0;
 }
 
@@ -394,14 +546,24 @@ async function main() {
   if (!args['no-build']) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   const smp = await benchSmpKey();
   const ceilingPort = await freePort();
-  const ceilingServer = await startProcess(['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')], { ...process.env, PORT: String(ceilingPort) }, ceilingPort, join(tmpdir(), `registry-bench-${stamp}-ceiling.log`), '/size/0');
+  const ceilingServer = await startProcess(
+    ['--import', 'tsx', join(import.meta.dirname, 'http-ceiling.ts')],
+    { ...process.env, PORT: String(ceilingPort) },
+    ceilingPort,
+    join(tmpdir(), `registry-bench-${stamp}-ceiling.log`),
+    '/size/0',
+  );
   const report: Report = {
     command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
     date: new Date().toISOString(),
     label: args.label,
     machine: { cpus: cpus().length, node: process.version },
-    duration: options.duration, connections: options.connections,
-    datasets: [], configurations: [], skipped: replayNote(), totalSeconds: 0,
+    duration: options.duration,
+    connections: options.connections,
+    datasets: [],
+    configurations: [],
+    skipped: replayNote(),
+    totalSeconds: 0,
   };
   try {
     for (const kind of options.databases) await measureDatabase(kind, report, ceilingServer, smp);

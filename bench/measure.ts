@@ -29,7 +29,12 @@ export interface LoadOptions {
  * Drives `url` with autocannon: each connection sends a fresh draw's requests in order (an add, then the
  * delete of what it added), for a fixed time. `rewrite` turns a request into the HTTP ceiling's equivalent.
  */
-export async function drive(url: string, draw: () => Draw, options: LoadOptions, rewrite = (request: BenchRequest, _index: number) => request): Promise<Measurement> {
+export async function drive(
+  url: string,
+  draw: () => Draw,
+  options: LoadOptions,
+  rewrite = (request: BenchRequest, _index: number) => request,
+): Promise<Measurement> {
   const perDraw = draw().requests.length;
   type Context = { draw?: Draw };
   const requests = Array.from({ length: perDraw }, (_, index) => ({

@@ -13,7 +13,8 @@ const LIVE = `(pa.delete_date IS NULL OR pa.delete_date > current_date)`;
 /** Element `:variable` (1-based) of a literal array. */
 const element = (values: readonly string[], variable: string, type = 'text') =>
   `('{${values.map((value) => `"${value}"`).join(',')}}'::${type}[])[${variable}]`;
-const organizationOf = (n: string) => `pa.icd = ${sqlKeys.icd(n)} AND pa.organization_identifier = ${sqlKeys.organization(n)}`;
+const organizationOf = (n: string) =>
+  `pa.icd = ${sqlKeys.icd(n)} AND pa.organization_identifier = ${sqlKeys.organization(n)}`;
 
 /** An organization's live processes: the unique (icd, organization, process) index, joined to its participants. */
 const organizationProcesses = (n: string) => `SELECT pp.process_id, pa.service_provider_id
@@ -21,7 +22,11 @@ const organizationProcesses = (n: string) => `SELECT pp.process_id, pa.service_p
  WHERE pp.icd = ${sqlKeys.icd(n)} AND pp.organization_identifier = ${sqlKeys.organization(n)} AND ${LIVE};`;
 
 /** A change log entry as the contract requires of every write (numbered after the commit: `NUMBER_ENTRIES`). */
-const changeEntry = (operation: string, provider: string, from: string) => `INSERT INTO change_log (resource, identifier, operation, origin, service_provider_ids, after)
+const changeEntry = (
+  operation: string,
+  provider: string,
+  from: string,
+) => `INSERT INTO change_log (resource, identifier, operation, origin, service_provider_ids, after)
 SELECT 'participant', '${PARTICIPANT_SCHEME}' || chr(58) || chr(58) || '0192' || chr(58) || organization_identifier, '${operation}', 'api', ARRAY[${provider}], '{}'::jsonb ${from}`;
 
 /** A write's entries get their positions once it has committed (migration 016). */
@@ -34,32 +39,56 @@ const behindBegin = (statement: string) => ['\\startpipeline', 'BEGIN;', stateme
 export function minimalScript(id: string, data: Dataset): string | undefined {
   const count = data.participants;
   const processes = data.processIds.length;
-  const benchProvider = element(data.providers.map((p) => p.id), ':bench_k', 'uuid');
+  const benchProvider = element(
+    data.providers.map((p) => p.id),
+    ':bench_k',
+    'uuid',
+  );
   const benchOrganization = '(9000000000 + :bench_a)::text';
   const scripts: Record<string, string[]> = {
     // A participant by its unique key (organization, provider), with its process ids: the processes
     // themselves are catalogue data the service holds in memory.
-    '1': [participantN(count), `SELECT pa.*, ARRAY(SELECT pp.process_id FROM participant_processes pp WHERE pp.participant_id = pa.id) AS processes
-  FROM participants pa WHERE ${organizationOf(N)} AND pa.service_provider_id = ${element(data.providers.map((p) => p.id), `1 + ${sqlKeys.providerIndex(N)}`, 'uuid')} AND ${LIVE};`],
+    '1': [
+      participantN(count),
+      `SELECT pa.*, ARRAY(SELECT pp.process_id FROM participant_processes pp WHERE pp.participant_id = pa.id) AS processes
+  FROM participants pa WHERE ${organizationOf(N)} AND pa.service_provider_id = ${element(
+    data.providers.map((p) => p.id),
+    `1 + ${sqlKeys.providerIndex(N)}`,
+    'uuid',
+  )} AND ${LIVE};`,
+    ],
     // A process by primary key (its relations are catalogue data too).
-    '2a': [`\\set bench_p random(1, ${processes})`, `SELECT * FROM processes WHERE id = ${element(data.processIds, ':bench_p', 'uuid')};`],
-    '2b': [`\\set bench_p random(1, ${processes})`, `SELECT * FROM processes WHERE id = ${element(data.processIds, ':bench_p', 'uuid')};`],
+    '2a': [
+      `\\set bench_p random(1, ${processes})`,
+      `SELECT * FROM processes WHERE id = ${element(data.processIds, ':bench_p', 'uuid')};`,
+    ],
+    '2b': [
+      `\\set bench_p random(1, ${processes})`,
+      `SELECT * FROM processes WHERE id = ${element(data.processIds, ':bench_p', 'uuid')};`,
+    ],
     // The first page in primary-key order and the exact total.
     '3': ['SELECT *, count(*) OVER () AS total FROM processes ORDER BY id LIMIT 30;'],
     // The trigram index scan the name fragment needs, counting its hits and keeping the first 30 keys in that one
     // scan, then the page's rows by key. (Counting and then walking the key order apart read a rare fragment's
     // candidates twice and walked the primary key through tens of thousands of rows that fail the filter.)
-    '4': [`\\set bench_w random(1, ${NAME_FRAGMENTS.length})`,
+    '4': [
+      `\\set bench_w random(1, ${NAME_FRAGMENTS.length})`,
       `WITH hits AS (SELECT pa.id, count(*) OVER () AS total FROM (SELECT pa.id FROM participants pa WHERE (pa.name_lower LIKE '%' || ${element(NAME_FRAGMENTS, ':bench_w')} || '%' OR pa.organization_identifier LIKE ${element(NAME_FRAGMENTS, ':bench_w')} || '%') AND ${LIVE} OFFSET 0) pa ORDER BY pa.id LIMIT 30)
-SELECT (SELECT total FROM hits LIMIT 1), pa.* FROM participants pa WHERE pa.id IN (SELECT id FROM hits);`],
+SELECT (SELECT total FROM hits LIMIT 1), pa.* FROM participants pa WHERE pa.id IN (SELECT id FROM hits);`,
+    ],
     // The (icd, date) range's exact count, then the page of 50 by name from the (icd, name) index.
-    '5': [participantN(count), '\\set bench_d random(90, 1825)',
+    '5': [
+      participantN(count),
+      '\\set bench_d random(90, 1825)',
       `SELECT count(*) FROM participants pa WHERE pa.icd = ${sqlKeys.icd(N)} AND pa.last_modification_date BETWEEN current_date - :bench_d::int AND current_date - :bench_d::int + 90 AND ${LIVE};`,
-      `SELECT * FROM participants pa WHERE pa.icd = ${sqlKeys.icd(N)} AND pa.last_modification_date BETWEEN current_date - :bench_d::int AND current_date - :bench_d::int + 90 AND ${LIVE} ORDER BY pa.name, pa.id LIMIT 50;`],
+      `SELECT * FROM participants pa WHERE pa.icd = ${sqlKeys.icd(N)} AND pa.last_modification_date BETWEEN current_date - :bench_d::int AND current_date - :bench_d::int + 90 AND ${LIVE} ORDER BY pa.name, pa.id LIMIT 50;`,
+    ],
     // One statement inserts the participant, its two processes and its change entry; one more deletes it by its key
     // (the processes go by cascade) with its entry. Two transactions, as the scenario's two requests, each statement
     // sent behind its BEGIN without waiting for it, as the service sends it (src/db/postgres.ts).
-    '6': ['\\set bench_a random(1, 999999999)', `\\set bench_k random(1, ${PROVIDER_COUNT})`,
+    '6': [
+      '\\set bench_a random(1, 999999999)',
+      `\\set bench_k random(1, ${PROVIDER_COUNT})`,
       ...behindBegin(`WITH pa AS (INSERT INTO participants (service_provider_id, icd, organization_identifier, name, registration_date, last_modification_date, contact_name, contact_email, contact_phone)
   VALUES (${benchProvider}, '0192', ${benchOrganization}, 'Benchmark Testbedrift AS', current_date, current_date, 'Kari Nordmann', 'kari@example.no', '+47 22 00 00 00')
   RETURNING id, icd, organization_identifier, service_provider_id),
@@ -71,7 +100,8 @@ ${changeEntry('create', 'pa.service_provider_id', 'FROM pa')};`),
       ...behindBegin(`WITH pa AS (DELETE FROM participants WHERE icd = '0192' AND organization_identifier = ${benchOrganization} AND service_provider_id = ${benchProvider} RETURNING organization_identifier, service_provider_id)
 ${changeEntry('delete', 'pa.service_provider_id', 'FROM pa')};`),
       'COMMIT;',
-      NUMBER_ENTRIES],
+      NUMBER_ENTRIES,
+    ],
     '7': [participantN(count), organizationProcesses(N)],
     // The SMP answers need the organization's processes and their provider; the document types, access points,
     // endpoints and certificates are catalogue data.
@@ -84,7 +114,9 @@ ${changeEntry('delete', 'pa.service_provider_id', 'FROM pa')};`),
     smp6: ['\\set bench_n random(1, 50)', organizationProcesses(N)],
     // The promise the status keeps: participants counted exactly up to the limit (the other counts are of far fewer
     // rows, or of the catalogue the service holds in memory).
-    status: [`SELECT count(*) FROM (SELECT 1 FROM participants pa WHERE ${LIVE} LIMIT ${EXACT_COUNT_LIMIT + 1}) bounded;`],
+    status: [
+      `SELECT count(*) FROM (SELECT 1 FROM participants pa WHERE ${LIVE} LIMIT ${EXACT_COUNT_LIMIT + 1}) bounded;`,
+    ],
   };
   scripts['6s'] = scripts['6'] as string[];
   const lines = scripts[id];

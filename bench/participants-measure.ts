@@ -34,7 +34,9 @@ async function fill(): Promise<void> {
   const db = openPostgres({ connectionString: scratchUrl, maxConnections: 1 });
   try {
     await migrate(db);
-    const [provider] = await db.query<{ id: string }>(`INSERT INTO service_providers (title) VALUES ('Measure Provider') RETURNING id`);
+    const [provider] = await db.query<{ id: string }>(
+      `INSERT INTO service_providers (title) VALUES ('Measure Provider') RETURNING id`,
+    );
     await insertUser(db, { username: 'authority', password: PASSWORD, role: Role.registryAuthority });
     const started = Date.now();
     await db.query(
@@ -68,13 +70,23 @@ function build(): void {
 
 function startService(nodeArgs: string[] = []): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeArgs, `${BUILD}/server.js`], {
-    env: { ...process.env, DATABASE_URL: scratchUrl, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', REGISTRY_ADMIN_PASSWORD: PASSWORD },
+    env: {
+      ...process.env,
+      DATABASE_URL: scratchUrl,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      REGISTRY_ADMIN_PASSWORD: PASSWORD,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return (async () => {
     for (let attempt = 0; attempt < 300; attempt += 1) {
       await sleep(200);
-      const up = await request('/rest/api/processes?size=1').then(() => true, () => false);
+      const up = await request('/rest/api/processes?size=1').then(
+        () => true,
+        () => false,
+      );
       if (up) return child;
     }
     child.kill();
@@ -110,7 +122,11 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
 }
 
 /** Runs `work` against a fresh service, sampling its resident memory every 10 ms. */
-async function peakWhile(label: string, work: () => Promise<{ status: number; bytes: number; items: number }>, nodeArgs: string[] = []) {
+async function peakWhile(
+  label: string,
+  work: () => Promise<{ status: number; bytes: number; items: number }>,
+  nodeArgs: string[] = [],
+) {
   const child = await startService(nodeArgs);
   const pid = child.pid as number;
   try {
@@ -126,10 +142,16 @@ async function peakWhile(label: string, work: () => Promise<{ status: number; by
     const peak = Math.max(before, ...samples);
     // The peak of each quarter of the run: flat memory shows as four similar values.
     const quarters = [0, 1, 2, 3].map((quarter) =>
-      Math.max(0, ...samples.slice(Math.floor((quarter * samples.length) / 4), Math.floor(((quarter + 1) * samples.length) / 4))));
-    console.log(`${label}: status ${result.status}, ${result.items} participants, ${(result.bytes / 1e6).toFixed(1)} MB in ${elapsed.toFixed(0)} ms; `
-      + `RSS before ${(before / 1024).toFixed(0)} MiB, peak sampled ${(peak / 1024).toFixed(0)} MiB `
-      + `(by quarter ${quarters.map((kib) => (kib / 1024).toFixed(0)).join('/')}), VmHWM ${(hwm / 1024).toFixed(0)} MiB`);
+      Math.max(
+        0,
+        ...samples.slice(Math.floor((quarter * samples.length) / 4), Math.floor(((quarter + 1) * samples.length) / 4)),
+      ),
+    );
+    console.log(
+      `${label}: status ${result.status}, ${result.items} participants, ${(result.bytes / 1e6).toFixed(1)} MB in ${elapsed.toFixed(0)} ms; ` +
+        `RSS before ${(before / 1024).toFixed(0)} MiB, peak sampled ${(peak / 1024).toFixed(0)} MiB ` +
+        `(by quarter ${quarters.map((kib) => (kib / 1024).toFixed(0)).join('/')}), VmHWM ${(hwm / 1024).toFixed(0)} MiB`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -149,7 +171,9 @@ async function searchTimes(): Promise<void> {
         times.push(performance.now() - started);
       }
       times.sort((a, b) => a - b);
-      console.log(`query=${query}: median ${times[5]?.toFixed(1)} ms, max ${times[9]?.toFixed(1)} ms over 10 HTTP requests (page of 30 + total)`);
+      console.log(
+        `query=${query}: median ${times[5]?.toFixed(1)} ms, max ${times[9]?.toFixed(1)} ms over 10 HTTP requests (page of 30 + total)`,
+      );
     }
   } finally {
     child.kill('SIGTERM');
@@ -176,11 +200,20 @@ try {
   await peakWhile('one page (size 2000)', () => request('/rest/api/participants?size=2000'));
   const tenth = new Date(Date.UTC(2024, 0, 1 + 70)).toISOString().slice(0, 10);
   await peakWhile(`stream of a tenth (to ${tenth})`, () =>
-    request(`/rest/api/participants?lastModificationDateTo=${tenth}`, 'application/vnd.registry.participants.stream.v1+json'));
-  await peakWhile(`stream of all ${count}`, () => request('/rest/api/participants', 'application/vnd.registry.participants.stream.v1+json'));
+    request(
+      `/rest/api/participants?lastModificationDateTo=${tenth}`,
+      'application/vnd.registry.participants.stream.v1+json',
+    ),
+  );
+  await peakWhile(`stream of all ${count}`, () =>
+    request('/rest/api/participants', 'application/vnd.registry.participants.stream.v1+json'),
+  );
   // V8 collects lazily while the heap is far below its limit; a small limit shows what the stream really keeps.
-  await peakWhile(`stream of all ${count}, old space capped at 64 MiB`, () =>
-    request('/rest/api/participants', 'application/vnd.registry.participants.stream.v1+json'), ['--max-old-space-size=64']);
+  await peakWhile(
+    `stream of all ${count}, old space capped at 64 MiB`,
+    () => request('/rest/api/participants', 'application/vnd.registry.participants.stream.v1+json'),
+    ['--max-old-space-size=64'],
+  );
   await searchTimes();
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);

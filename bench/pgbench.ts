@@ -9,10 +9,12 @@ const run = promisify(execFile);
 
 /** pgbench from PATH, else the newest PostgreSQL's own. */
 export function pgbenchPath(): string {
-  for (const dir of (process.env.PATH ?? '').split(':')) if (existsSync(join(dir, 'pgbench'))) return join(dir, 'pgbench');
+  for (const dir of (process.env.PATH ?? '').split(':'))
+    if (existsSync(join(dir, 'pgbench'))) return join(dir, 'pgbench');
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  for (const version of versions) if (existsSync(join(root, version, 'bin/pgbench'))) return join(root, version, 'bin/pgbench');
+  for (const version of versions)
+    if (existsSync(join(root, version, 'bin/pgbench'))) return join(root, version, 'bin/pgbench');
   throw new Error('pgbench not found: install the PostgreSQL client (Debian: postgresql-client)');
 }
 
@@ -37,12 +39,29 @@ export async function pgbench(options: PgbenchRun): Promise<Measurement> {
     const scriptFile = join(dir, 'script.sql');
     writeFileSync(scriptFile, options.script);
     const limit = options.transactions ? ['-t', String(options.transactions)] : ['-T', String(options.duration)];
-    const { stdout } = await run(pgbenchPath(), [
-      '-n', '-M', options.mode, '-c', String(options.clients), '-j', String(Math.min(options.clients, 2)), ...limit,
-      '-f', scriptFile, '-l', '--log-prefix', join(dir, 'log'), options.databaseUrl,
-    ], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(
+      pgbenchPath(),
+      [
+        '-n',
+        '-M',
+        options.mode,
+        '-c',
+        String(options.clients),
+        '-j',
+        String(Math.min(options.clients, 2)),
+        ...limit,
+        '-f',
+        scriptFile,
+        '-l',
+        '--log-prefix',
+        join(dir, 'log'),
+        options.databaseUrl,
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     const failed = /number of failed transactions: (\d+)/.exec(stdout);
-    const latenciesMs = readdirSync(dir).filter((name) => name.startsWith('log'))
+    const latenciesMs = readdirSync(dir)
+      .filter((name) => name.startsWith('log'))
       .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
       .filter((line) => line !== '')
       .map((line) => Number(line.split(' ')[2]) / 1000)
@@ -57,7 +76,9 @@ export async function pgbench(options: PgbenchRun): Promise<Measurement> {
     };
   } catch (error) {
     const { stderr, stdout } = error as { stderr?: string; stdout?: string };
-    throw new Error(`pgbench failed: ${String(stderr ?? '').slice(0, 2000)} ${String(stdout ?? '').slice(-500)}`, { cause: error });
+    throw new Error(`pgbench failed: ${String(stderr ?? '').slice(0, 2000)} ${String(stdout ?? '').slice(-500)}`, {
+      cause: error,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

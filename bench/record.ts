@@ -73,7 +73,8 @@ export async function recordingApp(db: Database, smp?: SmpOptions) {
       recorder.take();
       for (const request of draw.requests) {
         const response = await send(request);
-        if (response.statusCode >= 300) throw new Error(`${request.method} ${request.path}: ${response.statusCode} ${response.body.slice(0, 300)}`);
+        if (response.statusCode >= 300)
+          throw new Error(`${request.method} ${request.path}: ${response.statusCode} ${response.body.slice(0, 300)}`);
       }
       return recorder.take();
     },
@@ -86,7 +87,9 @@ function literal(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (Array.isArray(value)) {
-    return literal(`{${value.map((item) => (item === null ? 'NULL' : `"${String(item).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`);
+    return literal(
+      `{${value.map((item) => (item === null ? 'NULL' : `"${String(item).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`,
+    );
   }
   if (value instanceof Date) return literal(value.toISOString());
   if (typeof value === 'object') return literal(JSON.stringify(value));
@@ -98,7 +101,8 @@ function literal(value: unknown): string {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const sameValue = (a: unknown, b: unknown) => a === b || (a !== null && typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b));
+const sameValue = (a: unknown, b: unknown) =>
+  a === b || (a !== null && typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
 /**
  * The recorded statements as a pgbench script: each parameter becomes the binding's expression when it is
@@ -124,12 +128,15 @@ export function pgbenchScript(variables: string[], statements: Recorded[], bindi
     const [row] = statement.rows;
     if (statement.rows.length === 1 && row) {
       for (const [column, value] of Object.entries(row)) {
-        if (typeof value === 'string' && UUID.test(value) && /^\w+$/.test(column)) returned.push({ value, variable: `r_${index}_${column}` });
+        if (typeof value === 'string' && UUID.test(value) && /^\w+$/.test(column))
+          returned.push({ value, variable: `r_${index}_${column}` });
       }
     }
     return sql;
   });
-  body.forEach((sql, index) => lines.push(needsGset.has(index) ? `${sql.trim()} \\gset r_${index}_` : `${sql.trim()};`));
+  body.forEach((sql, index) =>
+    lines.push(needsGset.has(index) ? `${sql.trim()} \\gset r_${index}_` : `${sql.trim()};`),
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -67,60 +67,127 @@ export interface Report {
   totalSeconds: number;
 }
 
-const number = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '-');
+const number = (value: number | undefined) =>
+  value !== undefined && Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '-';
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : '-');
 const percent = (ratio: number | undefined) => (ratio === undefined ? '-' : `${(ratio * 100).toFixed(0)} %`);
 const count = (value: number) => value.toLocaleString('en-US');
 
-const HEADER = ['#', 'scenario', 'configuration', 'clients', 'unit/s', 'p50 ms', 'p99 ms', 'errors', 'HTTP ceiling/s', 'DB least work/s', 'service SQL/s', 'lower', 'of lower', 'of HTTP'];
+const HEADER = [
+  '#',
+  'scenario',
+  'configuration',
+  'clients',
+  'unit/s',
+  'p50 ms',
+  'p99 ms',
+  'errors',
+  'HTTP ceiling/s',
+  'DB least work/s',
+  'service SQL/s',
+  'lower',
+  'of lower',
+  'of HTTP',
+];
 /** Left-aligned columns: the scenario's title and the configuration. */
 const TEXT_COLUMNS = new Set([1, 2]);
 
 function row(r: Result, configuration: ConfigurationReport, report: Report, first: boolean): string[] {
   return [
-    first ? r.id : '', first ? r.title : '', configuration.label, String(r.connections ?? (r.id === '8' ? 1 : report.connections)),
-    number(r.service.perSecond), ms(r.service.p50), ms(r.service.p99), String(r.service.errors), number(r.http.perSecond),
-    number(r.database?.perSecond), number(r.serviceSql?.perSecond), r.lowerCeiling ?? '-', percent(r.ratio), percent(r.httpRatio),
+    first ? r.id : '',
+    first ? r.title : '',
+    configuration.label,
+    String(r.connections ?? (r.id === '8' ? 1 : report.connections)),
+    number(r.service.perSecond),
+    ms(r.service.p50),
+    ms(r.service.p99),
+    String(r.service.errors),
+    number(r.http.perSecond),
+    number(r.database?.perSecond),
+    number(r.serviceSql?.perSecond),
+    r.lowerCeiling ?? '-',
+    percent(r.ratio),
+    percent(r.httpRatio),
   ];
 }
 
-const CPU_HEADER = ['#', 'configuration', 'service', 'PostgreSQL', 'load', 'machine', 'bare server', 'its load', 'its machine'];
+const CPU_HEADER = [
+  '#',
+  'configuration',
+  'service',
+  'PostgreSQL',
+  'load',
+  'machine',
+  'bare server',
+  'its load',
+  'its machine',
+];
 
 /** Microseconds of CPU per unit (bench/cpu.ts): the service's side, then the bare HTTP server's. */
 function cpuRow(r: Result, configuration: ConfigurationReport, _report: Report, first: boolean): string[] | undefined {
-  const { service: { cpu: ours }, http: { cpu: bare } } = r;
+  const {
+    service: { cpu: ours },
+    http: { cpu: bare },
+  } = r;
   if (!ours) return undefined;
-  return [first ? r.id : '', configuration.label, number(ours.server), number(ours.database), number(ours.load), number(ours.machine),
-    number(bare?.server), number(bare?.load), number(bare?.machine)];
+  return [
+    first ? r.id : '',
+    configuration.label,
+    number(ours.server),
+    number(ours.database),
+    number(ours.load),
+    number(ours.machine),
+    number(bare?.server),
+    number(bare?.load),
+    number(bare?.machine),
+  ];
 }
 
 /** One row per scenario and configuration, the configurations of a scenario one under the other. */
-function rows(report: Report, rowOf: (r: Result, configuration: ConfigurationReport, report: Report, first: boolean) => string[] | undefined = row): string[][] {
+function rows(
+  report: Report,
+  rowOf: (r: Result, configuration: ConfigurationReport, report: Report, first: boolean) => string[] | undefined = row,
+): string[][] {
   const ids = [...new Set(report.configurations.flatMap((c) => c.results.map((r) => r.id)))];
-  return ids.flatMap((id) => report.configurations
-    .flatMap((configuration) => configuration.results.filter((r) => r.id === id).map((r) => ({ r, configuration })))
-    .map(({ r, configuration }, index) => rowOf(r, configuration, report, index === 0))
-    .filter((cells): cells is string[] => cells !== undefined));
+  return ids.flatMap((id) =>
+    report.configurations
+      .flatMap((configuration) => configuration.results.filter((r) => r.id === id).map((r) => ({ r, configuration })))
+      .map(({ r, configuration }, index) => rowOf(r, configuration, report, index === 0))
+      .filter((cells): cells is string[] => cells !== undefined),
+  );
 }
 
-const CPU_NOTE = 'CPU per unit, µs (bench/cpu.ts): what the service (with its workers), the PostgreSQL processes, the load generator and '
-  + 'the whole machine spent per request (or added participant) while the service was measured, and the same for the bare HTTP server.';
+const CPU_NOTE =
+  'CPU per unit, µs (bench/cpu.ts): what the service (with its workers), the PostgreSQL processes, the load generator and ' +
+  'the whole machine spent per request (or added participant) while the service was measured, and the same for the bare HTTP server.';
 
 function datasetNotes(dataset: DatasetReport): string[] {
   const imported = dataset.imported;
   return [
-    `${dataset.database}: ${count(dataset.participants)} participants built in ${dataset.buildSeconds.toFixed(1)} s; ${dataset.server}${dataset.settings ? `; ${Object.entries(dataset.settings).map(([name, value]) => `${name}=${value}`).join(', ')}` : ''}.`,
-    ...(imported ? [`${dataset.database}: import (\`registry import-participants\`, ${count(imported.lines)} lines, the service stopped): ${imported.exitCode === 0 ? '' : `FAILED (exit ${imported.exitCode}) after `}${imported.seconds.toFixed(1)} s, ${number(imported.rowsPerSecond)} rows/s, peak resident memory ${imported.peakMiB.toFixed(0)} MiB.`] : []),
+    `${dataset.database}: ${count(dataset.participants)} participants built in ${dataset.buildSeconds.toFixed(1)} s; ${dataset.server}${
+      dataset.settings
+        ? `; ${Object.entries(dataset.settings)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(', ')}`
+        : ''
+    }.`,
+    ...(imported
+      ? [
+          `${dataset.database}: import (\`registry import-participants\`, ${count(imported.lines)} lines, the service stopped): ${imported.exitCode === 0 ? '' : `FAILED (exit ${imported.exitCode}) after `}${imported.seconds.toFixed(1)} s, ${number(imported.rowsPerSecond)} rows/s, peak resident memory ${imported.peakMiB.toFixed(0)} MiB.`,
+        ]
+      : []),
   ];
 }
 
 function configurationNote(configuration: ConfigurationReport): string {
   const stream = configuration.results.find((r) => r.memory)?.memory;
-  return `${configuration.label}: ${count(configuration.participants)} participants, REGISTRY_WORKERS=${configuration.workers}; service resident memory at rest `
-    + `${configuration.memory.restAtStartMiB.toFixed(0)} MiB after start, ${configuration.memory.restAtEndMiB.toFixed(0)} MiB after the run, `
-    + `${configuration.memory.restAfterIdleMiB.toFixed(0)} MiB once idle (the signing threads end after ${SIGNING_THREAD_IDLE_MS / 1000} s without work)`
-    + `${stream ? `; stream: ${stream.restMiB.toFixed(0)} MiB before, peak ${stream.peakMiB.toFixed(0)} MiB (growth ${stream.growthMiB.toFixed(0)} MiB)` : ''}`
-    + `${configuration.workers > 1 ? ' (the primary process only)' : ''}.`;
+  return (
+    `${configuration.label}: ${count(configuration.participants)} participants, REGISTRY_WORKERS=${configuration.workers}; service resident memory at rest ` +
+    `${configuration.memory.restAtStartMiB.toFixed(0)} MiB after start, ${configuration.memory.restAtEndMiB.toFixed(0)} MiB after the run, ` +
+    `${configuration.memory.restAfterIdleMiB.toFixed(0)} MiB once idle (the signing threads end after ${SIGNING_THREAD_IDLE_MS / 1000} s without work)` +
+    `${stream ? `; stream: ${stream.restMiB.toFixed(0)} MiB before, peak ${stream.peakMiB.toFixed(0)} MiB (growth ${stream.growthMiB.toFixed(0)} MiB)` : ''}` +
+    `${configuration.workers > 1 ? ' (the primary process only)' : ''}.`
+  );
 }
 
 /**
@@ -129,15 +196,21 @@ function configurationNote(configuration: ConfigurationReport): string {
  */
 function standbyNotes(report: Report): string[] {
   return report.configurations.flatMap((withStandby) => {
-    const alone = withStandby.standby && report.configurations.find((c) => !c.standby && c.database === withStandby.database && c.workers === withStandby.workers);
+    const alone =
+      withStandby.standby &&
+      report.configurations.find(
+        (c) => !c.standby && c.database === withStandby.database && c.workers === withStandby.workers,
+      );
     if (!alone || !withStandby.standby) return [];
     const shares = withStandby.results.flatMap((r) => {
       const other = alone.results.find((o) => o.id === r.id);
       return other ? [`${r.id} ${percent(r.service.perSecond / other.service.perSecond)}`] : [];
     });
-    return [`${withStandby.label} against ${alone.label} (rate with the standby as a share of the rate without; the standby answered `
-      + `${count(withStandby.standby.reads)} queries of the standby routes: SMP lookups, catalogue, organization processes, participant finds and the stream, `
-      + `audit and feed): ${shares.join(', ')}.`];
+    return [
+      `${withStandby.label} against ${alone.label} (rate with the standby as a share of the rate without; the standby answered ` +
+        `${count(withStandby.standby.reads)} queries of the standby routes: SMP lookups, catalogue, organization processes, participant finds and the stream, ` +
+        `audit and feed): ${shares.join(', ')}.`,
+    ];
   });
 }
 
@@ -147,7 +220,9 @@ function notes(report: Report): string[] {
     ...report.configurations.map(configurationNote),
     ...standbyNotes(report),
     'Ceilings are measured once per data set, with its first configuration; the rows of its other configurations repeat them.',
-    ...(report.datasets.some((d) => d.database === 'embedded') ? ['The embedded database has no pgbench ceiling (-): its rows compare with the HTTP ceiling only.'] : []),
+    ...(report.datasets.some((d) => d.database === 'embedded')
+      ? ['The embedded database has no pgbench ceiling (-): its rows compare with the HTTP ceiling only.']
+      : []),
     ...report.skipped,
   ];
 }
@@ -156,7 +231,14 @@ function printAligned(header: string[], body: string[][], textColumns: Set<numbe
   const table = [header, ...body];
   const widths = header.map((_, column) => Math.max(...table.map((cells) => (cells[column] ?? '').length)));
   console.log();
-  for (const cells of table) console.log(cells.map((cell, column) => (textColumns.has(column) ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
+  for (const cells of table)
+    console.log(
+      cells
+        .map((cell, column) =>
+          textColumns.has(column) ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+        )
+        .join('  '),
+    );
   console.log();
 }
 
@@ -190,7 +272,14 @@ function markdown(report: Report): string {
 function markdownCpu(report: Report, line: (cells: string[]) => string): string[] {
   const cpu = rows(report, cpuRow);
   if (cpu.length === 0) return [];
-  return [CPU_NOTE, '', line(CPU_HEADER), line(CPU_HEADER.map((_, column) => (column === 1 ? '---' : '---:'))), ...cpu.map(line), ''];
+  return [
+    CPU_NOTE,
+    '',
+    line(CPU_HEADER),
+    line(CPU_HEADER.map((_, column) => (column === 1 ? '---' : '---:'))),
+    ...cpu.map(line),
+    '',
+  ];
 }
 
 /** `<stamp>-<participants of each data set>.json` and `.md` in `dir`. */

@@ -59,7 +59,13 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Starts `node args` with `env`, output to `logFile`, and waits until `probePath` answers. */
-export async function startProcess(args: string[], env: NodeJS.ProcessEnv, port: number, logFile: string, probePath = '/'): Promise<RunningProcess> {
+export async function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  port: number,
+  logFile: string,
+  probePath = '/',
+): Promise<RunningProcess> {
   const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', log, log] });
   const url = `http://127.0.0.1:${port}`;

@@ -10,7 +10,10 @@ const YEAR = 365 * 24 * 3600_000;
 
 async function certificate(commonName: string) {
   return generate([{ name: 'commonName', value: commonName }], {
-    keySize: 2048, algorithm: 'sha256', notBeforeDate: new Date(Date.now() - 60_000), notAfterDate: new Date(Date.now() + YEAR),
+    keySize: 2048,
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 60_000),
+    notAfterDate: new Date(Date.now() + YEAR),
   });
 }
 
@@ -24,7 +27,8 @@ export async function benchSmpKey(): Promise<{ key: SmpKey; env: Record<string, 
   const dir = await mkdtemp(join(tmpdir(), 'registry-bench-smp-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const env = {
-    REGISTRY_SMP_KEY_FILE: join(dir, 'smp-key.pem'), REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'smp-certificate.pem'),
+    REGISTRY_SMP_KEY_FILE: join(dir, 'smp-key.pem'),
+    REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'smp-certificate.pem'),
     REGISTRY_PUBLIC_URL: 'https://smp.bench.example',
   };
   await writeFile(env.REGISTRY_SMP_KEY_FILE, pems.private, { mode: 0o600 });

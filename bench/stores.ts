@@ -37,7 +37,8 @@ export interface StoreOptions {
 
 /** The server the data set goes to: `databaseUrl`'s, else a cluster of the benchmark's own sized for it. */
 async function postgresServer(databaseUrl: string | undefined, participants: number, log: (message: string) => void) {
-  if (databaseUrl) return { adminUrl: databaseUrl, server: { server: databaseUrl.replace(/\/\/[^@]*@/, '//') }, stop: () => {} };
+  if (databaseUrl)
+    return { adminUrl: databaseUrl, server: { server: databaseUrl.replace(/\/\/[^@]*@/, '//') }, stop: () => {} };
   const cluster = await startCluster(participants);
   process.once('SIGINT', () => {
     cluster.stop();
@@ -45,20 +46,31 @@ async function postgresServer(databaseUrl: string | undefined, participants: num
   });
   log(`own PostgreSQL ${cluster.version} cluster: ${JSON.stringify(cluster.settings)}`);
   return {
-    adminUrl: cluster.adminUrl, server: { server: `own cluster, PostgreSQL ${cluster.version}`, settings: cluster.settings }, stop: cluster.stop,
+    adminUrl: cluster.adminUrl,
+    server: { server: `own cluster, PostgreSQL ${cluster.version}`, settings: cluster.settings },
+    stop: cluster.stop,
     addStandby: cluster.addStandby,
   };
 }
 
-export async function postgresStore(options: StoreOptions & { databaseUrl?: string; loadWorkers: number }): Promise<Store> {
-  const { adminUrl, server, stop, addStandby } = await postgresServer(options.databaseUrl, options.participants, options.log);
+export async function postgresStore(
+  options: StoreOptions & { databaseUrl?: string; loadWorkers: number },
+): Promise<Store> {
+  const { adminUrl, server, stop, addStandby } = await postgresServer(
+    options.databaseUrl,
+    options.participants,
+    options.log,
+  );
   try {
     options.log(`building ${options.participants} participants in PostgreSQL`);
     const data = await buildDataset({ ...options, adminUrl, workers: options.loadWorkers });
     // The database goes with the benchmark's own cluster in any case.
     const keep = options.keep && options.databaseUrl !== undefined;
     return {
-      kind: 'postgres', data, databaseUrl: data.databaseUrl, server,
+      kind: 'postgres',
+      data,
+      databaseUrl: data.databaseUrl,
+      server,
       ...(addStandby ? { addStandby: async () => (await addStandby()).url(data.databaseName) } : {}),
       async remove() {
         if (keep) options.log(`kept database ${data.databaseName}`);
@@ -80,7 +92,9 @@ export async function embeddedStore(options: StoreOptions): Promise<Store> {
     options.log(`building ${options.participants} participants in the embedded database`);
     const data = await buildEmbeddedDataset({ ...options, dataDir });
     return {
-      kind: 'embedded', data, server: { server: 'embedded (PGlite, in the service\'s process)' },
+      kind: 'embedded',
+      data,
+      server: { server: "embedded (PGlite, in the service's process)" },
       async remove() {
         if (options.keep) options.log(`kept the embedded data directory ${dataDir}`);
         else removeDir();

@@ -27,9 +27,13 @@ export function streamOnce(url: string, headers: Record<string, string>, marker 
         for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + marker.length)) rows += 1;
         tail = text.slice(Math.max(0, text.length - marker.length + 1));
       });
-      response.on('end', () => resolve({ ms: performance.now() - started, bytes, rows, status: response.statusCode ?? 0 }));
+      response.on('end', () =>
+        resolve({ ms: performance.now() - started, bytes, rows, status: response.statusCode ?? 0 }),
+      );
       response.on('error', reject);
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 

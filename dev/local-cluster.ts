@@ -26,7 +26,8 @@ export function serverBinaries(): { dir: string; version: string } {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
   const version = versions.find((v) => existsSync(join(root, v, 'bin/initdb')));
-  if (!version) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql: install the Debian package postgresql');
+  if (!version)
+    throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql: install the Debian package postgresql');
   return { dir: join(root, version, 'bin'), version };
 }
 
@@ -70,10 +71,12 @@ function serverDirectory(prefix: string): string {
 /** A port the system has just handed out as free. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    }).on('error', reject);
+    const server = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      })
+      .on('error', reject);
   });
 }
 
@@ -106,8 +109,12 @@ export interface ServerOptions {
 }
 
 function startServer(dataDir: string, port: number, settings: Record<string, string>): LocalServer {
-  const options = [`-p ${port}`, `-k ${dataDir}`, "-c listen_addresses='127.0.0.1'",
-    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
+  const options = [
+    `-p ${port}`,
+    `-k ${dataDir}`,
+    "-c listen_addresses='127.0.0.1'",
+    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
+  ].join(' ');
   let stopped = false;
   const claim = () => {
     if (stopped) return false;
@@ -156,8 +163,16 @@ function startServer(dataDir: string, port: number, settings: Record<string, str
 export async function startPrimary(options: ServerOptions = {}): Promise<LocalServer> {
   const dataDir = serverDirectory('registry-pg-primary-');
   try {
-    run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8',
-      ...(options.durable === false ? ['--no-sync'] : [])]);
+    run('initdb', [
+      '-D',
+      dataDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--locale=C.UTF-8',
+      ...(options.durable === false ? ['--no-sync'] : []),
+    ]);
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
@@ -172,8 +187,22 @@ export async function startPrimary(options: ServerOptions = {}): Promise<LocalSe
 export async function startStandby(primary: LocalServer, options: ServerOptions = {}): Promise<LocalServer> {
   const dataDir = serverDirectory('registry-pg-standby-');
   try {
-    run('pg_basebackup', ['-D', dataDir, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast',
-      ...(options.durable === false ? ['--no-sync'] : [])]);
+    run('pg_basebackup', [
+      '-D',
+      dataDir,
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      ...(options.durable === false ? ['--no-sync'] : []),
+    ]);
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
@@ -238,15 +267,27 @@ async function main(standbyCount: number, synchronous: boolean): Promise<void> {
     servers.push(standby);
     standbys.push(standby);
   }
-  if (synchronous && standbys.length > 0) await makeSynchronous(primary, standbys.map((_, i) => `standby_${i + 1}`));
+  if (synchronous && standbys.length > 0)
+    await makeSynchronous(
+      primary,
+      standbys.map((_, i) => `standby_${i + 1}`),
+    );
   const hosts = servers.map((server) => `127.0.0.1:${server.port}`).join(',');
   const bin = serverBinaries();
-  console.log(`primary (PostgreSQL ${bin.version}) in ${primary.dataDir}${standbys.map((s, i) => `, standby_${i + 1} in ${s.dataDir}`).join('')}`);
+  console.log(
+    `primary (PostgreSQL ${bin.version}) in ${primary.dataDir}${standbys.map((s, i) => `, standby_${i + 1} in ${s.dataDir}`).join('')}`,
+  );
   console.log(`DATABASE_URL=postgres://postgres@${hosts}/${DATABASE}?target_session_attrs=read-write`);
   console.log(`DATABASE_READ_URLS=${standbys.map((s) => s.url(DATABASE)).join(',')}`);
-  if (synchronous) console.log(`synchronous_standby_names = 'ANY 1 (${standbys.map((_, i) => `standby_${i + 1}`).join(', ')})' on the primary`);
+  if (synchronous)
+    console.log(
+      `synchronous_standby_names = 'ANY 1 (${standbys.map((_, i) => `standby_${i + 1}`).join(', ')})' on the primary`,
+    );
   console.log(`Lose the primary: kill -KILL $(head -1 ${join(primary.dataDir, 'postmaster.pid')})`);
-  if (standbys[0]) console.log(`Promote standby_1: ${asServerUser(join(bin.dir, 'pg_ctl'), ['-D', standbys[0].dataDir, '-w', 'promote']).flat().join(' ')}`);
+  if (standbys[0])
+    console.log(
+      `Promote standby_1: ${asServerUser(join(bin.dir, 'pg_ctl'), ['-D', standbys[0].dataDir, '-w', 'promote']).flat().join(' ')}`,
+    );
   console.log('Ctrl-C stops and removes them.');
   setInterval(() => undefined, 60_000);
 }

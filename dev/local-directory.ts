@@ -21,32 +21,43 @@ export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<Loc
   const indexed = new Map<string, number>();
   const calls = { put: 0, delete: 0, failed: 0 };
   const failing = new Map<string, Failure | 'badRequest'>();
-  const server = await startLocalServer(port, (request, body, response, misbehave) => {
-    const path = request.url ?? '';
-    const named = (request.method === 'PUT' ? body.trim() : decodeURIComponent(path.slice(INDEXER.length))).toLowerCase();
-    const failure = failing.get(named);
-    if (failure === 'badRequest') return void response.writeHead(400).end('the indexer refuses this participant (local Directory failure mode)');
-    if (failure) return misbehave(failure);
-    if (request.method === 'PUT' && path === INDEXER) {
-      const participant = body.trim().toLowerCase();
-      if (parseQualifiedIdentifier(participant) === undefined) return void response.writeHead(400).end('not a participant identifier');
-      calls.put += 1;
-      indexed.set(participant, (indexed.get(participant) ?? 0) + 1);
-      return void response.writeHead(204).end();
-    }
-    if (request.method === 'DELETE' && path.startsWith(INDEXER)) {
-      const participant = decodeURIComponent(path.slice(INDEXER.length)).toLowerCase();
-      if (!indexed.delete(participant)) return void response.writeHead(404).end();
-      calls.delete += 1;
-      return void response.writeHead(204).end();
-    }
-    response.writeHead(404).end();
-  }, (response) => {
-    calls.failed += 1;
-    response.writeHead(500).end('indexer failing (local Directory failure mode)');
-  }, tls);
+  const server = await startLocalServer(
+    port,
+    (request, body, response, misbehave) => {
+      const path = request.url ?? '';
+      const named = (
+        request.method === 'PUT' ? body.trim() : decodeURIComponent(path.slice(INDEXER.length))
+      ).toLowerCase();
+      const failure = failing.get(named);
+      if (failure === 'badRequest')
+        return void response.writeHead(400).end('the indexer refuses this participant (local Directory failure mode)');
+      if (failure) return misbehave(failure);
+      if (request.method === 'PUT' && path === INDEXER) {
+        const participant = body.trim().toLowerCase();
+        if (parseQualifiedIdentifier(participant) === undefined)
+          return void response.writeHead(400).end('not a participant identifier');
+        calls.put += 1;
+        indexed.set(participant, (indexed.get(participant) ?? 0) + 1);
+        return void response.writeHead(204).end();
+      }
+      if (request.method === 'DELETE' && path.startsWith(INDEXER)) {
+        const participant = decodeURIComponent(path.slice(INDEXER.length)).toLowerCase();
+        if (!indexed.delete(participant)) return void response.writeHead(404).end();
+        calls.delete += 1;
+        return void response.writeHead(204).end();
+      }
+      response.writeHead(404).end();
+    },
+    (response) => {
+      calls.failed += 1;
+      response.writeHead(500).end('indexer failing (local Directory failure mode)');
+    },
+    tls,
+  );
   return {
-    ...server, indexed, calls,
+    ...server,
+    indexed,
+    calls,
     failFor(participant, how) {
       if (how === 'none') failing.delete(participant);
       else failing.set(participant, how);

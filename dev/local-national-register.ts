@@ -28,30 +28,65 @@ const API = '/enhetsregisteret/api/';
 const CONTROL = '/control/';
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
-const selfLink = (kind: string, number: string) => ({ self: { href: `https://data.brreg.no/enhetsregisteret/api/${kind}/${number}` } });
+const selfLink = (kind: string, number: string) => ({
+  self: { href: `https://data.brreg.no/enhetsregisteret/api/${kind}/${number}` },
+});
 
 /** A unit as the register's open API answers it (200), with the fields its documentation names; fictitious values. */
 function unitJson(kind: 'enheter' | 'underenheter', number: string, unit: LocalUnit): object {
-  const form = unit.subUnit ? { kode: 'BEDR', beskrivelse: 'Underenhet til næringsdrivende og offentlig forvaltning' } : { kode: 'AS', beskrivelse: 'Aksjeselskap' };
-  const organisasjonsform = { ...form, _links: { self: { href: `https://data.brreg.no/enhetsregisteret/api/organisasjonsformer/${form.kode}` } } };
-  if (unit.deletedOn) return { organisasjonsnummer: number, navn: unit.name, organisasjonsform, slettedato: unit.deletedOn, _links: selfLink(kind, number) };
+  const form = unit.subUnit
+    ? { kode: 'BEDR', beskrivelse: 'Underenhet til næringsdrivende og offentlig forvaltning' }
+    : { kode: 'AS', beskrivelse: 'Aksjeselskap' };
+  const organisasjonsform = {
+    ...form,
+    _links: { self: { href: `https://data.brreg.no/enhetsregisteret/api/organisasjonsformer/${form.kode}` } },
+  };
+  if (unit.deletedOn)
+    return {
+      organisasjonsnummer: number,
+      navn: unit.name,
+      organisasjonsform,
+      slettedato: unit.deletedOn,
+      _links: selfLink(kind, number),
+    };
   return {
-    organisasjonsnummer: number, navn: unit.name, organisasjonsform,
-    registreringsdatoEnhetsregisteret: '2020-01-15', registrertIMvaregisteret: true,
-    naeringskode1: { kode: '62.010', beskrivelse: 'Programmeringstjenester' }, antallAnsatte: 12,
-    forretningsadresse: { land: 'Norge', landkode: 'NO', postnummer: '0150', poststed: 'OSLO', adresse: ['Testveien 1'], kommune: 'OSLO', kommunenummer: '0301' },
-    ...(unit.subUnit ? {} : {
-      stiftelsesdato: '2020-01-01', institusjonellSektorkode: { kode: '2100', beskrivelse: 'Private aksjeselskaper mv.' },
-      registrertIForetaksregisteret: true, registrertIStiftelsesregisteret: false, registrertIFrivillighetsregisteret: false,
-      konkurs: false, underAvvikling: false, underTvangsavviklingEllerTvangsopplosning: false, maalform: 'Bokmål',
-    }),
+    organisasjonsnummer: number,
+    navn: unit.name,
+    organisasjonsform,
+    registreringsdatoEnhetsregisteret: '2020-01-15',
+    registrertIMvaregisteret: true,
+    naeringskode1: { kode: '62.010', beskrivelse: 'Programmeringstjenester' },
+    antallAnsatte: 12,
+    forretningsadresse: {
+      land: 'Norge',
+      landkode: 'NO',
+      postnummer: '0150',
+      poststed: 'OSLO',
+      adresse: ['Testveien 1'],
+      kommune: 'OSLO',
+      kommunenummer: '0301',
+    },
+    ...(unit.subUnit
+      ? {}
+      : {
+          stiftelsesdato: '2020-01-01',
+          institusjonellSektorkode: { kode: '2100', beskrivelse: 'Private aksjeselskaper mv.' },
+          registrertIForetaksregisteret: true,
+          registrertIStiftelsesregisteret: false,
+          registrertIFrivillighetsregisteret: false,
+          konkurs: false,
+          underAvvikling: false,
+          underTvangsavviklingEllerTvangsopplosning: false,
+          maalform: 'Bokmål',
+        }),
     _links: selfLink(kind, number),
   };
 }
 
 /** The register's error answer (Spring's shape). */
 function errorJson(response: http.ServerResponse, status: number, error: string, message: string, path: string): void {
-  response.writeHead(status, { 'content-type': JSON_TYPE })
+  response
+    .writeHead(status, { 'content-type': JSON_TYPE })
     .end(JSON.stringify({ timestamp: new Date().toISOString(), status, error, message, path }));
 }
 
@@ -68,24 +103,43 @@ export async function startLocalNationalRegister(port = 0): Promise<LocalNationa
   const units = new Map<string, LocalUnit>();
   const asked: string[] = [];
   const failing = new Map<string, Failure>();
-  const server = await startLocalServer(port, (request, body, response, misbehave) => {
-    const path = (request.url ?? '').split('?')[0] ?? '';
-    if (path.startsWith(CONTROL)) return control(decodeURIComponent(path.slice(CONTROL.length)), request.method, body, response);
-    const [kind, number, ...rest] = path.startsWith(API) ? path.slice(API.length).split('/') : [];
-    if (request.method !== 'GET' || (kind !== 'enheter' && kind !== 'underenheter') || number === undefined || rest.length > 0) {
-      return errorJson(response, 404, 'Not Found', 'No static resource', path);
-    }
-    asked.push(`${kind}/${number}`);
-    const failure = failing.get(number);
-    if (failure) return misbehave(failure);
-    if (!/^\d{9}$/.test(number)) return errorJson(response, 400, 'Bad Request', `Ugyldig organisasjonsnummer: ${number}`, path);
-    const unit = units.get(number);
-    if (!unit || (unit.subUnit === true) !== (kind === 'underenheter')) {
-      return errorJson(response, 404, 'Not Found', `Ingen ${kind === 'enheter' ? 'enhet' : 'underenhet'} med organisasjonsnummer ${number} ble funnet`, path);
-    }
-    if (unit.removed) return errorJson(response, 410, 'Gone', `Enhet med organisasjonsnummer ${number} er fjernet`, path);
-    response.writeHead(200, { 'content-type': JSON_TYPE }).end(JSON.stringify(unitJson(kind, number, unit)));
-  }, (response) => errorJson(response, 500, 'Internal Server Error', 'failing (local Enhetsregisteret failure mode)', ''));
+  const server = await startLocalServer(
+    port,
+    (request, body, response, misbehave) => {
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      if (path.startsWith(CONTROL))
+        return control(decodeURIComponent(path.slice(CONTROL.length)), request.method, body, response);
+      const [kind, number, ...rest] = path.startsWith(API) ? path.slice(API.length).split('/') : [];
+      if (
+        request.method !== 'GET' ||
+        (kind !== 'enheter' && kind !== 'underenheter') ||
+        number === undefined ||
+        rest.length > 0
+      ) {
+        return errorJson(response, 404, 'Not Found', 'No static resource', path);
+      }
+      asked.push(`${kind}/${number}`);
+      const failure = failing.get(number);
+      if (failure) return misbehave(failure);
+      if (!/^\d{9}$/.test(number))
+        return errorJson(response, 400, 'Bad Request', `Ugyldig organisasjonsnummer: ${number}`, path);
+      const unit = units.get(number);
+      if (!unit || (unit.subUnit === true) !== (kind === 'underenheter')) {
+        return errorJson(
+          response,
+          404,
+          'Not Found',
+          `Ingen ${kind === 'enheter' ? 'enhet' : 'underenhet'} med organisasjonsnummer ${number} ble funnet`,
+          path,
+        );
+      }
+      if (unit.removed)
+        return errorJson(response, 410, 'Gone', `Enhet med organisasjonsnummer ${number} er fjernet`, path);
+      response.writeHead(200, { 'content-type': JSON_TYPE }).end(JSON.stringify(unitJson(kind, number, unit)));
+    },
+    (response) =>
+      errorJson(response, 500, 'Internal Server Error', 'failing (local Enhetsregisteret failure mode)', ''),
+  );
 
   const control = (number: string, method: string | undefined, body: string, response: http.ServerResponse) => {
     if (method === 'DELETE') {
@@ -103,7 +157,10 @@ export async function startLocalNationalRegister(port = 0): Promise<LocalNationa
     }
   };
   const register: LocalNationalRegister = {
-    ...server, apiUrl: `${server.url}/enhetsregisteret/api`, units, asked,
+    ...server,
+    apiUrl: `${server.url}/enhetsregisteret/api`,
+    units,
+    asked,
     failFor(number, failure) {
       if (failure === 'none') failing.delete(number);
       else failing.set(number, failure);
@@ -117,6 +174,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   register.units.set('921000049', { name: 'EKSEMPEL BAKERI AS' });
   register.units.set('974760673', { name: 'REGISTERENHETEN I BRØNNØYSUND' });
   register.units.set('910000004', { name: 'SLETTET EKSEMPEL AS', deletedOn: '2024-06-01' });
-  console.log(`local Enhetsregisteret at ${register.apiUrl} (NATIONAL_REGISTER_URL=${register.apiUrl}); `
-    + 'it knows 921000049 and 974760673, and has deleted 910000004');
+  console.log(
+    `local Enhetsregisteret at ${register.apiUrl} (NATIONAL_REGISTER_URL=${register.apiUrl}); ` +
+      'it knows 921000049 and 974760673, and has deleted 910000004',
+  );
 }

@@ -49,18 +49,21 @@ export async function startLocalServer(
   let delayMs = 0;
   const hung = new Set<http.ServerResponse>();
   const clientCertificates: Array<string | undefined> = [];
-  const misbehaving = (request: http.IncomingMessage, response: http.ServerResponse): Misbehave => (how) => {
-    if (how === 'refuse') return void request.socket.destroy();
-    if (how === 'fault') return fault(response);
-    hung.add(response);
-    response.once('close', () => hung.delete(response));
-    if (how === 'trickle') {
-      response.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' });
-      const drip = setInterval(() => response.write(' '), 1000);
-      response.once('close', () => clearInterval(drip));
-    }
-    if (how === 'huge') response.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' }).end(' '.repeat(HUGE_ANSWER_BYTES));
-  };
+  const misbehaving =
+    (request: http.IncomingMessage, response: http.ServerResponse): Misbehave =>
+    (how) => {
+      if (how === 'refuse') return void request.socket.destroy();
+      if (how === 'fault') return fault(response);
+      hung.add(response);
+      response.once('close', () => hung.delete(response));
+      if (how === 'trickle') {
+        response.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' });
+        const drip = setInterval(() => response.write(' '), 1000);
+        response.once('close', () => clearInterval(drip));
+      }
+      if (how === 'huge')
+        response.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' }).end(' '.repeat(HUGE_ANSWER_BYTES));
+    };
   const listener: http.RequestListener = (request, response) => {
     clientCertificates.push(clientCertificateOf(request));
     const chunks: Buffer[] = [];

@@ -2,8 +2,20 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { formatQualifiedIdentifier, PEPPOL_IDENTIFIERS_NS, type QualifiedIdentifier } from '../src/core/schemas.js';
-import { clientCertificateOf, startLocalServer, type Failure, type LocalServer, type LocalTls } from './local-server.js';
-import { escapeXml, LOCATOR_NS, MIGRATION_KEY_PATTERN, participantXml, type SmlFault } from '../src/network/sml-client.js';
+import {
+  clientCertificateOf,
+  startLocalServer,
+  type Failure,
+  type LocalServer,
+  type LocalTls,
+} from './local-server.js';
+import {
+  escapeXml,
+  LOCATOR_NS,
+  MIGRATION_KEY_PATTERN,
+  participantXml,
+  type SmlFault,
+} from '../src/network/sml-client.js';
 
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
@@ -36,8 +48,10 @@ const soap = (body: string) =>
 /** A fault as BDMSL answers it: `[ERR-nnn] message [correlation id]`, and the WSDL's fault element as `detail`. */
 function fault(kind: SmlFault, code: string, text: string): string {
   const message = escapeXml(`[${code}] ${text} [${randomBytes(16).toString('hex')}]`);
-  return soap(`<S:Fault><faultcode>S:Server</faultcode><faultstring>${message}</faultstring>`
-    + `<detail><${kind} xmlns="${LOCATOR_NS}"><FaultMessage>${message}</FaultMessage></${kind}></detail></S:Fault>`);
+  return soap(
+    `<S:Fault><faultcode>S:Server</faultcode><faultstring>${message}</faultstring>` +
+      `<detail><${kind} xmlns="${LOCATOR_NS}"><FaultMessage>${message}</FaultMessage></${kind}></detail></S:Fault>`,
+  );
 }
 
 /**
@@ -49,18 +63,25 @@ function clientFault(text: string): string {
 }
 
 /** A character XML 1.0 cannot carry (as text or as a character reference). */
-const NOT_XML_1_0 = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]|&#0*(?:[0-8]|1[1-24-9]|2\d|3[01]);|&#x0*(?:[0-8bcef]|1[0-9a-f]);/iu;
+const NOT_XML_1_0 =
+  /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]|&#0*(?:[0-8]|1[1-24-9]|2\d|3[01]);|&#x0*(?:[0-8bcef]|1[0-9a-f]);/iu;
 
 /** Why CXF's StAX reader would stop reading `text`; undefined when it is well-formed XML 1.0. */
 function unreadable(text: string): string | undefined {
   const illegal = NOT_XML_1_0.exec(text);
   if (illegal) return `Error reading XMLStreamReader: Illegal character at offset ${illegal.index}`;
   const checked = XMLValidator.validate(text);
-  return checked === true ? undefined : `Error reading XMLStreamReader: ${checked.err.msg} [row,col]: [${checked.err.line},${checked.err.col}]`;
+  return checked === true
+    ? undefined
+    : `Error reading XMLStreamReader: ${checked.err.msg} [row,col]: [${checked.err.line},${checked.err.col}]`;
 }
 
 const alreadyExists = ({ scheme, value }: QualifiedIdentifier) =>
-  fault('BadRequestFault', 'ERR-106', `The participant identifier [${value}] with scheme: [${scheme}] already exist with naptr service [Meta:SMP] on subdomain: [local]`);
+  fault(
+    'BadRequestFault',
+    'ERR-106',
+    `The participant identifier [${value}] with scheme: [${scheme}] already exist with naptr service [Meta:SMP] on subdomain: [local]`,
+  );
 
 /**
  * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List, PrepareToMigrate, Migrate) in
@@ -79,77 +100,116 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
   const certificateChanges = new Map<string, { certificate: string; migrationDate: string }>();
   const failing = new Map<string, Failure | 'clientFault'>();
   const late = new Map<string, number>();
-  const server = await startLocalServer(port, (request, text, response, misbehave) => {
-    let answerAfter = 0;
-    const send = (status: number, xml: string) => {
-      const answer = () => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
-      if (answerAfter > 0) setTimeout(answer, answerAfter);
-      else answer();
-    };
-    const refuse = (xml: string) => {
-      calls.refused += 1;
-      send(500, xml);
-    };
-    if (request.url?.endsWith('/bdmslservice')) {
-      const answer = prepareChangeCertificate(clientCertificateOf(request), parser.parse(text) as SoapRequest, certificateChanges);
-      return send(answer.status, answer.xml);
-    }
-    if (!request.url?.endsWith('/manageparticipantidentifier')) return void response.writeHead(404).end();
-    const cannotRead = unreadable(text);
-    if (cannotRead) return refuse(clientFault(cannotRead));
-    const body = (parser.parse(text) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
-    const [operation, content] = Object.entries(body)[0] ?? [];
-    const smp = String(content?.ServiceMetadataPublisherID ?? '');
-    if (!operation || !smp) return refuse(fault('BadRequestFault', 'ERR-106', 'no operation or no ServiceMetadataPublisherID'));
-    const held = registrations.get(smp) ?? new Set<string>();
-    registrations.set(smp, held);
-    const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
-    const identifier = id ? { scheme: String(id['@scheme']).toLowerCase(), value: String(id['#text']).toLowerCase() } : undefined;
-    const participant = identifier ? formatQualifiedIdentifier(identifier) : '';
-    const failure = failing.get(participant);
-    if (failure === 'clientFault') return refuse(clientFault(`Unmarshalling Error: the request for ${participant} cannot be read (local SML failure mode)`));
-    if (failure) return misbehave(failure);
-    answerAfter = late.get(operation) ?? 0;
-    if (operation === 'CreateParticipantIdentifier' && identifier) {
-      if (heldByAnyone(participant)) return refuse(alreadyExists(identifier));
-      calls.create += 1;
-      held.add(participant);
-      createdAt.set(participant, Date.now());
-      return send(200, soap(''));
-    }
-    if (operation === 'DeleteParticipantIdentifier' && participant) {
-      if (!held.delete(participant)) return refuse(fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`));
-      calls.delete += 1;
-      return send(200, soap(''));
-    }
-    const key = String(content?.MigrationKey ?? '');
-    if ((operation === 'PrepareMigrationRecord' || operation === 'CompleteMigrationRecord') && !MIGRATION_KEY_PATTERN.test(key)) {
-      return refuse(fault('BadRequestFault', 'ERR-106', `The migration key '${key}' is not valid.`));
-    }
-    if (operation === 'PrepareMigrationRecord' && participant) {
-      if (!held.has(participant)) return refuse(fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`));
-      migrations.set(participant, { smp, key });
-      return send(200, soap(''));
-    }
-    if (operation === 'CompleteMigrationRecord' && participant) {
-      const prepared = migrations.get(participant);
-      if (prepared?.key !== key || !registrations.get(prepared.smp)?.has(participant)) {
-        return refuse(fault('NotFoundFault', 'ERR-100', `The migration key for the participant identifier '${participant}' doesn't exist.`));
+  const server = await startLocalServer(
+    port,
+    (request, text, response, misbehave) => {
+      let answerAfter = 0;
+      const send = (status: number, xml: string) => {
+        const answer = () => response.writeHead(status, { 'content-type': 'text/xml; charset=utf-8' }).end(xml);
+        if (answerAfter > 0) setTimeout(answer, answerAfter);
+        else answer();
+      };
+      const refuse = (xml: string) => {
+        calls.refused += 1;
+        send(500, xml);
+      };
+      if (request.url?.endsWith('/bdmslservice')) {
+        const answer = prepareChangeCertificate(
+          clientCertificateOf(request),
+          parser.parse(text) as SoapRequest,
+          certificateChanges,
+        );
+        return send(answer.status, answer.xml);
       }
-      registrations.get(prepared.smp)?.delete(participant);
-      migrations.delete(participant);
-      held.add(participant);
-      calls.migrate += 1;
-      return send(200, soap(''));
-    }
-    if (operation === 'PageRequest') return send(200, page([...held].sort(), Number(content?.NextPageIdentifier ?? 0) || 0));
-    return refuse(fault('BadRequestFault', 'ERR-106', `unknown operation ${operation}`));
-  }, (response) => {
-    calls.faults += 1;
-    response.writeHead(500, { 'content-type': 'text/xml; charset=utf-8' }).end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
-  }, tls);
+      if (!request.url?.endsWith('/manageparticipantidentifier')) return void response.writeHead(404).end();
+      const cannotRead = unreadable(text);
+      if (cannotRead) return refuse(clientFault(cannotRead));
+      const body =
+        (parser.parse(text) as { Envelope?: { Body?: Record<string, Record<string, unknown>> } }).Envelope?.Body ?? {};
+      const [operation, content] = Object.entries(body)[0] ?? [];
+      const smp = String(content?.ServiceMetadataPublisherID ?? '');
+      if (!operation || !smp)
+        return refuse(fault('BadRequestFault', 'ERR-106', 'no operation or no ServiceMetadataPublisherID'));
+      const held = registrations.get(smp) ?? new Set<string>();
+      registrations.set(smp, held);
+      const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
+      const identifier = id
+        ? { scheme: String(id['@scheme']).toLowerCase(), value: String(id['#text']).toLowerCase() }
+        : undefined;
+      const participant = identifier ? formatQualifiedIdentifier(identifier) : '';
+      const failure = failing.get(participant);
+      if (failure === 'clientFault')
+        return refuse(
+          clientFault(`Unmarshalling Error: the request for ${participant} cannot be read (local SML failure mode)`),
+        );
+      if (failure) return misbehave(failure);
+      answerAfter = late.get(operation) ?? 0;
+      if (operation === 'CreateParticipantIdentifier' && identifier) {
+        if (heldByAnyone(participant)) return refuse(alreadyExists(identifier));
+        calls.create += 1;
+        held.add(participant);
+        createdAt.set(participant, Date.now());
+        return send(200, soap(''));
+      }
+      if (operation === 'DeleteParticipantIdentifier' && participant) {
+        if (!held.delete(participant))
+          return refuse(
+            fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`),
+          );
+        calls.delete += 1;
+        return send(200, soap(''));
+      }
+      const key = String(content?.MigrationKey ?? '');
+      if (
+        (operation === 'PrepareMigrationRecord' || operation === 'CompleteMigrationRecord') &&
+        !MIGRATION_KEY_PATTERN.test(key)
+      ) {
+        return refuse(fault('BadRequestFault', 'ERR-106', `The migration key '${key}' is not valid.`));
+      }
+      if (operation === 'PrepareMigrationRecord' && participant) {
+        if (!held.has(participant))
+          return refuse(
+            fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`),
+          );
+        migrations.set(participant, { smp, key });
+        return send(200, soap(''));
+      }
+      if (operation === 'CompleteMigrationRecord' && participant) {
+        const prepared = migrations.get(participant);
+        if (prepared?.key !== key || !registrations.get(prepared.smp)?.has(participant)) {
+          return refuse(
+            fault(
+              'NotFoundFault',
+              'ERR-100',
+              `The migration key for the participant identifier '${participant}' doesn't exist.`,
+            ),
+          );
+        }
+        registrations.get(prepared.smp)?.delete(participant);
+        migrations.delete(participant);
+        held.add(participant);
+        calls.migrate += 1;
+        return send(200, soap(''));
+      }
+      if (operation === 'PageRequest')
+        return send(200, page([...held].sort(), Number(content?.NextPageIdentifier ?? 0) || 0));
+      return refuse(fault('BadRequestFault', 'ERR-106', `unknown operation ${operation}`));
+    },
+    (response) => {
+      calls.faults += 1;
+      response
+        .writeHead(500, { 'content-type': 'text/xml; charset=utf-8' })
+        .end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
+    },
+    tls,
+  );
   return {
-    ...server, registrations, calls, createdAt, migrations, certificateChanges,
+    ...server,
+    registrations,
+    calls,
+    createdAt,
+    migrations,
+    certificateChanges,
     failFor(participant, how) {
       if (how === 'none') failing.delete(participant);
       else failing.set(participant, how);
@@ -169,24 +229,46 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  * certificate that parses, a migration date not in the past at which the new certificate is valid (BadRequest); without
  * a date, the certificate's own start, which must be ahead. Success is an empty body.
  */
-function prepareChangeCertificate(caller: string | undefined, request: SoapRequest, changes: LocalSml['certificateChanges']): { status: number; xml: string } {
+function prepareChangeCertificate(
+  caller: string | undefined,
+  request: SoapRequest,
+  changes: LocalSml['certificateChanges'],
+): { status: number; xml: string } {
   const content = request.Envelope?.Body?.PrepareChangeCertificate;
-  if (!content) return { status: 500, xml: fault('BadRequestFault', 'ERR-106', 'no PrepareChangeCertificate in the request') };
-  if (!caller) return { status: 500, xml: fault('UnauthorizedFault', 'ERR-101', 'no client certificate: the SMP is known by its certificate') };
+  if (!content)
+    return { status: 500, xml: fault('BadRequestFault', 'ERR-106', 'no PrepareChangeCertificate in the request') };
+  if (!caller)
+    return {
+      status: 500,
+      xml: fault('UnauthorizedFault', 'ERR-101', 'no client certificate: the SMP is known by its certificate'),
+    };
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(Buffer.from(String(content.newCertificatePublicKey ?? ''), 'base64'));
   } catch {
-    return { status: 500, xml: fault('BadRequestFault', 'ERR-106', 'newCertificatePublicKey is not a base64 X.509 certificate') };
+    return {
+      status: 500,
+      xml: fault('BadRequestFault', 'ERR-106', 'newCertificatePublicKey is not a base64 X.509 certificate'),
+    };
   }
   const given = content.migrationDate === undefined ? undefined : String(content.migrationDate);
-  if (given !== undefined && !DAY.test(given)) return { status: 500, xml: fault('BadRequestFault', 'ERR-106', `migrationDate ${given} is not a date`) };
+  if (given !== undefined && !DAY.test(given))
+    return { status: 500, xml: fault('BadRequestFault', 'ERR-106', `migrationDate ${given} is not a date`) };
   const migrationDate = given ?? new Date(certificate.validFrom).toISOString().slice(0, 10);
   const today = new Date().toISOString().slice(0, 10);
-  if (migrationDate < today) return { status: 500, xml: fault('BadRequestFault', 'ERR-106', `the migration date ${migrationDate} is in the past`) };
-  const [validFrom, validTo] = [certificate.validFrom, certificate.validTo].map((instant) => new Date(instant).toISOString().slice(0, 10));
+  if (migrationDate < today)
+    return {
+      status: 500,
+      xml: fault('BadRequestFault', 'ERR-106', `the migration date ${migrationDate} is in the past`),
+    };
+  const [validFrom, validTo] = [certificate.validFrom, certificate.validTo].map((instant) =>
+    new Date(instant).toISOString().slice(0, 10),
+  );
   if (migrationDate < (validFrom as string) || migrationDate > (validTo as string)) {
-    return { status: 500, xml: fault('BadRequestFault', 'ERR-106', `the new certificate is not valid on ${migrationDate}`) };
+    return {
+      status: 500,
+      xml: fault('BadRequestFault', 'ERR-106', `the new certificate is not valid on ${migrationDate}`),
+    };
   }
   changes.set(caller, { certificate: certificate.fingerprint256, migrationDate });
   return { status: 200, xml: soap('') };
@@ -194,9 +276,14 @@ function prepareChangeCertificate(caller: string | undefined, request: SoapReque
 
 /** One page of the List operation's answer, from `start`. */
 function page(all: string[], start: number): string {
-  const ids = all.slice(start, start + PAGE).map(participantXml).join('');
+  const ids = all
+    .slice(start, start + PAGE)
+    .map(participantXml)
+    .join('');
   const next = start + PAGE < all.length ? `<NextPageIdentifier>${start + PAGE}</NextPageIdentifier>` : '';
-  return soap(`<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${ids}${next}</ParticipantIdentifierPage>`);
+  return soap(
+    `<ParticipantIdentifierPage xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${ids}${next}</ParticipantIdentifierPage>`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

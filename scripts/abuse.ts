@@ -22,7 +22,13 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
-  basic, call, freshStorage, provision, startService, stopService, type Call,
+  basic,
+  call,
+  freshStorage,
+  provision,
+  startService,
+  stopService,
+  type Call,
 } from '../test/reliability/harness/service.js';
 
 const { values: options } = parseArgs({
@@ -71,7 +77,11 @@ const NO_ANSWER = { status: 0, body: '', retryAfter: 0 };
 
 /** A request from `localAddress` on a connection of its own; its status, 0 when it got none. */
 function statusFrom(
-  baseUrl: URL, localAddress: string, path: string, authorization: string, signal: AbortSignal,
+  baseUrl: URL,
+  localAddress: string,
+  path: string,
+  authorization: string,
+  signal: AbortSignal,
 ): Promise<{ status: number; body: string; retryAfter: number }> {
   return new Promise((resolve) => {
     const settings = { agent: false, localAddress, timeout: 70_000, headers: { authorization }, signal };
@@ -79,7 +89,9 @@ function statusFrom(
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       const retryAfter = Number(response.headers['retry-after'] ?? 0);
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfter }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfter }),
+      );
       response.on('error', () => resolve(NO_ANSWER));
     });
     request.on('timeout', () => request.destroy());
@@ -106,7 +118,13 @@ const hashingFlood: Flood = {
     let n = 0;
     return lanes(16, async (lane) => {
       n += 1;
-      const { status } = await statusFrom(baseUrl, `127.0.0.${2 + lane}`, '/rest/api/participants', basic(`nobody-${lane}-${n}`, 'not-a-password'), signal);
+      const { status } = await statusFrom(
+        baseUrl,
+        `127.0.0.${2 + lane}`,
+        '/rest/api/participants',
+        basic(`nobody-${lane}-${n}`, 'not-a-password'),
+        signal,
+      );
       count(answers, status, signal);
     });
   },
@@ -118,25 +136,37 @@ function slowBodyFlood(authorization: string): Flood {
     start(baseUrl, answers, signal) {
       const sockets = new Set<Socket>();
       const head = [
-        'POST /rest/api/participants HTTP/1.1', `Host: ${baseUrl.host}`, `Authorization: ${authorization}`, 'Content-Type: application/json',
-        `Content-Length: ${DECLARED_BODY_BYTES}`, '', '{',
+        'POST /rest/api/participants HTTP/1.1',
+        `Host: ${baseUrl.host}`,
+        `Authorization: ${authorization}`,
+        'Content-Type: application/json',
+        `Content-Length: ${DECLARED_BODY_BYTES}`,
+        '',
+        '{',
       ].join('\r\n');
-      const stop = lanes(SLOW_BODIES, (_, running) => new Promise<void>((resolve) => {
-        const socket = connect({ host: baseUrl.hostname, port: Number(baseUrl.port), localAddress: '127.0.0.50' }, () => socket.write(head));
-        sockets.add(socket);
-        const trickle = setInterval(() => socket.write(' '), 2000);
-        let answer = '';
-        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-        socket.on('error', () => undefined);
-        socket.on('close', () => {
-          clearInterval(trickle);
-          sockets.delete(socket);
-          count(answers, Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), signal);
-          // Reconnect after a pause, as a patient attacker would; stopped, resolve at once.
-          if (running()) setTimeout(resolve, 1000).unref();
-          else resolve();
-        });
-      }));
+      const stop = lanes(
+        SLOW_BODIES,
+        (_, running) =>
+          new Promise<void>((resolve) => {
+            const socket = connect(
+              { host: baseUrl.hostname, port: Number(baseUrl.port), localAddress: '127.0.0.50' },
+              () => socket.write(head),
+            );
+            sockets.add(socket);
+            const trickle = setInterval(() => socket.write(' '), 2000);
+            let answer = '';
+            socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+            socket.on('error', () => undefined);
+            socket.on('close', () => {
+              clearInterval(trickle);
+              sockets.delete(socket);
+              count(answers, Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), signal);
+              // Reconnect after a pause, as a patient attacker would; stopped, resolve at once.
+              if (running()) setTimeout(resolve, 1000).unref();
+              else resolve();
+            });
+          }),
+      );
       signal.addEventListener('abort', () => {
         for (const socket of sockets) socket.destroy();
       });
@@ -153,7 +183,13 @@ function longPollFlood(authorization: string): Flood {
       let after = '';
       return lanes(POLLS, async (lane, running) => {
         const address = `127.0.0.${100 + (lane % 10)}`;
-        const { status, body, retryAfter } = await statusFrom(baseUrl, address, `/rest/api/changes?${after}wait=60`, authorization, signal);
+        const { status, body, retryAfter } = await statusFrom(
+          baseUrl,
+          address,
+          `/rest/api/changes?${after}wait=60`,
+          authorization,
+          signal,
+        );
         count(answers, status, signal);
         if (status === 200) after = `after=${(JSON.parse(body) as { next: string }).next}&`;
         // A poll refused is sent again when the answer says (a client that polls too much, not an attacker).
@@ -194,8 +230,15 @@ async function measure(baseUrl: string, authorization: string, path: string, col
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : 'failed');
 
 function row(name: string, measured: Measured, answers?: FloodAnswers): string {
-  const figures = [measured.signIn, measured.coldSignIn, measured.update].flatMap((values) => [percentile(values, 50), percentile(values, 99)]).map(ms);
-  const flood = answers ? [...answers].sort(([a], [b]) => a - b).map(([status, n]) => `${status || 'none'}×${n}`).join(' ') : '';
+  const figures = [measured.signIn, measured.coldSignIn, measured.update]
+    .flatMap((values) => [percentile(values, 50), percentile(values, 99)])
+    .map(ms);
+  const flood = answers
+    ? [...answers]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status || 'none'}×${n}`)
+        .join(' ')
+    : '';
   return `| ${name.padEnd(42)} | ${figures.map((figure) => figure.padStart(8)).join(' | ')} | ${flood}`;
 }
 
@@ -205,7 +248,9 @@ async function coldUsersOf(baseUrl: string, admin: string, serviceProvider: stri
   for (let i = 0; i < ROWS * COLD_SAMPLES; i += 1) {
     const [username, password] = [`abuse-cold-${i}`, `abuse-cold-${i}-long-password`];
     const answer = await call(baseUrl, {
-      method: 'POST', path: '/rest/api/users', authorization: admin,
+      method: 'POST',
+      path: '/rest/api/users',
+      authorization: admin,
       body: { username, password, role: 'SERVICE_PROVIDER', serviceProvider: { identifier: serviceProvider } },
     });
     if (answer.status !== 201) throw new Error(`a user was not created: ${answer.status} ${answer.body}`);
@@ -219,15 +264,27 @@ async function main(): Promise<void> {
   const service = await startService({ ...storage.env, LOG_REQUESTS: 'false' }, undefined, 'source');
   try {
     const baseUrl = new URL(service.url);
-    const { admin, providers: [flooder, measured] } = await provision(service.url);
+    const {
+      admin,
+      providers: [flooder, measured],
+    } = await provision(service.url);
     if (!flooder || !measured) throw new Error('provisioning made fewer than two providers');
     const organization = '923609016';
     const path = `/rest/api/participants/${encodeURIComponent(`iso6523-actorid-upis::0192:${organization}`)}`;
     const created = await call(service.url, {
-      method: 'POST', path: '/rest/api/participants', authorization: measured.authorization,
-      body: { icd: '0192', organizationIdentifier: organization, name: 'Measured', processes: [], contact: { name: 'Measured' } },
+      method: 'POST',
+      path: '/rest/api/participants',
+      authorization: measured.authorization,
+      body: {
+        icd: '0192',
+        organizationIdentifier: organization,
+        name: 'Measured',
+        processes: [],
+        contact: { name: 'Measured' },
+      },
     });
-    if (created.status !== 201) throw new Error(`the measured participant was not created: ${created.status} ${created.body}`);
+    if (created.status !== 201)
+      throw new Error(`the measured participant was not created: ${created.status} ${created.body}`);
     const coldUsers = await coldUsersOf(service.url, admin, measured.id);
 
     const lines = [

@@ -15,8 +15,17 @@ import process from 'node:process';
 const ROOT = join(import.meta.dirname, '..');
 const STAMP = join(ROOT, 'dist', 'build-stamp.json');
 /** What the build reads. */
-const INPUTS = ['src', 'web', 'scripts/build.mjs', 'scripts/copy-assets.mjs', 'scripts/web-api-types.ts', 'package.json', 'package-lock.json',
-  'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = [
+  'src',
+  'web',
+  'scripts/build.mjs',
+  'scripts/copy-assets.mjs',
+  'scripts/web-api-types.ts',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 /** Made by the build itself (the console's API types): an output, not a source. */
 const GENERATED = new Set(['web/src/api/schema.d.ts']);
 /** What a start needs of the build. */
@@ -35,8 +44,13 @@ function filesOf(path) {
 /** A hash of every input file's path and bytes. */
 function sourceHash() {
   const hash = createHash('sha256');
-  for (const file of INPUTS.flatMap(filesOf).filter((file) => !GENERATED.has(file)).sort()) {
-    hash.update(`${file}\0`).update(readFileSync(join(ROOT, file))).update('\0');
+  for (const file of INPUTS.flatMap(filesOf)
+    .filter((file) => !GENERATED.has(file))
+    .sort()) {
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(ROOT, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }
@@ -44,7 +58,9 @@ function sourceHash() {
 /** The commit checked out, when this is a git checkout; null otherwise (an unpacked release). */
 function commit() {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).toString().trim();
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+      .toString()
+      .trim();
   } catch {
     return null;
   }
@@ -69,7 +85,11 @@ function staleness(hash) {
 
 function run(command, args) {
   const bin = join(ROOT, 'node_modules', '.bin');
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}` } });
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}` },
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -84,7 +104,10 @@ function build(hash) {
   run(process.execPath, ['scripts/copy-assets.mjs']);
   run('npm', ['run', 'build:web']);
   const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  writeFileSync(STAMP, `${JSON.stringify({ version, commit: commit(), sourceHash: hash, builtAt: new Date().toISOString() }, null, 2)}\n`);
+  writeFileSync(
+    STAMP,
+    `${JSON.stringify({ version, commit: commit(), sourceHash: hash, builtAt: new Date().toISOString() }, null, 2)}\n`,
+  );
 }
 
 const mode = process.argv[2];

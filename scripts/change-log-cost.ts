@@ -43,33 +43,50 @@ const concurrency = Number(options.concurrency);
 const participants = Number(options.participants);
 const serverUrl = process.env.CHANGE_LOG_COST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 async function run(count: number, work: (index: number) => Promise<void>) {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const index = next++;
-      const begin = performance.now();
-      await work(index);
-      latencies.push(performance.now() - begin);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const index = next++;
+        const begin = performance.now();
+        await work(index);
+        latencies.push(performance.now() - begin);
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { perSecond: Math.round(count / seconds), p50: percentile(latencies, 0.5).toFixed(2), p99: percentile(latencies, 0.99).toFixed(2) };
+  return {
+    perSecond: Math.round(count / seconds),
+    p50: percentile(latencies, 0.5).toFixed(2),
+    p99: percentile(latencies, 0.99).toFixed(2),
+  };
 }
 
 async function writeCost(db: Database) {
   const insert = (tx: Parameters<Parameters<Database['transaction']>[0]>[0], title: string) =>
     tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [title]);
-  const without = await run(writes, (index) => db.transaction(async (tx) => void (await insert(tx, `without ${index}`))));
-  const withLog = await run(writes, (index) => db.transaction(async (tx) => {
-    const [row] = await insert(tx, `with ${index}`);
-    await appendChange(tx, SYSTEM_ACTOR, { resource: 'capability', identifier: row?.id ?? '', operation: 'create', before: null, after: { title: `with ${index}` } });
-  }));
+  const without = await run(writes, (index) =>
+    db.transaction(async (tx) => void (await insert(tx, `without ${index}`))),
+  );
+  const withLog = await run(writes, (index) =>
+    db.transaction(async (tx) => {
+      const [row] = await insert(tx, `with ${index}`);
+      await appendChange(tx, SYSTEM_ACTOR, {
+        resource: 'capability',
+        identifier: row?.id ?? '',
+        operation: 'create',
+        before: null,
+        after: { title: `with ${index}` },
+      });
+    }),
+  );
   return { without, withLog };
 }
 
@@ -81,14 +98,21 @@ async function deliveryLag(db: Database) {
      INSERT INTO service_providers (title, access_point_id) SELECT 'Lag SP', id FROM a RETURNING id`,
   );
   const password = randomBytes(12).toString('base64url');
-  await insertUser(db, { username: 'lag-provider', password, role: Role.serviceProvider, serviceProviderId: provider?.id });
+  await insertUser(db, {
+    username: 'lag-provider',
+    password,
+    role: Role.serviceProvider,
+    serviceProviderId: provider?.id,
+  });
   const authorization = `Basic ${Buffer.from(`lag-provider:${password}`).toString('base64')}`;
   const app = await buildApp({ db, sml: { url: sml.url, smpId: 'lag-smp' }, delivery: { intervalMs: 200 } });
   await app.ready();
   const answered = new Map<string, number>();
   const add = async (organizationIdentifier: string) => {
     const response = await app.inject({
-      method: 'POST', url: '/rest/api/participants', headers: { authorization, 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/rest/api/participants',
+      headers: { authorization, 'content-type': 'application/json' },
       payload: { icd: '0192', organizationIdentifier, name: 'Lag AS', processes: [], contact: { name: 'Ops' } },
     });
     if (response.statusCode !== 201) throw new Error(`add participant: ${response.statusCode} ${response.body}`);
@@ -108,14 +132,23 @@ async function deliveryLag(db: Database) {
   });
   const deadline = Date.now() + 120_000;
   const deliveredOfOthers = () => [...answered.keys()].filter((participant) => sml.createdAt.has(participant)).length;
-  while (deliveredOfOthers() < participants && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  const lags = [...answered].map(([participant, at]) => (sml.createdAt.get(participant) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
-  const [status] = await db.query<{ setAside: number }>(`SELECT count(*)::int AS "setAside" FROM delivery_set_aside WHERE target = 'sml' AND waiting_for IS NULL`)
+  while (deliveredOfOthers() < participants && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  const lags = [...answered]
+    .map(([participant, at]) => (sml.createdAt.get(participant) ?? Number.POSITIVE_INFINITY) - at)
+    .sort((a, b) => a - b);
+  const [status] = await db
+    .query<{ setAside: number }>(
+      `SELECT count(*)::int AS "setAside" FROM delivery_set_aside WHERE target = 'sml' AND waiting_for IS NULL`,
+    )
     .catch(() => [{ setAside: 0 }]);
   await app.close();
   await sml.close();
   return {
-    addsPerSecond: rate.perSecond, delivered: deliveredOfOthers(), lagP50ms: percentile(lags, 0.5), lagP99ms: percentile(lags, 0.99),
+    addsPerSecond: rate.perSecond,
+    delivered: deliveredOfOthers(),
+    lagP50ms: percentile(lags, 0.5),
+    lagP99ms: percentile(lags, 0.99),
     ...(failing === undefined ? {} : { failing, setAside: status?.setAside }),
   };
 }

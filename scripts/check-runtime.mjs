@@ -12,8 +12,10 @@ export function runtimeProblem() {
   const expected = Number(/\d+/.exec(engines.node)?.[0]);
   const actual = Number(process.versions.node.split('.')[0]);
   if (actual === expected) return undefined;
-  return `This runs on Node.js ${process.version} (${process.execPath}); the project needs Node.js ${expected}, ` +
-    'which `npm ci` installs into node_modules/.bin/node for npm scripts. Run it through npm (`npm test`, `npx vitest`).';
+  return (
+    `This runs on Node.js ${process.version} (${process.execPath}); the project needs Node.js ${expected}, ` +
+    'which `npm ci` installs into node_modules/.bin/node for npm scripts. Run it through npm (`npm test`, `npx vitest`).'
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -29,7 +29,11 @@ const differences = [
   ...copyDifferences('docs/spec', join(shared, 'spec')),
 ];
 for (const difference of differences) console.error(difference);
-console.log(differences.length === 0 ? `the project's copies match ${shared}` : `${differences.length} differences from ${shared}`);
+console.log(
+  differences.length === 0
+    ? `the project's copies match ${shared}`
+    : `${differences.length} differences from ${shared}`,
+);
 process.exit(differences.length === 0 ? 0 : 1);
 
 function filesUnder(root: string): string[] {
@@ -46,8 +50,13 @@ function copyDifferences(copy: string, reference: string): string[] {
   const referenceFiles = filesUnder(reference);
   return [
     ...referenceFiles.filter((file) => !ownFiles.has(file)).map((file) => `${copy}/${file}: missing`),
-    ...[...ownFiles].filter((file) => !referenceFiles.includes(file)).map((file) => `${copy}/${file}: not in the reference`),
-    ...referenceFiles.filter((file) => ownFiles.has(file) && !readFileSync(join(own, file)).equals(readFileSync(join(reference, file))))
+    ...[...ownFiles]
+      .filter((file) => !referenceFiles.includes(file))
+      .map((file) => `${copy}/${file}: not in the reference`),
+    ...referenceFiles
+      .filter(
+        (file) => ownFiles.has(file) && !readFileSync(join(own, file)).equals(readFileSync(join(reference, file))),
+      )
       .map((file) => `${copy}/${file}: differs`),
   ];
 }

@@ -75,7 +75,9 @@ const postgres: Target = {
 /** A process with every relation filled, so that the response is a realistic one. */
 async function seed(app: Awaited<ReturnType<typeof buildApp>>, db: Database): Promise<string> {
   await insertUser(db, { username: USERNAME, password: PASSWORD, role: Role.admin });
-  const [capability] = await db.query<{ id: string }>(`INSERT INTO capabilities (title) VALUES ('Receive') RETURNING id`);
+  const [capability] = await db.query<{ id: string }>(
+    `INSERT INTO capabilities (title) VALUES ('Receive') RETURNING id`,
+  );
   const add = async (url: string, payload: Record<string, unknown>) => {
     const response = await app.inject({ method: 'POST', url, payload, headers: { authorization: AUTHORIZATION } });
     if (response.statusCode !== 201) throw new Error(`seeding ${url}: ${response.statusCode} ${response.body}`);
@@ -83,13 +85,23 @@ async function seed(app: Awaited<ReturnType<typeof buildApp>>, db: Database): Pr
   };
   const documentTypes: string[] = [];
   for (const value of ['invoice', 'credit-note']) {
-    documentTypes.push(await add('/rest/api/document-types', {
-      title: value, qualifiedIdentifier: `busdox-docid-qns::urn:request-cost:${value}`, visible: true, processes: [],
-    }));
+    documentTypes.push(
+      await add('/rest/api/document-types', {
+        title: value,
+        qualifiedIdentifier: `busdox-docid-qns::urn:request-cost:${value}`,
+        visible: true,
+        processes: [],
+      }),
+    );
   }
   const form = (value: string, dependencies: string[]) => ({
-    domain: 'billing', title: `Billing ${value}`, alias: value, qualifiedIdentifier: `cenbii-procid-ubl::urn:request-cost:${value}`,
-    restricted: false, visible: true, requiredICDs: ['0192', '0007'],
+    domain: 'billing',
+    title: `Billing ${value}`,
+    alias: value,
+    qualifiedIdentifier: `cenbii-procid-ubl::urn:request-cost:${value}`,
+    restricted: false,
+    visible: true,
+    requiredICDs: ['0192', '0007'],
     capabilities: [{ identifier: capability?.id }],
     documentTypes: documentTypes.map((identifier) => ({ identifier })),
     dependencies: dependencies.map((identifier) => ({ identifier })),
@@ -124,7 +136,10 @@ async function run(target: Target): Promise<Measurement[]> {
     const identifier = await seed(app, db);
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `${address}/rest/api/processes/${identifier}`;
-    const requests = [['anonymous GET /processes/{id}', {}], ['authenticated GET /processes/{id}', { authorization: AUTHORIZATION }]] as const;
+    const requests = [
+      ['anonymous GET /processes/{id}', {}],
+      ['authenticated GET /processes/{id}', { authorization: AUTHORIZATION }],
+    ] as const;
     const measurements: Measurement[] = [];
     for (const [request, headers] of requests) {
       await measure(url, headers, 1); // warm-up: JIT, pool, credential cache
@@ -138,7 +153,9 @@ async function run(target: Target): Promise<Measurement[]> {
   }
 }
 
-const targets = [embedded, postgres].filter((target) => !options.only || target.name.toLowerCase().startsWith(options.only));
+const targets = [embedded, postgres].filter(
+  (target) => !options.only || target.name.toLowerCase().startsWith(options.only),
+);
 const rows: Measurement[] = [];
 for (const target of targets) rows.push(...(await run(target)));
 
@@ -146,6 +163,8 @@ console.log(`\n${connections} connections, ${duration} s per request kind, Node 
 console.log('| database | request | requests/s | p50 ms | p99 ms | failures |');
 console.log('|---|---|---:|---:|---:|---:|');
 for (const row of rows) {
-  console.log(`| ${row.database} | ${row.request} | ${Math.round(row.requestsPerSecond)} | ${row.p50} | ${row.p99} | ${row.failures} |`);
+  console.log(
+    `| ${row.database} | ${row.request} | ${Math.round(row.requestsPerSecond)} | ${row.p50} | ${row.p99} | ${row.failures} |`,
+  );
 }
 if (rows.some((row) => row.failures > 0)) process.exitCode = 1;

@@ -11,7 +11,15 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { norwegianNumberOf } from '../bench/keys.js';
 import {
-  basic, call, freshStorage, provision, startService, stopService, type Actors, type Answer, type Call,
+  basic,
+  call,
+  freshStorage,
+  provision,
+  startService,
+  stopService,
+  type Actors,
+  type Answer,
+  type Call,
 } from '../test/reliability/harness/service.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
@@ -53,14 +61,43 @@ async function mixedRound(baseUrl: string, actors: Actors, worker: number, round
   const qualified = encodeURIComponent(`iso6523-actorid-upis::0192:${organization}`);
   await send(baseUrl, { path: '/rest/api/processes?size=20&sort=title' });
   await send(baseUrl, { path: '/rest/api/processes', accept: 'application/vnd.registry.processes.stream.v1+json' });
-  await send(baseUrl, { method: 'POST', path: '/rest/api/participants', authorization: provider.authorization, body: { icd: '0192', organizationIdentifier: organization, name: `Soak ${worker} ${round}`, processes: [], contact: { name: 'Soak' } } });
+  await send(baseUrl, {
+    method: 'POST',
+    path: '/rest/api/participants',
+    authorization: provider.authorization,
+    body: {
+      icd: '0192',
+      organizationIdentifier: organization,
+      name: `Soak ${worker} ${round}`,
+      processes: [],
+      contact: { name: 'Soak' },
+    },
+  });
   await send(baseUrl, { path: `/rest/api/participants/${qualified}`, authorization: provider.authorization });
-  await send(baseUrl, { method: 'PUT', path: `/rest/api/participants/${qualified}`, authorization: provider.authorization, body: { processes: [], contact: { name: `Soak ${round}` } } });
+  await send(baseUrl, {
+    method: 'PUT',
+    path: `/rest/api/participants/${qualified}`,
+    authorization: provider.authorization,
+    body: { processes: [], contact: { name: `Soak ${round}` } },
+  });
   await send(baseUrl, { path: `/rest/api/participants?query=soak${worker}&size=10`, authorization: actors.admin });
-  await send(baseUrl, { path: '/rest/api/participants', authorization: provider.authorization, accept: 'application/vnd.registry.participants.stream.v1+json' });
-  if (round % 2 === 0) await send(baseUrl, { method: 'DELETE', path: `/rest/api/participants/${qualified}`, authorization: provider.authorization });
+  await send(baseUrl, {
+    path: '/rest/api/participants',
+    authorization: provider.authorization,
+    accept: 'application/vnd.registry.participants.stream.v1+json',
+  });
+  if (round % 2 === 0)
+    await send(baseUrl, {
+      method: 'DELETE',
+      path: `/rest/api/participants/${qualified}`,
+      authorization: provider.authorization,
+    });
   await send(baseUrl, { path: `/rest/api/processes/00000000-0000-4000-8000-00000000000${worker % 10}` });
-  if (round % 10 === 0) await send(baseUrl, { path: '/rest/api/participants', authorization: basic(`nobody-${worker}-${round}`, 'wrong-password') });
+  if (round % 10 === 0)
+    await send(baseUrl, {
+      path: '/rest/api/participants',
+      authorization: basic(`nobody-${worker}-${round}`, 'wrong-password'),
+    });
 }
 
 function metric(text: string, name: string, labels = ''): number {
@@ -107,14 +144,18 @@ async function main() {
     const sampler = setInterval(() => {
       void sample(service.managementUrl, pid, started).then((next) => {
         samples.push(next);
-        console.log(`${next.minute.toFixed(1).padStart(5)} min  rss ${next.rssMb.toFixed(1)} MB  heap ${next.heapMb.toFixed(1)} MB  ` +
-          `connections ${next.openConnections}  fds ${next.openFiles}  db ${next.dbConnections}  requests ${next.requests}  ` +
-          `5xx ${counts.serverErrors}  failed ${counts.failures}`);
+        console.log(
+          `${next.minute.toFixed(1).padStart(5)} min  rss ${next.rssMb.toFixed(1)} MB  heap ${next.heapMb.toFixed(1)} MB  ` +
+            `connections ${next.openConnections}  fds ${next.openFiles}  db ${next.dbConnections}  requests ${next.requests}  ` +
+            `5xx ${counts.serverErrors}  failed ${counts.failures}`,
+        );
       });
     }, SAMPLE_SECONDS * 1000);
-    await Promise.all(Array.from({ length: WORKERS }, async (_, worker) => {
-      for (let round = 0; Date.now() < deadline; round += 1) await mixedRound(service.url, actors, worker, round);
-    }));
+    await Promise.all(
+      Array.from({ length: WORKERS }, async (_, worker) => {
+        for (let round = 0; Date.now() < deadline; round += 1) await mixedRound(service.url, actors, worker, round);
+      }),
+    );
     clearInterval(sampler);
     await sleep(1000);
     samples.push(await sample(service.managementUrl, pid, started));
@@ -134,12 +175,16 @@ function report(samples: Sample[]) {
   const fdSlope = slope(settled, (s) => s.openFiles);
   const first = settled[0] as Sample;
   const last = settled.at(-1) as Sample;
-  console.log(`\nsoak: ${MINUTES} min, ${WORKERS} workers, ${counts.requests} requests ` +
-    `(${(counts.requests / (MINUTES * 60)).toFixed(0)}/s), statuses ${JSON.stringify(Object.fromEntries([...counts.byStatus].sort()))}`);
-  console.log(`after warm-up: rss ${first.rssMb.toFixed(1)} -> ${last.rssMb.toFixed(1)} MB (trend ${rssSlope.toFixed(2)} MB/min), ` +
-    `heap ${first.heapMb.toFixed(1)} -> ${last.heapMb.toFixed(1)} MB (trend ${heapSlope.toFixed(2)} MB/min), ` +
-    `open files ${first.openFiles} -> ${last.openFiles} (trend ${fdSlope.toFixed(2)}/min), ` +
-    `connections ${first.openConnections} -> ${last.openConnections}, database connections ${first.dbConnections} -> ${last.dbConnections}`);
+  console.log(
+    `\nsoak: ${MINUTES} min, ${WORKERS} workers, ${counts.requests} requests ` +
+      `(${(counts.requests / (MINUTES * 60)).toFixed(0)}/s), statuses ${JSON.stringify(Object.fromEntries([...counts.byStatus].sort()))}`,
+  );
+  console.log(
+    `after warm-up: rss ${first.rssMb.toFixed(1)} -> ${last.rssMb.toFixed(1)} MB (trend ${rssSlope.toFixed(2)} MB/min), ` +
+      `heap ${first.heapMb.toFixed(1)} -> ${last.heapMb.toFixed(1)} MB (trend ${heapSlope.toFixed(2)} MB/min), ` +
+      `open files ${first.openFiles} -> ${last.openFiles} (trend ${fdSlope.toFixed(2)}/min), ` +
+      `connections ${first.openConnections} -> ${last.openConnections}, database connections ${first.dbConnections} -> ${last.dbConnections}`,
+  );
   const problems = [
     ...(counts.serverErrors > 0 ? [`${counts.serverErrors} answers 5xx`] : []),
     ...(counts.failures > 0 ? [`${counts.failures} requests without an answer`] : []),

@@ -19,20 +19,37 @@ import { buildDataset, dropDatabase } from '../bench/dataset.js';
 import { freePort, startProcess } from '../bench/service.js';
 import { launchChromium } from '../test/helpers/browser.js';
 
-const { values } = parseArgs({ options: {
-  url: { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, runs: { type: 'string', default: '7' },
-  participants: { type: 'string' },
-  'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
-} });
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    username: { type: 'string' },
+    password: { type: 'string' },
+    runs: { type: 'string', default: '7' },
+    participants: { type: 'string' },
+    'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+  },
+});
 
-interface Target { url: string; username: string; password: string; stop(): Promise<void> }
+interface Target {
+  url: string;
+  username: string;
+  password: string;
+  stop(): Promise<void>;
+}
 
 /** The built service on a fresh embedded database: its first start makes the demo set and prints its credentials. */
 async function startDemoService(): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'registry-tti-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/server.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MANAGEMENT_PORT: String(await freePort()), REGISTRY_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MANAGEMENT_PORT: String(await freePort()),
+      REGISTRY_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -44,10 +61,13 @@ async function startDemoService(): Promise<Target> {
       const match = file && /SERVICE_PROVIDER: username: (\S+)\s+password: (\S+)/.exec(readFileSync(file, 'utf8'));
       if (match) resolve({ username: match[1] as string, password: match[2] as string });
     });
-    child.on('exit', (code) => reject(new Error(`the service stopped (${code}) before printing credentials:\n${output}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`the service stopped (${code}) before printing credentials:\n${output}`)),
+    );
   });
   return {
-    url: `http://127.0.0.1:${port}`, ...credentials,
+    url: `http://127.0.0.1:${port}`,
+    ...credentials,
     async stop() {
       child.kill('SIGTERM');
       rmSync(dataDir, { recursive: true, force: true });
@@ -59,15 +79,35 @@ async function startDemoService(): Promise<Target> {
 async function startBenchService(participants: number): Promise<Target> {
   const adminUrl = values['database-url'] as string;
   const log = (message: string) => console.error(`[web-tti] ${message}`);
-  const data = await buildDataset({ adminUrl, participants, workers: 2, codeListDir: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7'), log });
+  const data = await buildDataset({
+    adminUrl,
+    participants,
+    workers: 2,
+    codeListDir: join(import.meta.dirname, '../reference-data/peppol-codelists-v9.7'),
+    log,
+  });
   log(`data set of ${participants} participants built in ${data.buildSeconds.toFixed(0)} s`);
   const port = await freePort();
-  const service = await startProcess(['dist/server.js'], {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production',
-    REGISTRY_ADMIN_PASSWORD: data.password, MANAGEMENT_PORT: String(await freePort()),
-  }, port, join(tmpdir(), `registry-tti-${process.pid}.log`), '/rest/api/processes');
+  const service = await startProcess(
+    ['dist/server.js'],
+    {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: data.databaseUrl,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      REGISTRY_ADMIN_PASSWORD: data.password,
+      MANAGEMENT_PORT: String(await freePort()),
+    },
+    port,
+    join(tmpdir(), `registry-tti-${process.pid}.log`),
+    '/rest/api/processes',
+  );
   return {
-    url: service.url, username: data.providers[0]?.username as string, password: data.password,
+    url: service.url,
+    username: data.providers[0]?.username as string,
+    password: data.password,
     async stop() {
       await service.stop();
       await dropDatabase(adminUrl, data.databaseName);
@@ -76,7 +116,13 @@ async function startBenchService(participants: number): Promise<Target> {
 }
 
 function startTarget(): Promise<Target> {
-  if (values.url) return Promise.resolve({ url: values.url, username: values.username ?? '', password: values.password ?? '', stop: async () => {} });
+  if (values.url)
+    return Promise.resolve({
+      url: values.url,
+      username: values.username ?? '',
+      password: values.password ?? '',
+      stop: async () => {},
+    });
   if (values.participants) return startBenchService(Number(values.participants));
   return startDemoService();
 }
@@ -100,9 +146,13 @@ try {
     // A refused sign-in or a role without the participants page ends the run with the page's own message.
     await Promise.race([
       page.locator('tbody tr:not(.placeholder)').first().waitFor({ timeout: 120_000 }),
-      page.locator('[role="alert"]').first().waitFor({ timeout: 120_000 }).then(async () => {
-        throw new Error(`no participants table: ${await page.locator('[role="alert"]').first().innerText()}`);
-      }),
+      page
+        .locator('[role="alert"]')
+        .first()
+        .waitFor({ timeout: 120_000 })
+        .then(async () => {
+          throw new Error(`no participants table: ${await page.locator('[role="alert"]').first().innerText()}`);
+        }),
     ]);
     const rendered = await page.evaluate(() => performance.now());
     samples.push({ total: rendered, afterSignIn: rendered - clicked, rows: await page.locator('tbody tr').count() });
@@ -114,7 +164,12 @@ try {
 }
 const median = (numbers: number[]) => numbers.sort((a, b) => a - b)[Math.floor(numbers.length / 2)] as number;
 // The first run also fills the browser's cache of the assets; the median is of every run.
-const registry = values.url ?? (values.participants ? `the benchmark's ${values.participants} participants` : 'the demo registry');
+const registry =
+  values.url ?? (values.participants ? `the benchmark's ${values.participants} participants` : 'the demo registry');
 console.log(`provider console on ${registry}, ${samples.length} runs, ${samples[0]?.rows} rows shown`);
-console.log(`navigation start -> participants table rendered (automated sign-in included): median ${median(samples.map((s) => s.total)).toFixed(0)} ms, first ${samples[0]?.total.toFixed(0)} ms`);
-console.log(`sign-in click -> participants table rendered: median ${median(samples.map((s) => s.afterSignIn)).toFixed(0)} ms`);
+console.log(
+  `navigation start -> participants table rendered (automated sign-in included): median ${median(samples.map((s) => s.total)).toFixed(0)} ms, first ${samples[0]?.total.toFixed(0)} ms`,
+);
+console.log(
+  `sign-in click -> participants table rendered: median ${median(samples.map((s) => s.afterSignIn)).toFixed(0)} ms`,
+);

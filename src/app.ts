@@ -44,7 +44,13 @@ import securityHeaders from './http/security-headers.js';
 import { validatorCompiler } from './http/validators.js';
 import openapi from './openapi/plugin.js';
 import { MAX_PATH_PARAMETER_LENGTH, NO_EARLY_ANSWERS, serverAnsweringEarly } from './http/early-answers/server.js';
-import requestMetrics, { createMetrics, requestRecorder, securityEventCounter, watchRegisterFlags, watchSearchIndex } from './operations/metrics.js';
+import requestMetrics, {
+  createMetrics,
+  requestRecorder,
+  securityEventCounter,
+  watchRegisterFlags,
+  watchSearchIndex,
+} from './operations/metrics.js';
 import { RequestLogController, requestLoggerWhenUsed } from './operations/logging.js';
 import requestId, { requestIdOf } from './operations/request-id.js';
 import { earlyAnswers } from './http/early-answers/dispatcher.js';
@@ -186,7 +192,10 @@ export async function buildApp(options: AppOptions) {
   const onListenerError = (error: unknown) => app.log.error({ err: error }, 'a change listener failed');
   const changes = changeSignal(options.db, { onListenerError });
   const onSearchIndexError = (error: unknown) =>
-    app.log.error({ err: error }, 'the participant search in memory could not be loaded or kept; the database answers searches until it is loaded again');
+    app.log.error(
+      { err: error },
+      'the participant search in memory could not be loaded or kept; the database answers searches until it is loaded again',
+    );
   const primary = {
     db: catchingUpAfterWrites(options.db, changes),
     catalogue: following(new CatalogueCache(options.db), changes),
@@ -195,7 +204,11 @@ export async function buildApp(options: AppOptions) {
   };
   // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
   const replication = options.standbys?.length
-    ? new Replication(primary.db, changes, options.standbys, { ...replicationLog(app), onListenerError, ...options.replication })
+    ? new Replication(primary.db, changes, options.standbys, {
+        ...replicationLog(app),
+        onListenerError,
+        ...options.replication,
+      })
     : undefined;
   const reads = replication ? standbyView(replication, onSearchIndexError) : primary;
   const views = replication && viewsByRequest(primary, reads, replication);
@@ -207,21 +220,38 @@ export async function buildApp(options: AppOptions) {
   app.decorate('replication', replication);
   const smpKeys = options.smp?.keys;
   const certificates: CertificateSources = {
-    keys: smpKeys, clientCertificate: fixedClientCertificate(options.sml ?? options.directory), catalogue: primary.catalogue,
+    keys: smpKeys,
+    clientCertificate: fixedClientCertificate(options.sml ?? options.directory),
+    catalogue: primary.catalogue,
   };
-  app.decorate('metrics', createMetrics(
-    options.db, () => openConnections(app.server), () => deliveryStatus(options.db), () => watchedCertificates(certificates),
-    replication && (() => replication.status()),
-    () => removalCounts(options.db, null, REMOVALS_DEFAULT_DAYS),
-  ));
+  app.decorate(
+    'metrics',
+    createMetrics(
+      options.db,
+      () => openConnections(app.server),
+      () => deliveryStatus(options.db),
+      () => watchedCertificates(certificates),
+      replication && (() => replication.status()),
+      () => removalCounts(options.db, null, REMOVALS_DEFAULT_DAYS),
+    ),
+  );
   watchSearchIndex(app.metrics, primary.participantSearch);
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
   // Sign-in reads the primary while it answers (a standby through its loss); its locks are written on the primary.
   const signIn = replication?.primaryFirst ?? primary.db;
-  app.decorate('credentials', credentialVerifier(signIn, {
-    throttle: options.loginThrottle, hashing: options.hashing, events: app.securityEvents,
-    onError: (error) => app.log.error({ err: error }, 'a sign-in lock could not be stored or read; what this process holds still refuses'),
-  }));
+  app.decorate(
+    'credentials',
+    credentialVerifier(signIn, {
+      throttle: options.loginThrottle,
+      hashing: options.hashing,
+      events: app.securityEvents,
+      onError: (error) =>
+        app.log.error(
+          { err: error },
+          'a sign-in lock could not be stored or read; what this process holds still refuses',
+        ),
+    }),
+  );
   changes.subscribe((notice) => app.credentials.onChange(notice));
   changes.onReset(() => app.credentials.forgetAll());
   // Every instance refuses the pairs locked anywhere: those in force at the start, then each as it is stored.
@@ -244,10 +274,14 @@ export async function buildApp(options: AppOptions) {
   app.addHook('onClose', () => changes.stop());
   if (options.followChanges !== false) checkIdentifiersAfterStart(app, options.db);
   if (options.followChanges !== false) {
-    const expiry = expirySweeper(app.db, (error) => app.log.error({ err: error }, 'expiring participants failed; retried at the next sweep'));
+    const expiry = expirySweeper(app.db, (error) =>
+      app.log.error({ err: error }, 'expiring participants failed; retried at the next sweep'),
+    );
     app.addHook('onReady', () => expiry.start());
     app.addHook('onClose', () => expiry.stop());
-    const removals = removalAnnouncer(app.db, changes, (error) => app.log.error({ err: error }, 'announcing a code-list removal failed; retried in a minute'));
+    const removals = removalAnnouncer(app.db, changes, (error) =>
+      app.log.error({ err: error }, 'announcing a code-list removal failed; retried in a minute'),
+    );
     app.addHook('onReady', () => removals.start());
     app.addHook('onClose', () => removals.stop());
   }
@@ -256,10 +290,18 @@ export async function buildApp(options: AppOptions) {
   app.decorate('sml', sml);
   const targets: DeliveryTarget[] = [
     ...(sml ? [smlTarget(sml)] : []),
-    ...(options.directory ? [directoryTarget(directoryClient({ ...clientCertificate, ...options.directory }), options.sml ? 'sml' : undefined)] : []),
+    ...(options.directory
+      ? [
+          directoryTarget(
+            directoryClient({ ...clientCertificate, ...options.directory }),
+            options.sml ? 'sml' : undefined,
+          ),
+        ]
+      : []),
   ];
   for (const target of targets) {
-    const onError = (error: unknown) => app.log.warn({ err: error, target: target.name }, 'delivery failed; it will be retried');
+    const onError = (error: unknown) =>
+      app.log.warn({ err: error, target: target.name }, 'delivery failed; it will be retried');
     const delivery = outboxDelivery(options.db, changes, target, { onError, ...options.delivery });
     app.addHook('onReady', () => delivery.start());
     app.addHook('onClose', () => delivery.stop());
@@ -289,7 +331,10 @@ export async function buildApp(options: AppOptions) {
   await app.register(openapi);
 
   await app.register(processes, { prefix: '/rest/api/processes', aroundWrite: noticesOfRemovalDate });
-  await app.register(participants, { prefix: '/rest/api/participants', valueChecks: options.identifierValueChecks === false ? 'record' : 'refuse' });
+  await app.register(participants, {
+    prefix: '/rest/api/participants',
+    valueChecks: options.identifierValueChecks === false ? 'record' : 'refuse',
+  });
   await app.register(identifierFaults, { prefix: '/rest/api/identifier-faults' });
   await app.register(mlsReceivers, { prefix: '/rest/api/mls-receivers' });
   await app.register(removedIcdParticipants, { prefix: '/rest/api/removed-icd-participants' });
@@ -308,16 +353,31 @@ export async function buildApp(options: AppOptions) {
   const pageMaxBytes = options.changePageMaxBytes ?? DEFAULT_PAGE_MAX_BYTES;
   await app.register(auditRoutes, { prefix: '/rest/api', pageMaxBytes });
   await app.register(networkRoutes, { prefix: '/rest/api' });
-  await app.register(feedRoutes, { prefix: '/rest/api', maxPollsPerUser: options.maxFeedPollsPerUser ?? 10, pageMaxBytes });
+  await app.register(feedRoutes, {
+    prefix: '/rest/api',
+    maxPollsPerUser: options.maxFeedPollsPerUser ?? 10,
+    pageMaxBytes,
+  });
   await app.register(statusRoutes, {
-    prefix: '/rest/api', sources: certificates, sml: options.sml, directory: options.directory, publicUrl: options.smp?.publicUrl, warningDays, startedAt,
+    prefix: '/rest/api',
+    sources: certificates,
+    sml: options.sml,
+    directory: options.directory,
+    publicUrl: options.smp?.publicUrl,
+    warningDays,
+    startedAt,
     nationalRegisterUrl: options.nationalRegister?.url,
   });
   if (options.console !== false) await app.register(webConsole, options.console ?? {});
   const smpOptions = await smpRoutesOptions(reads, options.smp ?? {}, smpKeys, app.log);
   app.addHook('onClose', () => smpOptions.publisher.close());
   await app.register(smp, smpOptions);
-  earlyAnswer = earlyAnswers([...smpEarlyRoutes(smpOptions.publisher), ...organizationEarlyRoutes(reads)], requestRecorder(app.metrics), requestIdOf, cacheControl);
+  earlyAnswer = earlyAnswers(
+    [...smpEarlyRoutes(smpOptions.publisher), ...organizationEarlyRoutes(reads)],
+    requestRecorder(app.metrics),
+    requestIdOf,
+    cacheControl,
+  );
   app.addHook('preClose', (done) => {
     earlyAnswer = NO_EARLY_ANSWERS;
     done();
@@ -330,7 +390,8 @@ export type App = Awaited<ReturnType<typeof buildApp>>;
 /** The check of new Norwegian participants (none without the register), its re-check, and the metric of its flags. */
 function wireNationalRegister(app: FastifyInstance, options: AppOptions) {
   const settings = options.nationalRegister;
-  const onError = (error: unknown) => app.log.warn({ err: error }, 'a re-check against the national register failed; it goes on at the next step');
+  const onError = (error: unknown) =>
+    app.log.warn({ err: error }, 'a re-check against the national register failed; it goes on at the next step');
   const register = settings && nationalRegisterOf(options.db, settings, onError);
   app.decorate('organizationCheck', register?.check);
   if (!register) return;
@@ -340,12 +401,25 @@ function wireNationalRegister(app: FastifyInstance, options: AppOptions) {
   app.addHook('onClose', () => register.recheck.stop());
 }
 
-async function smpRoutesOptions({ db, catalogue, participantSearch }: Pick<DatabaseView, 'db' | 'catalogue' | 'participantSearch'>, options: SmpOptions, keys: SmpKeys | undefined, log: FastifyBaseLogger) {
+async function smpRoutesOptions(
+  { db, catalogue, participantSearch }: Pick<DatabaseView, 'db' | 'catalogue' | 'participantSearch'>,
+  options: SmpOptions,
+  keys: SmpKeys | undefined,
+  log: FastifyBaseLogger,
+) {
   const countries = await readIcdCountries().catch((error: Error) => {
     log.warn(`business cards answer 503: ${error.message}`);
     return undefined;
   });
-  const publisher = new SmpPublisher({ db, catalogue, participants: participantSearch, keys, countries, cache: options.cache, publicUrl: options.publicUrl?.replace(/\/+$/, '') });
+  const publisher = new SmpPublisher({
+    db,
+    catalogue,
+    participants: participantSearch,
+    keys,
+    countries,
+    cache: options.cache,
+    publicUrl: options.publicUrl?.replace(/\/+$/, ''),
+  });
   return { publisher };
 }
 
@@ -357,9 +431,20 @@ function checkIdentifiersAfterStart(app: FastifyInstance, db: Database) {
   let checking: Promise<void> | undefined;
   let stopped = false;
   app.addHook('onReady', () => {
-    checking = checkUncheckedIdentifiers(db, () => stopped).then((checked) => {
-      if (checked > 0) app.log.info({ checked }, `checked the organization identifiers of ${counted(checked, 'participant')} registered before the identifier rules`);
-    }, (error: unknown) => app.log.error({ err: error }, 'checking the organization identifiers of earlier participants failed; retried at the next start'));
+    checking = checkUncheckedIdentifiers(db, () => stopped).then(
+      (checked) => {
+        if (checked > 0)
+          app.log.info(
+            { checked },
+            `checked the organization identifiers of ${counted(checked, 'participant')} registered before the identifier rules`,
+          );
+      },
+      (error: unknown) =>
+        app.log.error(
+          { err: error },
+          'checking the organization identifiers of earlier participants failed; retried at the next start',
+        ),
+    );
   });
   app.addHook('onClose', () => {
     stopped = true;

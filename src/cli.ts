@@ -6,7 +6,13 @@ import { resolve } from 'node:path';
 import { readCodeLists, CodeListError } from './code-lists/codelists.js';
 import { appendChange, CLI_ACTOR } from './db/change-log.js';
 import { exportParticipants, importParticipants, ImportError } from './participants/json-lines.js';
-import { loadCatalogue, OlderReleaseError, type Changes, type EntryChange, type LoadReport } from './code-lists/repository.js';
+import {
+  loadCatalogue,
+  OlderReleaseError,
+  type Changes,
+  type EntryChange,
+  type LoadReport,
+} from './code-lists/repository.js';
 import { comingRemovals, REMOVALS_DEFAULT_DAYS, type ComingRemovals } from './code-lists/removals.js';
 import { ConfigError, loadConfig, nationalRegisterOptionsOf, smlOptionsOf } from './config.js';
 import { nationalRegisterClient } from './national-register/client.js';
@@ -60,7 +66,17 @@ Commands:
 class UsageError extends Error {}
 
 const OPERATOR_ERRORS = [
-  SmlError, SmpKeyError, KeyFileError, UsageError, CodeListError, ImportError, OlderReleaseError, DataDirectoryInUseError, ApiError, ConfigError, DatabaseStartError,
+  SmlError,
+  SmpKeyError,
+  KeyFileError,
+  UsageError,
+  CodeListError,
+  ImportError,
+  OlderReleaseError,
+  DataDirectoryInUseError,
+  ApiError,
+  ConfigError,
+  DatabaseStartError,
 ];
 
 /** `runAlone`: a command that works without the database, so beside a running server on the embedded one too. */
@@ -77,15 +93,22 @@ const isOne = (args: string[]): args is [string] => args.length === 1;
 const COMMANDS: Record<string, (args: string[]) => Command | undefined> = {
   'create-admin': (args) => (isOne(args) ? { run: (db) => createAdmin(db, args[0]) } : undefined),
   'reset-password': (args) => (isOne(args) ? { run: (db) => resetPassword(db, args[0]) } : undefined),
-  'load-catalogue': (args) => (args.some((arg) => arg !== ALLOW_OLDER) ? { run: (db) => loadCatalogueFiles(db, args) } : undefined),
+  'load-catalogue': (args) =>
+    args.some((arg) => arg !== ALLOW_OLDER) ? { run: (db) => loadCatalogueFiles(db, args) } : undefined,
   'import-participants': (args) => {
     const rest = args.filter((arg) => arg !== ALL_OR_NOTHING);
     const [file, option, serviceProviderId] = rest;
-    const takes = args.length - rest.length <= 1 && (rest.length === 1 || (rest.length === 3 && option === SERVICE_PROVIDER));
-    return takes && file !== undefined ? { run: (db) => importFile(db, file, serviceProviderId, args.includes(ALL_OR_NOTHING)) } : undefined;
+    const takes =
+      args.length - rest.length <= 1 && (rest.length === 1 || (rest.length === 3 && option === SERVICE_PROVIDER));
+    return takes && file !== undefined
+      ? { run: (db) => importFile(db, file, serviceProviderId, args.includes(ALL_OR_NOTHING)) }
+      : undefined;
   },
   'export-participants': (args) => (args.length <= 1 ? { run: (db) => exportFile(db, args[0]) } : undefined),
-  'sml-reconcile': (args) => (args.length === 0 || (args.length === 1 && args[0] === DRY_RUN) ? { run: (db) => smlReconcile(db, args) } : undefined),
+  'sml-reconcile': (args) =>
+    args.length === 0 || (args.length === 1 && args[0] === DRY_RUN)
+      ? { run: (db) => smlReconcile(db, args) }
+      : undefined,
   'sml-prepare-certificate': (args) => (args.length === 0 ? { runAlone: smlPrepareCertificate } : undefined),
   migrate: (args) => (args.length === 0 ? { runAlone: migrateDatabase } : undefined),
   backup: (args) => (isOne(args) ? { runAlone: () => backup(args[0]) } : undefined),
@@ -127,7 +150,9 @@ const HOLDER = 'the registry command line';
 const tellDatabase = (settings: DatabaseSettings) => console.error(`Using ${databaseNamed(settings)}`);
 
 const waitingForDatabase = (reason: string, remaining: number) =>
-  console.error(`the database does not answer yet (${reason}); waiting for it up to ${remaining} s more (DATABASE_WAIT_SECONDS)`);
+  console.error(
+    `the database does not answer yet (${reason}); waiting for it up to ${remaining} s more (DATABASE_WAIT_SECONDS)`,
+  );
 
 /** What an error says; undefined when what was thrown has no message. */
 function messageOf(error: unknown): unknown {
@@ -147,7 +172,9 @@ async function chosenPassword(username: string): Promise<{ password: string; gen
 }
 
 function tellPassword(username: string, choice: { password: string; generated: boolean }): string {
-  return choice.generated ? `username: ${username}  password: ${choice.password}  (shown once)` : `username: ${username}  password from REGISTRY_PASSWORD`;
+  return choice.generated
+    ? `username: ${username}  password: ${choice.password}  (shown once)`
+    : `username: ${username}  password from REGISTRY_PASSWORD`;
 }
 
 async function createAdmin(db: Database, username: string): Promise<void> {
@@ -166,7 +193,11 @@ async function resetPassword(db: Database, username: string): Promise<void> {
     const before = await getUser(tx, user.userId);
     await updateUser(tx, user.userId, user, await hashPassword(choice.password));
     await appendChange(tx, CLI_ACTOR, {
-      resource: 'user', identifier: user.userId, operation: 'update', before, after: { ...(await getUser(tx, user.userId)), passwordChanged: true },
+      resource: 'user',
+      identifier: user.userId,
+      operation: 'update',
+      before,
+      after: { ...(await getUser(tx, user.userId)), passwordChanged: true },
     });
   });
   console.log(`Password changed: ${tellPassword(username, choice)}`);
@@ -174,7 +205,10 @@ async function resetPassword(db: Database, username: string): Promise<void> {
 
 async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
   const { catalogue, skipped } = await readCodeLists(args.filter((arg) => arg !== ALLOW_OLDER));
-  for (const path of skipped) console.log(`skipped ${path}: not a processes, document types, transport profiles or participant identifier schemes list`);
+  for (const path of skipped)
+    console.log(
+      `skipped ${path}: not a processes, document types, transport profiles or participant identifier schemes list`,
+    );
   if (catalogue.sources.length === 0) throw new UsageError('No code list found in the given files.');
   printReport(await loadCatalogue(db, catalogue, { allowOlder: args.includes(ALLOW_OLDER), actor: CLI_ACTOR }));
   printComingRemovals(await comingRemovals(db, null, REMOVALS_DEFAULT_DAYS, REMOVALS_PRINTED));
@@ -183,11 +217,16 @@ async function loadCatalogueFiles(db: Database, args: string[]): Promise<void> {
 /** Removals the load-catalogue report lists one by one; the API lists them all (GET /rest/api/catalogue/removals). */
 const REMOVALS_PRINTED = 200;
 
-const shownValue = (value: unknown) => (value === null ? 'none' : typeof value === 'string' ? value : JSON.stringify(value));
+const shownValue = (value: unknown) =>
+  value === null ? 'none' : typeof value === 'string' ? value : JSON.stringify(value);
 
 function printEntry({ list, entry, change, fields, note }: EntryChange): void {
-  const changed = fields.map(({ field, before, after }) => (change === 'added' ? `${field} ${shownValue(after)}` : `${field} ${shownValue(before)} -> ${shownValue(after)}`));
-  console.log(`  ${change} ${list} ${entry}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}${note ? ` (${note})` : ''}`);
+  const changed = fields.map(({ field, before, after }) =>
+    change === 'added' ? `${field} ${shownValue(after)}` : `${field} ${shownValue(before)} -> ${shownValue(after)}`,
+  );
+  console.log(
+    `  ${change} ${list} ${entry}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}${note ? ` (${note})` : ''}`,
+  );
 }
 
 /** Who loses what at the coming removal instants: the authority tells the providers, who tell their participants. */
@@ -196,13 +235,19 @@ function printComingRemovals({ counts, removals, total }: ComingRemovals): void 
     console.log(`No live participant loses a process or document type in the next ${REMOVALS_DEFAULT_DAYS} days.`);
     return;
   }
-  console.log(`Coming removals in the next ${REMOVALS_DEFAULT_DAYS} days (no longer published from the instant; the participants keep them on their record):`);
-  for (const { removedFrom, participants, entries } of counts) console.log(`  ${removedFrom}: ${participants} participant(s) lose ${entries} entr${entries === 1 ? 'y' : 'ies'}`);
+  console.log(
+    `Coming removals in the next ${REMOVALS_DEFAULT_DAYS} days (no longer published from the instant; the participants keep them on their record):`,
+  );
+  for (const { removedFrom, participants, entries } of counts)
+    console.log(`  ${removedFrom}: ${participants} participant(s) lose ${entries} entr${entries === 1 ? 'y' : 'ies'}`);
   for (const { removedFrom, participant, serviceProvider, process, documentType } of removals) {
-    const what = documentType ? `document type ${documentType.qualifiedIdentifier} of process ${process.qualifiedIdentifier}` : `process ${process.qualifiedIdentifier}`;
+    const what = documentType
+      ? `document type ${documentType.qualifiedIdentifier} of process ${process.qualifiedIdentifier}`
+      : `process ${process.qualifiedIdentifier}`;
     console.log(`  ${removedFrom} ${participant.qualifiedIdentifier} (${serviceProvider.title}) loses ${what}`);
   }
-  if (total > removals.length) console.log(`  ... and ${total - removals.length} more: GET /rest/api/catalogue/removals lists them`);
+  if (total > removals.length)
+    console.log(`  ... and ${total - removals.length} more: GET /rest/api/catalogue/removals lists them`);
 }
 
 function printReport(report: LoadReport): void {
@@ -221,7 +266,11 @@ function printReport(report: LoadReport): void {
 
 /** What a repair came to, as the report says it. */
 const OUTCOMES: Record<NonNullable<Difference['outcome']>, string> = {
-  registered: 'registered', held_elsewhere: 'held by another SMP', refused: 'refused', deleted: 'deleted', failed: 'not answered; run again',
+  registered: 'registered',
+  held_elsewhere: 'held by another SMP',
+  refused: 'refused',
+  deleted: 'deleted',
+  failed: 'not answered; run again',
 };
 const reported = ({ participant, outcome, message }: Difference) =>
   `${participant}${outcome ? ` (${OUTCOMES[outcome]}${message && outcome !== 'registered' && outcome !== 'deleted' ? `: ${message}` : ''})` : ''}`;
@@ -232,11 +281,14 @@ async function smlReconcile(db: Database, args: string[]): Promise<void> {
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
   // As the server builds it: the SMP's pair in use (the next one from its instant) unless SML_CLIENT_* name another.
   const keys = await loadSmpKeys(config, { info: () => {}, warn: (line) => console.error(line) });
-  const result = await reconcileSml(db, smlClient({ ...networkClientCertificate(keys), ...options }), { dryRun: args.includes(DRY_RUN) });
+  const result = await reconcileSml(db, smlClient({ ...networkClientCertificate(keys), ...options }), {
+    dryRun: args.includes(DRY_RUN),
+  });
   console.log(`SML ${options.url}, SMP ${options.smpId}: should hold ${result.expected}, holds ${result.held}`);
   for (const difference of result.missing) console.log(`  missing: ${reported(difference)}`);
   for (const difference of result.extra) console.log(`  extra:   ${reported(difference)}`);
-  for (const participant of result.migrated) console.log(`  migrated to another SMP: ${participant}${result.repaired ? ' (ended)' : ''}`);
+  for (const participant of result.migrated)
+    console.log(`  migrated to another SMP: ${participant}${result.repaired ? ' (ended)' : ''}`);
   if (result.missing.length + result.extra.length + result.migrated.length === 0) console.log('  in step');
 }
 
@@ -244,28 +296,42 @@ async function smlPrepareCertificate(): Promise<void> {
   const config = loadConfig();
   const options = smlOptionsOf(config);
   if (!options) throw new UsageError('No SML configured: set SML_URL and SML_SMP_ID.');
-  const noNext = 'No next SMP certificate: set REGISTRY_SMP_NEXT_KEY_FILE, REGISTRY_SMP_NEXT_CERTIFICATE_FILE and REGISTRY_SMP_NEXT_CERTIFICATE_FROM.';
+  const noNext =
+    'No next SMP certificate: set REGISTRY_SMP_NEXT_KEY_FILE, REGISTRY_SMP_NEXT_CERTIFICATE_FILE and REGISTRY_SMP_NEXT_CERTIFICATE_FROM.';
   // Checked first: without a next pair, loading the keys could make a development key in the data directory.
   if (config.REGISTRY_SMP_NEXT_CERTIFICATE_FROM === undefined) throw new UsageError(noNext);
   const keys = await loadSmpKeys(config, { info: () => {}, warn: (line) => console.error(line) });
   const next = keys?.next;
   if (!next) throw new UsageError(noNext);
   const instant = new Date(next.from).toISOString();
-  if (Date.now() >= next.from) throw new UsageError(`The rollover at ${instant} has come: the SML takes an announcement before it, made with the current certificate.`);
+  if (Date.now() >= next.from)
+    throw new UsageError(
+      `The rollover at ${instant} has come: the SML takes an announcement before it, made with the current certificate.`,
+    );
   // Made with the current pair, which the SML knows this SMP by.
-  await smlClient({ ...options, clientCertificate: () => keys.clientCertificate() }).prepareChangeCertificate(next.key.certificatePem, new Date(next.from));
+  await smlClient({ ...options, clientCertificate: () => keys.clientCertificate() }).prepareChangeCertificate(
+    next.key.certificatePem,
+    new Date(next.from),
+  );
   const certificate = new X509Certificate(next.key.certificatePem);
-  console.log(`SML ${options.url}, SMP ${options.smpId}: announced the certificate ${certificate.subject.replace(/\n/g, ', ')} `
-    + `(serial ${certificate.serialNumber}) from ${instant.slice(0, 10)}; this registry switches to it at ${instant}`);
+  console.log(
+    `SML ${options.url}, SMP ${options.smpId}: announced the certificate ${certificate.subject.replace(/\n/g, ', ')} ` +
+      `(serial ${certificate.serialNumber}) from ${instant.slice(0, 10)}; this registry switches to it at ${instant}`,
+  );
 }
 
 function migrateDatabase(): Promise<void> {
-  return withDatabase(async (db) => {
-    const applied = await migrate(db);
-    console.log(applied.length > 0
-      ? `Applied ${counted(applied.length, 'migration')}: ${applied.join(', ')}.`
-      : `Nothing to apply: the database has every migration of this version (the last: ${(await migrationFiles()).at(-1)}).`);
-  }, { migrated: false });
+  return withDatabase(
+    async (db) => {
+      const applied = await migrate(db);
+      console.log(
+        applied.length > 0
+          ? `Applied ${counted(applied.length, 'migration')}: ${applied.join(', ')}.`
+          : `Nothing to apply: the database has every migration of this version (the last: ${(await migrationFiles()).at(-1)}).`,
+      );
+    },
+    { migrated: false },
+  );
 }
 
 const ON_POSTGRES = 'On PostgreSQL, use pg_dump and pg_restore: see docs/operations.md, "Backup and restore".';
@@ -273,7 +339,8 @@ const ON_POSTGRES = 'On PostgreSQL, use pg_dump and pg_restore: see docs/operati
 /** The embedded database only: the configuration is checked before the database is opened. */
 function embeddedOnly(command: string) {
   const config = loadConfig();
-  if (config.DATABASE_URL) throw new UsageError(`${command} is for the embedded database, and DATABASE_URL is set. ${ON_POSTGRES}`);
+  if (config.DATABASE_URL)
+    throw new UsageError(`${command} is for the embedded database, and DATABASE_URL is set. ${ON_POSTGRES}`);
   return config;
 }
 
@@ -283,9 +350,13 @@ async function backup(file: string): Promise<void> {
     if (!db.dump) throw new UsageError(`backup is for the embedded database. ${ON_POSTGRES}`);
     const archive = Buffer.from(await (await db.dump()).arrayBuffer());
     await writeFile(file, archive, { flag: 'wx', mode: 0o600 }).catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`);
+      throw new UsageError(
+        error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`,
+      );
     });
-    console.log(`Backed up the embedded database in ${resolve(config.REGISTRY_DATA_DIR)} to ${file} (${(archive.length / 1024 / 1024).toFixed(1)} MiB).`);
+    console.log(
+      `Backed up the embedded database in ${resolve(config.REGISTRY_DATA_DIR)} to ${file} (${(archive.length / 1024 / 1024).toFixed(1)} MiB).`,
+    );
   });
 }
 
@@ -296,17 +367,32 @@ async function restore(file: string): Promise<void> {
     throw new UsageError(`Cannot read ${file}: ${error.code ?? error.message}`);
   });
   await restoreDataDirectory(config, new Blob([archive]), HOLDER);
-  console.log(`Restored ${file} into ${resolve(config.REGISTRY_DATA_DIR)}: start the registry with REGISTRY_DATA_DIR=${config.REGISTRY_DATA_DIR}.`);
+  console.log(
+    `Restored ${file} into ${resolve(config.REGISTRY_DATA_DIR)}: start the registry with REGISTRY_DATA_DIR=${config.REGISTRY_DATA_DIR}.`,
+  );
 }
 
-async function importFile(db: Database, file: string, serviceProviderId: string | undefined, allOrNothing: boolean): Promise<void> {
+async function importFile(
+  db: Database,
+  file: string,
+  serviceProviderId: string | undefined,
+  allOrNothing: boolean,
+): Promise<void> {
   const config = loadConfig();
   const register = nationalRegisterOptionsOf(config);
   // Every Norwegian line's organization is asked of the register (a few at a time), as the API asks it.
   const organizationCheck = register && registerCheck(nationalRegisterClient(register), register.recheckAfterSeconds);
   const valueChecks = config.IDENTIFIER_VALUE_CHECKS ? 'refuse' : 'record';
-  const { imported, present } = await importParticipants(db, file, { serviceProviderId, allOrNothing, valueChecks, progress: process.stderr, organizationCheck });
-  console.log(`Imported ${counted(imported, 'participant')}.${present > 0 ? ` ${present} ${present === 1 ? 'was' : 'were'} present already and skipped.` : ''}`);
+  const { imported, present } = await importParticipants(db, file, {
+    serviceProviderId,
+    allOrNothing,
+    valueChecks,
+    progress: process.stderr,
+    organizationCheck,
+  });
+  console.log(
+    `Imported ${counted(imported, 'participant')}.${present > 0 ? ` ${present} ${present === 1 ? 'was' : 'were'} present already and skipped.` : ''}`,
+  );
 }
 
 async function exportFile(db: Database, file: string | undefined): Promise<void> {
@@ -315,9 +401,13 @@ async function exportFile(db: Database, file: string | undefined): Promise<void>
     return;
   }
   const out = createWriteStream(file, { flags: 'wx' });
-  await new Promise((resolve, reject) => out.once('open', resolve).once('error', reject)).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`);
-  });
+  await new Promise((resolve, reject) => out.once('open', resolve).once('error', reject)).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw new UsageError(
+        error.code === 'EEXIST' ? `${file} exists already; name a new file.` : `Cannot write ${file}: ${error.message}`,
+      );
+    },
+  );
   const count = await exportParticipants(db, out);
   console.log(`Exported ${counted(count, 'participant')} to ${file}.`);
 }

@@ -12,7 +12,12 @@ const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   /** A PostgreSQL server; without it the embedded PostgreSQL keeps its data in REGISTRY_DATA_DIR. */
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a PostgreSQL URL: postgres://user:password@host:port/database' })),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description: 'a PostgreSQL URL: postgres://user:password@host:port/database',
+    }),
+  ),
   /** How long a start (or a command) waits for a PostgreSQL server that does not answer yet, in seconds. */
   DATABASE_WAIT_SECONDS: Type.Integer({ default: 30, minimum: 0, maximum: 3600 }),
   REGISTRY_DATA_DIR: Type.String({ default: './data' }),
@@ -97,10 +102,19 @@ const ConfigSchema = Type.Object({
   /** A call to the SML or the Directory ends after this many seconds in all, whatever has arrived meanwhile. */
   NETWORK_CALL_TIMEOUT_SECONDS: Type.Integer({ default: DEFAULT_PEER_TIMEOUT_MS / 1000, minimum: 1, maximum: 300 }),
   /** The most bytes an answer of the SML or the Directory may carry; a larger one ends the call. */
-  NETWORK_ANSWER_MAX_BYTES: Type.Integer({ default: DEFAULT_PEER_ANSWER_MAX_BYTES, minimum: 1024, maximum: 64 * 1024 * 1024 }),
+  NETWORK_ANSWER_MAX_BYTES: Type.Integer({
+    default: DEFAULT_PEER_ANSWER_MAX_BYTES,
+    minimum: 1024,
+    maximum: 64 * 1024 * 1024,
+  }),
   // Norwegian organizations against Enhetsregisteret (issue 50, item 4).
   /** The register's open API (`…/enhetsregisteret/api`); unset: no organization is checked. */
-  NATIONAL_REGISTER_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http(s) URL, e.g. https://data.brreg.no/enhetsregisteret/api' })),
+  NATIONAL_REGISTER_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description: 'an http(s) URL, e.g. https://data.brreg.no/enhetsregisteret/api',
+    }),
+  ),
   /** The longest a new participant waits for the register (its turn and the call); then it is accepted, unconfirmed. */
   NATIONAL_REGISTER_WAIT_SECONDS: Type.Integer({ default: DEFAULT_REGISTER_WAIT_MS / 1000, minimum: 1, maximum: 30 }),
   /** Lookups of one service provider in flight at once (per process); beyond them 429. */
@@ -116,14 +130,25 @@ const ConfigSchema = Type.Object({
  * secret's value (a password, a DATABASE_URL that may hold one) is never repeated.
  */
 export class ConfigError extends Error {
-  constructor(message: string, readonly problems: readonly { setting: string; allowed: string }[] = []) {
+  constructor(
+    message: string,
+    readonly problems: readonly { setting: string; allowed: string }[] = [],
+  ) {
     super(message);
   }
 }
 
 const SECRET = /PASSWORD|DATABASE_URL/;
 
-type SettingSchema = { enum?: readonly string[]; type?: string; minimum?: number; maximum?: number; minLength?: number; pattern?: string; description?: string };
+type SettingSchema = {
+  enum?: readonly string[];
+  type?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  pattern?: string;
+  description?: string;
+};
 
 /** What a setting's schema allows, in words. */
 function allowedBy(schema: SettingSchema | undefined): string {
@@ -131,30 +156,46 @@ function allowedBy(schema: SettingSchema | undefined): string {
   if (schema?.pattern) return schema.description ?? `a text that matches ${schema.pattern}`;
   if (schema?.type === 'boolean') return 'true or false';
   if (schema?.type === 'integer') {
-    return schema.maximum === undefined ? `a whole number of at least ${schema.minimum}` : `a whole number from ${schema.minimum} to ${schema.maximum}`;
+    return schema.maximum === undefined
+      ? `a whole number of at least ${schema.minimum}`
+      : `a whole number from ${schema.minimum} to ${schema.maximum}`;
   }
-  return (schema?.minLength ?? 0) > 1 ? `a text of at least ${schema?.minLength} characters` : 'a text that is not empty';
+  return (schema?.minLength ?? 0) > 1
+    ? `a text of at least ${schema?.minLength} characters`
+    : 'a text that is not empty';
 }
 
 /** One ConfigError for every setting env-schema refused, each with its value (unless secret) and what it allows. */
 function refusedSettings(error: unknown, env: NodeJS.ProcessEnv): ConfigError {
-  const paths = (error as { errors?: { instancePath: string }[] }).errors?.map((entry) => entry.instancePath.replace(/^\//, '')) ?? [];
+  const paths =
+    (error as { errors?: { instancePath: string }[] }).errors?.map((entry) => entry.instancePath.replace(/^\//, '')) ??
+    [];
   const settings = [...new Set(paths)].filter((setting) => setting in ConfigSchema.properties);
   if (settings.length === 0) return new ConfigError(`Configuration: ${(error as Error).message}`);
   const problems = settings.map((setting) => ({
-    setting, allowed: allowedBy(ConfigSchema.properties[setting as keyof typeof ConfigSchema.properties] as SettingSchema),
+    setting,
+    allowed: allowedBy(ConfigSchema.properties[setting as keyof typeof ConfigSchema.properties] as SettingSchema),
   }));
   const shown = (setting: string) => (SECRET.test(setting) ? '' : ` is '${env[setting]}'`);
-  return new ConfigError(problems.map(({ setting, allowed }) => `${setting}${shown(setting)}: it must be ${allowed}.`).join(' '), problems);
+  return new ConfigError(
+    problems.map(({ setting, allowed }) => `${setting}${shown(setting)}: it must be ${allowed}.`).join(' '),
+    problems,
+  );
 }
 
 /** The bounds of every call to the SML and the Directory. */
-const peerBoundsOf = (config: Config) => ({ timeoutMs: config.NETWORK_CALL_TIMEOUT_SECONDS * 1000, maxAnswerBytes: config.NETWORK_ANSWER_MAX_BYTES });
+const peerBoundsOf = (config: Config) => ({
+  timeoutMs: config.NETWORK_CALL_TIMEOUT_SECONDS * 1000,
+  maxAnswerBytes: config.NETWORK_ANSWER_MAX_BYTES,
+});
 
 export function directoryOptionsOf(config: Config) {
   if (!config.DIRECTORY_URL) return undefined;
   return {
-    url: config.DIRECTORY_URL, clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE, ...peerBoundsOf(config),
+    url: config.DIRECTORY_URL,
+    clientCertificateFile: config.SML_CLIENT_CERT_FILE,
+    clientKeyFile: config.SML_CLIENT_KEY_FILE,
+    ...peerBoundsOf(config),
   };
 }
 
@@ -162,9 +203,12 @@ export function directoryOptionsOf(config: Config) {
 export function smlOptionsOf(config: Config) {
   if (!config.SML_URL || !config.SML_SMP_ID) return undefined;
   return {
-    url: config.SML_URL, smpId: config.SML_SMP_ID,
-    clientCertificateFile: config.SML_CLIENT_CERT_FILE, clientKeyFile: config.SML_CLIENT_KEY_FILE,
-    caFile: config.SML_CA_FILE, ...peerBoundsOf(config),
+    url: config.SML_URL,
+    smpId: config.SML_SMP_ID,
+    clientCertificateFile: config.SML_CLIENT_CERT_FILE,
+    clientKeyFile: config.SML_CLIENT_KEY_FILE,
+    caFile: config.SML_CA_FILE,
+    ...peerBoundsOf(config),
   };
 }
 
@@ -172,8 +216,11 @@ export function smlOptionsOf(config: Config) {
 export function nationalRegisterOptionsOf(config: Config): NationalRegisterSettings | undefined {
   if (!config.NATIONAL_REGISTER_URL) return undefined;
   return {
-    url: config.NATIONAL_REGISTER_URL, waitMs: config.NATIONAL_REGISTER_WAIT_SECONDS * 1000, perClient: config.NATIONAL_REGISTER_LOOKUPS_PER_PROVIDER,
-    recheckPerMinute: config.NATIONAL_REGISTER_RECHECK_PER_MINUTE, recheckAfterSeconds: config.NATIONAL_REGISTER_RECHECK_AFTER_HOURS * 3600,
+    url: config.NATIONAL_REGISTER_URL,
+    waitMs: config.NATIONAL_REGISTER_WAIT_SECONDS * 1000,
+    perClient: config.NATIONAL_REGISTER_LOOKUPS_PER_PROVIDER,
+    recheckPerMinute: config.NATIONAL_REGISTER_RECHECK_PER_MINUTE,
+    recheckAfterSeconds: config.NATIONAL_REGISTER_RECHECK_AFTER_HOURS * 3600,
   };
 }
 
@@ -185,7 +232,12 @@ const PUBLIC_URL_ALLOWED = 'an absolute http or https URL with no query or fragm
 function isHttpUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const url = new URL(text);
-  return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '' && url.search === '' && url.hash === '';
+  return (
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.hostname !== '' &&
+    url.search === '' &&
+    url.hash === ''
+  );
 }
 
 /** The settings of `env`, with their defaults; a ConfigError naming every setting that is not allowed. */
@@ -197,12 +249,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw refusedSettings(error, env);
   }
   if (config.REGISTRY_PUBLIC_URL !== undefined && !isHttpUrl(config.REGISTRY_PUBLIC_URL)) {
-    throw new ConfigError(`REGISTRY_PUBLIC_URL is '${config.REGISTRY_PUBLIC_URL}': it must be ${PUBLIC_URL_ALLOWED}; the SMP's links start with it.`,
-      [{ setting: 'REGISTRY_PUBLIC_URL', allowed: PUBLIC_URL_ALLOWED }]);
+    throw new ConfigError(
+      `REGISTRY_PUBLIC_URL is '${config.REGISTRY_PUBLIC_URL}': it must be ${PUBLIC_URL_ALLOWED}; the SMP's links start with it.`,
+      [{ setting: 'REGISTRY_PUBLIC_URL', allowed: PUBLIC_URL_ALLOWED }],
+    );
   }
   if (config.SML_URL && !config.SML_SMP_ID) {
-    throw new ConfigError('SML_URL is set but SML_SMP_ID is not: the SML needs this SMP\'s identifier; set both, or neither.',
-      [{ setting: 'SML_SMP_ID', allowed: 'the SMP identifier the SML knows this registry by' }]);
+    throw new ConfigError(
+      "SML_URL is set but SML_SMP_ID is not: the SML needs this SMP's identifier; set both, or neither.",
+      [{ setting: 'SML_SMP_ID', allowed: 'the SMP identifier the SML knows this registry by' }],
+    );
   }
   return config;
 }

@@ -52,7 +52,10 @@ export function standbyView(replication: Replication, onSearchIndexError: (error
 export function viewsByRequest(primary: DatabaseView, standby: DatabaseView, replication: Replication) {
   const current = new AsyncLocalStorage<DatabaseView>();
   const viewOf = (request: FastifyRequest) => (replication.readsFromStandby(request.caller) ? standby : primary);
-  const now = <K extends keyof DatabaseView>(key: K) => () => current.getStore()?.[key];
+  const now =
+    <K extends keyof DatabaseView>(key: K) =>
+    () =>
+      current.getStore()?.[key];
   return {
     runReads: (request: FastifyRequest, next: () => void) => current.run(viewOf(request), next),
     served: {

@@ -20,19 +20,36 @@ afterAll(() => t?.close());
 const text = (length: number) => 'x'.repeat(length);
 const email = (length: number) => `${text(length - '@example.no'.length)}@example.no`;
 
-interface Entry { seq: number; identifier: string }
+interface Entry {
+  seq: number;
+  identifier: string;
+}
 
 describe('free text is bounded', () => {
   it('refuses a participant whose name, contact name, email or phone number is too long, naming each field, and takes each at its bound', async () => {
-    const form = participantForm({ name: text(256), contact: { name: text(256), email: email(255), phoneNumber: text(51) } });
-    const response = await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: form });
-    const body = expectErrorBody(response, 400, 'Validation failed for object=\'addParticipantFormDTO\'. Error count: 4');
+    const form = participantForm({
+      name: text(256),
+      contact: { name: text(256), email: email(255), phoneNumber: text(51) },
+    });
+    const response = await call(t.app, {
+      method: 'POST',
+      url: PARTICIPANTS,
+      user: t.users.serviceProvider,
+      payload: form,
+    });
+    const body = expectErrorBody(response, 400, "Validation failed for object='addParticipantFormDTO'. Error count: 4");
     expectFieldError(body, 'addParticipantFormDTO', 'name', 'Size', 'size must be between 0 and 255');
     expectFieldError(body, 'addParticipantFormDTO', 'contact.name', 'Size', 'size must be between 1 and 255');
     expectFieldError(body, 'addParticipantFormDTO', 'contact.email', 'Size', 'size must be between 0 and 254');
     expectFieldError(body, 'addParticipantFormDTO', 'contact.phoneNumber', 'Size', 'size must be between 0 and 50');
-    const atBounds = participantForm({ name: text(255), contact: { name: text(255), email: email(254), phoneNumber: text(50) } });
-    expectStatus(await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: atBounds }), 201);
+    const atBounds = participantForm({
+      name: text(255),
+      contact: { name: text(255), email: email(254), phoneNumber: text(50) },
+    });
+    expectStatus(
+      await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: atBounds }),
+      201,
+    );
   });
 
   it('refuses a title over 255 characters in the administration forms', async () => {
@@ -55,8 +72,14 @@ async function addLargeParticipants(count: number) {
   const { cursor } = await feedEnd(t.db);
   const identifiers: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    const form = participantForm({ name: text(255), contact: { name: text(255), email: email(254), phoneNumber: text(50) } });
-    const created = expectStatus(await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: form }), 201);
+    const form = participantForm({
+      name: text(255),
+      contact: { name: text(255), email: email(254), phoneNumber: text(50) },
+    });
+    const created = expectStatus(
+      await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider, payload: form }),
+      201,
+    );
     identifiers.push(created.qualifiedIdentifier);
   }
   return { after: cursor, identifiers };
@@ -68,7 +91,10 @@ describe('pages of the change feed and the audit are bounded in bytes', () => {
     const seen: string[] = [];
     let cursor = after;
     for (let pages = 0; pages < 20; pages += 1) {
-      const response = await api.get(`/rest/api/changes?after=${cursor}&limit=1000&resource=participant`, t.users.authority);
+      const response = await api.get(
+        `/rest/api/changes?after=${cursor}&limit=1000&resource=participant`,
+        t.users.authority,
+      );
       expect(response.body.length).toBeLessThanOrEqual(PAGE_MAX_BYTES + 200);
       const page = expectStatus(response, 200);
       if (page.entries.length === 0) break;
@@ -84,7 +110,8 @@ describe('pages of the change feed and the audit are bounded in bytes', () => {
     const tiny = await startTestApp({ changePageMaxBytes: 1 });
     try {
       const admin = asAdmin(tiny);
-      for (let i = 0; i < 2; i += 1) expectStatus(await admin.send('POST', '/rest/api/capabilities', { title: unique('big') }), 201);
+      for (let i = 0; i < 2; i += 1)
+        expectStatus(await admin.send('POST', '/rest/api/capabilities', { title: unique('big') }), 201);
       const page = expectStatus(await admin.get('/rest/api/changes?resource=capability'), 200);
       expect(page.entries).toHaveLength(1);
       expect(await positionOf(tiny.db, page.next)).toBe(page.entries[0].seq);

@@ -17,8 +17,15 @@ describe('add, get, update and delete', () => {
 
   it('renames a capability, and the processes that list it show the new title', async () => {
     const capability = await addCapability();
-    const process = await add(t, '/rest/api/processes', processForm({ capabilities: [{ identifier: capability.identifier }] }));
-    const updated = expectStatus(await http.send('PUT', `${BASE}/${capability.identifier}`, { title: 'Send orders' }), 200);
+    const process = await add(
+      t,
+      '/rest/api/processes',
+      processForm({ capabilities: [{ identifier: capability.identifier }] }),
+    );
+    const updated = expectStatus(
+      await http.send('PUT', `${BASE}/${capability.identifier}`, { title: 'Send orders' }),
+      200,
+    );
     expect(updated).toEqual({ identifier: capability.identifier, title: 'Send orders' });
     const listed = expectStatus(await http.get(`/rest/api/processes/${process.identifier}`), 200);
     expect(listed.capabilities).toEqual([updated]);
@@ -28,7 +35,10 @@ describe('add, get, update and delete', () => {
 describe('validation, not found and conflicts', () => {
   it('requires a title on add and update', async () => {
     const capability = await addCapability();
-    for (const response of [await http.send('POST', BASE, {}), await http.send('PUT', `${BASE}/${capability.identifier}`, { title: '' })]) {
+    for (const response of [
+      await http.send('POST', BASE, {}),
+      await http.send('PUT', `${BASE}/${capability.identifier}`, { title: '' }),
+    ]) {
       const body = expectErrorBody(response, 400, `Validation failed for object='${FORM}'. Error count: 1`);
       expectFieldError(body, FORM, 'title', 'NotEmpty', 'must not be empty');
     }
@@ -36,11 +46,17 @@ describe('validation, not found and conflicts', () => {
 
   it('refuses to delete a capability that a process references', async () => {
     const capability = await addCapability();
-    const process = await add(t, '/rest/api/processes', processForm({ capabilities: [{ identifier: capability.identifier }] }));
-    expectErrorBody(await http.remove(`${BASE}/${capability.identifier}`), 409,
-      `The capability '${capability.title}' is still used by 1 process(es)`);
+    const process = await add(
+      t,
+      '/rest/api/processes',
+      processForm({ capabilities: [{ identifier: capability.identifier }] }),
+    );
+    expectErrorBody(
+      await http.remove(`${BASE}/${capability.identifier}`),
+      409,
+      `The capability '${capability.title}' is still used by 1 process(es)`,
+    );
     expectStatus(await http.remove(`/rest/api/processes/${process.identifier}`), 204);
     expectStatus(await http.remove(`${BASE}/${capability.identifier}`), 204);
   });
 });
-

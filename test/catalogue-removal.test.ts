@@ -20,7 +20,9 @@ let smpKey: SmpKey;
 /** The base URL of each instance, over a socket: a kept answer is sent there before the framework (early answers). */
 const instances: Array<{ name: string; app: App; url: string }> = [];
 
-const smpOptions = () => ({ smp: { keys: new SmpKeys(smpKey), publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() } });
+const smpOptions = () => ({
+  smp: { keys: new SmpKeys(smpKey), publicUrl: PUBLIC_URL, cache: new SignedAnswerCache() },
+});
 
 async function listening(name: string, app: App) {
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -51,15 +53,20 @@ async function heardByAll(change: () => Promise<unknown>, resource: ChangeNotice
   const stop = other?.app.changes.subscribe((notice) => heard.push(notice));
   try {
     await change();
-    if (other) await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ resource, identifier })), { timeout: 5000 });
+    if (other)
+      await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ resource, identifier })), {
+        timeout: 5000,
+      });
   } finally {
     stop?.();
   }
 }
 
 const get = (base: string, path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
-const listedIn = (xml: string) => [...xml.matchAll(/<smp:ServiceMetadataReference href="[^"]*\/services\/([^"]*)"/g)]
-  .map(([, segment]) => decodeURIComponent(segment ?? ''));
+const listedIn = (xml: string) =>
+  [...xml.matchAll(/<smp:ServiceMetadataReference href="[^"]*\/services\/([^"]*)"/g)].map(([, segment]) =>
+    decodeURIComponent(segment ?? ''),
+  );
 
 /** Waits until `instant` (ms) has passed by this machine's clock, which the instances read too. */
 async function passing(instant: number) {
@@ -69,13 +76,30 @@ async function passing(instant: number) {
 describe('a document type at its removal instant', () => {
   it('is withdrawn from the SMP answers of every instance at that instant, with no change and no reload, and kept on the participant marked removed', async () => {
     const { documentType: kept, process, participant } = await publishedParticipant(t);
-    const removed = await addDocumentType(t.app, t.users.authority, { processes: [{ identifier: process.identifier }] });
+    const removed = await addDocumentType(t.app, t.users.authority, {
+      processes: [{ identifier: process.identifier }],
+    });
     const organization = participant.qualifiedIdentifier;
     const removedFrom = new Date(Math.ceil((Date.now() + 10_000) / 1000) * 1000);
     const instant = removedFrom.toISOString().replace('.000Z', 'Z');
-    await heardByAll(async () => expectStatus(await http().send('PUT', `/rest/api/document-types/${removed.identifier}`,
-      documentTypeForm({ qualifiedIdentifier: removed.qualifiedIdentifier, processes: [{ identifier: process.identifier }], removedFrom: instant }),
-      t.users.authority), 200), 'document-type', removed.identifier);
+    await heardByAll(
+      async () =>
+        expectStatus(
+          await http().send(
+            'PUT',
+            `/rest/api/document-types/${removed.identifier}`,
+            documentTypeForm({
+              qualifiedIdentifier: removed.qualifiedIdentifier,
+              processes: [{ identifier: process.identifier }],
+              removedFrom: instant,
+            }),
+            t.users.authority,
+          ),
+          200,
+        ),
+      'document-type',
+      removed.identifier,
+    );
 
     // Before the instant: published by each, and kept by each (asked twice, the second answer is the kept one).
     const tags = new Set<string | null>();
@@ -84,15 +108,21 @@ describe('a document type at its removal instant', () => {
         const group = await get(url, `/${encodeURIComponent(organization)}`);
         expect(group.status, name).toBe(200);
         tags.add(group.headers.get('etag'));
-        expect(listedIn(await group.text()).sort(), name).toEqual([kept.qualifiedIdentifier, removed.qualifiedIdentifier].sort());
+        expect(listedIn(await group.text()).sort(), name).toEqual(
+          [kept.qualifiedIdentifier, removed.qualifiedIdentifier].sort(),
+        );
         expect((await get(url, metadataPath(organization, removed.qualifiedIdentifier))).status, name).toBe(200);
       }
     }
     // The same answer has the same validator on every instance, kept or made anew: a cache may ask any of them.
     expect(tags.size).toBe(1);
     const groupTag = [...tags][0] as string;
-    const keptTag = (await get(instances[0]?.url as string, metadataPath(organization, kept.qualifiedIdentifier))).headers.get('etag') as string;
-    expect(Date.now(), 'the answers before the instant took too long for this test').toBeLessThan(removedFrom.getTime());
+    const keptTag = (
+      await get(instances[0]?.url as string, metadataPath(organization, kept.qualifiedIdentifier))
+    ).headers.get('etag') as string;
+    expect(Date.now(), 'the answers before the instant took too long for this test').toBeLessThan(
+      removedFrom.getTime(),
+    );
 
     await passing(removedFrom.getTime());
     for (const { name, url } of instances) {
@@ -101,7 +131,10 @@ describe('a document type at its removal instant', () => {
       expect([name, group.status]).toEqual([name, 200]);
       expect(group.headers.get('etag'), name).not.toBe(groupTag);
       expect(listedIn(await group.text()), name).toEqual([kept.qualifiedIdentifier]);
-      expect((await get(url, metadataPath(organization, kept.qualifiedIdentifier), { 'if-none-match': keptTag })).status, name).toBe(304);
+      expect(
+        (await get(url, metadataPath(organization, kept.qualifiedIdentifier), { 'if-none-match': keptTag })).status,
+        name,
+      ).toBe(304);
       const gone = await get(url, metadataPath(organization, removed.qualifiedIdentifier));
       expect(gone.status, name).toBe(404);
       expect((await gone.json()).message, name).toMatch(/No service metadata for this document type is published/);
@@ -109,33 +142,57 @@ describe('a document type at its removal instant', () => {
       // The public lookup shows the process without it.
       const lookup = await get(url, `/rest/api/organizations/${encodeURIComponent(organization)}/processes`);
       const [shown] = await lookup.json();
-      expect(shown.documentTypes.map((type: { qualifiedIdentifier: string }) => type.qualifiedIdentifier), name).toEqual([kept.qualifiedIdentifier]);
+      expect(
+        shown.documentTypes.map((type: { qualifiedIdentifier: string }) => type.qualifiedIdentifier),
+        name,
+      ).toEqual([kept.qualifiedIdentifier]);
     }
 
     // The participant's record keeps it, marked with its removal instant.
-    const record = expectStatus(await t.app.inject({ url: byQualified(participant.qualifiedIdentifier),
-      headers: { authorization: t.users.serviceProvider.authorization } }), 200);
+    const record = expectStatus(
+      await t.app.inject({
+        url: byQualified(participant.qualifiedIdentifier),
+        headers: { authorization: t.users.serviceProvider.authorization },
+      }),
+      200,
+    );
     const [own] = record.processes;
-    expect(own.documentTypes).toContainEqual(expect.objectContaining({ qualifiedIdentifier: removed.qualifiedIdentifier, removedFrom: instant }));
-    expect(own.documentTypes).toContainEqual(expect.objectContaining({ qualifiedIdentifier: kept.qualifiedIdentifier, removedFrom: null }));
+    expect(own.documentTypes).toContainEqual(
+      expect.objectContaining({ qualifiedIdentifier: removed.qualifiedIdentifier, removedFrom: instant }),
+    );
+    expect(own.documentTypes).toContainEqual(
+      expect.objectContaining({ qualifiedIdentifier: kept.qualifiedIdentifier, removedFrom: null }),
+    );
   }, 60_000);
 
   it('refuses a removal instant that is not an instant with its offset, and changes nothing', async () => {
     const documentType = await addDocumentType(t.app, t.users.authority);
-    const refused = await http().send('PUT', `/rest/api/document-types/${documentType.identifier}`,
-      documentTypeForm({ qualifiedIdentifier: documentType.qualifiedIdentifier, removedFrom: 'next tuesday' }), t.users.authority);
+    const refused = await http().send(
+      'PUT',
+      `/rest/api/document-types/${documentType.identifier}`,
+      documentTypeForm({ qualifiedIdentifier: documentType.qualifiedIdentifier, removedFrom: 'next tuesday' }),
+      t.users.authority,
+    );
     expect(refused.statusCode).toBe(400);
     expect(refused.json().errors).toEqual([expect.objectContaining({ field: 'removedFrom' })]);
-    expect(expectStatus(await http().get(`/rest/api/document-types/${documentType.identifier}`), 200).removedFrom).toBeNull();
+    expect(
+      expectStatus(await http().get(`/rest/api/document-types/${documentType.identifier}`), 200).removedFrom,
+    ).toBeNull();
   });
 
   it('keeps the removal instant an edit does not name, and moves it to a later one', async () => {
     const documentType = await addDocumentType(t.app, t.users.authority, { removedFrom: '2030-01-01T00:00:00Z' });
     const path = `/rest/api/document-types/${documentType.identifier}`;
     const form = documentTypeForm({ qualifiedIdentifier: documentType.qualifiedIdentifier, title: 'Renamed' });
-    expect(expectStatus(await http().send('PUT', path, form, t.users.authority), 200).removedFrom).toBe('2030-01-01T00:00:00Z');
-    expect(expectStatus(await http().send('PUT', path, { ...form, removedFrom: '2031-06-01T12:00:00+02:00' }, t.users.authority), 200).removedFrom)
-      .toBe('2031-06-01T10:00:00Z');
+    expect(expectStatus(await http().send('PUT', path, form, t.users.authority), 200).removedFrom).toBe(
+      '2030-01-01T00:00:00Z',
+    );
+    expect(
+      expectStatus(
+        await http().send('PUT', path, { ...form, removedFrom: '2031-06-01T12:00:00+02:00' }, t.users.authority),
+        200,
+      ).removedFrom,
+    ).toBe('2031-06-01T10:00:00Z');
   });
 });
 
@@ -144,58 +201,131 @@ describe('a process at its removal instant', () => {
     const { documentType, process, participant } = await publishedParticipant(t);
     const removedFrom = new Date(Math.ceil((Date.now() + 6000) / 1000) * 1000);
     const current = expectStatus(await http().get(`/rest/api/processes/${process.identifier}`), 200);
-    await heardByAll(async () => expectStatus(await http().send('PUT', `/rest/api/processes/${process.identifier}`, {
-      domain: current.domain, title: current.title, qualifiedIdentifier: current.qualifiedIdentifier, restricted: false, visible: true,
-      capabilities: [], documentTypes: [{ identifier: documentType.identifier }], dependencies: [], requiredICDs: [],
-      removedFrom: removedFrom.toISOString(),
-    }, t.users.authority), 200), 'process', process.identifier);
+    await heardByAll(
+      async () =>
+        expectStatus(
+          await http().send(
+            'PUT',
+            `/rest/api/processes/${process.identifier}`,
+            {
+              domain: current.domain,
+              title: current.title,
+              qualifiedIdentifier: current.qualifiedIdentifier,
+              restricted: false,
+              visible: true,
+              capabilities: [],
+              documentTypes: [{ identifier: documentType.identifier }],
+              dependencies: [],
+              requiredICDs: [],
+              removedFrom: removedFrom.toISOString(),
+            },
+            t.users.authority,
+          ),
+          200,
+        ),
+      'process',
+      process.identifier,
+    );
     const organization = participant.qualifiedIdentifier;
-    for (const { name, url } of instances) expect((await get(url, metadataPath(organization, documentType.qualifiedIdentifier))).status, name).toBe(200);
+    for (const { name, url } of instances)
+      expect((await get(url, metadataPath(organization, documentType.qualifiedIdentifier))).status, name).toBe(200);
     await passing(removedFrom.getTime());
     for (const { name, url } of instances) {
       expect(listedIn(await (await get(url, `/${encodeURIComponent(organization)}`)).text()), name).toEqual([]);
       expect((await get(url, metadataPath(organization, documentType.qualifiedIdentifier))).status, name).toBe(404);
-      expect(await (await get(url, `/rest/api/organizations/${encodeURIComponent(organization)}/processes`)).json(), name).toEqual([]);
+      expect(
+        await (await get(url, `/rest/api/organizations/${encodeURIComponent(organization)}/processes`)).json(),
+        name,
+      ).toEqual([]);
     }
-    const record = expectStatus(await t.app.inject({ url: byQualified(participant.qualifiedIdentifier),
-      headers: { authorization: t.users.serviceProvider.authorization } }), 200);
-    expect(record.processes).toEqual([expect.objectContaining({ identifier: process.identifier, removedFrom: removedFrom.toISOString().replace('.000Z', 'Z') })]);
+    const record = expectStatus(
+      await t.app.inject({
+        url: byQualified(participant.qualifiedIdentifier),
+        headers: { authorization: t.users.serviceProvider.authorization },
+      }),
+      200,
+    );
+    expect(record.processes).toEqual([
+      expect.objectContaining({
+        identifier: process.identifier,
+        removedFrom: removedFrom.toISOString().replace('.000Z', 'Z'),
+      }),
+    ]);
   }, 60_000);
 });
-
 
 describe('GET /rest/api/catalogue/removals: who loses what ahead of a removal date', () => {
   it('lists a provider its own participants only, and the authority every one with the counts per instant; the metrics count them', async () => {
     const documentType = await addDocumentType(t.app, t.users.authority);
-    const process = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
-    const own = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
-    const others = await addParticipant(t.app, t.users.otherServiceProvider, { processes: [{ identifier: process.identifier }] });
-    const instant = new Date(Math.floor((Date.now() + 20 * 86_400_000) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-    expectStatus(await http().send('PUT', `/rest/api/document-types/${documentType.identifier}`, documentTypeForm({
-      qualifiedIdentifier: documentType.qualifiedIdentifier, processes: [{ identifier: process.identifier }], removedFrom: instant,
-    }), t.users.authority), 200);
+    const process = await addProcess(t.app, t.users.authority, {
+      documentTypes: [{ identifier: documentType.identifier }],
+    });
+    const own = await addParticipant(t.app, t.users.serviceProvider, {
+      processes: [{ identifier: process.identifier }],
+    });
+    const others = await addParticipant(t.app, t.users.otherServiceProvider, {
+      processes: [{ identifier: process.identifier }],
+    });
+    const instant = new Date(Math.floor((Date.now() + 20 * 86_400_000) / 1000) * 1000)
+      .toISOString()
+      .replace('.000Z', 'Z');
+    expectStatus(
+      await http().send(
+        'PUT',
+        `/rest/api/document-types/${documentType.identifier}`,
+        documentTypeForm({
+          qualifiedIdentifier: documentType.qualifiedIdentifier,
+          processes: [{ identifier: process.identifier }],
+          removedFrom: instant,
+        }),
+        t.users.authority,
+      ),
+      200,
+    );
     const removalsAs = async (user: TestUser) =>
-      expectStatus(await t.app.inject({ url: '/rest/api/catalogue/removals?days=30', headers: { authorization: user.authorization } }), 200);
+      expectStatus(
+        await t.app.inject({
+          url: '/rest/api/catalogue/removals?days=30',
+          headers: { authorization: user.authorization },
+        }),
+        200,
+      );
     const ofThisType = (answer: { removals: Array<{ documentType: { identifier: string } | null }> }) =>
       answer.removals.filter((removal) => removal.documentType?.identifier === documentType.identifier);
 
     const providers = await removalsAs(t.users.serviceProvider);
-    expect(ofThisType(providers)).toEqual([{
-      removedFrom: instant,
-      participant: { identifier: own.identifier, qualifiedIdentifier: own.qualifiedIdentifier },
-      serviceProvider: expect.objectContaining({ identifier: t.fixture.serviceProviderId }),
-      process: { identifier: process.identifier, qualifiedIdentifier: process.qualifiedIdentifier },
-      documentType: { identifier: documentType.identifier, qualifiedIdentifier: documentType.qualifiedIdentifier },
-    }]);
-    expect(providers.removals.every((removal: { serviceProvider: { identifier: string } }) => removal.serviceProvider.identifier === t.fixture.serviceProviderId)).toBe(true);
+    expect(ofThisType(providers)).toEqual([
+      {
+        removedFrom: instant,
+        participant: { identifier: own.identifier, qualifiedIdentifier: own.qualifiedIdentifier },
+        serviceProvider: expect.objectContaining({ identifier: t.fixture.serviceProviderId }),
+        process: { identifier: process.identifier, qualifiedIdentifier: process.qualifiedIdentifier },
+        documentType: { identifier: documentType.identifier, qualifiedIdentifier: documentType.qualifiedIdentifier },
+      },
+    ]);
+    expect(
+      providers.removals.every(
+        (removal: { serviceProvider: { identifier: string } }) =>
+          removal.serviceProvider.identifier === t.fixture.serviceProviderId,
+      ),
+    ).toBe(true);
     expect(providers.counts).toContainEqual({ removedFrom: instant, participants: 1, entries: 1 });
 
     const authority = await removalsAs(t.users.authority);
-    expect(ofThisType(authority).map((removal) => (removal as unknown as { participant: { identifier: string } }).participant.identifier).sort())
-      .toEqual([own.identifier, others.identifier].sort());
+    expect(
+      ofThisType(authority)
+        .map((removal) => (removal as unknown as { participant: { identifier: string } }).participant.identifier)
+        .sort(),
+    ).toEqual([own.identifier, others.identifier].sort());
     expect(authority.counts).toContainEqual({ removedFrom: instant, participants: 2, entries: 2 });
     // Not within the days asked: not listed.
-    const sooner = expectStatus(await t.app.inject({ url: '/rest/api/catalogue/removals?days=10', headers: { authorization: t.users.authority.authorization } }), 200);
+    const sooner = expectStatus(
+      await t.app.inject({
+        url: '/rest/api/catalogue/removals?days=10',
+        headers: { authorization: t.users.authority.authorization },
+      }),
+      200,
+    );
     expect(sooner.counts).not.toContainEqual(expect.objectContaining({ removedFrom: instant }));
 
     const metrics = await t.app.metrics.metrics();
@@ -205,7 +335,10 @@ describe('GET /rest/api/catalogue/removals: who loses what ahead of a removal da
 
   it('is refused to anonymous callers and bounds what it is asked', async () => {
     expect((await t.app.inject({ url: '/rest/api/catalogue/removals' })).statusCode).toBe(401);
-    const tooFar = await t.app.inject({ url: '/rest/api/catalogue/removals?days=100000', headers: { authorization: t.users.authority.authorization } });
+    const tooFar = await t.app.inject({
+      url: '/rest/api/catalogue/removals?days=100000',
+      headers: { authorization: t.users.authority.authorization },
+    });
     expect(tooFar.statusCode).toBe(400);
   });
 });

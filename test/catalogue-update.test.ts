@@ -22,15 +22,24 @@ async function writeNewerRelease(dir: string) {
     const path = join(dir, name);
     await writeFile(path, change(await readFile(path, 'utf8')));
   };
-  await edit('processes.xml', (xml) => xml
-    .replace('version="9.7"', 'version="9.8"')
-    .replace(`value="${ORDERING}" state="active"`, `value="${ORDERING}" state="deprecated"`)
-    .replace('</processes>', `  <process scheme="cenbii-procid-ubl" value="${NEW_PROCESS}" state="active" />\n</processes>`));
-  await edit('document-types.xml', (xml) => xml
-    .replace('version="9.7"', 'version="9.8"')
-    .replace(`name="${INVOICE_NAME}"`, `name="${INVOICE_NAME} (2026 edition)"`)
-    .replace(/(name="Peppol BIS Billing UBL Invoice V3 \(2026 edition\)"[\s\S]*?)<process-id scheme="cenbii-procid-ubl" value="urn:peppol:france:billing:regulated" \/>\s*/,
-      `$1<process-id scheme="cenbii-procid-ubl" value="${NEW_PROCESS}" />\n    `));
+  await edit('processes.xml', (xml) =>
+    xml
+      .replace('version="9.7"', 'version="9.8"')
+      .replace(`value="${ORDERING}" state="active"`, `value="${ORDERING}" state="deprecated"`)
+      .replace(
+        '</processes>',
+        `  <process scheme="cenbii-procid-ubl" value="${NEW_PROCESS}" state="active" />\n</processes>`,
+      ),
+  );
+  await edit('document-types.xml', (xml) =>
+    xml
+      .replace('version="9.7"', 'version="9.8"')
+      .replace(`name="${INVOICE_NAME}"`, `name="${INVOICE_NAME} (2026 edition)"`)
+      .replace(
+        /(name="Peppol BIS Billing UBL Invoice V3 \(2026 edition\)"[\s\S]*?)<process-id scheme="cenbii-procid-ubl" value="urn:peppol:france:billing:regulated" \/>\s*/,
+        `$1<process-id scheme="cenbii-procid-ubl" value="${NEW_PROCESS}" />\n    `,
+      ),
+  );
 }
 
 async function participantState() {
@@ -66,19 +75,25 @@ afterAll(async () => {
 it('a newer release updates titles, links and deprecations and leaves participants alone', async () => {
   const identifiers = await t.db.query(`SELECT id, scheme, value FROM processes ORDER BY id`);
   const participantsBefore = await participantState();
-  const [franceRow] = await t.db.query<{ id: string }>(`SELECT id FROM processes WHERE value = 'urn:peppol:france:billing:regulated'`);
+  const [franceRow] = await t.db.query<{ id: string }>(
+    `SELECT id FROM processes WHERE value = 'urn:peppol:france:billing:regulated'`,
+  );
   const franceDocumentTypes = async () => {
     const response = await t.app.inject({ url: `/rest/api/processes/${franceRow?.id}` });
     return response.json().documentTypes.map((documentType: { title: string }) => documentType.title);
   };
   expect(await franceDocumentTypes()).toContain(INVOICE_NAME);
-  const [{ seq: lastSeq } = { seq: 0 }] = await t.db.query<{ seq: number }>('SELECT coalesce(max(seq), 0)::int AS seq FROM change_log');
+  const [{ seq: lastSeq } = { seq: 0 }] = await t.db.query<{ seq: number }>(
+    'SELECT coalesce(max(seq), 0)::int AS seq FROM change_log',
+  );
 
   const report = await loadCatalogue(t.db, (await readCodeLists([newer])).catalogue);
   expect(report.processes).toEqual({ added: 1, updated: 1, unchanged: 108 });
   expect(report.documentTypes).toEqual({ added: 0, updated: 1, unchanged: 320 });
   expect(report.links).toEqual({ added: 1, removed: 1 });
-  const [invoiceRow] = await t.db.query<{ id: string }>(`SELECT id FROM document_types WHERE title = $1`, [`${INVOICE_NAME} (2026 edition)`]);
+  const [invoiceRow] = await t.db.query<{ id: string }>(`SELECT id FROM document_types WHERE title = $1`, [
+    `${INVOICE_NAME} (2026 edition)`,
+  ]);
   const linkChanges = await t.db.query<{ before: { processIds: string[] }; after: { processIds: string[] } }>(
     `SELECT before, after FROM change_log WHERE seq > $1 AND resource = 'document-type' AND identifier = $2 AND after ? 'processIds'`,
     [lastSeq, invoiceRow?.id],
@@ -96,9 +111,13 @@ it('a newer release updates titles, links and deprecations and leaves participan
   expect(invoice.json().content[0].documentTypes).toEqual([
     expect.objectContaining({ title: `${INVOICE_NAME} (2026 edition)` }),
   ]);
-  const france = await t.app.inject({ url: '/rest/api/processes', query: { query: 'urn:peppol:france:billing:regulated' } });
-  expect(france.json().content[0].documentTypes.map((documentType: { title: string }) => documentType.title))
-    .not.toContain(`${INVOICE_NAME} (2026 edition)`);
+  const france = await t.app.inject({
+    url: '/rest/api/processes',
+    query: { query: 'urn:peppol:france:billing:regulated' },
+  });
+  expect(
+    france.json().content[0].documentTypes.map((documentType: { title: string }) => documentType.title),
+  ).not.toContain(`${INVOICE_NAME} (2026 edition)`);
 
   expect(await participantState()).toEqual(participantsBefore);
   const kept = await t.db.query(`SELECT id, scheme, value FROM processes WHERE value <> $1 ORDER BY id`, [NEW_PROCESS]);
@@ -109,12 +128,17 @@ it('a newer release updates titles, links and deprecations and leaves participan
 it('refuses to go back to an older release unless told to', async () => {
   const before = await t.db.query(`SELECT id, restricted FROM processes ORDER BY id`);
   const older = (await readCodeLists([CODE_LISTS])).catalogue;
-  await expect(loadCatalogue(t.db, older)).rejects.toThrow(new OlderReleaseError(
-    'The document-types list 9.7 is older than the loaded 9.8: nothing loaded.'));
+  await expect(loadCatalogue(t.db, older)).rejects.toThrow(
+    new OlderReleaseError('The document-types list 9.7 is older than the loaded 9.8: nothing loaded.'),
+  );
   expect(await t.db.query(`SELECT id, restricted FROM processes ORDER BY id`)).toEqual(before);
 
   const report = await loadCatalogue(t.db, older, { allowOlder: true });
   expect(report.processes).toMatchObject({ updated: 1 });
   expect((await catalogueSources(t.db)).find((source) => source.list === 'processes')?.version).toBe('9.7');
-  expect([compareVersions('9.10', '9.9') > 0, compareVersions('9.7', '9.7.0'), compareVersions('8', '9.7') < 0]).toEqual([true, 0, true]);
+  expect([
+    compareVersions('9.10', '9.9') > 0,
+    compareVersions('9.7', '9.7.0'),
+    compareVersions('8', '9.7') < 0,
+  ]).toEqual([true, 0, true]);
 });

@@ -25,7 +25,9 @@ describe('the version and its changelog', () => {
 
   it('every migration is listed once, each entry says its migrations (or none)', async () => {
     const text = await changelog();
-    const migrations = (await readdir(join(PROJECT_ROOT, 'src', 'db', 'migrations'))).filter((file) => file.endsWith('.sql'));
+    const migrations = (await readdir(join(PROJECT_ROOT, 'src', 'db', 'migrations'))).filter((file) =>
+      file.endsWith('.sql'),
+    );
     for (const file of migrations) expect(text.split(`\`${file}\``).length - 1, file).toBe(1);
     const entries = text.split(/^## /m).slice(1);
     for (const entry of entries) expect(entry, entry.split('\n')[0]).toMatch(/^Migrations: none\.$|^Migrations:\n/m);

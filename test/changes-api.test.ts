@@ -18,22 +18,47 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-interface Entry { seq?: number; resource: string; identifier: string; operation: string; user: { username: string } | null; before: unknown; after: unknown }
+interface Entry {
+  seq?: number;
+  resource: string;
+  identifier: string;
+  operation: string;
+  user: { username: string } | null;
+  before: unknown;
+  after: unknown;
+}
 
 describe('the audit trail', () => {
   it('pages every change newest first, filtered by resource, identifier, operation, user, provider and time', async () => {
     const first = await addParticipant(t.app, t.users.serviceProvider);
-    const capability = expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('audited') }), 201);
+    const capability = expectStatus(
+      await api.send('POST', '/rest/api/capabilities', { title: unique('audited') }),
+      201,
+    );
     const response = await api.get('/rest/api/audit?size=2', t.users.authority);
     expect(response.headers['content-type']).toContain(vendor('audit.find'));
     const page = expectStatus(response, 200);
-    expect(page.content.map((entry: Entry) => entry.identifier)).toEqual([capability.identifier, first.qualifiedIdentifier]);
+    expect(page.content.map((entry: Entry) => entry.identifier)).toEqual([
+      capability.identifier,
+      first.qualifiedIdentifier,
+    ]);
     expect(page.totalElements).toBeGreaterThanOrEqual(2);
-    expect(page.content[0]).toMatchObject({ resource: 'capability', operation: 'create', origin: 'api', user: { username: 'admin', role: 'ADMIN' } });
+    expect(page.content[0]).toMatchObject({
+      resource: 'capability',
+      operation: 'create',
+      origin: 'api',
+      user: { username: 'admin', role: 'ADMIN' },
+    });
 
-    const byIdentifier = expectStatus(await api.get(`/rest/api/audit?identifier=${encodeURIComponent(first.qualifiedIdentifier.toUpperCase())}`), 200);
+    const byIdentifier = expectStatus(
+      await api.get(`/rest/api/audit?identifier=${encodeURIComponent(first.qualifiedIdentifier.toUpperCase())}`),
+      200,
+    );
     expect(byIdentifier.content.map((entry: Entry) => entry.operation)).toEqual(['create']);
-    const byUser = expectStatus(await api.get('/rest/api/audit?user=PROVIDER-ONE&resource=participant&operation=create'), 200);
+    const byUser = expectStatus(
+      await api.get('/rest/api/audit?user=PROVIDER-ONE&resource=participant&operation=create'),
+      200,
+    );
     expect(byUser.content.map((entry: Entry) => entry.identifier)).toContain(first.qualifiedIdentifier);
     expect(byUser.content.every((entry: Entry) => entry.user?.username === 'provider-one')).toBe(true);
     const byProvider = expectStatus(await api.get(`/rest/api/audit?provider=${t.fixture.serviceProviderId}`), 200);
@@ -54,7 +79,15 @@ describe('the audit trail', () => {
     expect(page.content.every((entry: Entry) => entry.resource === 'participant')).toBe(true);
     // Transferred to the other provider: the transfer is in both histories, what follows only in the new one's.
     const url = `${PARTICIPANTS}/${own.qualifiedIdentifier}`;
-    expect((await call(t.app, { method: 'PUT', url: `${url}/transfer/${t.fixture.otherServiceProviderId}`, user: t.users.serviceProvider })).statusCode).toBe(200);
+    expect(
+      (
+        await call(t.app, {
+          method: 'PUT',
+          url: `${url}/transfer/${t.fixture.otherServiceProviderId}`,
+          user: t.users.serviceProvider,
+        })
+      ).statusCode,
+    ).toBe(200);
     expectStatus(await call(t.app, { method: 'DELETE', url, user: t.users.otherServiceProvider }), 204);
     const query = `/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`;
     const mine = expectStatus(await api.get(query, t.users.serviceProvider), 200);
@@ -103,7 +136,10 @@ describe('the change feed', () => {
   it('holds a long poll until a change comes, and answers it at once', async () => {
     const waiting = api.get(`/rest/api/changes?after=${(await feedEnd(t.db)).cursor}&wait=20`, t.users.authority);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const capability = expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('awaited') }), 201);
+    const capability = expectStatus(
+      await api.send('POST', '/rest/api/capabilities', { title: unique('awaited') }),
+      201,
+    );
     const page = expectStatus(await waiting, 200);
     expect(page.entries.map((entry: Entry) => entry.identifier)).toEqual([capability.identifier]);
   });
@@ -116,9 +152,12 @@ describe('the change feed', () => {
   });
 });
 
-describe('the change feed\'s cursor', () => {
+describe("the change feed's cursor", () => {
   const feed = async (user: TestUser, after?: string) =>
-    expectStatus(await api.get(`/rest/api/changes${after === undefined ? '' : `?after=${encodeURIComponent(after)}`}`, user), 200) as { entries: Entry[]; next: string };
+    expectStatus(
+      await api.get(`/rest/api/changes${after === undefined ? '' : `?after=${encodeURIComponent(after)}`}`, user),
+      200,
+    ) as { entries: Entry[]; next: string };
   /** The cursor at the end of what `user` sees, following the feed from its start. */
   const followedToEnd = async (user: TestUser) => {
     let page = await feed(user);
@@ -145,10 +184,18 @@ describe('the change feed\'s cursor', () => {
     const page = await feed(other, afterTwenty[1]);
     expect(page.entries.map((entry) => entry.identifier)).toEqual([own.qualifiedIdentifier]);
     expect(page.entries[0]).not.toHaveProperty('seq');
-    const audited = expectStatus(await api.get(`/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`, other), 200);
+    const audited = expectStatus(
+      await api.get(`/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`, other),
+      200,
+    );
     expect(audited.content[0]).not.toHaveProperty('seq');
     // The authority sees the whole log, with its positions.
-    expect(expectStatus(await api.get(`/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`, t.users.authority), 200).content[0].seq).toBeGreaterThan(0);
+    expect(
+      expectStatus(
+        await api.get(`/rest/api/audit?identifier=${encodeURIComponent(own.qualifiedIdentifier)}`, t.users.authority),
+        200,
+      ).content[0].seq,
+    ).toBeGreaterThan(0);
   });
 
   it('goes on from a cursor at another instance of the service, as after a restart', async () => {
@@ -157,8 +204,13 @@ describe('the change feed\'s cursor', () => {
     const restarted = await buildApp({ db: t.db });
     try {
       await restarted.ready();
-      const answer = await call(restarted, { url: `/rest/api/changes?after=${encodeURIComponent(cursor)}`, user: t.users.serviceProvider });
-      expect(expectStatus(answer, 200).entries.map((entry: Entry) => entry.identifier)).toEqual([own.qualifiedIdentifier]);
+      const answer = await call(restarted, {
+        url: `/rest/api/changes?after=${encodeURIComponent(cursor)}`,
+        user: t.users.serviceProvider,
+      });
+      expect(expectStatus(answer, 200).entries.map((entry: Entry) => entry.identifier)).toEqual([
+        own.qualifiedIdentifier,
+      ]);
     } finally {
       await restarted.close();
     }
@@ -168,10 +220,18 @@ describe('the change feed\'s cursor', () => {
     const cursor = await followedToEnd(t.users.serviceProvider);
     const changed = `${cursor.slice(0, 10)}${cursor[10] === 'A' ? 'B' : 'A'}${cursor.slice(11)}`;
     for (const after of [changed, '42', cursor.slice(0, 40), 'not a cursor']) {
-      const body = expectErrorBody(await api.get(`/rest/api/changes?after=${encodeURIComponent(after)}`, t.users.serviceProvider), 400);
-      expect(body.errors).toEqual([expect.objectContaining({
-        field: 'after', code: 'Cursor', defaultMessage: 'is not a cursor of this registry\'s change feed: send the `next` of a page, or no `after` to read from the start',
-      })]);
+      const body = expectErrorBody(
+        await api.get(`/rest/api/changes?after=${encodeURIComponent(after)}`, t.users.serviceProvider),
+        400,
+      );
+      expect(body.errors).toEqual([
+        expect.objectContaining({
+          field: 'after',
+          code: 'Cursor',
+          defaultMessage:
+            "is not a cursor of this registry's change feed: send the `next` of a page, or no `after` to read from the start",
+        }),
+      ]);
     }
   });
 });
@@ -186,7 +246,13 @@ describe('a mirror following the feed from the start', () => {
         const after = cursor === undefined ? '' : `after=${cursor}&`;
         // Only a read asked once the writes were done can say the mirror has caught up.
         const last = !writing;
-        const page = expectStatus(await api.get(`/rest/api/changes?${after}limit=7&resource=participant&wait=${last ? 0 : 1}`, t.users.authority), 200);
+        const page = expectStatus(
+          await api.get(
+            `/rest/api/changes?${after}limit=7&resource=participant&wait=${last ? 0 : 1}`,
+            t.users.authority,
+          ),
+          200,
+        );
         for (const entry of page.entries as Entry[]) {
           if (entry.after === null) mirror.delete((entry.before as { identifier: string }).identifier);
           else mirror.set((entry.after as { identifier: string }).identifier, entry.after);
@@ -202,12 +268,24 @@ describe('a mirror following the feed from the start', () => {
         const url = `${PARTICIPANTS}/${participant.qualifiedIdentifier}`;
         if (round % 4 === 0) expectStatus(await call(t.app, { method: 'DELETE', url, user }), 204);
         if (round % 4 === 1) {
-          expectStatus(await call(t.app, { method: 'PUT', url, user, payload: { processes: [], contact: { name: unique('contact') } } }), 200);
+          expectStatus(
+            await call(t.app, {
+              method: 'PUT',
+              url,
+              user,
+              payload: { processes: [], contact: { name: unique('contact') } },
+            }),
+            200,
+          );
         }
-        if (round % 4 === 2) expect((await call(t.app, { method: 'PUT', url: `${url}/transfer/${other}`, user })).statusCode).toBe(200);
+        if (round % 4 === 2)
+          expect((await call(t.app, { method: 'PUT', url: `${url}/transfer/${other}`, user })).statusCode).toBe(200);
         if (round % 4 === 3) {
           // Its delete date comes (set behind the API's back, as the calendar would): the sweep logs its expiry.
-          await t.db.query('UPDATE participants SET delete_date = $2::date WHERE id = $1', [participant.identifier, dayFromToday(-1)]);
+          await t.db.query('UPDATE participants SET delete_date = $2::date WHERE id = $1', [
+            participant.identifier,
+            dayFromToday(-1),
+          ]);
           await sweepExpiredParticipants(t.app.db);
         }
       }
@@ -220,11 +298,14 @@ describe('a mirror following the feed from the start', () => {
     writing = false;
     await following;
     const exported = await t.app.inject({
-      method: 'GET', url: `${PARTICIPANTS}?processes=true`, headers: { authorization: t.users.authority.authorization, accept: vendor('participants.stream') },
+      method: 'GET',
+      url: `${PARTICIPANTS}?processes=true`,
+      headers: { authorization: t.users.authority.authorization, accept: vendor('participants.stream') },
     });
     const participants = expectStatus(exported, 200) as Array<{ identifier: string }>;
     expect(participants.length).toBeGreaterThan(0);
-    const byId = (list: Array<{ identifier: string }>) => [...list].sort((a, b) => a.identifier.localeCompare(b.identifier));
+    const byId = (list: Array<{ identifier: string }>) =>
+      [...list].sort((a, b) => a.identifier.localeCompare(b.identifier));
     expect(byId([...mirror.values()] as Array<{ identifier: string }>)).toEqual(byId(participants));
   });
 });
@@ -233,7 +314,11 @@ describe('migration keys without an SML', () => {
   it('are a 409 in the common error body, not a 503 that invites a retry: this registry registers nothing in the SML', async () => {
     const participant = await addParticipant(t.app, t.users.serviceProvider);
     for (const method of ['POST', 'DELETE'] as const) {
-      const answer = await call(t.app, { method, url: `${PARTICIPANTS}/${participant.identifier}/migration-out`, user: t.users.serviceProvider });
+      const answer = await call(t.app, {
+        method,
+        url: `${PARTICIPANTS}/${participant.identifier}/migration-out`,
+        user: t.users.serviceProvider,
+      });
       expectErrorBody(answer, 409, /No SML is configured/);
     }
   });

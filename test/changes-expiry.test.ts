@@ -18,27 +18,48 @@ let app: App;
 useDeliveryTestApp((started) => ({ t, sml, directory, app } = started));
 
 const held = () => sml.registrations.get(SMP_ID) ?? new Set<string>();
-const delivered = () => vi.waitFor(async () => {
-  const statuses: Array<{ pending: number }> = expectStatus(await t.app.inject({
-    method: 'GET', url: '/rest/api/deliveries', headers: { authorization: t.users.authority.authorization },
-  }), 200);
-  expect(statuses.map((entry) => entry.pending)).toEqual([0, 0]);
-}, { timeout: 10_000, interval: 50 });
+const delivered = () =>
+  vi.waitFor(
+    async () => {
+      const statuses: Array<{ pending: number }> = expectStatus(
+        await t.app.inject({
+          method: 'GET',
+          url: '/rest/api/deliveries',
+          headers: { authorization: t.users.authority.authorization },
+        }),
+        200,
+      );
+      expect(statuses.map((entry) => entry.pending)).toEqual([0, 0]);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 
 /** A registered participant (delivered to the SML and the Directory) whose delete date the database says was yesterday. */
-async function expiredYesterday(user = t.users.serviceProvider, overrides: Record<string, unknown> = {}): Promise<Participant> {
+async function expiredYesterday(
+  user = t.users.serviceProvider,
+  overrides: Record<string, unknown> = {},
+): Promise<Participant> {
   const participant = await addParticipant(app, user, overrides);
   await delivered();
   expect(held().has(participant.qualifiedIdentifier)).toBe(true);
-  await t.db.query('UPDATE participants SET delete_date = $2::date WHERE id = $1', [participant.identifier, dayFromToday(-1)]);
+  await t.db.query('UPDATE participants SET delete_date = $2::date WHERE id = $1', [
+    participant.identifier,
+    dayFromToday(-1),
+  ]);
   return participant;
 }
 
-interface Entry { operation: string; origin: string; before: { identifier: string } | null; after: unknown }
-const entriesOf = (participant: Participant) => t.db.query<Entry>(
-  'SELECT operation, origin, change_log_state(before) AS before, change_log_state(after) AS after FROM change_log WHERE identifier = $1 ORDER BY id',
-  [participant.qualifiedIdentifier],
-);
+interface Entry {
+  operation: string;
+  origin: string;
+  before: { identifier: string } | null;
+  after: unknown;
+}
+const entriesOf = (participant: Participant) =>
+  t.db.query<Entry>(
+    'SELECT operation, origin, change_log_state(before) AS before, change_log_state(after) AS after FROM change_log WHERE identifier = $1 ORDER BY id',
+    [participant.qualifiedIdentifier],
+  );
 
 describe('expiry of participants whose delete date has come', () => {
   it('logs one expiry, deletes the organization from the SML and the Directory, and a second sweep finds nothing', async () => {
@@ -48,14 +69,18 @@ describe('expiry of participants whose delete date has come', () => {
     expect(await sweepExpiredParticipants(app.db, today())).toBe(0);
     const entries = await entriesOf(participant);
     expect(entries.map((entry) => entry.operation)).toEqual(['create', 'expire']);
-    expect(entries[1]).toMatchObject({ origin: 'system', before: { identifier: participant.identifier, deleteDate: dayFromToday(-1) }, after: null });
+    expect(entries[1]).toMatchObject({
+      origin: 'system',
+      before: { identifier: participant.identifier, deleteDate: dayFromToday(-1) },
+      after: null,
+    });
     await delivered();
     expect(held().has(participant.qualifiedIdentifier)).toBe(false);
     expect(sml.calls.delete - calls.delete).toBe(1);
     expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(false);
   });
 
-  it('leaves a participant whose delete date is today\'s for that day\'s sweep, not the day before\'s', async () => {
+  it("leaves a participant whose delete date is today's for that day's sweep, not the day before's", async () => {
     const participant = await addParticipant(app, t.users.serviceProvider);
     await t.db.query('UPDATE participants SET delete_date = $2::date WHERE id = $1', [participant.identifier, today()]);
     expect(await sweepExpiredParticipants(app.db, dayFromToday(-1))).toBe(0);
@@ -64,9 +89,11 @@ describe('expiry of participants whose delete date has come', () => {
     await delivered();
   });
 
-  it('keeps the SML registration of an organization that another provider\'s participant still holds', async () => {
+  it("keeps the SML registration of an organization that another provider's participant still holds", async () => {
     const staying = await addParticipant(app, t.users.otherServiceProvider);
-    const expired = await expiredYesterday(t.users.serviceProvider, { organizationIdentifier: staying.organizationIdentifier });
+    const expired = await expiredYesterday(t.users.serviceProvider, {
+      organizationIdentifier: staying.organizationIdentifier,
+    });
     const calls = { ...sml.calls };
     expect(await sweepExpiredParticipants(app.db, today())).toBe(1);
     expect((await entriesOf(expired)).map((entry) => entry.operation)).toEqual(['create', 'create', 'expire']);
@@ -76,9 +103,11 @@ describe('expiry of participants whose delete date has come', () => {
     expect(directory.indexed.has(staying.qualifiedIdentifier)).toBe(true);
   });
 
-  it('logs the expiry of an organization\'s expired participant that a new registration clears away before the sweep', async () => {
+  it("logs the expiry of an organization's expired participant that a new registration clears away before the sweep", async () => {
     const expired = await expiredYesterday();
-    const newcomer = await addParticipant(app, t.users.otherServiceProvider, { organizationIdentifier: expired.organizationIdentifier });
+    const newcomer = await addParticipant(app, t.users.otherServiceProvider, {
+      organizationIdentifier: expired.organizationIdentifier,
+    });
     const entries = await entriesOf(expired);
     expect(entries.map((entry) => entry.operation)).toEqual(['create', 'expire', 'create']);
     expect(entries[1]?.before?.identifier).toBe(expired.identifier);
@@ -89,7 +118,9 @@ describe('expiry of participants whose delete date has come', () => {
 
   it('lets a provider register again an organization whose participant of its own has expired before the sweep', async () => {
     const expired = await expiredYesterday();
-    const again = await addParticipant(app, t.users.serviceProvider, { organizationIdentifier: expired.organizationIdentifier });
+    const again = await addParticipant(app, t.users.serviceProvider, {
+      organizationIdentifier: expired.organizationIdentifier,
+    });
     expect(again.identifier).not.toBe(expired.identifier);
     expect(again.processes).toEqual(expired.processes);
     expect((await entriesOf(expired)).map((entry) => entry.operation)).toEqual(['create', 'expire', 'create']);
@@ -104,7 +135,10 @@ describe('expiry of participants whose delete date has come', () => {
     for (let index = 0; index < 6; index += 1) expired.push(await expiredYesterday());
     const second = testDatabaseKind === 'postgres' ? await otherInstanceDatabase() : t.db;
     try {
-      const counts = await Promise.all([sweepExpiredParticipants(t.db, today()), sweepExpiredParticipants(second, today())]);
+      const counts = await Promise.all([
+        sweepExpiredParticipants(t.db, today()),
+        sweepExpiredParticipants(second, today()),
+      ]);
       expect(counts[0] + counts[1]).toBe(6);
     } finally {
       if (second !== t.db) await second.close();

@@ -60,27 +60,55 @@ describe('the change log', () => {
     const api = asAdmin(t);
     let created: Record<string, unknown> = {};
     const [add, ...others] = await appendedBy(async () => {
-      const response = await api.send('POST', '/rest/api/capabilities', { title: unique('capability') }, t.users.authority, { 'x-request-id': 'req-add-1' });
+      const response = await api.send(
+        'POST',
+        '/rest/api/capabilities',
+        { title: unique('capability') },
+        t.users.authority,
+        { 'x-request-id': 'req-add-1' },
+      );
       created = expectStatus(response, 201);
     });
     expect(others).toEqual([]);
     expect(add).toMatchObject({
-      resource: 'capability', identifier: created.identifier, operation: 'create', origin: 'api',
-      username: 'authority', role: 'REGISTRY_AUTHORITY', requestId: 'req-add-1', before: null, after: created,
+      resource: 'capability',
+      identifier: created.identifier,
+      operation: 'create',
+      origin: 'api',
+      username: 'authority',
+      role: 'REGISTRY_AUTHORITY',
+      requestId: 'req-add-1',
+      before: null,
+      after: created,
     });
 
     let updated: Record<string, unknown> = {};
     const [update, ...more] = await appendedBy(async () => {
-      updated = expectStatus(await api.send('PUT', `/rest/api/capabilities/${created.identifier}`, { title: unique('renamed') }), 200);
+      updated = expectStatus(
+        await api.send('PUT', `/rest/api/capabilities/${created.identifier}`, { title: unique('renamed') }),
+        200,
+      );
     });
     expect(more).toEqual([]);
-    expect(update).toMatchObject({ operation: 'update', username: 'admin', role: 'ADMIN', before: created, after: updated });
+    expect(update).toMatchObject({
+      operation: 'update',
+      username: 'admin',
+      role: 'ADMIN',
+      before: created,
+      after: updated,
+    });
 
     const [remove, ...rest] = await appendedBy(async () => {
       expectStatus(await api.remove(`/rest/api/capabilities/${created.identifier}`), 204);
     });
     expect(rest).toEqual([]);
-    expect(remove).toMatchObject({ resource: 'capability', identifier: created.identifier, operation: 'delete', before: updated, after: null });
+    expect(remove).toMatchObject({
+      resource: 'capability',
+      identifier: created.identifier,
+      operation: 'delete',
+      before: updated,
+      after: null,
+    });
   });
 
   it('records the add and the delete of every resource the authority manages, under its kind and UUID', async () => {
@@ -92,21 +120,46 @@ describe('the change log', () => {
       });
       const { body } = made.at(-1) as { body: Record<string, unknown> };
       expect(rest).toEqual([]);
-      expect(entry).toMatchObject({ resource, identifier: body.identifier, operation: 'create', before: null, after: body });
+      expect(entry).toMatchObject({
+        resource,
+        identifier: body.identifier,
+        operation: 'create',
+        before: null,
+        after: body,
+      });
       return body;
     };
     await addOne('process', '/rest/api/processes', processForm());
     await addOne('document-type', '/rest/api/document-types', documentTypeForm());
-    const provider = await addOne('access-point-provider', '/rest/api/access-point-providers', { title: unique('AP provider'), contact: contactForm() });
-    const profile = await addOne('transport-profile', '/rest/api/transport-profiles', { value: unique('peppol-transport-as4'), title: 'AS4' });
-    const accessPoint = await addOne('access-point', '/rest/api/accessPoints', accessPointForm(provider.identifier as string, profile.value as string));
-    await addOne('service-provider', '/rest/api/service-providers', { title: unique('SP'), accessPoint: { identifier: accessPoint.identifier } });
+    const provider = await addOne('access-point-provider', '/rest/api/access-point-providers', {
+      title: unique('AP provider'),
+      contact: contactForm(),
+    });
+    const profile = await addOne('transport-profile', '/rest/api/transport-profiles', {
+      value: unique('peppol-transport-as4'),
+      title: 'AS4',
+    });
+    const accessPoint = await addOne(
+      'access-point',
+      '/rest/api/accessPoints',
+      accessPointForm(provider.identifier as string, profile.value as string),
+    );
+    await addOne('service-provider', '/rest/api/service-providers', {
+      title: unique('SP'),
+      accessPoint: { identifier: accessPoint.identifier },
+    });
     for (const { resource, url, body } of made.reverse()) {
       const [entry, ...rest] = await appendedBy(async () => {
         expectStatus(await api.remove(`${url}/${body.identifier as string}`, t.users.authority), 204);
       });
       expect(rest).toEqual([]);
-      expect(entry).toMatchObject({ resource, identifier: body.identifier, operation: 'delete', before: body, after: null });
+      expect(entry).toMatchObject({
+        resource,
+        identifier: body.identifier,
+        operation: 'delete',
+        before: body,
+        after: null,
+      });
     }
   });
 
@@ -120,25 +173,48 @@ describe('the change log', () => {
       participant = await addParticipant(t.app, t.users.serviceProvider, { processes });
     });
     expect(add).toMatchObject({
-      resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create', username: 'provider-one',
-      role: 'SERVICE_PROVIDER', actingProviderId: serviceProviderId, serviceProviderIds: [serviceProviderId], before: null, after: participant,
+      resource: 'participant',
+      identifier: participant.qualifiedIdentifier,
+      operation: 'create',
+      username: 'provider-one',
+      role: 'SERVICE_PROVIDER',
+      actingProviderId: serviceProviderId,
+      serviceProviderIds: [serviceProviderId],
+      before: null,
+      after: participant,
     });
 
     const url = `${PARTICIPANTS}/${participant.qualifiedIdentifier as string}`;
     let updated: Record<string, unknown> = {};
     const [update] = await appendedBy(async () => {
-      const response = await call(t.app, { method: 'PUT', url, user: t.users.serviceProvider, payload: { processes, contact: { name: 'Ola Nordmann' } } });
+      const response = await call(t.app, {
+        method: 'PUT',
+        url,
+        user: t.users.serviceProvider,
+        payload: { processes, contact: { name: 'Ola Nordmann' } },
+      });
       updated = expectStatus(response, 200);
     });
     expect(update).toMatchObject({ operation: 'update', before: participant, after: updated });
-    expect(updated).toMatchObject({ contact: { name: 'Ola Nordmann' }, processes: [{ identifier: process.identifier }] });
+    expect(updated).toMatchObject({
+      contact: { name: 'Ola Nordmann' },
+      processes: [{ identifier: process.identifier }],
+    });
 
     const transfer = await appendedBy(async () => {
-      const response = await call(t.app, { method: 'PUT', url: `${url}/transfer/${otherServiceProviderId}`, user: t.users.serviceProvider });
+      const response = await call(t.app, {
+        method: 'PUT',
+        url: `${url}/transfer/${otherServiceProviderId}`,
+        user: t.users.serviceProvider,
+      });
       expect(response.statusCode).toBe(200);
     });
     expect(transfer).toHaveLength(1);
-    expect(transfer[0]).toMatchObject({ operation: 'transfer', before: updated, identifier: participant.qualifiedIdentifier });
+    expect(transfer[0]).toMatchObject({
+      operation: 'transfer',
+      before: updated,
+      identifier: participant.qualifiedIdentifier,
+    });
     expect(new Set(transfer[0]?.serviceProviderIds)).toEqual(new Set([serviceProviderId, otherServiceProviderId]));
     expect(transfer[0]?.after).toMatchObject({ provider: { identifier: otherServiceProviderId } });
 
@@ -146,25 +222,44 @@ describe('the change log', () => {
       expectStatus(await call(t.app, { method: 'DELETE', url, user: t.users.otherServiceProvider }), 204);
     });
     expect(rest).toEqual([]);
-    expect(remove).toMatchObject({ operation: 'delete', after: null, serviceProviderIds: [otherServiceProviderId], before: transfer[0]?.after });
+    expect(remove).toMatchObject({
+      operation: 'delete',
+      after: null,
+      serviceProviderIds: [otherServiceProviderId],
+      before: transfer[0]?.after,
+    });
     expect(remove?.before).toMatchObject({ processes: [{ identifier: process.identifier }] });
   });
 
-  it('records a participant\'s process as it is at each write, after the process changed', async () => {
+  it("records a participant's process as it is at each write, after the process changed", async () => {
     const process = await addProcess(t.app, t.users.admin);
     const processes = [{ identifier: process.identifier }];
     const [add] = await appendedBy(() => addParticipant(t.app, t.users.serviceProvider, { processes }));
     const participant = add?.after as { qualifiedIdentifier: string };
-    expectStatus(await call(t.app, {
-      method: 'PUT', url: `/rest/api/processes/${process.identifier}`, user: t.users.admin,
-      payload: processForm({ qualifiedIdentifier: process.qualifiedIdentifier, title: 'Billing, renamed' }),
-    }), 200);
-    const [update] = await appendedBy(async () => expectStatus(await call(t.app, {
-      method: 'PUT', url: `${PARTICIPANTS}/${participant.qualifiedIdentifier}`, user: t.users.serviceProvider,
-      payload: { processes, contact: { name: 'Ola Nordmann' } },
-    }), 200));
+    expectStatus(
+      await call(t.app, {
+        method: 'PUT',
+        url: `/rest/api/processes/${process.identifier}`,
+        user: t.users.admin,
+        payload: processForm({ qualifiedIdentifier: process.qualifiedIdentifier, title: 'Billing, renamed' }),
+      }),
+      200,
+    );
+    const [update] = await appendedBy(async () =>
+      expectStatus(
+        await call(t.app, {
+          method: 'PUT',
+          url: `${PARTICIPANTS}/${participant.qualifiedIdentifier}`,
+          user: t.users.serviceProvider,
+          payload: { processes, contact: { name: 'Ola Nordmann' } },
+        }),
+        200,
+      ),
+    );
     expect(add?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: process.title }] });
-    expect(update?.before).toMatchObject({ processes: [{ identifier: process.identifier, title: 'Billing, renamed' }] });
+    expect(update?.before).toMatchObject({
+      processes: [{ identifier: process.identifier, title: 'Billing, renamed' }],
+    });
     expect(update?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: 'Billing, renamed' }] });
   });
 
@@ -178,7 +273,9 @@ describe('the change log', () => {
     expect(add?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: process.title }] });
     const [again] = await appendedBy(() => addParticipant(t.app, t.users.serviceProvider, { processes }));
     expect(again?.after).toMatchObject({ processes: [{ identifier: process.identifier, title: process.title }] });
-    const [{ copies } = { copies: 0 }] = await t.db.query<{ copies: number }>('SELECT count(*)::int AS copies FROM change_log_process_states');
+    const [{ copies } = { copies: 0 }] = await t.db.query<{ copies: number }>(
+      'SELECT count(*)::int AS copies FROM change_log_process_states',
+    );
     expect(copies).toBe(1);
   });
 
@@ -187,7 +284,10 @@ describe('the change log', () => {
     const password = 'a-long-secret-password-1';
     let user: Record<string, unknown> = {};
     const entries = await appendedBy(async () => {
-      user = expectStatus(await api.send('POST', '/rest/api/users', { username: unique('user'), password, role: 'REGISTRY_AUTHORITY' }), 201);
+      user = expectStatus(
+        await api.send('POST', '/rest/api/users', { username: unique('user'), password, role: 'REGISTRY_AUTHORITY' }),
+        201,
+      );
       const update = { username: user.username, password: 'another-long-secret-2', role: 'REGISTRY_AUTHORITY' };
       expectStatus(await api.send('PUT', `/rest/api/users/${user.identifier}`, update), 200);
     });
@@ -203,12 +303,29 @@ describe('the change log', () => {
     const api = asAdmin(t);
     const existing = await addParticipant(t.app, t.users.serviceProvider);
     const entries = await appendedBy(async () => {
-      expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('no') }, t.users.serviceProvider), 403);
+      expectStatus(
+        await api.send('POST', '/rest/api/capabilities', { title: unique('no') }, t.users.serviceProvider),
+        403,
+      );
       expectStatus(await api.send('POST', '/rest/api/capabilities', { title: '' }), 400);
       expectStatus(await api.remove(`/rest/api/capabilities/${UNKNOWN}`), 404);
-      expectStatus(await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.serviceProvider,
-        payload: participantForm({ organizationIdentifier: existing.organizationIdentifier }) }), 409);
-      expectStatus(await call(t.app, { method: 'DELETE', url: `${PARTICIPANTS}/${existing.qualifiedIdentifier}`, user: t.users.otherServiceProvider }), 404);
+      expectStatus(
+        await call(t.app, {
+          method: 'POST',
+          url: PARTICIPANTS,
+          user: t.users.serviceProvider,
+          payload: participantForm({ organizationIdentifier: existing.organizationIdentifier }),
+        }),
+        409,
+      );
+      expectStatus(
+        await call(t.app, {
+          method: 'DELETE',
+          url: `${PARTICIPANTS}/${existing.qualifiedIdentifier}`,
+          user: t.users.otherServiceProvider,
+        }),
+        404,
+      );
     });
     expect(entries).toEqual([]);
   });
@@ -216,18 +333,27 @@ describe('the change log', () => {
   it('records what the catalogue loader added, once: loading the same release again appends nothing', async () => {
     const catalogue = await starterCatalogue();
     const first = await appendedBy(() => loadCatalogue(t.db, catalogue, { actor: CLI_ACTOR }));
-    const rows = catalogue.processes.length + catalogue.documentTypes.length + catalogue.transportProfiles.length + catalogue.identifierSchemes.length;
+    const rows =
+      catalogue.processes.length +
+      catalogue.documentTypes.length +
+      catalogue.transportProfiles.length +
+      catalogue.identifierSchemes.length;
     expect(first).toHaveLength(rows);
     expect(new Set(first.map((entry) => `${entry.origin} ${entry.operation}`))).toEqual(new Set(['cli create']));
-    expect(first.find((entry) => entry.resource === 'process')?.after).toMatchObject({ value: catalogue.processes[0]?.value });
+    expect(first.find((entry) => entry.resource === 'process')?.after).toMatchObject({
+      value: catalogue.processes[0]?.value,
+    });
     expect(await appendedBy(() => loadCatalogue(t.db, catalogue, { actor: CLI_ACTOR }))).toEqual([]);
   });
 
   it('numbers the entries of concurrent writes densely, without gaps from writes that failed', async () => {
     const before = await lastSeq();
     const api = asAdmin(t);
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, index) =>
-      api.send('POST', '/rest/api/capabilities', { title: index % 4 === 0 ? '' : unique('concurrent') })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        api.send('POST', '/rest/api/capabilities', { title: index % 4 === 0 ? '' : unique('concurrent') }),
+      ),
+    );
     const succeeded = responses.filter((response) => response.statusCode === 201).length;
     const entries = await entriesAfter(before);
     expect(succeeded).toBe(15);
@@ -238,12 +364,22 @@ describe('the change log', () => {
 describe.runIf(testDatabaseKind === 'postgres')('the position of an entry on PostgreSQL', () => {
   it('follows the commit order, so a follower reading after a position never skips one committed later', async () => {
     const [schema] = await t.db.query<{ name: string }>('SELECT current_schema() AS name');
-    const second = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${schema?.name},public`, maxConnections: 2 });
+    const second = openPostgres({
+      connectionString: TEST_DATABASE_URL,
+      schema: `${schema?.name},public`,
+      maxConnections: 2,
+    });
     const { promise: firstMayCommit, resolve: releaseFirst } = Promise.withResolvers<void>();
     try {
       const before = await lastSeq();
       const append = (tx: Queryable, identifier: string) =>
-        appendChange(tx, SYSTEM_ACTOR, { resource: 'capability', identifier, operation: 'create', before: null, after: null });
+        appendChange(tx, SYSTEM_ACTOR, {
+          resource: 'capability',
+          identifier,
+          operation: 'create',
+          before: null,
+          after: null,
+        });
       // The first transaction appends first but commits last.
       const first = second.transaction(async (tx) => {
         await append(tx, 'first');
@@ -256,7 +392,10 @@ describe.runIf(testDatabaseKind === 'postgres')('the position of an entry on Pos
       releaseFirst();
       await first;
       const all = await entriesAfter(before);
-      expect(all.map((entry) => [entry.seq, entry.identifier])).toEqual([[before + 1, 'second'], [before + 2, 'first']]);
+      expect(all.map((entry) => [entry.seq, entry.identifier])).toEqual([
+        [before + 1, 'second'],
+        [before + 2, 'first'],
+      ]);
     } finally {
       releaseFirst();
       await second.close();

@@ -24,11 +24,22 @@ describe('the change signal of one instance', () => {
       const capability = expectStatus(response, 201);
       const [admin] = await t.db.query<{ id: string }>(`SELECT id FROM users WHERE username = 'admin'`);
       // The writer too: read-your-writes routes its reads by it (src/db/replication.ts).
-      expect(heard).toEqual([{
-        seq: t.app.changes.position, resource: 'capability', identifier: capability.identifier, operation: 'create', userId: admin?.id, actingProviderId: null,
-      }]);
+      expect(heard).toEqual([
+        {
+          seq: t.app.changes.position,
+          resource: 'capability',
+          identifier: capability.identifier,
+          operation: 'create',
+          userId: admin?.id,
+          actingProviderId: null,
+        },
+      ]);
       const participant = await addParticipant(t.app, t.users.serviceProvider);
-      expect(heard.at(-1)).toMatchObject({ resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create' });
+      expect(heard.at(-1)).toMatchObject({
+        resource: 'participant',
+        identifier: participant.qualifiedIdentifier,
+        operation: 'create',
+      });
       expect(heard.map((notice) => notice.seq)).toEqual([heard[0]?.seq, (heard[0]?.seq ?? 0) + 1]);
     } finally {
       stop();
@@ -54,9 +65,20 @@ describe('the change signal when a writer dies between its commit and the number
     try {
       const identifier = unique('orphan');
       // Outside a transaction no after-commit numbering runs: the entry is committed but has no position.
-      await appendChange(t.db, SYSTEM_ACTOR, { resource: 'capability', identifier, operation: 'create', before: null, after: null });
-      await vi.waitFor(() => expect(heard.map((notice) => notice.identifier)).toContain(identifier), { timeout: 5_000, interval: 20 });
-      const [entry] = await t.db.query<{ seq: number | null }>('SELECT seq FROM change_log WHERE identifier = $1', [identifier]);
+      await appendChange(t.db, SYSTEM_ACTOR, {
+        resource: 'capability',
+        identifier,
+        operation: 'create',
+        before: null,
+        after: null,
+      });
+      await vi.waitFor(() => expect(heard.map((notice) => notice.identifier)).toContain(identifier), {
+        timeout: 5_000,
+        interval: 20,
+      });
+      const [entry] = await t.db.query<{ seq: number | null }>('SELECT seq FROM change_log WHERE identifier = $1', [
+        identifier,
+      ]);
       expect(entry?.seq).toBe(heard.find((notice) => notice.identifier === identifier)?.seq);
     } finally {
       await signal.stop();
@@ -82,7 +104,10 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     const api = asAdmin(t);
     const username = unique('admin');
     const old = 'first-long-password-1';
-    const user = expectStatus(await api.send('POST', '/rest/api/users', { username, password: old, role: 'ADMIN' }), 201);
+    const user = expectStatus(
+      await api.send('POST', '/rest/api/users', { username, password: old, role: 'ADMIN' }),
+      201,
+    );
     const oldAuthorization = `Basic ${Buffer.from(`${username}:${old}`).toString('base64')}`;
     // The other instance verifies the password once and keeps it in its cache.
     expect((await adminGet(other, oldAuthorization)).statusCode).toBe(200);
@@ -90,9 +115,22 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
 
     const heard: ChangeNotice[] = [];
     const stop = other.changes.subscribe((notice) => heard.push(notice));
-    expectStatus(await api.send('PUT', `/rest/api/users/${user.identifier}`, { username, password: 'second-long-password-2', role: 'ADMIN' }), 200);
+    expectStatus(
+      await api.send('PUT', `/rest/api/users/${user.identifier}`, {
+        username,
+        password: 'second-long-password-2',
+        role: 'ADMIN',
+      }),
+      200,
+    );
     // NOTIFY carries the signal (the safety poll is 10 s away): the other instance hears it soon.
-    await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ resource: 'user', identifier: user.identifier, operation: 'update' })), { timeout: 5000 });
+    await vi.waitFor(
+      () =>
+        expect(heard).toContainEqual(
+          expect.objectContaining({ resource: 'user', identifier: user.identifier, operation: 'update' }),
+        ),
+      { timeout: 5000 },
+    );
     stop();
     expect((await adminGet(other, oldAuthorization)).statusCode).toBe(401);
   });
@@ -102,31 +140,50 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
     const stop = other.changes.subscribe((notice) => heard.push(notice));
     const listeners = `SELECT pid FROM pg_stat_activity WHERE application_name = $1`;
     const name = listenerName(schema);
-    const cut = await t.db.query<{ pid: number }>(`SELECT pid, pg_terminate_backend(pid) FROM (${listeners}) l`, [name]);
+    const cut = await t.db.query<{ pid: number }>(`SELECT pid, pg_terminate_backend(pid) FROM (${listeners}) l`, [
+      name,
+    ]);
     expect(cut.length).toBe(2);
-    const capability = expectStatus(await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('missed') }), 201);
-    await vi.waitFor(() => expect(heard).toContainEqual(expect.objectContaining({ identifier: capability.identifier })), { timeout: 8000 });
+    const capability = expectStatus(
+      await asAdmin(t).send('POST', '/rest/api/capabilities', { title: unique('missed') }),
+      201,
+    );
+    await vi.waitFor(
+      () => expect(heard).toContainEqual(expect.objectContaining({ identifier: capability.identifier })),
+      { timeout: 8000 },
+    );
     stop();
     // Each instance reconnects on its own schedule: the one that heard may be back before the other.
-    const again = await vi.waitFor(async () => {
-      const rows = await t.db.query<{ pid: number }>(listeners, [name]);
-      expect(rows).toHaveLength(2);
-      return rows;
-    }, { timeout: 8000, interval: 100 });
+    const again = await vi.waitFor(
+      async () => {
+        const rows = await t.db.query<{ pid: number }>(listeners, [name]);
+        expect(rows).toHaveLength(2);
+        return rows;
+      },
+      { timeout: 8000, interval: 100 },
+    );
     expect(again.some((row) => cut.some((old) => old.pid === row.pid))).toBe(false);
   });
 });
 
 describe('the change signal after a failover that lost the last entries it told', () => {
-  it('tells a reset when another entry holds a position it told, then goes on from the new log\'s end', async () => {
+  it("tells a reset when another entry holds a position it told, then goes on from the new log's end", async () => {
     const signal = changeSignal(t.db, { pollMs: 60_000 });
     const heard: string[] = [];
     let resets = 0;
     signal.subscribe((notice) => heard.push(notice.identifier));
     signal.onReset(() => (resets += 1));
     await signal.start();
-    const append = (identifier: string) => t.db.transaction((tx) =>
-      appendChange(tx, SYSTEM_ACTOR, { resource: 'capability', identifier, operation: 'create', before: null, after: null }));
+    const append = (identifier: string) =>
+      t.db.transaction((tx) =>
+        appendChange(tx, SYSTEM_ACTOR, {
+          resource: 'capability',
+          identifier,
+          operation: 'create',
+          before: null,
+          after: null,
+        }),
+      );
     try {
       const lost = unique('lost');
       await append(lost);

@@ -21,7 +21,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sml-tls-'));
   testPki(dir, ['client']);
   const ca = readFileSync(file('ca.pem'), 'utf8');
-  sml = await startLocalSml(0, { cert: readFileSync(file('server.pem'), 'utf8'), key: readFileSync(file('server.key'), 'utf8'), ca });
+  sml = await startLocalSml(0, {
+    cert: readFileSync(file('server.pem'), 'utf8'),
+    key: readFileSync(file('server.key'), 'utf8'),
+    ca,
+  });
   // The client trusts the test CA as it trusts a public one for the real SML (the default agent's options apply to every request).
   https.globalAgent.options.ca = ca;
   t = await startTestApp();
@@ -34,13 +38,26 @@ afterAll(async () => {
 
 const held = () => sml.registrations.get(SMP_ID) ?? new Set<string>();
 const smlStatus = async (): Promise<{ pending: number; attempts: number; lastError: string | null }> =>
-  (expectStatus(await t.app.inject({ method: 'GET', url: '/rest/api/deliveries', headers: { authorization: t.users.authority.authorization } }), 200) as
-    Array<{ target: string; pending: number; attempts: number; lastError: string | null }>).find((entry) => entry.target === 'sml') ?? { pending: -1, attempts: 0, lastError: null };
+  (
+    expectStatus(
+      await t.app.inject({
+        method: 'GET',
+        url: '/rest/api/deliveries',
+        headers: { authorization: t.users.authority.authorization },
+      }),
+      200,
+    ) as Array<{ target: string; pending: number; attempts: number; lastError: string | null }>
+  ).find((entry) => entry.target === 'sml') ?? { pending: -1, attempts: 0, lastError: null };
 
 async function appWith(certificate: boolean): Promise<App> {
   const app = await buildApp({
     db: t.db,
-    sml: { url: sml.url, smpId: SMP_ID, timeoutMs: 2000, ...(certificate ? { clientCertificateFile: file('client.pem'), clientKeyFile: file('client.key') } : {}) },
+    sml: {
+      url: sml.url,
+      smpId: SMP_ID,
+      timeoutMs: 2000,
+      ...(certificate ? { clientCertificateFile: file('client.pem'), clientKeyFile: file('client.key') } : {}),
+    },
     delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
   });
   await app.ready();
@@ -48,11 +65,16 @@ async function appWith(certificate: boolean): Promise<App> {
 }
 
 describe('mutual TLS with the SML', () => {
-  it('refuses a call without the SMP\'s client certificate, and takes one with it', async () => {
+  it("refuses a call without the SMP's client certificate, and takes one with it", async () => {
     const participant = 'iso6523-actorid-upis::0192:500000007';
     await expect(smlClient({ url: sml.url, smpId: SMP_ID }).create(participant)).rejects.toBeInstanceOf(SmlError);
     expect(held().has(participant)).toBe(false);
-    await smlClient({ url: sml.url, smpId: SMP_ID, clientCertificateFile: file('client.pem'), clientKeyFile: file('client.key') }).create(participant);
+    await smlClient({
+      url: sml.url,
+      smpId: SMP_ID,
+      clientCertificateFile: file('client.pem'),
+      clientKeyFile: file('client.key'),
+    }).create(participant);
     expect(held().has(participant)).toBe(true);
   });
 
@@ -69,7 +91,10 @@ describe('mutual TLS with the SML', () => {
 
     const withCertificate = await appWith(true);
     try {
-      await vi.waitFor(async () => expect(await smlStatus()).toMatchObject({ pending: 0, attempts: 0 }), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect(await smlStatus()).toMatchObject({ pending: 0, attempts: 0 }), {
+        timeout: 10_000,
+        interval: 50,
+      });
       expect(held().has(participant.qualifiedIdentifier)).toBe(true);
     } finally {
       await withCertificate.close();

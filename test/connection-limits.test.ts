@@ -9,7 +9,10 @@ import { sendRaw, type RawResponse } from './helpers/raw-http.js';
  */
 const REQUEST_TIMEOUT_MS = 1500;
 const MAX_REQUESTS_PER_ADDRESS = 6;
-const t = useTestApp({ listen: true, app: { requestTimeoutMs: REQUEST_TIMEOUT_MS, maxRequestsPerAddress: MAX_REQUESTS_PER_ADDRESS } });
+const t = useTestApp({
+  listen: true,
+  app: { requestTimeoutMs: REQUEST_TIMEOUT_MS, maxRequestsPerAddress: MAX_REQUESTS_PER_ADDRESS },
+});
 let address: { host: string; port: number };
 
 beforeAll(() => {
@@ -22,13 +25,30 @@ const PROCESSES = '/rest/api/processes';
 /** A POST that declares a large body and sends it a byte every 200 ms from `localAddress`. */
 function slowBody(localAddress: string): Promise<RawResponse & { ms: number }> {
   const started = Date.now();
-  const head = [`POST ${PROCESSES} HTTP/1.1`, 'Host: x', `Authorization: ${t.users.admin.authorization}`,
-    'Content-Type: application/json', `Content-Length: ${100 * 1024}`, '', '{'].join('\r\n');
-  return sendRaw(address, head, { localAddress, trickleMs: 200 }).then((response) => ({ ...response, ms: Date.now() - started }));
+  const head = [
+    `POST ${PROCESSES} HTTP/1.1`,
+    'Host: x',
+    `Authorization: ${t.users.admin.authorization}`,
+    'Content-Type: application/json',
+    `Content-Length: ${100 * 1024}`,
+    '',
+    '{',
+  ].join('\r\n');
+  return sendRaw(address, head, { localAddress, trickleMs: 200 }).then((response) => ({
+    ...response,
+    ms: Date.now() - started,
+  }));
 }
 
 function get(localAddress: string, path = PROCESSES): Promise<RawResponse> {
-  const request = [`GET ${path} HTTP/1.1`, 'Host: x', `Authorization: ${t.users.admin.authorization}`, 'Connection: close', '', ''].join('\r\n');
+  const request = [
+    `GET ${path} HTTP/1.1`,
+    'Host: x',
+    `Authorization: ${t.users.admin.authorization}`,
+    'Connection: close',
+    '',
+    '',
+  ].join('\r\n');
   return sendRaw(address, request, { localAddress, keepWriting: true });
 }
 
@@ -44,14 +64,23 @@ describe('requests that do not arrive in time', () => {
     // Generous: the limit is checked about once a second; before, the request was held as long as the bytes came.
     expect(response.ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
     expect(response.ms).toBeLessThan(REQUEST_TIMEOUT_MS + 5000);
-    expect((await t.db.query<{ count: number }>('SELECT count(*)::int AS count FROM processes'))[0]?.count).toBe(processes);
+    expect((await t.db.query<{ count: number }>('SELECT count(*)::int AS count FROM processes'))[0]?.count).toBe(
+      processes,
+    );
   });
 });
 
 describe('answers given before the body has arrived', () => {
   it('close the connection at once, so a refused body cannot be trickled to hold it; without a body it is kept', async () => {
     const started = Date.now();
-    const head = [`POST ${PROCESSES} HTTP/1.1`, 'Host: x', 'Content-Type: application/json', `Content-Length: ${100 * 1024}`, '', '{'].join('\r\n');
+    const head = [
+      `POST ${PROCESSES} HTTP/1.1`,
+      'Host: x',
+      'Content-Type: application/json',
+      `Content-Length: ${100 * 1024}`,
+      '',
+      '{',
+    ].join('\r\n');
     const refused = await sendRaw(address, head, { localAddress: '127.0.0.6', trickleMs: 200 });
     expectErrorBody(refused, 401);
     expect(refused.headers.connection).toBe('close');
@@ -59,7 +88,10 @@ describe('answers given before the body has arrived', () => {
 
     const request = (path: string) => [`GET ${path} HTTP/1.1`, 'Host: x', '', ''].join('\r\n');
     const lastRequest = request('/nowhere').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n');
-    const kept = await sendRaw(address, `${request('/rest/api/participants')}${lastRequest}`, { localAddress: '127.0.0.6', keepWriting: true });
+    const kept = await sendRaw(address, `${request('/rest/api/participants')}${lastRequest}`, {
+      localAddress: '127.0.0.6',
+      keepWriting: true,
+    });
     expect(kept.statusCode).toBe(401);
     expect(kept.body).toMatch(/HTTP\/1\.1 404/);
   });

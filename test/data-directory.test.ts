@@ -26,28 +26,46 @@ describe.runIf(testDatabaseKind === 'embedded')('the embedded data directory', (
   });
   afterAll(() => rm(parent, { recursive: true, force: true }));
 
-  it('is its owner\'s only, and so is every file the database writes in it, during a run and after', async () => {
-    const dataDir = join(parent, 'fresh');
-    const server = await startServer({ REGISTRY_DATA_DIR: dataDir });
-    try {
-      await server.waitFor(/first start: /);
+  it(
+    "is its owner's only, and so is every file the database writes in it, during a run and after",
+    async () => {
+      const dataDir = join(parent, 'fresh');
+      const server = await startServer({ REGISTRY_DATA_DIR: dataDir });
+      try {
+        await server.waitFor(/first start: /);
+        expect(await widerThanOwner(dataDir)).toEqual([]);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
       expect(await widerThanOwner(dataDir)).toEqual([]);
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-    expect(await widerThanOwner(dataDir)).toEqual([]);
-  }, SLOW);
+    },
+    SLOW,
+  );
 
-  it('is made its owner\'s only when it exists already with wider modes', async () => {
-    const dataDir = join(parent, 'existing');
-    expect((await runCli(['create-admin', 'first-admin'], { REGISTRY_DATA_DIR: dataDir, REGISTRY_PASSWORD: 'a-long-enough-password' })).code).toBe(0);
-    await chmod(dataDir, 0o755);
-    await writeFile(join(dataDir, 'left-by-an-older-version'), 'x', { mode: 0o666 });
-    await chmod(join(dataDir, 'left-by-an-older-version'), 0o666);
-    expect(await widerThanOwner(dataDir)).not.toEqual([]);
+  it(
+    "is made its owner's only when it exists already with wider modes",
+    async () => {
+      const dataDir = join(parent, 'existing');
+      expect(
+        (
+          await runCli(['create-admin', 'first-admin'], {
+            REGISTRY_DATA_DIR: dataDir,
+            REGISTRY_PASSWORD: 'a-long-enough-password',
+          })
+        ).code,
+      ).toBe(0);
+      await chmod(dataDir, 0o755);
+      await writeFile(join(dataDir, 'left-by-an-older-version'), 'x', { mode: 0o666 });
+      await chmod(join(dataDir, 'left-by-an-older-version'), 0o666);
+      expect(await widerThanOwner(dataDir)).not.toEqual([]);
 
-    const result = await runCli(['create-admin', 'second-admin'], { REGISTRY_DATA_DIR: dataDir, REGISTRY_PASSWORD: 'a-long-enough-password' });
-    expect(result.code, result.stderr).toBe(0);
-    expect(await widerThanOwner(dataDir)).toEqual([]);
-  }, SLOW);
+      const result = await runCli(['create-admin', 'second-admin'], {
+        REGISTRY_DATA_DIR: dataDir,
+        REGISTRY_PASSWORD: 'a-long-enough-password',
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(await widerThanOwner(dataDir)).toEqual([]);
+    },
+    SLOW,
+  );
 });

@@ -20,66 +20,79 @@ function barrier(parties: number) {
   };
 }
 
-test.skipIf(testDatabaseKind === 'embedded')('a transaction that loses a deadlock is run again and both writes land', async () => {
-  const [first, second] = await db.query<{ id: string }>(
-    `INSERT INTO capabilities (title) VALUES ('first'), ('second') RETURNING id`,
-  );
-  const bothLocked = barrier(2);
-  let attempts = 0;
-  const lockInOrder = (a: string, b: string, title: string) =>
-    db.transaction(async (tx) => {
-      attempts += 1;
-      await tx.query('UPDATE capabilities SET title = title WHERE id = $1', [a]);
-      if (attempts <= 2) await bothLocked();
-      await tx.query(`UPDATE capabilities SET title = $2 WHERE id = $1`, [b, title]);
-    });
+test.skipIf(testDatabaseKind === 'embedded')(
+  'a transaction that loses a deadlock is run again and both writes land',
+  async () => {
+    const [first, second] = await db.query<{ id: string }>(
+      `INSERT INTO capabilities (title) VALUES ('first'), ('second') RETURNING id`,
+    );
+    const bothLocked = barrier(2);
+    let attempts = 0;
+    const lockInOrder = (a: string, b: string, title: string) =>
+      db.transaction(async (tx) => {
+        attempts += 1;
+        await tx.query('UPDATE capabilities SET title = title WHERE id = $1', [a]);
+        if (attempts <= 2) await bothLocked();
+        await tx.query(`UPDATE capabilities SET title = $2 WHERE id = $1`, [b, title]);
+      });
 
-  await Promise.all([
-    lockInOrder(first!.id, second!.id, 'written by one'),
-    lockInOrder(second!.id, first!.id, 'written by two'),
-  ]);
+    await Promise.all([
+      lockInOrder(first!.id, second!.id, 'written by one'),
+      lockInOrder(second!.id, first!.id, 'written by two'),
+    ]);
 
-  // At least one run again; both, when the two backends' deadlock checks find the cycle at the same moment (seen once
-  // under the full suite's load): either way both writes land.
-  expect(attempts).toBeGreaterThanOrEqual(3);
-  const titles = await db.query<{ title: string }>('SELECT title FROM capabilities ORDER BY title');
-  expect(titles.map((row) => row.title)).toEqual(['written by one', 'written by two']);
-});
+    // At least one run again; both, when the two backends' deadlock checks find the cycle at the same moment (seen once
+    // under the full suite's load): either way both writes land.
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    const titles = await db.query<{ title: string }>('SELECT title FROM capabilities ORDER BY title');
+    expect(titles.map((row) => row.title)).toEqual(['written by one', 'written by two']);
+  },
+);
 
 test('a transaction that fails leaves nothing behind', async () => {
-  await expect(db.transaction(async (tx) => {
-    await tx.query(`INSERT INTO capabilities (title) VALUES ('half-written')`);
-    throw new Error('the request failed');
-  })).rejects.toThrow('the request failed');
+  await expect(
+    db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO capabilities (title) VALUES ('half-written')`);
+      throw new Error('the request failed');
+    }),
+  ).rejects.toThrow('the request failed');
   expect(await db.query(`SELECT 1 FROM capabilities WHERE title = 'half-written'`)).toEqual([]);
 });
 
 test('a statement sent ahead that fails fails its transaction with its own error, and nothing of it is committed', async () => {
-  const failing = () => db.transaction(async (tx) => {
-    await tx.query(`INSERT INTO capabilities (title) VALUES ('sent before')`);
-    await sentAhead(tx, tx.query(`INSERT INTO capabilities (id, title) VALUES ('not a uuid', 'sent ahead')`));
-    return 'told stored';
-  });
+  const failing = () =>
+    db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO capabilities (title) VALUES ('sent before')`);
+      await sentAhead(tx, tx.query(`INSERT INTO capabilities (id, title) VALUES ('not a uuid', 'sent ahead')`));
+      return 'told stored';
+    });
   await expect(failing()).rejects.toThrow(/uuid/);
   // Statements after it fail as aborted: the error thrown is still the cause's.
-  await expect(db.transaction(async (tx) => {
-    await sentAhead(tx, tx.query(`INSERT INTO capabilities (id, title) VALUES ('not a uuid', 'sent ahead')`));
-    await tx.query(`INSERT INTO capabilities (title) VALUES ('sent after')`);
-  })).rejects.toThrow(/uuid/);
-  expect(await db.query(`SELECT title FROM capabilities WHERE title IN ('sent before', 'sent ahead', 'sent after')`)).toEqual([]);
+  await expect(
+    db.transaction(async (tx) => {
+      await sentAhead(tx, tx.query(`INSERT INTO capabilities (id, title) VALUES ('not a uuid', 'sent ahead')`));
+      await tx.query(`INSERT INTO capabilities (title) VALUES ('sent after')`);
+    }),
+  ).rejects.toThrow(/uuid/);
+  expect(
+    await db.query(`SELECT title FROM capabilities WHERE title IN ('sent before', 'sent ahead', 'sent after')`),
+  ).toEqual([]);
 });
 
 test('a statement sent ahead that succeeds is committed with its transaction', async () => {
   await db.transaction(async (tx) => {
     await sentAhead(tx, tx.query(`INSERT INTO capabilities (title) VALUES ('sent ahead and kept')`));
   });
-  expect(await db.query(`SELECT title FROM capabilities WHERE title = 'sent ahead and kept'`)).toEqual([{ title: 'sent ahead and kept' }]);
+  expect(await db.query(`SELECT title FROM capabilities WHERE title = 'sent ahead and kept'`)).toEqual([
+    { title: 'sent ahead and kept' },
+  ]);
 });
 
 test('a stream reads every row of a query in batches', async () => {
   await db.query(`INSERT INTO capabilities (title) SELECT 'streamed ' || g FROM generate_series(1, 2345) g`);
   let count = 0;
-  for await (const batch of db.stream(`SELECT id FROM capabilities WHERE title LIKE $1`, ['streamed %'], 1000)) count += batch.length;
+  for await (const batch of db.stream(`SELECT id FROM capabilities WHERE title LIKE $1`, ['streamed %'], 1000))
+    count += batch.length;
   expect(count).toBe(2345);
 });
 

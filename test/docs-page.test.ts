@@ -25,7 +25,9 @@ describe('the docs page at /rest/resources/docs', () => {
       if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`failed request: ${request.url()} ${request.failure()?.errorText}`));
+    page.on('requestfailed', (request) =>
+      problems.push(`failed request: ${request.url()} ${request.failure()?.errorText}`),
+    );
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
     });
@@ -38,24 +40,35 @@ describe('the docs page at /rest/resources/docs', () => {
 
     const loaded = await page.goto(`${test.base}/rest/resources/docs`);
     // Its own policy: no inline script, no other origin, no framing (a violation would be a console error below).
-    expect(loaded?.headers()['content-security-policy']).toMatch(/default-src 'self';.*script-src 'self';.*frame-ancestors 'none'/);
+    expect(loaded?.headers()['content-security-policy']).toMatch(
+      /default-src 'self';.*script-src 'self';.*frame-ancestors 'none'/,
+    );
     await page.locator('.swagger-ui .info .title').waitFor();
     await page.locator('.opblock').first().waitFor();
 
     const description = (await test.app.inject({ url: '/v3/api-docs' })).json() as { paths: Record<string, object> };
-    const operationCount = Object.values(description.paths).reduce((count, item) => count + Object.keys(item).length, 0);
+    const operationCount = Object.values(description.paths).reduce(
+      (count, item) => count + Object.keys(item).length,
+      0,
+    );
     // The operations are a virtual list (only those near the viewport are in the page): scroll through it.
     const seen = new Set<string>();
     const tags = new Set<string>();
-    const scrollDown = () => page.evaluate(() => new Promise<boolean>((resolve) => {
-      const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight;
-      window.scrollBy(0, window.innerHeight / 3);
-      // Two frames after the scroll: the list has rendered what came into view.
-      requestAnimationFrame(() => requestAnimationFrame(() => resolve(atEnd)));
-    }));
+    const scrollDown = () =>
+      page.evaluate(
+        () =>
+          new Promise<boolean>((resolve) => {
+            const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight;
+            window.scrollBy(0, window.innerHeight / 3);
+            // Two frames after the scroll: the list has rendered what came into view.
+            requestAnimationFrame(() => requestAnimationFrame(() => resolve(atEnd)));
+          }),
+      );
     for (let step = 0; step < 400; step += 1) {
-      for (const id of await page.locator('.opblock').evaluateAll((blocks) => blocks.map((block) => block.id))) seen.add(id);
-      for (const tag of await page.locator('.opblock-tag').evaluateAll((heads) => heads.map((head) => head.id))) tags.add(tag);
+      for (const id of await page.locator('.opblock').evaluateAll((blocks) => blocks.map((block) => block.id)))
+        seen.add(id);
+      for (const tag of await page.locator('.opblock-tag').evaluateAll((heads) => heads.map((head) => head.id)))
+        tags.add(tag);
       if (await scrollDown()) break;
     }
     expect(seen.size).toBe(operationCount);
@@ -73,13 +86,13 @@ describe('the docs page at /rest/resources/docs', () => {
     await page.screenshot({ path: screenshot });
     const operationsShot = join(shots, 'docs-page-operations.png');
     const firstTag = page.locator('.opblock-tag').first();
-    for (let step = 0; step < 400 && await firstTag.count() === 0; step += 1) await scrollDown();
+    for (let step = 0; step < 400 && (await firstTag.count()) === 0; step += 1) await scrollDown();
     await firstTag.scrollIntoViewIfNeeded();
     await page.screenshot({ path: operationsShot });
 
     // An operation opens with its parameters, roles and the media types of its responses.
     const find = page.locator('#operations-processes-findProcesses');
-    for (let step = 0; step < 400 && await find.count() === 0; step += 1) await scrollDown();
+    for (let step = 0; step < 400 && (await find.count()) === 0; step += 1) await scrollDown();
     await find.locator('.opblock-summary').click();
     await find.locator('.opblock-body').waitFor();
     expect(await find.locator('.opblock-description-wrapper').innerText()).toContain('Roles: SERVICE_PROVIDER');

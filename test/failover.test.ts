@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
-import { ADMIN_PASSWORD, basic, call, startService, stopService, type Answer, type RunningService } from './reliability/harness/service.js';
+import {
+  ADMIN_PASSWORD,
+  basic,
+  call,
+  startService,
+  stopService,
+  type Answer,
+  type RunningService,
+} from './reliability/harness/service.js';
 import { documentTypeForm, processForm } from './helpers/catalogue.js';
 import { testCertificate } from './helpers/certificates.js';
 import { startTestCluster, type TestCluster } from './helpers/cluster.js';
@@ -41,7 +49,7 @@ async function until(what: string, condition: () => Promise<boolean>, timeoutMs 
 }
 
 // The clusters are PostgreSQL's: nothing of this exists for the embedded database.
-describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a stream of lookups, and a promotion', () => {
+describe.runIf(testDatabaseKind === 'postgres')("the primary's loss under a stream of lookups, and a promotion", () => {
   let cluster: TestCluster | undefined;
   let sml: LocalSml | undefined;
   const services: RunningService[] = [];
@@ -83,29 +91,61 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
     const env = {
       DATABASE_URL: `postgres://postgres@127.0.0.1:${cluster.primary.port},127.0.0.1:${cluster.standby.port}/registry?target_session_attrs=read-write`,
       DATABASE_READ_URLS: cluster.url(cluster.standby),
-      REGISTRY_SMP_KEY_FILE: join(keyDir, 'key.pem'), REGISTRY_SMP_CERTIFICATE_FILE: join(keyDir, 'certificate.pem'),
-      REGISTRY_PUBLIC_URL: 'https://smp.example', LOG_REQUESTS: 'false', SML_URL: sml.url, SML_SMP_ID: SMP_ID,
+      REGISTRY_SMP_KEY_FILE: join(keyDir, 'key.pem'),
+      REGISTRY_SMP_CERTIFICATE_FILE: join(keyDir, 'certificate.pem'),
+      REGISTRY_PUBLIC_URL: 'https://smp.example',
+      LOG_REQUESTS: 'false',
+      SML_URL: sml.url,
+      SML_SMP_ID: SMP_ID,
     };
     // One after the other: the first makes the first start (migrations, the first admin).
     services.push(await startService(env));
     services.push(await startService(env));
     const [first] = services as [RunningService];
     // The starter catalogue of the first start has the AS4 transport profile.
-    const apProvider = await created(first, '/rest/api/access-point-providers', { title: 'Failover AP provider', contact: { name: 'Ops', email: 'ops@ap.example' } });
+    const apProvider = await created(first, '/rest/api/access-point-providers', {
+      title: 'Failover AP provider',
+      contact: { name: 'Ops', email: 'ops@ap.example' },
+    });
     const accessPoint = await created(first, '/rest/api/accessPoints', {
-      title: 'Failover AP', provider: { identifier: apProvider.identifier },
-      endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: 'peppol-transport-as4-v2_0' }, certificate: pems.cert }],
+      title: 'Failover AP',
+      provider: { identifier: apProvider.identifier },
+      endpoints: [
+        {
+          url: 'https://ap.example/as4',
+          transportProfile: { value: 'peppol-transport-as4-v2_0' },
+          certificate: pems.cert,
+        },
+      ],
     });
     const added = await created(first, '/rest/api/document-types', documentTypeForm());
     documentType = added.qualifiedIdentifier;
-    process = (await created(first, '/rest/api/processes', processForm({ documentTypes: [{ identifier: added.identifier }] }))).identifier;
-    const serviceProvider = await created(first, '/rest/api/service-providers', { title: 'Failover SP', accessPoint: { identifier: accessPoint.identifier } });
-    await created(first, '/rest/api/users', { ...PROVIDER, role: 'SERVICE_PROVIDER', serviceProvider: { identifier: serviceProvider.identifier } });
+    process = (
+      await created(first, '/rest/api/processes', processForm({ documentTypes: [{ identifier: added.identifier }] }))
+    ).identifier;
+    const serviceProvider = await created(first, '/rest/api/service-providers', {
+      title: 'Failover SP',
+      accessPoint: { identifier: accessPoint.identifier },
+    });
+    await created(first, '/rest/api/users', {
+      ...PROVIDER,
+      role: 'SERVICE_PROVIDER',
+      serviceProvider: { identifier: serviceProvider.identifier },
+    });
     const participants = [];
-    for (let i = 0; i < 3; i += 1) participants.push(await created(first, '/rest/api/participants', participantForm({ name: 'Failover Bakery AS', processes: [{ identifier: process }] }), provider));
+    for (let i = 0; i < 3; i += 1)
+      participants.push(
+        await created(
+          first,
+          '/rest/api/participants',
+          participantForm({ name: 'Failover Bakery AS', processes: [{ identifier: process }] }),
+          provider,
+        ),
+      );
     organization = (participants[0] as { qualifiedIdentifier: string }).qualifiedIdentifier;
     lookups = [
-      '/rest/api/processes', `/rest/api/processes/${process}`,
+      '/rest/api/processes',
+      `/rest/api/processes/${process}`,
       ...participants.flatMap((participant) => lookupsOf(participant.qualifiedIdentifier, documentType)),
     ];
     await cluster.replayed();
@@ -117,7 +157,10 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       const answer = await call(service.managementUrl, { path: '/health/ready' });
       return { code: answer.status, ...answer.json<{ status: string }>() };
     };
-    for (const service of services) await until('the standby in rotation', async () => JSON.stringify(await readiness(service)).includes('"reading":true'));
+    for (const service of services)
+      await until('the standby in rotation', async () =>
+        JSON.stringify(await readiness(service)).includes('"reading":true'),
+      );
     // What each lookup answers before the loss, on each instance: it must answer the same throughout.
     const expected = new Map<string, string>();
     for (const service of services) {
@@ -128,7 +171,10 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       }
     }
     const heading = expected.get(`${first.url}/rest/api/organizations/${encodeURIComponent(organization)}`);
-    expect(JSON.parse(heading ?? '{}')).toMatchObject({ name: 'Failover Bakery AS', providers: [{ title: 'Failover SP' }] });
+    expect(JSON.parse(heading ?? '{}')).toMatchObject({
+      name: 'Failover Bakery AS',
+      providers: [{ title: 'Failover SP' }],
+    });
 
     let stopped = false;
     const lookupTally: Tally = { ok: 0, failures: [] };
@@ -151,7 +197,13 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
     let writes = 0;
     const write = async () => {
       const service = services[writes++ % 2] as RunningService;
-      const answer = await call(service.url, { method: 'POST', path: '/rest/api/participants', authorization: provider, body: participantForm(), timeoutMs: 10_000 });
+      const answer = await call(service.url, {
+        method: 'POST',
+        path: '/rest/api/participants',
+        authorization: provider,
+        body: participantForm(),
+        timeoutMs: 10_000,
+      });
       if (answer.status === 201) acknowledged.push(answer.json<{ qualifiedIdentifier: string }>().qualifiedIdentifier);
       else if (answer.status === 503) refusals.push(answer);
       else throw new Error(`a write answered ${answer.status} ${answer.body}`);
@@ -164,22 +216,27 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       const beforeLoss = acknowledged.length;
       cluster?.primary.kill();
       await until('a write refused', async () => refusals.length > 0);
-      for (const service of services) await until('readiness read-only', async () => (await readiness(service)).status === 'READ_ONLY');
+      for (const service of services)
+        await until('readiness read-only', async () => (await readiness(service)).status === 'READ_ONLY');
       expect(await readiness(first)).toMatchObject({ code: 200, status: 'READ_ONLY', database: 'DOWN' });
       // Readiness stays 200 by design: what the operators' alert reads (docs/operations.md) is the primary's gauge.
-      const primaryUp = async (service: RunningService) => /^db_primary_up (\d)$/m.exec((await call(service.managementUrl, { path: '/metrics' })).body)?.[1];
-      await until('the primary\'s gauge at 0', async () => (await primaryUp(first)) === '0');
+      const primaryUp = async (service: RunningService) =>
+        /^db_primary_up (\d)$/m.exec((await call(service.managementUrl, { path: '/metrics' })).body)?.[1];
+      await until("the primary's gauge at 0", async () => (await primaryUp(first)) === '0');
       const lookupsAtLoss = lookupTally.ok;
       await sleep(1500);
       expect(lookupTally.ok, 'lookups went on without the primary').toBeGreaterThan(lookupsAtLoss + 20);
 
       cluster?.standby.promote();
       const acknowledgedBefore = acknowledged.length;
-      await until('writes acknowledged again on both instances', async () => acknowledged.length >= acknowledgedBefore + 4);
+      await until(
+        'writes acknowledged again on both instances',
+        async () => acknowledged.length >= acknowledgedBefore + 4,
+      );
       // Readiness says what its check (each second) last found: the write that found the primary may come first.
       await until('readiness up again', async () => (await readiness(second)).status === 'UP');
       expect(await readiness(second)).toMatchObject({ code: 200, status: 'UP', database: 'UP' });
-      await until('the primary\'s gauge at 1', async () => (await primaryUp(second)) === '1');
+      await until("the primary's gauge at 1", async () => (await primaryUp(second)) === '1');
       await sleep(500);
       stopped = true;
       await Promise.all([...lookupLoops, writeLoop]);
@@ -189,11 +246,19 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       expect(beforeLoss).toBeGreaterThanOrEqual(5);
       for (const refusal of refusals) {
         expect(refusal.headers['retry-after']).toBe('5');
-        expect(refusal.json()).toMatchObject({ status: 503, error: 'Service Unavailable', exception: 'ServiceUnavailableError', path: '/rest/api/participants' });
+        expect(refusal.json()).toMatchObject({
+          status: 503,
+          error: 'Service Unavailable',
+          exception: 'ServiceUnavailableError',
+          path: '/rest/api/participants',
+        });
       }
       // Every write acknowledged before, during and after the failover is there, on the promoted standby.
       for (const participant of acknowledged) {
-        const found = await call(second.url, { path: `/rest/api/participants/${encodeURIComponent(participant)}`, authorization: provider });
+        const found = await call(second.url, {
+          path: `/rest/api/participants/${encodeURIComponent(participant)}`,
+          authorization: provider,
+        });
         expect(found.status, participant).toBe(200);
       }
       // A participant registered after the promotion is published by both instances (their caches follow the new primary).
@@ -204,9 +269,13 @@ describe.runIf(testDatabaseKind === 'postgres')('the primary\'s loss under a str
       }
       // The deliveries waited for the primary, then went on from where they were: every one reaches the SML.
       const registered = () => sml?.registrations.get(SMP_ID) ?? new Set<string>();
-      await until('every acknowledged participant registered with the SML', async () => acknowledged.every((participant) => registered().has(participant)));
+      await until('every acknowledged participant registered with the SML', async () =>
+        acknowledged.every((participant) => registered().has(participant)),
+      );
       expect(services.map((service) => service.child.exitCode)).toEqual([null, null]);
-      console.log(`failover: ${lookupTally.ok} lookups answered, none failed; ${acknowledged.length} writes acknowledged and kept, ${refusals.length} refused with 503`);
+      console.log(
+        `failover: ${lookupTally.ok} lookups answered, none failed; ${acknowledged.length} writes acknowledged and kept, ${refusals.length} refused with 503`,
+      );
     } finally {
       stopped = true;
       await Promise.all([...lookupLoops, writeLoop]);

@@ -44,7 +44,9 @@ describe('waiting polls of the change feed', () => {
 
     const participant = await addParticipant(t.app, provider);
     for (const response of await Promise.all(held)) {
-      expect(expectStatus(response, 200).entries.map((entry: Entry) => entry.identifier)).toEqual([participant.qualifiedIdentifier]);
+      expect(expectStatus(response, 200).entries.map((entry: Entry) => entry.identifier)).toEqual([
+        participant.qualifiedIdentifier,
+      ]);
     }
     const next = await api.get(`/rest/api/changes?after=${await position()}&wait=1`, provider);
     expect(expectStatus(next, 200).entries).toEqual([]);
@@ -53,14 +55,18 @@ describe('waiting polls of the change feed', () => {
   it('one read per change answers every poll waiting with the same question, across users of one scope', async () => {
     const url = `/rest/api/changes?after=${await position()}&wait=30&resource=capability`;
     const reads = countFeedReads();
-    const polls = [t.users.admin, t.users.authority].flatMap((user) => Array.from({ length: DEFAULT_MAX_POLLS }, () => api.get(url, user)));
+    const polls = [t.users.admin, t.users.authority].flatMap((user) =>
+      Array.from({ length: DEFAULT_MAX_POLLS }, () => api.get(url, user)),
+    );
     await vi.waitFor(() => expect(reads.count()).toBe(polls.length), { timeout: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const before = reads.count();
     const capability = expectStatus(await api.send('POST', '/rest/api/capabilities', { title: unique('polled') }), 201);
     for (const response of await Promise.all(polls)) {
-      expect(expectStatus(response, 200).entries.map((entry: Entry) => entry.identifier)).toEqual([capability.identifier]);
+      expect(expectStatus(response, 200).entries.map((entry: Entry) => entry.identifier)).toEqual([
+        capability.identifier,
+      ]);
     }
     // One read, or two when a read began before the change was told and so had to be made again.
     expect(reads.count() - before).toBeLessThanOrEqual(2);

@@ -14,13 +14,16 @@ export default class FileTimesReporter implements Reporter {
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const rows = modules
-      .map((module) => ({ name: `${module.project.name.padEnd(8)} ${relative(process.cwd(), module.moduleId)}`, ms: fileTime(module) }))
+      .map((module) => ({
+        name: `${module.project.name.padEnd(8)} ${relative(process.cwd(), module.moduleId)}`,
+        ms: fileTime(module),
+      }))
       .sort((a, b) => b.ms - a.ms);
     const total = rows.reduce((sum, row) => sum + row.ms, 0);
     const lines = rows.map((row) => `${seconds(row.ms).padStart(7)}  ${row.name}`);
     process.stdout.write(
       `\nTime per test file, slowest first (${rows.length} file runs):\n${lines.join('\n')}\n` +
-      `${seconds(total).padStart(7)}  all files together; ${seconds(performance.now() - this.started)} wall time\n\n`,
+        `${seconds(total).padStart(7)}  all files together; ${seconds(performance.now() - this.started)} wall time\n\n`,
     );
   }
 }

@@ -30,7 +30,9 @@ async function prepareOnce(): Promise<void> {
     execFileSync('bash', [INSTALL_SCRIPT, '--check'], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
     const missing = String((error as { stderr?: Buffer }).stderr ?? '').trim();
-    throw new Error(`${missing}\nInstall them with: scripts/install-system-packages.sh (apt-get; as root or through sudo), then run the tests again.`);
+    throw new Error(
+      `${missing}\nInstall them with: scripts/install-system-packages.sh (apt-get; as root or through sudo), then run the tests again.`,
+    );
   }
   execFileSync(process.execPath, [BUILD_SCRIPT, '--if-changed'], { stdio: ['ignore', 'ignore', 'inherit'] });
   await mkdir(new URL('../test-output', import.meta.url), { recursive: true });

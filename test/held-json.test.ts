@@ -22,7 +22,7 @@ async function serializedBy(schema: TSchema, value: unknown): Promise<string> {
 // Quotes, a backslash, a control character, letters beyond ASCII and beyond the BMP, and a line separator.
 const AWKWARD = 'Faktura "EHF" \\ \t æøå 😀 \u2028 slutt';
 
-describe('answers assembled from the catalogue\'s processes', () => {
+describe("answers assembled from the catalogue's processes", () => {
   let participant: { qualifiedIdentifier: string };
   let changing: { identifier: string; qualifiedIdentifier: string };
   const urls = () => ({
@@ -30,7 +30,11 @@ describe('answers assembled from the catalogue\'s processes', () => {
     participantProcesses: byQualified(participant.qualifiedIdentifier, '/processes'),
     organizationProcesses: `/rest/api/organizations/${encodeURIComponent(participant.qualifiedIdentifier)}/processes`,
   });
-  const schemas = { participant: Participant, participantProcesses: ProcessList, organizationProcesses: OrganizationProcessList };
+  const schemas = {
+    participant: Participant,
+    participantProcesses: ProcessList,
+    organizationProcesses: OrganizationProcessList,
+  };
 
   beforeAll(async () => {
     const { admin, serviceProvider } = t.users;
@@ -38,7 +42,9 @@ describe('answers assembled from the catalogue\'s processes', () => {
     changing = await addProcess(t.app, admin, { title: AWKWARD, alias: null, requiredICDs: ['0192'] });
     const plain = await addProcess(t.app, admin, { documentTypes: [{ identifier: documentType.identifier }] });
     participant = await addParticipant(t.app, serviceProvider, {
-      name: AWKWARD, contact: { name: AWKWARD }, processes: [{ identifier: changing.identifier }, { identifier: plain.identifier }],
+      name: AWKWARD,
+      contact: { name: AWKWARD },
+      processes: [{ identifier: changing.identifier }, { identifier: plain.identifier }],
     });
   });
 
@@ -52,24 +58,37 @@ describe('answers assembled from the catalogue\'s processes', () => {
       expect(response.body, name).toBe(await serializedBy(schemas[name as keyof typeof schemas], parsed[name]));
       expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
     }
-    return parsed as { participant: { name: string; processes: { title: string }[] }; participantProcesses: { title: string }[]; organizationProcesses: { title: string; receivableSince: string }[] };
+    return parsed as {
+      participant: { name: string; processes: { title: string }[] };
+      participantProcesses: { title: string }[];
+      organizationProcesses: { title: string; receivableSince: string }[];
+    };
   }
 
   it('are byte for byte what the schemas serialize, asked once and again', async () => {
     const first = await answers();
     expect(first.participant.name).toBe(AWKWARD);
     expect(first.participant.processes.map((process) => process.title)).toContain(AWKWARD);
-    expect(first.organizationProcesses.every((process) => /^\d{4}-\d{2}-\d{2}$/.test(process.receivableSince))).toBe(true);
+    expect(first.organizationProcesses.every((process) => /^\d{4}-\d{2}-\d{2}$/.test(process.receivableSince))).toBe(
+      true,
+    );
     expect(await answers()).toEqual(first);
   });
 
   it('include the answers of an add and of an update, byte for byte', async () => {
     const processes = [{ identifier: changing.identifier }];
-    const added = await call(t.app, { method: 'POST', url: PARTICIPANTS, user: t.users.otherServiceProvider, payload: participantForm({ name: AWKWARD, processes }) });
+    const added = await call(t.app, {
+      method: 'POST',
+      url: PARTICIPANTS,
+      user: t.users.otherServiceProvider,
+      payload: participantForm({ name: AWKWARD, processes }),
+    });
     expect(added.statusCode, added.body).toBe(201);
     expect(added.body).toBe(await serializedBy(Participant, added.json()));
     const updated = await call(t.app, {
-      method: 'PUT', url: byQualified(added.json().qualifiedIdentifier), user: t.users.otherServiceProvider,
+      method: 'PUT',
+      url: byQualified(added.json().qualifiedIdentifier),
+      user: t.users.otherServiceProvider,
       payload: { contact: { name: AWKWARD }, processes },
     });
     expect(updated.statusCode, updated.body).toBe(200);
@@ -80,8 +99,14 @@ describe('answers assembled from the catalogue\'s processes', () => {
   it('show a process as it is once the catalogue changes it', async () => {
     await answers();
     const changed = await call(t.app, {
-      method: 'PUT', url: `/rest/api/processes/${changing.identifier}`, user: t.users.admin,
-      payload: processForm({ qualifiedIdentifier: changing.qualifiedIdentifier, title: 'Renamed', requiredICDs: ['0192'] }),
+      method: 'PUT',
+      url: `/rest/api/processes/${changing.identifier}`,
+      user: t.users.admin,
+      payload: processForm({
+        qualifiedIdentifier: changing.qualifiedIdentifier,
+        title: 'Renamed',
+        requiredICDs: ['0192'],
+      }),
     });
     expect(changed.statusCode, changed.body).toBe(200);
     const after = await answers();

@@ -60,95 +60,122 @@ http {
 `;
 }
 
-describe.skipIf(!NGINX)(`through nginx as a cache in front${NGINX ? '' : ' (skipped: nginx is missing; scripts/install-system-packages.sh installs it)'}`, () => {
-  let t: TestApp;
-  let dir: string;
-  let nginx: ChildProcess;
-  let cacheUrl: string;
-  let current: SmpKey;
-  let next: SmpKey;
-  const rolloverAt = Date.now() + HOUR;
-  let offset = 0;
+describe.skipIf(!NGINX)(
+  `through nginx as a cache in front${NGINX ? '' : ' (skipped: nginx is missing; scripts/install-system-packages.sh installs it)'}`,
+  () => {
+    let t: TestApp;
+    let dir: string;
+    let nginx: ChildProcess;
+    let cacheUrl: string;
+    let current: SmpKey;
+    let next: SmpKey;
+    const rolloverAt = Date.now() + HOUR;
+    let offset = 0;
 
-  beforeAll(async () => {
-    const [first, second] = [await testCertificate('http-cache.test'), await testCertificate('http-cache-next.test')];
-    [current, next] = [checkedKey(first.key, first.cert, true), checkedKey(second.key, second.cert, true)];
-    const keys = new SmpKeys(current, { key: next, from: rolloverAt }, () => Date.now() + offset);
-    t = await startTestApp({ publicMaxAgeSeconds: MAX_AGE_SECONDS, smp: { keys, publicUrl: 'https://smp.example', cache: new SignedAnswerCache() } });
-    const upstream = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    dir = mkdtempSync(join(tmpdir(), 'http-cache-'));
-    const port = await freePort();
-    writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, upstream));
-    nginx = spawn(NGINX as string, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: 'ignore' });
-    cacheUrl = `http://127.0.0.1:${port}`;
-    for (let attempt = 0; ; attempt += 1) {
-      const up = await fetch(`${cacheUrl}/rest/api/processes`).then(() => true, () => false);
-      if (up) break;
-      if (attempt > 100) throw new Error(`nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }, 120_000);
-  afterAll(async () => {
-    nginx?.kill('SIGTERM');
-    await t?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** What the cache answers and how it got it (HIT, MISS, EXPIRED, REVALIDATED), and when the answer arrived. */
-  const throughCache = async (path: string) => {
-    const answer = await fetch(`${cacheUrl}${path}`);
-    expect(answer.status).toBe(200);
-    return { status: answer.headers.get('x-cache-status'), body: Buffer.from(await answer.arrayBuffer()), at: Date.now() };
-  };
-  const upstreamStatuses = (path: string) => readFileSync(join(dir, 'access.log'), 'utf8').split('\n')
-    .filter((line) => line.startsWith(`${path} `)).map((line) => line.split(' ').slice(1, 3).join(' '));
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  /** Asks through the cache until the answer passes `seen`; the time from `since` it took. */
-  async function secondsUntilSeen(path: string, since: number, seen: (body: Buffer) => boolean) {
-    for (;;) {
-      const answer = await throughCache(path);
-      if (seen(answer.body)) return { ...answer, seconds: (answer.at - since) / 1000 };
-      // Until then the cache's copy: kept, or revalidated when it went stale while the change was still being heard.
-      expect(['HIT', 'REVALIDATED']).toContain(answer.status);
-      await sleep(100);
-    }
-  }
-
-  it('keeps a signed answer for PUBLIC_MAX_AGE_SECONDS, shows a change and a rollover within it, and revalidates with a 304 upstream', async () => {
-    const { participant, process, documentType, path } = await publishedParticipant(t);
-    const first = await throughCache(path);
-    expect(first.status).toBe('MISS');
-    await expectValidSignedAnswer(first.body, current.certificatePem);
-    expect((await throughCache(path)).status).toBe('HIT');
-
-    // A process added to the participant: seen within the bound, however much of it the kept answer had left.
-    const added = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
-    const updated = await call(t.app, {
-      method: 'PUT', url: byQualified(participant.qualifiedIdentifier), user: t.users.serviceProvider,
-      payload: { contact: participant.contact, processes: [{ identifier: process.identifier }, { identifier: added.identifier }] },
+    beforeAll(async () => {
+      const [first, second] = [await testCertificate('http-cache.test'), await testCertificate('http-cache-next.test')];
+      [current, next] = [checkedKey(first.key, first.cert, true), checkedKey(second.key, second.cert, true)];
+      const keys = new SmpKeys(current, { key: next, from: rolloverAt }, () => Date.now() + offset);
+      t = await startTestApp({
+        publicMaxAgeSeconds: MAX_AGE_SECONDS,
+        smp: { keys, publicUrl: 'https://smp.example', cache: new SignedAnswerCache() },
+      });
+      const upstream = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      dir = mkdtempSync(join(tmpdir(), 'http-cache-'));
+      const port = await freePort();
+      writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, upstream));
+      nginx = spawn(NGINX as string, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
+        stdio: 'ignore',
+      });
+      cacheUrl = `http://127.0.0.1:${port}`;
+      for (let attempt = 0; ; attempt += 1) {
+        const up = await fetch(`${cacheUrl}/rest/api/processes`).then(
+          () => true,
+          () => false,
+        );
+        if (up) break;
+        if (attempt > 100) throw new Error(`nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }, 120_000);
+    afterAll(async () => {
+      nginx?.kill('SIGTERM');
+      await t?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     });
-    expect(updated.statusCode, updated.body).toBe(200);
-    const changedAt = Date.now();
-    const withProcess = await secondsUntilSeen(path, changedAt, (body) => body.includes(added.qualifiedIdentifier.split('::')[1] as string));
-    expect(withProcess.seconds).toBeLessThanOrEqual(BOUND_SECONDS + 0.5);
-    expect(withProcess.status).toBe('EXPIRED');
-    await expectValidSignedAnswer(withProcess.body, current.certificatePem);
 
-    // Unchanged when it goes stale: the cache asks with its validator, the registry answers 304, the cache keeps its copy.
-    await sleep(BOUND_SECONDS * 1000 + 100);
-    const revalidated = await throughCache(path);
-    expect(revalidated.status).toBe('REVALIDATED');
-    expect(revalidated.body.equals(withProcess.body)).toBe(true);
-    expect(upstreamStatuses(path).at(-1)).toBe('REVALIDATED 304');
+    /** What the cache answers and how it got it (HIT, MISS, EXPIRED, REVALIDATED), and when the answer arrived. */
+    const throughCache = async (path: string) => {
+      const answer = await fetch(`${cacheUrl}${path}`);
+      expect(answer.status).toBe(200);
+      return {
+        status: answer.headers.get('x-cache-status'),
+        body: Buffer.from(await answer.arrayBuffer()),
+        at: Date.now(),
+      };
+    };
+    const upstreamStatuses = (path: string) =>
+      readFileSync(join(dir, 'access.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith(`${path} `))
+        .map((line) => line.split(' ').slice(1, 3).join(' '));
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-    // The rollover: the next answer after the bound is signed by the next pair.
-    offset = 2 * HOUR;
-    const rolledAt = Date.now();
-    const rolled = await secondsUntilSeen(path, rolledAt, (body) => !body.equals(withProcess.body));
-    expect(rolled.seconds).toBeLessThanOrEqual(BOUND_SECONDS + 0.5);
-    await expectValidSignedAnswer(rolled.body, next.certificatePem);
-    expect(upstreamStatuses(path).slice(0, 2)).toEqual(['MISS 200', 'HIT -']);
-    expect(upstreamStatuses(path).at(-1)).toBe('EXPIRED 200');
-  }, 60_000);
-});
+    /** Asks through the cache until the answer passes `seen`; the time from `since` it took. */
+    async function secondsUntilSeen(path: string, since: number, seen: (body: Buffer) => boolean) {
+      for (;;) {
+        const answer = await throughCache(path);
+        if (seen(answer.body)) return { ...answer, seconds: (answer.at - since) / 1000 };
+        // Until then the cache's copy: kept, or revalidated when it went stale while the change was still being heard.
+        expect(['HIT', 'REVALIDATED']).toContain(answer.status);
+        await sleep(100);
+      }
+    }
+
+    it('keeps a signed answer for PUBLIC_MAX_AGE_SECONDS, shows a change and a rollover within it, and revalidates with a 304 upstream', async () => {
+      const { participant, process, documentType, path } = await publishedParticipant(t);
+      const first = await throughCache(path);
+      expect(first.status).toBe('MISS');
+      await expectValidSignedAnswer(first.body, current.certificatePem);
+      expect((await throughCache(path)).status).toBe('HIT');
+
+      // A process added to the participant: seen within the bound, however much of it the kept answer had left.
+      const added = await addProcess(t.app, t.users.authority, {
+        documentTypes: [{ identifier: documentType.identifier }],
+      });
+      const updated = await call(t.app, {
+        method: 'PUT',
+        url: byQualified(participant.qualifiedIdentifier),
+        user: t.users.serviceProvider,
+        payload: {
+          contact: participant.contact,
+          processes: [{ identifier: process.identifier }, { identifier: added.identifier }],
+        },
+      });
+      expect(updated.statusCode, updated.body).toBe(200);
+      const changedAt = Date.now();
+      const withProcess = await secondsUntilSeen(path, changedAt, (body) =>
+        body.includes(added.qualifiedIdentifier.split('::')[1] as string),
+      );
+      expect(withProcess.seconds).toBeLessThanOrEqual(BOUND_SECONDS + 0.5);
+      expect(withProcess.status).toBe('EXPIRED');
+      await expectValidSignedAnswer(withProcess.body, current.certificatePem);
+
+      // Unchanged when it goes stale: the cache asks with its validator, the registry answers 304, the cache keeps its copy.
+      await sleep(BOUND_SECONDS * 1000 + 100);
+      const revalidated = await throughCache(path);
+      expect(revalidated.status).toBe('REVALIDATED');
+      expect(revalidated.body.equals(withProcess.body)).toBe(true);
+      expect(upstreamStatuses(path).at(-1)).toBe('REVALIDATED 304');
+
+      // The rollover: the next answer after the bound is signed by the next pair.
+      offset = 2 * HOUR;
+      const rolledAt = Date.now();
+      const rolled = await secondsUntilSeen(path, rolledAt, (body) => !body.equals(withProcess.body));
+      expect(rolled.seconds).toBeLessThanOrEqual(BOUND_SECONDS + 0.5);
+      await expectValidSignedAnswer(rolled.body, next.certificatePem);
+      expect(upstreamStatuses(path).slice(0, 2)).toEqual(['MISS 200', 'HIT -']);
+      expect(upstreamStatuses(path).at(-1)).toBe('EXPIRED 200');
+    }, 60_000);
+  },
+);

@@ -22,7 +22,12 @@ const get = (url: string, headers: Record<string, string> = {}) => t.app.inject(
 /** As the ADMIN unless `headers` names another `authorization`; `null` sends none. */
 const post = (url: string, payload: string, headers: Record<string, string | null> = {}) => {
   const all = { authorization: admin.authorization, 'content-type': 'application/json', ...headers };
-  return t.app.inject({ method: 'POST', url, payload, headers: Object.fromEntries(Object.entries(all).filter(([, value]) => value !== null)) });
+  return t.app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: Object.fromEntries(Object.entries(all).filter(([, value]) => value !== null)),
+  });
 };
 
 const SORT_UNSORTED = { sorted: false, unsorted: true, empty: true };
@@ -32,25 +37,51 @@ describe('the page envelope', () => {
     const empty = await get(PROCESSES);
     expect(empty.statusCode).toBe(200);
     expect(empty.json()).toEqual({
-      content: [], totalPages: 0, totalElements: 0, first: true, last: true, numberOfElements: 0, size: 30, number: 0, empty: true,
+      content: [],
+      totalPages: 0,
+      totalElements: 0,
+      first: true,
+      last: true,
+      numberOfElements: 0,
+      size: 30,
+      number: 0,
+      empty: true,
       sort: SORT_UNSORTED,
       pageable: { pageNumber: 0, pageSize: 30, offset: 0, paged: true, unpaged: false, sort: SORT_UNSORTED },
     });
 
-    const created = [await addProcess(t.app, t.users.admin), await addProcess(t.app, t.users.admin)]
-      .sort((a, b) => (a.identifier < b.identifier ? -1 : 1));
+    const created = [await addProcess(t.app, t.users.admin), await addProcess(t.app, t.users.admin)].sort((a, b) =>
+      a.identifier < b.identifier ? -1 : 1,
+    );
     const response = await get(PROCESSES);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/vnd.registry.processes.find.v1+json;charset=UTF-8');
     expectPublicReadHeaders(response, 'Accept, Authorization');
     const page = response.json();
     expect(Object.keys(page)).toEqual([
-      'content', 'totalPages', 'totalElements', 'first', 'last', 'numberOfElements', 'size', 'number', 'empty', 'sort', 'pageable',
+      'content',
+      'totalPages',
+      'totalElements',
+      'first',
+      'last',
+      'numberOfElements',
+      'size',
+      'number',
+      'empty',
+      'sort',
+      'pageable',
     ]);
     expect(Object.keys(page.pageable)).toEqual(['pageNumber', 'pageSize', 'offset', 'paged', 'unpaged', 'sort']);
     expect(page).toEqual({
       content: created,
-      totalPages: 1, totalElements: 2, first: true, last: true, numberOfElements: 2, size: 30, number: 0, empty: false,
+      totalPages: 1,
+      totalElements: 2,
+      first: true,
+      last: true,
+      numberOfElements: 2,
+      size: 30,
+      number: 0,
+      empty: false,
       sort: SORT_UNSORTED,
       pageable: { pageNumber: 0, pageSize: 30, offset: 0, paged: true, unpaged: false, sort: SORT_UNSORTED },
     });
@@ -66,9 +97,14 @@ describe('paging and sorting', () => {
     processes = [];
     for (const [index, title] of titles.entries()) {
       // Two restricted, three not: ties that the identifier must break.
-      processes.push(await addProcess(t.app, t.users.admin, {
-        title, domain, restricted: index % 2 === 1, qualifiedIdentifier: `paging-scheme-${index % 2}::value-${String.fromCharCode(101 - index)}`,
-      }) as never);
+      processes.push(
+        (await addProcess(t.app, t.users.admin, {
+          title,
+          domain,
+          restricted: index % 2 === 1,
+          qualifiedIdentifier: `paging-scheme-${index % 2}::value-${String.fromCharCode(101 - index)}`,
+        })) as never,
+      );
     }
   });
 
@@ -86,7 +122,11 @@ describe('paging and sorting', () => {
     ['size=1.5', 'size', 'typeMismatch'],
     ['page=2147483648', 'page', 'Max'],
   ])('answers 400 for %s', async (query, field, code) => {
-    const body = expectErrorBody(await get(`${PROCESSES}?${query}`), 400, "Validation failed for object='queryParameters'. Error count: 1");
+    const body = expectErrorBody(
+      await get(`${PROCESSES}?${query}`),
+      400,
+      "Validation failed for object='queryParameters'. Error count: 1",
+    );
     expectFieldError(body, 'queryParameters', field, code);
   });
 
@@ -97,16 +137,33 @@ describe('paging and sorting', () => {
 
   it('sorts by a dotted property, with several sort parameters in different directions', async () => {
     const byValue = await pageOf('sort=qualifiedIdentifier.value');
-    expect(byValue.content.map((p: { qualifiedIdentifier: string }) => p.qualifiedIdentifier.split('::')[1]))
-      .toEqual(['value-a', 'value-b', 'value-c', 'value-d', 'value-e']);
+    expect(byValue.content.map((p: { qualifiedIdentifier: string }) => p.qualifiedIdentifier.split('::')[1])).toEqual([
+      'value-a',
+      'value-b',
+      'value-c',
+      'value-d',
+      'value-e',
+    ]);
     expect(byValue.sort).toEqual({ sorted: true, unsorted: false, empty: false });
     expect(byValue.pageable.sort).toEqual({ sorted: true, unsorted: false, empty: false });
 
     const mixed = await pageOf('sort=restricted,desc&sort=qualifiedIdentifier.value,asc');
-    expect(mixed.content.map((p: { title: string }) => p.title)).toEqual(['bravo', 'alpha', 'Echo', 'Charlie', 'Delta']);
+    expect(mixed.content.map((p: { title: string }) => p.title)).toEqual([
+      'bravo',
+      'alpha',
+      'Echo',
+      'Charlie',
+      'Delta',
+    ]);
 
     const twoPropertiesOneDirection = await pageOf('sort=restricted,qualifiedIdentifier.value,desc');
-    expect(twoPropertiesOneDirection.content.map((p: { title: string }) => p.title)).toEqual(['alpha', 'bravo', 'Delta', 'Charlie', 'Echo']);
+    expect(twoPropertiesOneDirection.content.map((p: { title: string }) => p.title)).toEqual([
+      'alpha',
+      'bravo',
+      'Delta',
+      'Charlie',
+      'Echo',
+    ]);
   });
 
   it('breaks ties by identifier, so pages of a tied sort neither repeat nor skip', async () => {
@@ -123,22 +180,40 @@ describe('paging and sorting', () => {
   });
 
   it('answers 400 naming each unknown sort property, even beside known ones', async () => {
-    const body = expectErrorBody(await get(`${PROCESSES}?sort=title&sort=owner,desc&sort=qualifiedIdentifier.nope`), 400,
-      "Validation failed for object='queryParameters'. Error count: 2");
-    expect(body.errors.map((error: { rejectedValue: string }) => error.rejectedValue)).toEqual(['owner', 'qualifiedIdentifier.nope']);
+    const body = expectErrorBody(
+      await get(`${PROCESSES}?sort=title&sort=owner,desc&sort=qualifiedIdentifier.nope`),
+      400,
+      "Validation failed for object='queryParameters'. Error count: 2",
+    );
+    expect(body.errors.map((error: { rejectedValue: string }) => error.rejectedValue)).toEqual([
+      'owner',
+      'qualifiedIdentifier.nope',
+    ]);
     expectFieldError(body, 'queryParameters', 'sort', 'InvalidSortProperty');
   });
 
   it('keeps totalElements on a page past the end', async () => {
     const page = await pageOf('page=7&size=2');
     expect(page).toMatchObject({
-      content: [], totalElements: 5, totalPages: 3, number: 7, numberOfElements: 0, empty: true, first: false, last: true,
+      content: [],
+      totalElements: 5,
+      totalPages: 3,
+      number: 7,
+      numberOfElements: 0,
+      empty: true,
+      first: false,
+      last: true,
       pageable: { offset: 14, pageNumber: 7, pageSize: 2 },
     });
   });
 
   it('marks the first and last pages', async () => {
-    expect(await pageOf('page=0&size=2')).toMatchObject({ first: true, last: false, numberOfElements: 2, totalPages: 3 });
+    expect(await pageOf('page=0&size=2')).toMatchObject({
+      first: true,
+      last: false,
+      numberOfElements: 2,
+      totalPages: 3,
+    });
     expect(await pageOf('page=1&size=2')).toMatchObject({ first: false, last: false });
     expect(await pageOf('page=2&size=2')).toMatchObject({ first: false, last: true, numberOfElements: 1 });
   });
@@ -167,16 +242,21 @@ describe('content negotiation', () => {
     expect(response.json().identifier).toBe(url.split('/').at(-1));
   });
 
-  it.each(['text/html', 'application/xml', 'application/vnd.registry.processes.add.v1+json'])('answers 406 for %s', async (accept) => {
-    const response = await get(url, { accept });
-    const body = expectErrorBody(response, 406);
-    expect(body).toMatchObject({ error: 'Not Acceptable', exception: 'NotAcceptableError', path: url });
-    expect(body.message).toContain(VERSIONED_GET);
-  });
+  it.each(['text/html', 'application/xml', 'application/vnd.registry.processes.add.v1+json'])(
+    'answers 406 for %s',
+    async (accept) => {
+      const response = await get(url, { accept });
+      const body = expectErrorBody(response, 406);
+      expect(body).toMatchObject({ error: 'Not Acceptable', exception: 'NotAcceptableError', path: url });
+      expect(body.message).toContain(VERSIONED_GET);
+    },
+  );
 
   it('gives the array variant only for the stream type', async () => {
     expect(Array.isArray((await get(PROCESSES, { accept: 'application/json' })).json())).toBe(false);
-    expect(Array.isArray((await get(PROCESSES, { accept: 'application/vnd.registry.processes.find.v1+json' })).json())).toBe(false);
+    expect(
+      Array.isArray((await get(PROCESSES, { accept: 'application/vnd.registry.processes.find.v1+json' })).json()),
+    ).toBe(false);
     const stream = await get(PROCESSES, { accept: 'application/vnd.registry.processes.stream.v1+json;charset=UTF-8' });
     expect(stream.headers['content-type']).toBe('application/vnd.registry.processes.stream.v1+json;charset=UTF-8');
     expect(Array.isArray(stream.json())).toBe(true);
@@ -186,7 +266,7 @@ describe('content negotiation', () => {
     ['the versioned type', 'application/vnd.registry.processes.add.v1+json', 201],
     ['the versioned type with charset', 'application/vnd.registry.processes.add.v1+json;charset=UTF-8', 201],
     ['application/json', JSON_UTF8, 201],
-    ['another operation\'s type', 'application/vnd.registry.document-types.add.v1+json', 415],
+    ["another operation's type", 'application/vnd.registry.document-types.add.v1+json', 415],
     ['text/plain', 'text/plain', 415],
     ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', 415],
   ])('takes a body in %s', async (_case, contentType, status) => {
@@ -215,10 +295,16 @@ describe('authentication', () => {
 
   it('answers 401 without credentials and 403 for a role not allowed, both in the common body', async () => {
     const anonymous = await post(PROCESSES, JSON.stringify(processForm()), { authorization: null });
-    expect(expectErrorBody(anonymous, 401)).toMatchObject({ error: 'Unauthorized', exception: 'UnauthorizedError', path: PROCESSES });
+    expect(expectErrorBody(anonymous, 401)).toMatchObject({
+      error: 'Unauthorized',
+      exception: 'UnauthorizedError',
+      path: PROCESSES,
+    });
     expect(anonymous.headers['www-authenticate']).toBe('Basic realm="registry"');
 
-    const forbidden = await post(PROCESSES, JSON.stringify(processForm()), { authorization: t.users.serviceProvider.authorization });
+    const forbidden = await post(PROCESSES, JSON.stringify(processForm()), {
+      authorization: t.users.serviceProvider.authorization,
+    });
     expect(expectErrorBody(forbidden, 403)).toMatchObject({ error: 'Forbidden', exception: 'ForbiddenError' });
     expect(forbidden.headers['www-authenticate']).toBeUndefined();
   });
@@ -232,8 +318,17 @@ describe('authentication', () => {
 describe('request bodies', () => {
   it('answers 400 with a binding failure for a body that is not JSON, or empty', async () => {
     for (const payload of ['{"domain": ', '']) {
-      const body = expectErrorBody(await post(PROCESSES, payload), 400, "Validation failed for object='processFormDTO'. Error count: 1");
-      expect(body.errors[0]).toMatchObject({ objectName: 'processFormDTO', field: '', code: 'typeMismatch', bindingFailure: true });
+      const body = expectErrorBody(
+        await post(PROCESSES, payload),
+        400,
+        "Validation failed for object='processFormDTO'. Error count: 1",
+      );
+      expect(body.errors[0]).toMatchObject({
+        objectName: 'processFormDTO',
+        field: '',
+        code: 'typeMismatch',
+        bindingFailure: true,
+      });
     }
   });
 
@@ -259,13 +354,20 @@ describe('request bodies', () => {
   });
 
   it('refuses NUL characters in body strings and in query parameters', async () => {
-    const body = expectErrorBody(await post(PROCESSES, JSON.stringify(processForm({ title: 'In\u0000voice', alias: 'ok\u0000' }))), 400,
-      "Validation failed for object='processFormDTO'. Error count: 2");
+    const body = expectErrorBody(
+      await post(PROCESSES, JSON.stringify(processForm({ title: 'In\u0000voice', alias: 'ok\u0000' }))),
+      400,
+      "Validation failed for object='processFormDTO'. Error count: 2",
+    );
     expectFieldError(body, 'processFormDTO', 'title', 'NoNulCharacter');
     expectFieldError(body, 'processFormDTO', 'alias', 'NoNulCharacter');
     // A refused string may be a password: it is not echoed back.
     expect(JSON.stringify(body)).not.toContain('voice');
-    const query = expectErrorBody(await get(`${PROCESSES}?query=a%00b`), 400, "Validation failed for object='queryParameters'. Error count: 1");
+    const query = expectErrorBody(
+      await get(`${PROCESSES}?query=a%00b`),
+      400,
+      "Validation failed for object='queryParameters'. Error count: 1",
+    );
     expectFieldError(query, 'queryParameters', 'query', 'NoNulCharacter', 'must not contain NUL characters');
   });
 });

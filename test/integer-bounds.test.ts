@@ -13,12 +13,31 @@ import { expectErrorBody, expectFieldError } from './helpers/assertions.js';
 const t = useTestApp();
 
 type Schema = {
-  type?: string | string[]; minimum?: number; maximum?: number; $ref?: string;
-  properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[];
+  type?: string | string[];
+  minimum?: number;
+  maximum?: number;
+  $ref?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
 };
-interface Parameter { name: string; in: string; schema: Schema }
-interface Operation { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; 'x-method-not-allowed'?: boolean; tags?: string[] }
-interface Description { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } }
+interface Parameter {
+  name: string;
+  in: string;
+  schema: Schema;
+}
+interface Operation {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  'x-method-not-allowed'?: boolean;
+  tags?: string[];
+}
+interface Description {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+}
 
 /** An integer the operation takes: where (query, path, or the body's field path), its bounds, and the operation. */
 interface IntegerParameter {
@@ -43,24 +62,38 @@ function integerFields(schema: Schema, path: string, seen: Set<string>): Array<{
   }
   if (isInteger(schema)) return [{ name: path, schema }];
   const nested = [
-    ...Object.entries(schema.properties ?? {}).map(([key, child]) => integerFields(child, path === '' ? key : `${path}.${key}`, seen)),
+    ...Object.entries(schema.properties ?? {}).map(([key, child]) =>
+      integerFields(child, path === '' ? key : `${path}.${key}`, seen),
+    ),
     ...(schema.items ? [integerFields(schema.items, `${path}[0]`, seen)] : []),
-    ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].map((branch) => integerFields(branch, path, seen)),
+    ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].map((branch) =>
+      integerFields(branch, path, seen),
+    ),
   ];
   return nested.flat();
 }
 
 beforeAll(async () => {
   description = (await t.app.inject({ url: '/v3/api-docs' })).json<Description>();
-  integers = Object.entries(description.paths).flatMap(([path, methods]) => Object.entries(methods)
-    .filter(([, operation]) => !operation.tags?.includes('methods not allowed'))
-    .flatMap(([method, operation]) => [
-      ...(operation.parameters ?? []).filter((parameter) => isInteger(parameter.schema))
-        .map((parameter) => ({ method, path, where: parameter.in as 'query' | 'path', name: parameter.name, schema: parameter.schema })),
-      ...Object.values(operation.requestBody?.content ?? {}).slice(0, 1)
-        .flatMap(({ schema }) => integerFields(schema, '', new Set()))
-        .map((field) => ({ method, path, where: 'body' as const, ...field })),
-    ]));
+  integers = Object.entries(description.paths).flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([, operation]) => !operation.tags?.includes('methods not allowed'))
+      .flatMap(([method, operation]) => [
+        ...(operation.parameters ?? [])
+          .filter((parameter) => isInteger(parameter.schema))
+          .map((parameter) => ({
+            method,
+            path,
+            where: parameter.in as 'query' | 'path',
+            name: parameter.name,
+            schema: parameter.schema,
+          })),
+        ...Object.values(operation.requestBody?.content ?? {})
+          .slice(0, 1)
+          .flatMap(({ schema }) => integerFields(schema, '', new Set()))
+          .map((field) => ({ method, path, where: 'body' as const, ...field })),
+      ]),
+  );
 });
 
 /** `{"processes":[{"id":5}]}` for `processes[0].id`. */
@@ -78,14 +111,20 @@ function bodyWith(field: string, value: number): unknown {
 
 /** The request with `value` for the parameter, by the first user whose role the operation admits. */
 async function callWith(parameter: IntegerParameter, value: string): Promise<LightMyRequestResponse> {
-  const url = parameter.path.replace(/\{(\w+)\}/g, (_match, name: string) => (parameter.where === 'path' && name === parameter.name ? value : randomUUID()));
+  const url = parameter.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
+    parameter.where === 'path' && name === parameter.name ? value : randomUUID(),
+  );
   const query = parameter.where === 'query' ? `?${parameter.name}=${encodeURIComponent(value)}` : '';
   const users: TestUser[] = [t.users.admin, t.users.authority, t.users.serviceProvider, t.users.accessPointProvider];
   let response: LightMyRequestResponse | undefined;
   for (const user of users) {
     response = await t.app.inject({
-      method: parameter.method.toUpperCase() as 'GET', url: `${url}${query}`, headers: { authorization: user.authorization },
-      ...(parameter.where === 'body' ? { payload: bodyWith(parameter.name, Number(value)) as Record<string, unknown> } : {}),
+      method: parameter.method.toUpperCase() as 'GET',
+      url: `${url}${query}`,
+      headers: { authorization: user.authorization },
+      ...(parameter.where === 'body'
+        ? { payload: bodyWith(parameter.name, Number(value)) as Record<string, unknown> }
+        : {}),
     });
     if (response.statusCode !== 403) return response;
   }
@@ -94,14 +133,17 @@ async function callWith(parameter: IntegerParameter, value: string): Promise<Lig
 
 describe('integer parameters', () => {
   it('are found in queries and bodies (the walk of the description sees them)', () => {
-    const named = integers.map((parameter) => `${parameter.method.toUpperCase()} ${parameter.path} ${parameter.where} ${parameter.name}`);
+    const named = integers.map(
+      (parameter) => `${parameter.method.toUpperCase()} ${parameter.path} ${parameter.where} ${parameter.name}`,
+    );
     expect(named).toContain('GET /rest/api/changes query limit');
     expect(named).toContain('GET /rest/api/participants query size');
     expect(named).toContain('POST /rest/api/participants body processes[0].id');
   });
 
   it('each have a minimum and a maximum in the description', () => {
-    const unbounded = integers.filter((parameter) => parameter.schema.minimum === undefined || parameter.schema.maximum === undefined)
+    const unbounded = integers
+      .filter((parameter) => parameter.schema.minimum === undefined || parameter.schema.maximum === undefined)
       .map((parameter) => `${parameter.method} ${parameter.path} ${parameter.where} ${parameter.name}`);
     expect(unbounded).toEqual([]);
   });
@@ -110,12 +152,17 @@ describe('integer parameters', () => {
     const wrong: string[] = [];
     for (const parameter of integers) {
       const { minimum = 0, maximum = 0 } = parameter.schema;
-      const outside: Array<[string, string]> = [[String(maximum + 1), 'Max'], [String(minimum - 1), 'Min']];
+      const outside: Array<[string, string]> = [
+        [String(maximum + 1), 'Max'],
+        [String(minimum - 1), 'Min'],
+      ];
       if (parameter.where !== 'body') outside.push(['9223372036854775807', 'Max'], ['1e20', 'Max']);
       for (const [value, code] of outside) {
         const response = await callWith(parameter, value);
         if (response.statusCode !== 400) {
-          wrong.push(`${parameter.method} ${parameter.path} ${parameter.name}=${value}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+          wrong.push(
+            `${parameter.method} ${parameter.path} ${parameter.name}=${value}: ${response.statusCode} ${response.body.slice(0, 200)}`,
+          );
           continue;
         }
         const body = expectErrorBody(response, 400);

@@ -21,7 +21,10 @@ let dir: string;
 beforeAll(async () => {
   t = await startTestApp();
   dir = await mkdtemp(join(tmpdir(), 'registry-json-lines-'));
-  ({ organizationIdentifier } = await addParticipant(t.app, t.users.serviceProvider, { name: NAME, contact: { name: NAME } }));
+  ({ organizationIdentifier } = await addParticipant(t.app, t.users.serviceProvider, {
+    name: NAME,
+    contact: { name: NAME },
+  }));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -31,14 +34,17 @@ afterAll(async () => {
 /** Each line of `path` as Node's readline, which the import uses, reads it. */
 async function readLines(path: string): Promise<string[]> {
   const lines: string[] = [];
-  for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) lines.push(line);
+  for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity }))
+    lines.push(line);
   return lines;
 }
 
 describe('U+2028 and U+2029 in JSON that is read line by line', () => {
   it('are escaped in the stream of participants', async () => {
     const response = await call(t.app, {
-      url: `${PARTICIPANTS}?query=${organizationIdentifier}`, user: t.users.serviceProvider, headers: { accept: vendor('participants.stream') },
+      url: `${PARTICIPANTS}?query=${organizationIdentifier}`,
+      user: t.users.serviceProvider,
+      headers: { accept: vendor('participants.stream') },
     });
     const body = expectStatus(response, 200);
     expect(response.body).not.toMatch(RAW_SEPARATOR);
@@ -58,7 +64,9 @@ describe('U+2028 and U+2029 in JSON that is read line by line', () => {
     await writeFile(path, text);
     const lines = await readLines(path);
     expect(lines.map((line) => JSON.parse(line).organizationIdentifier)).toContain(organizationIdentifier);
-    const exported = lines.map((line) => JSON.parse(line)).find((participant) => participant.organizationIdentifier === organizationIdentifier);
+    const exported = lines
+      .map((line) => JSON.parse(line))
+      .find((participant) => participant.organizationIdentifier === organizationIdentifier);
     expect([exported.name, exported.contact.name]).toEqual([NAME, NAME]);
   });
 });
@@ -67,22 +75,35 @@ describe('import-participants with characters the registry refuses', () => {
   it('refuses each such line with its number and reason, and imports the rest', async () => {
     const organizations = [uniqueOrganization(), uniqueOrganization(), uniqueOrganization(), uniqueOrganization()];
     const path = join(dir, 'refused-characters.jsonl');
-    await writeFile(path, [
-      participantForm({ organizationIdentifier: organizations[0] }),
-      participantForm({ organizationIdentifier: `${organizations[1]}\u0000` }),
-      participantForm({ organizationIdentifier: organizations[2], name: 'Nul\u0000 AS', contact: { name: 'Bell\u0007' } }),
-      participantForm({ organizationIdentifier: organizations[3] }),
-    ].map((line) => JSON.stringify(line)).join('\n'));
-    const outcome = await importParticipants(t.db, path, { serviceProviderId: t.fixture.serviceProviderId }).catch((error: unknown) => error);
+    await writeFile(
+      path,
+      [
+        participantForm({ organizationIdentifier: organizations[0] }),
+        participantForm({ organizationIdentifier: `${organizations[1]}\u0000` }),
+        participantForm({
+          organizationIdentifier: organizations[2],
+          name: 'Nul\u0000 AS',
+          contact: { name: 'Bell\u0007' },
+        }),
+        participantForm({ organizationIdentifier: organizations[3] }),
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    const outcome = await importParticipants(t.db, path, { serviceProviderId: t.fixture.serviceProviderId }).catch(
+      (error: unknown) => error,
+    );
     expect(outcome).toBeInstanceOf(ImportError);
     expect((outcome as ImportError).message.split('\n')).toEqual([
       'Imported 2 participants (0 already present); 2 of 4 lines are wrong and were not imported.',
       'line 2: organizationIdentifier: must not contain U+0000: only printable US-ASCII is allowed here (U+0021 to U+007E: no blank, no control character, no other letter)',
-      'line 3: name: must not contain U+0000: XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates); '
-        + 'contact.name: must not contain U+0007: XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates)',
+      'line 3: name: must not contain U+0000: XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates); ' +
+        'contact.name: must not contain U+0007: XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates)',
     ]);
     const stored = await t.db.query<{ organization: string }>(
-      'SELECT organization_identifier AS organization FROM participants WHERE organization_identifier = ANY($1) ORDER BY 1', [organizations]);
+      'SELECT organization_identifier AS organization FROM participants WHERE organization_identifier = ANY($1) ORDER BY 1',
+      [organizations],
+    );
     expect(stored.map((row) => row.organization)).toEqual([organizations[0], organizations[3]].sort());
   });
 });
@@ -97,19 +118,27 @@ describe('import-participants in batches stored two at a time', () => {
     lines[10] = { ...lines[10], processes: [{ identifier: '00000000-0000-4000-8000-000000000000' }] };
     const path = join(dir, 'batches.jsonl');
     await writeFile(path, lines.map((line) => JSON.stringify(line)).join('\n'));
-    const creations = () => t.db.query<{ count: number }>(
-      "SELECT count(*)::int AS count FROM change_log WHERE resource = 'participant' AND operation = 'create' AND identifier = ANY($1)",
-      [organizations.map((organization) => `iso6523-actorid-upis::0192:${organization}`)]);
+    const creations = () =>
+      t.db.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM change_log WHERE resource = 'participant' AND operation = 'create' AND identifier = ANY($1)",
+        [organizations.map((organization) => `iso6523-actorid-upis::0192:${organization}`)],
+      );
 
-    const outcome = await importParticipants(t.db, path, { serviceProviderId: t.fixture.serviceProviderId, batchLines: 2 })
-      .catch((error: unknown) => error);
+    const outcome = await importParticipants(t.db, path, {
+      serviceProviderId: t.fixture.serviceProviderId,
+      batchLines: 2,
+    }).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(ImportError);
     const [summary, ...wrong] = (outcome as ImportError).message.split('\n');
     expect(summary).toBe('Imported 8 participants (1 already present); 3 of 12 lines are wrong and were not imported.');
     expect(wrong.map((line) => line.split(':')[0])).toEqual(['line 2', 'line 8', 'line 11']);
     const stored = await t.db.query<{ organization: string }>(
-      'SELECT organization_identifier AS organization FROM participants WHERE organization_identifier = ANY($1)', [organizations]);
-    expect(stored.map((row) => row.organization).sort()).toEqual(organizations.filter((_, index) => ![1, 4, 7, 10].includes(index)).sort());
+      'SELECT organization_identifier AS organization FROM participants WHERE organization_identifier = ANY($1)',
+      [organizations],
+    );
+    expect(stored.map((row) => row.organization).sort()).toEqual(
+      organizations.filter((_, index) => ![1, 4, 7, 10].includes(index)).sort(),
+    );
     expect(await creations()).toEqual([{ count: 8 }]);
   });
 });

@@ -9,7 +9,10 @@ const eslint = new ESLint();
 /** The layering errors the lint reports for `source` placed at `filePath`. */
 async function layeringErrors(filePath: string, source: string): Promise<string[]> {
   const results = await eslint.lintText(source, { filePath });
-  return results.flatMap((result) => result.messages).filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.message);
+  return results
+    .flatMap((result) => result.messages)
+    .filter((message) => message.ruleId === 'no-restricted-imports')
+    .map((message) => message.message);
 }
 
 describe('the floors of src/ (README, "Code layout")', () => {
@@ -19,30 +22,52 @@ describe('the floors of src/ (README, "Code layout")', () => {
   });
 
   it('fails the lint of a resource importing a part built on resources, and of core importing anything', async () => {
-    expect(await layeringErrors('src/processes/probe.ts', "export type { ChangeFeed } from '../changes/routes.js';\n")).toHaveLength(1);
-    expect(await layeringErrors('src/core/probe.ts', "export type { Queryable } from '../db/database.js';\n")).toHaveLength(1);
+    expect(
+      await layeringErrors('src/processes/probe.ts', "export type { ChangeFeed } from '../changes/routes.js';\n"),
+    ).toHaveLength(1);
+    expect(
+      await layeringErrors('src/core/probe.ts', "export type { Queryable } from '../db/database.js';\n"),
+    ).toHaveLength(1);
   });
 
   it('fails the lint of the data floor importing the views of held state, and of a resource importing the network', async () => {
-    expect(await layeringErrors('src/db/probe.ts', "export { standbyView } from '../held-state.js';\n"))
-      .toEqual([expect.stringContaining('src/db/ may import only core')]);
-    expect(await layeringErrors('src/participants/probe.ts', "export type { DeliveryTarget } from '../network/outbox.js';\n")).toHaveLength(1);
+    expect(await layeringErrors('src/db/probe.ts', "export { standbyView } from '../held-state.js';\n")).toEqual([
+      expect.stringContaining('src/db/ may import only core'),
+    ]);
+    expect(
+      await layeringErrors(
+        'src/participants/probe.ts',
+        "export type { DeliveryTarget } from '../network/outbox.js';\n",
+      ),
+    ).toHaveLength(1);
   });
 
   it('fails the lint of the change log importing the network: two parts built on resources, neither needing the other', async () => {
-    expect(await layeringErrors('src/changes/probe.ts', "export { deliveryStatus } from '../network/delivery-status.js';\n")).toHaveLength(1);
-    expect(await layeringErrors('src/network/probe.ts', "export { auditRoutes } from '../changes/routes.js';\n")).toHaveLength(1);
+    expect(
+      await layeringErrors('src/changes/probe.ts', "export { deliveryStatus } from '../network/delivery-status.js';\n"),
+    ).toHaveLength(1);
+    expect(
+      await layeringErrors('src/network/probe.ts', "export { auditRoutes } from '../changes/routes.js';\n"),
+    ).toHaveLength(1);
   });
 
   it('holds a folder within a floor (http/early-answers/) to its floor: its `../` stays on it, its `../../` leaves it', async () => {
-    expect(await layeringErrors('src/http/early-answers/probe.ts', "export type { RequestRecorder } from '../../operations/metrics.js';\n"))
-      .toEqual([expect.stringContaining('src/http/ may import only core, db')]);
-    const source = "export { SECURITY_HEADERS } from '../security-headers.js';\nexport type { Queryable } from '../../db/database.js';\n";
+    expect(
+      await layeringErrors(
+        'src/http/early-answers/probe.ts',
+        "export type { RequestRecorder } from '../../operations/metrics.js';\n",
+      ),
+    ).toEqual([expect.stringContaining('src/http/ may import only core, db')]);
+    const source =
+      "export { SECURITY_HEADERS } from '../security-headers.js';\nexport type { Queryable } from '../../db/database.js';\n";
     expect(await layeringErrors('src/http/early-answers/probe.ts', source)).toEqual([]);
   });
 
   it('fails the lint of a cached resource importing the catalogue cache, which imports it (a circle)', async () => {
-    const errors = await layeringErrors('src/processes/probe.ts', "export type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';\n");
+    const errors = await layeringErrors(
+      'src/processes/probe.ts',
+      "export type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';\n",
+    );
     expect(errors).toEqual([expect.stringContaining('src/processes/ may import only core, db, http')]);
   });
 
@@ -50,25 +75,37 @@ describe('the floors of src/ (README, "Code layout")', () => {
     const source = "export { startLocalSml } from '../dev/local-sml.js';\n";
     expect(await layeringErrors('src/app.ts', source)).toEqual([expect.stringContaining('src/ never imports dev/')]);
     expect(await layeringErrors('src/server.ts', source)).toEqual([expect.stringContaining('src/ never imports dev/')]);
-    expect(await layeringErrors('src/changes/probe.ts', "export { startLocalSml } from '../../dev/local-sml.js';\n")).toHaveLength(1);
+    expect(
+      await layeringErrors('src/changes/probe.ts', "export { startLocalSml } from '../../dev/local-sml.js';\n"),
+    ).toHaveLength(1);
   });
 
   it('passes the imports down the floors and the sideways imports it lists', async () => {
-    const source = "export type { Queryable } from '../db/database.js';\nexport { callerOf } from '../http/auth.js';\n"
-      + "export type { Process } from '../processes/schemas.js';\n";
+    const source =
+      "export type { Queryable } from '../db/database.js';\nexport { callerOf } from '../http/auth.js';\n" +
+      "export type { Process } from '../processes/schemas.js';\n";
     expect(await layeringErrors('src/document-types/probe.ts', source)).toEqual([]);
-    const network = "export type { ChangeSignal } from '../db/change-signal.js';\nexport { scopeOf } from '../participants/routes.js';\n";
+    const network =
+      "export type { ChangeSignal } from '../db/change-signal.js';\nexport { scopeOf } from '../participants/routes.js';\n";
     expect(await layeringErrors('src/network/probe.ts', network)).toEqual([]);
   });
 });
 
 /** Every module of src/ with the modules of src/ it imports (type-only imports too: a type is a dependency). */
 function importsOfSrc(): Map<string, string[]> {
-  const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).map((file) => join('src', file));
-  return new Map(files.map((file) => [file, ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles
-    .map(({ fileName }) => fileName)
-    .filter((name) => name.startsWith('.'))
-    .map((name) => relative('.', resolve(dirname(file), name.replace(/\.js$/, '.ts'))))]));
+  const files = readdirSync('src', { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join('src', file));
+  return new Map(
+    files.map((file) => [
+      file,
+      ts
+        .preProcessFile(readFileSync(file, 'utf8'), true, true)
+        .importedFiles.map(({ fileName }) => fileName)
+        .filter((name) => name.startsWith('.'))
+        .map((name) => relative('.', resolve(dirname(file), name.replace(/\.js$/, '.ts')))),
+    ]),
+  );
 }
 
 /** The import circles among `imports`: Tarjan's strongly connected components of more than one module, or of one importing itself. */
@@ -100,6 +137,14 @@ describe('the imports of src/', () => {
   });
 
   it('would show a circle: the finder reports two modules importing each other', () => {
-    expect(circles(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']], ['c.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts']]);
+    expect(
+      circles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['a.ts']],
+          ['c.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
   });
 });

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from './helpers/app.js';
 import {
-  accessPointForm, add, addAccessPoint, addAccessPointProvider, addServiceProvider, addTransportProfile, asAdmin, contactForm,
-  expectMediaTypes, expectRefused, expectSortedByTitle, expectStatus, UNKNOWN, vendor,
+  accessPointForm,
+  add,
+  addAccessPoint,
+  addAccessPointProvider,
+  addServiceProvider,
+  addTransportProfile,
+  asAdmin,
+  contactForm,
+  expectMediaTypes,
+  expectRefused,
+  expectSortedByTitle,
+  expectStatus,
+  UNKNOWN,
+  vendor,
 } from './helpers/administration.js';
 import { expectErrorBody, expectFieldError, expectSecurityHeaders } from './helpers/assertions.js';
 import { addDocumentType, addProcess, documentTypeForm, processForm } from './helpers/catalogue.js';
@@ -39,47 +51,70 @@ const http = asAdmin(t);
 
 const RESOURCES: Record<string, ManagedResource> = {
   processes: {
-    path: '/rest/api/processes', media: 'processes', stream: 'application/vnd.registry.processes.stream.v1+json', publicReads: true,
+    path: '/rest/api/processes',
+    media: 'processes',
+    stream: 'application/vnd.registry.processes.stream.v1+json',
+    publicReads: true,
     add: (app, title) => addProcess(app.app, app.users.admin, title === undefined ? {} : { title }),
     form: async () => processForm(),
   },
   'document types': {
-    path: '/rest/api/document-types', media: 'document-types', publicReads: true,
+    path: '/rest/api/document-types',
+    media: 'document-types',
+    publicReads: true,
     add: (app, title) => addDocumentType(app.app, app.users.admin, title === undefined ? {} : { title }),
     form: async () => documentTypeForm(),
   },
   capabilities: {
-    path: '/rest/api/capabilities', media: 'capabilities', publicReads: true,
+    path: '/rest/api/capabilities',
+    media: 'capabilities',
+    publicReads: true,
     add: (app, title = unique('Capability')) => add(app, '/rest/api/capabilities', { title }),
     form: async () => ({ title: 'T' }),
   },
   'access points': {
-    path: '/rest/api/accessPoints', media: 'accesspoints', publicReads: false,
+    path: '/rest/api/accessPoints',
+    media: 'accesspoints',
+    publicReads: false,
     add: (app, title) => addAccessPoint(app, title === undefined ? {} : { title }),
-    form: async (app) => accessPointForm((await addAccessPointProvider(app)).identifier, (await addTransportProfile(app)).value),
+    form: async (app) =>
+      accessPointForm((await addAccessPointProvider(app)).identifier, (await addTransportProfile(app)).value),
   },
   'access point providers': {
-    path: '/rest/api/access-point-providers', media: 'access-point-providers', publicReads: false,
+    path: '/rest/api/access-point-providers',
+    media: 'access-point-providers',
+    publicReads: false,
     add: (app, title) => addAccessPointProvider(app, title),
     form: async () => ({ title: 'T', contact: contactForm() }),
   },
   'transport profiles': {
-    path: '/rest/api/transport-profiles', media: 'transport-profiles', publicReads: false,
+    path: '/rest/api/transport-profiles',
+    media: 'transport-profiles',
+    publicReads: false,
     add: (app, title) => addTransportProfile(app, title === undefined ? {} : { title }),
     form: async () => ({ value: unique('v'), title: 'T' }),
   },
   'service providers': {
-    path: '/rest/api/service-providers', media: 'service-providers', publicReads: false,
+    path: '/rest/api/service-providers',
+    media: 'service-providers',
+    publicReads: false,
     add: (app, title) => addServiceProvider(app, app.fixture.accessPointId, title),
     form: async (app) => ({ title: 'T', accessPoint: { identifier: app.fixture.accessPointId } }),
   },
 };
 
-const wrongPassword = () => ({ ...t.users.admin, authorization: `Basic ${Buffer.from(`${t.users.admin.username}:not-the-password`).toString('base64')}` });
+const wrongPassword = () => ({
+  ...t.users.admin,
+  authorization: `Basic ${Buffer.from(`${t.users.admin.username}:not-the-password`).toString('base64')}`,
+});
 /** Who may read a resource, the least entitled first. */
 const readers = (resource: ManagedResource): Caller[] => [
   ...(resource.publicReads ? [null] : []),
-  t.users.serviceProvider, t.users.otherServiceProvider, t.users.accessPointProvider, t.users.admin, t.users.authority,
+  t.users.serviceProvider,
+  t.users.otherServiceProvider,
+  t.users.accessPointProvider,
+  t.users.admin,
+  t.users.authority,
 ];
 
 describe.each(Object.entries(RESOURCES))('%s', (_name, resource) => {
@@ -92,27 +127,39 @@ describe.each(Object.entries(RESOURCES))('%s', (_name, resource) => {
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');
     expectSecurityHeaders(response);
-    for (const user of readers(resource)) expectErrorBody(await http.get(`${BASE}/${existing.identifier}`, user), 404, notFound(existing.identifier));
+    for (const user of readers(resource))
+      expectErrorBody(await http.get(`${BASE}/${existing.identifier}`, user), 404, notFound(existing.identifier));
   });
 
-  it.each(['GET', 'PUT', 'DELETE'] as const)('%s of an unknown identifier answers the 404 body of the specification', async (method) => {
-    const responses = method === 'GET'
-      ? await Promise.all(readers(resource).map((user) => http.get(`${BASE}/${UNKNOWN}`, user)))
-      : [method === 'PUT' ? await http.send('PUT', `${BASE}/${UNKNOWN}`, await resource.form(t)) : await http.remove(`${BASE}/${UNKNOWN}`)];
-    for (const response of responses) {
-      expect(expectErrorBody(response, 404, notFound(UNKNOWN))).toEqual({
-        timestamp: expect.any(String),
-        status: 404,
-        error: 'Not Found',
-        exception: 'NotFoundError',
-        message: notFound(UNKNOWN),
-        path: `${BASE}/${UNKNOWN}`,
-      });
-    }
-  });
+  it.each(['GET', 'PUT', 'DELETE'] as const)(
+    '%s of an unknown identifier answers the 404 body of the specification',
+    async (method) => {
+      const responses =
+        method === 'GET'
+          ? await Promise.all(readers(resource).map((user) => http.get(`${BASE}/${UNKNOWN}`, user)))
+          : [
+              method === 'PUT'
+                ? await http.send('PUT', `${BASE}/${UNKNOWN}`, await resource.form(t))
+                : await http.remove(`${BASE}/${UNKNOWN}`),
+            ];
+      for (const response of responses) {
+        expect(expectErrorBody(response, 404, notFound(UNKNOWN))).toEqual({
+          timestamp: expect.any(String),
+          status: 404,
+          error: 'Not Found',
+          exception: 'NotFoundError',
+          message: notFound(UNKNOWN),
+          path: `${BASE}/${UNKNOWN}`,
+        });
+      }
+    },
+  );
 
   it('answers 400 for an identifier that is not a UUID', async () => {
-    const responses = [...await Promise.all(readers(resource).map((user) => http.get(`${BASE}/not-a-uuid`, user))), await http.remove(`${BASE}/12345`)];
+    const responses = [
+      ...(await Promise.all(readers(resource).map((user) => http.get(`${BASE}/not-a-uuid`, user)))),
+      await http.remove(`${BASE}/12345`),
+    ];
     for (const response of responses) {
       const body = expectErrorBody(response, 400);
       expectFieldError(body, 'pathVariables', 'identifier', 'typeMismatch');
@@ -120,19 +167,25 @@ describe.each(Object.entries(RESOURCES))('%s', (_name, resource) => {
     }
   });
 
-  it(resource.publicReads ? 'lets every role and anonymous callers read' : 'lets every registered role read; anonymous callers get 401', async () => {
-    const existing = await resource.add(t);
-    for (const user of readers(resource)) {
-      const name = user?.username ?? 'anonymous';
-      expect((await http.get(BASE, user)).statusCode, name).toBe(200);
-      if (resource.stream) expect((await http.get(BASE, user, { accept: resource.stream })).statusCode, name).toBe(200);
-      expect(expectStatus(await http.get(`${BASE}/${existing.identifier}`, user), 200), name).toEqual(existing);
-    }
-    if (!resource.publicReads) {
-      await expectRefused((user) => http.get(BASE, user), []);
-      await expectRefused((user) => http.get(`${BASE}/${existing.identifier}`, user), []);
-    }
-  });
+  it(
+    resource.publicReads
+      ? 'lets every role and anonymous callers read'
+      : 'lets every registered role read; anonymous callers get 401',
+    async () => {
+      const existing = await resource.add(t);
+      for (const user of readers(resource)) {
+        const name = user?.username ?? 'anonymous';
+        expect((await http.get(BASE, user)).statusCode, name).toBe(200);
+        if (resource.stream)
+          expect((await http.get(BASE, user, { accept: resource.stream })).statusCode, name).toBe(200);
+        expect(expectStatus(await http.get(`${BASE}/${existing.identifier}`, user), 200), name).toEqual(existing);
+      }
+      if (!resource.publicReads) {
+        await expectRefused((user) => http.get(BASE, user), []);
+        await expectRefused((user) => http.get(`${BASE}/${existing.identifier}`, user), []);
+      }
+    },
+  );
 
   it('lets ADMIN and REGISTRY_AUTHORITY write; other roles get 403, no or wrong credentials 401, and nothing changes', async () => {
     const writers = [t.users.admin, t.users.authority];
@@ -145,7 +198,10 @@ describe.each(Object.entries(RESOURCES))('%s', (_name, resource) => {
         await http.remove(`${BASE}/${existing.identifier}`, user),
       ];
       if (user && writers.includes(user)) {
-        expect(responses.map((response) => response.statusCode), `${name} ${responses.map((response) => response.body).join(' ')}`).toEqual([201, 200, 204]);
+        expect(
+          responses.map((response) => response.statusCode),
+          `${name} ${responses.map((response) => response.body).join(' ')}`,
+        ).toEqual([201, 200, 204]);
         continue;
       }
       for (const response of responses) {
@@ -165,7 +221,7 @@ describe.each(Object.entries(RESOURCES))('%s', (_name, resource) => {
     await expectSortedByTitle(t, BASE, titles);
   });
 
-  it('speaks its versioned media types: plain JSON on request, 406 and 415 for another resource\'s or another type', async () => {
+  it("speaks its versioned media types: plain JSON on request, 406 and 415 for another resource's or another type", async () => {
     await expectMediaTypes(t, BASE, resource.media, await resource.form(t));
     const other = resource.media === 'processes' ? 'document-types' : 'processes';
     const [least] = readers(resource);
@@ -174,6 +230,11 @@ describe.each(Object.entries(RESOURCES))('%s', (_name, resource) => {
     const json = await http.get(BASE, least, { accept: 'application/json' });
     expect(json.headers['content-type']).toBe('application/json;charset=UTF-8');
     expectErrorBody(await http.get(BASE, least, { accept: vendor(`${other}.find`) }), 406);
-    expectErrorBody(await http.send('POST', BASE, JSON.stringify(await resource.form(t)), t.users.admin, { 'content-type': vendor(`${other}.add`) }), 415);
+    expectErrorBody(
+      await http.send('POST', BASE, JSON.stringify(await resource.form(t)), t.users.admin, {
+        'content-type': vendor(`${other}.add`),
+      }),
+      415,
+    );
   });
 });

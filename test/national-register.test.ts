@@ -23,7 +23,13 @@ const FLAGS = '/rest/api/national-register/flags';
 let register: LocalNationalRegister;
 // Re-checks every 50 ms, each organization a day after its last answer: only those never answered are re-checked
 // unless a test makes one due.
-const SETTINGS = () => ({ url: register.apiUrl, waitMs: WAIT_MS, recheckPerMinute: 1200, recheckAfterSeconds: 86_400, recheckRetrySeconds: 0 });
+const SETTINGS = () => ({
+  url: register.apiUrl,
+  waitMs: WAIT_MS,
+  recheckPerMinute: 1200,
+  recheckAfterSeconds: 86_400,
+  recheckRetrySeconds: 0,
+});
 let t: TestApp;
 let dir: string;
 
@@ -50,7 +56,10 @@ function organizationNumber(): string {
   for (;;) {
     sequence += 1;
     const body = `8${String(sequence).padStart(7, '0')}`;
-    const sum = [...body].reduce((total, digit, index) => total + Number(digit) * ([3, 2, 7, 6, 5, 4, 3, 2][index] as number), 0);
+    const sum = [...body].reduce(
+      (total, digit, index) => total + Number(digit) * ([3, 2, 7, 6, 5, 4, 3, 2][index] as number),
+      0,
+    );
     const check = (11 - (sum % 11)) % 11;
     if (check !== 10) return `${body}${check}`;
   }
@@ -64,27 +73,45 @@ function knownNumber(name = 'Testbedrift AS'): string {
 }
 
 const add = (user: TestUser, organizationIdentifier: string, overrides: Record<string, unknown> = {}) =>
-  call(t.app, { method: 'POST', url: PARTICIPANTS, user, payload: participantForm({ organizationIdentifier, ...overrides }) });
+  call(t.app, {
+    method: 'POST',
+    url: PARTICIPANTS,
+    user,
+    payload: participantForm({ organizationIdentifier, ...overrides }),
+  });
 
 const flagsOf = async (user: TestUser, query = '') => {
   const response = await call(t.app, { url: `${FLAGS}${query}`, user });
   expect(response.statusCode, response.body).toBe(200);
-  return (response.json() as { content: Array<{ qualifiedIdentifier: string; state: string; deletedOn: string | null; serviceProvider: string }> }).content;
+  return (
+    response.json() as {
+      content: Array<{ qualifiedIdentifier: string; state: string; deletedOn: string | null; serviceProvider: string }>;
+    }
+  ).content;
 };
 const flagOf = async (user: TestUser, number: string) =>
   (await flagsOf(user)).find((flag) => flag.qualifiedIdentifier === `iso6523-actorid-upis::0192:${number}`);
 
 /** Makes the organization due for a re-check now, as a day passing would. */
-const dueNow = (number: string) => t.db.query('UPDATE national_register_checks SET due_at = now() WHERE organization_identifier = $1', [number]);
+const dueNow = (number: string) =>
+  t.db.query('UPDATE national_register_checks SET due_at = now() WHERE organization_identifier = $1', [number]);
 
 describe('the settings', () => {
   it('are off unless NATIONAL_REGISTER_URL is set, polite by default, and refuse a URL that is not http(s)', () => {
     expect(nationalRegisterOptionsOf(loadConfig({}))).toBeUndefined();
-    expect(nationalRegisterOptionsOf(loadConfig({ NATIONAL_REGISTER_URL: 'https://data.brreg.no/enhetsregisteret/api' }))).toEqual({
-      url: 'https://data.brreg.no/enhetsregisteret/api', waitMs: 3000, perClient: 2, recheckPerMinute: 30, recheckAfterSeconds: 86_400,
+    expect(
+      nationalRegisterOptionsOf(loadConfig({ NATIONAL_REGISTER_URL: 'https://data.brreg.no/enhetsregisteret/api' })),
+    ).toEqual({
+      url: 'https://data.brreg.no/enhetsregisteret/api',
+      waitMs: 3000,
+      perClient: 2,
+      recheckPerMinute: 30,
+      recheckAfterSeconds: 86_400,
     });
     expect(() => loadConfig({ NATIONAL_REGISTER_URL: 'data.brreg.no/enhetsregisteret/api' })).toThrow(ConfigError);
-    expect(() => loadConfig({ NATIONAL_REGISTER_URL: 'data.brreg.no' })).toThrow(/NATIONAL_REGISTER_URL is 'data.brreg.no': it must be an http\(s\) URL/);
+    expect(() => loadConfig({ NATIONAL_REGISTER_URL: 'data.brreg.no' })).toThrow(
+      /NATIONAL_REGISTER_URL is 'data.brreg.no': it must be an http\(s\) URL/,
+    );
   });
 });
 
@@ -107,17 +134,26 @@ describe('new Norwegian participants against Enhetsregisteret', () => {
     const number = organizationNumber();
     const response = await add(t.users.serviceProvider, number);
     expectSpecifiedValidationError(response, PARTICIPANTS, {
-      objectName: 'addParticipantFormDTO', field: 'organizationIdentifier', code: 'NationalRegister', rejectedValue: number,
+      objectName: 'addParticipantFormDTO',
+      field: 'organizationIdentifier',
+      code: 'NationalRegister',
+      rejectedValue: number,
       defaultMessage: `Enhetsregisteret has no organization ${number}`,
     });
-    expect((await call(t.app, { url: byQualified(`iso6523-actorid-upis::0192:${number}`), user: t.users.serviceProvider })).statusCode).toBe(404);
+    expect(
+      (await call(t.app, { url: byQualified(`iso6523-actorid-upis::0192:${number}`), user: t.users.serviceProvider }))
+        .statusCode,
+    ).toBe(404);
     // Not an organization number by the ICD's rule (eight digits; nine with a wrong check digit): refused in the
     // rule's words, without asking the register.
     const asked = register.asked.length;
     for (const malformed of ['92100004', '921000042']) {
       const refused = await add(t.users.serviceProvider, malformed);
       expect(refused.statusCode).toBe(400);
-      expect(refused.json().errors[0]).toMatchObject({ code: 'IdentifierRule', defaultMessage: expect.stringMatching(/^not a Norwegian organization number/) });
+      expect(refused.json().errors[0]).toMatchObject({
+        code: 'IdentifierRule',
+        defaultMessage: expect.stringMatching(/^not a Norwegian organization number/),
+      });
     }
     expect(register.asked.length).toBe(asked);
   });
@@ -127,7 +163,12 @@ describe('new Norwegian participants against Enhetsregisteret', () => {
     register.units.set(deleted, { name: 'Nedlagt AS', deletedOn: '2024-06-01' });
     const response = await add(t.users.serviceProvider, deleted);
     expect(response.statusCode).toBe(400);
-    expect(response.json().errors).toMatchObject([{ field: 'organizationIdentifier', defaultMessage: `Enhetsregisteret deleted organization ${deleted} on 2024-06-01` }]);
+    expect(response.json().errors).toMatchObject([
+      {
+        field: 'organizationIdentifier',
+        defaultMessage: `Enhetsregisteret deleted organization ${deleted} on 2024-06-01`,
+      },
+    ]);
     const removed = organizationNumber();
     register.units.set(removed, { name: 'Fjernet AS', removed: true });
     const gone = await add(t.users.serviceProvider, removed);
@@ -153,7 +194,12 @@ describe('new Norwegian participants against Enhetsregisteret', () => {
     expect(register.asked.filter((path) => numbers.some((number) => path === `enheter/${number}`))).toHaveLength(2);
   });
 
-  for (const [failure, how] of [['refuse', 'down'], ['timeout', 'slow'], ['huge', 'answering 12 MB'], ['fault', 'failing with 500']] as const) {
+  for (const [failure, how] of [
+    ['refuse', 'down'],
+    ['timeout', 'slow'],
+    ['huge', 'answering 12 MB'],
+    ['fault', 'failing with 500'],
+  ] as const) {
     it(`accepts within the bound, unconfirmed, while the register is ${how}; the re-check confirms it once it answers`, async () => {
       const number = knownNumber();
       register.failFor(number, failure);
@@ -163,7 +209,10 @@ describe('new Norwegian participants against Enhetsregisteret', () => {
       expect(Date.now() - started).toBeLessThan(WAIT_MS + 1500);
       expect(await flagOf(t.users.serviceProvider, number)).toMatchObject({ state: 'unconfirmed', deletedOn: null });
       register.failFor(number, 'none');
-      await vi.waitFor(async () => expect(await flagOf(t.users.serviceProvider, number)).toBeUndefined(), { timeout: 10_000, interval: 100 });
+      await vi.waitFor(async () => expect(await flagOf(t.users.serviceProvider, number)).toBeUndefined(), {
+        timeout: 10_000,
+        interval: 100,
+      });
     });
   }
 
@@ -183,21 +232,42 @@ describe('the re-check of existing Norwegian participants', () => {
     expect((await add(t.users.serviceProvider, number)).statusCode).toBe(201);
     register.units.set(number, { name: 'Testbedrift AS', deletedOn: '2026-11-30' });
     await dueNow(number);
-    await vi.waitFor(async () => expect(await flagOf(t.users.serviceProvider, number)).toMatchObject({
-      state: 'deleted', deletedOn: '2026-11-30', serviceProvider: t.fixture.serviceProviderId,
-    }), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      async () =>
+        expect(await flagOf(t.users.serviceProvider, number)).toMatchObject({
+          state: 'deleted',
+          deletedOn: '2026-11-30',
+          serviceProvider: t.fixture.serviceProviderId,
+        }),
+      { timeout: 10_000, interval: 100 },
+    );
     expect(await flagOf(t.users.authority, number)).toMatchObject({ state: 'deleted' });
     expect((await flagsOf(t.users.authority, '?state=deleted')).map((flag) => flag.state)).not.toContain('unconfirmed');
-    const audit = await call(t.app, { url: `/rest/api/audit?resource=register-flag&identifier=iso6523-actorid-upis::0192:${number}`, user: t.users.authority });
-    expect(audit.json().content).toMatchObject([{
-      resource: 'register-flag', operation: 'create', origin: 'system', before: null, after: { state: 'deleted', deletedOn: '2026-11-30' },
-    }]);
+    const audit = await call(t.app, {
+      url: `/rest/api/audit?resource=register-flag&identifier=iso6523-actorid-upis::0192:${number}`,
+      user: t.users.authority,
+    });
+    expect(audit.json().content).toMatchObject([
+      {
+        resource: 'register-flag',
+        operation: 'create',
+        origin: 'system',
+        before: null,
+        after: { state: 'deleted', deletedOn: '2026-11-30' },
+      },
+    ]);
     const status = await call(t.app, { url: '/rest/api/status', user: t.users.authority });
-    expect(status.json().nationalRegister).toMatchObject({ url: register.apiUrl, flagged: { deleted: expect.any(Number) } });
+    expect(status.json().nationalRegister).toMatchObject({
+      url: register.apiUrl,
+      flagged: { deleted: expect.any(Number) },
+    });
     expect(status.json().nationalRegister.flagged.deleted).toBeGreaterThanOrEqual(1);
     expect(await t.app.metrics.metrics()).toMatch(/national_register_flagged_organizations\{state="deleted"\} [1-9]/);
     // The participant is kept: the flag is for its provider and the authority to act on.
-    expect((await call(t.app, { url: byQualified(`iso6523-actorid-upis::0192:${number}`), user: t.users.serviceProvider })).statusCode).toBe(200);
+    expect(
+      (await call(t.app, { url: byQualified(`iso6523-actorid-upis::0192:${number}`), user: t.users.serviceProvider }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('shows a provider only the flags of its own participants', async () => {
@@ -209,13 +279,20 @@ describe('the re-check of existing Norwegian participants', () => {
       register.units.delete(number);
       await dueNow(number);
     }
-    await vi.waitFor(async () => {
-      expect(await flagOf(t.users.authority, mine)).toMatchObject({ state: 'unknown' });
-      expect(await flagOf(t.users.authority, theirs)).toMatchObject({ state: 'unknown' });
-    }, { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        expect(await flagOf(t.users.authority, mine)).toMatchObject({ state: 'unknown' });
+        expect(await flagOf(t.users.authority, theirs)).toMatchObject({ state: 'unknown' });
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(await flagOf(t.users.serviceProvider, mine)).toMatchObject({ state: 'unknown' });
     expect(await flagOf(t.users.serviceProvider, theirs)).toBeUndefined();
-    expect((await flagsOf(t.users.otherServiceProvider)).every((flag) => flag.serviceProvider === t.fixture.otherServiceProviderId)).toBe(true);
+    expect(
+      (await flagsOf(t.users.otherServiceProvider)).every(
+        (flag) => flag.serviceProvider === t.fixture.otherServiceProviderId,
+      ),
+    ).toBe(true);
     expect((await call(t.app, { url: FLAGS, user: t.users.accessPointProvider })).statusCode).toBe(403);
   });
 });
@@ -228,11 +305,17 @@ describe.runIf(testDatabaseKind === 'postgres')('two instances on one PostgreSQL
       expect((await add(t.users.serviceProvider, number)).statusCode).toBe(201);
       register.units.set(number, { name: 'Testbedrift AS', deletedOn: '2026-12-01' });
       await dueNow(number);
-      await vi.waitFor(async () => expect(await flagOf(t.users.authority, number)).toMatchObject({ state: 'deleted' }), { timeout: 10_000, interval: 100 });
+      await vi.waitFor(
+        async () => expect(await flagOf(t.users.authority, number)).toMatchObject({ state: 'deleted' }),
+        { timeout: 10_000, interval: 100 },
+      );
       // Both instances step every 50 ms: a second asker would have asked by now.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(register.asked.filter((path) => path === `enheter/${number}`)).toHaveLength(2);
-      const audit = await call(other.app, { url: `/rest/api/audit?resource=register-flag&identifier=iso6523-actorid-upis::0192:${number}`, user: t.users.authority });
+      const audit = await call(other.app, {
+        url: `/rest/api/audit?resource=register-flag&identifier=iso6523-actorid-upis::0192:${number}`,
+        user: t.users.authority,
+      });
       expect(audit.json().content).toHaveLength(1);
     } finally {
       await other.close();
@@ -245,15 +328,24 @@ describe('the JSON lines import against Enhetsregisteret', () => {
     const known = knownNumber();
     const unknown = organizationNumber();
     const path = join(dir, 'import.jsonl');
-    await writeFile(path, [participantForm({ organizationIdentifier: known }), participantForm({ organizationIdentifier: unknown })]
-      .map((line) => JSON.stringify(line)).join('\n'));
+    await writeFile(
+      path,
+      [participantForm({ organizationIdentifier: known }), participantForm({ organizationIdentifier: unknown })]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
     const organizationCheck = registerCheck(nationalRegisterClient({ url: register.apiUrl, waitMs: WAIT_MS }), 86_400);
-    const outcome = await importParticipants(t.db, path, { serviceProviderId: t.fixture.serviceProviderId, organizationCheck })
-      .catch((error: unknown) => error);
+    const outcome = await importParticipants(t.db, path, {
+      serviceProviderId: t.fixture.serviceProviderId,
+      organizationCheck,
+    }).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(ImportError);
     expect((outcome as Error).message).toContain(`line 2: Enhetsregisteret has no organization ${unknown}`);
     expect((outcome as Error).message).toMatch(/^Imported 1 participants/);
-    const found = await call(t.app, { url: byQualified(`iso6523-actorid-upis::0192:${known}`), user: t.users.serviceProvider });
+    const found = await call(t.app, {
+      url: byQualified(`iso6523-actorid-upis::0192:${known}`),
+      user: t.users.serviceProvider,
+    });
     expect(found.statusCode).toBe(200);
   });
 });
@@ -261,18 +353,30 @@ describe('the JSON lines import against Enhetsregisteret', () => {
 describe('registry import-participants with NATIONAL_REGISTER_URL', () => {
   it('refuses the lines whose organization the register does not know, as the API does', async () => {
     const database = testDatabaseKind === 'postgres' ? await freshDatabaseUrl() : undefined;
-    const env: Record<string, string> = database ? { DATABASE_URL: database.url } : { REGISTRY_DATA_DIR: join(dir, 'cli-data') };
+    const env: Record<string, string> = database
+      ? { DATABASE_URL: database.url }
+      : { REGISTRY_DATA_DIR: join(dir, 'cli-data') };
     try {
-      const db = await openDatabaseExclusively({ DATABASE_URL: env.DATABASE_URL, REGISTRY_DATA_DIR: env.REGISTRY_DATA_DIR ?? '' }, 'the test');
-      const provider = await createDemoSet(db).then(() => db.query<{ id: string }>("SELECT id FROM service_providers ORDER BY title LIMIT 1"))
+      const db = await openDatabaseExclusively(
+        { DATABASE_URL: env.DATABASE_URL, REGISTRY_DATA_DIR: env.REGISTRY_DATA_DIR ?? '' },
+        'the test',
+      );
+      const provider = await createDemoSet(db)
+        .then(() => db.query<{ id: string }>('SELECT id FROM service_providers ORDER BY title LIMIT 1'))
         .finally(() => db.close());
       const known = knownNumber();
       const unknown = organizationNumber();
       const path = join(dir, 'cli-import.jsonl');
-      await writeFile(path, [participantForm({ organizationIdentifier: known }), participantForm({ organizationIdentifier: unknown })]
-        .map((line) => JSON.stringify(line)).join('\n'));
-      const result = await runCli(['import-participants', path, '--service-provider', provider[0]?.id as string],
-        { ...env, NATIONAL_REGISTER_URL: register.apiUrl });
+      await writeFile(
+        path,
+        [participantForm({ organizationIdentifier: known }), participantForm({ organizationIdentifier: unknown })]
+          .map((line) => JSON.stringify(line))
+          .join('\n'),
+      );
+      const result = await runCli(['import-participants', path, '--service-provider', provider[0]?.id as string], {
+        ...env,
+        NATIONAL_REGISTER_URL: register.apiUrl,
+      });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toContain(`line 2: Enhetsregisteret has no organization ${unknown}`);
       expect(register.asked).toEqual(expect.arrayContaining([`enheter/${known}`, `enheter/${unknown}`]));

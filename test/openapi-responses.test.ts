@@ -9,7 +9,11 @@ import { sendJsonArray } from '../src/http/streaming.js';
 import { useTestApp } from './helpers/app.js';
 import { openTestDatabase } from './helpers/database.js';
 import {
-  checkResponsesAgainstDescription, describedResponses, failOnViolations, formatViolations, takeResponseViolations,
+  checkResponsesAgainstDescription,
+  describedResponses,
+  failOnViolations,
+  formatViolations,
+  takeResponseViolations,
 } from './helpers/openapi-responses.js';
 
 const Item = Type.Object({ name: Type.String() }, { title: 'ZzItem' });
@@ -22,26 +26,34 @@ async function appWithLyingRoutes(db: Database): Promise<App> {
   // Untyped on purpose: these handlers answer what their schemas forbid.
   const untyped = app as unknown as FastifyInstance;
   const config = { access: EVERYONE };
-  untyped.get<{ Querystring: PageParameters }>('/rest/api/zz-items', {
-    schema: { querystring: Type.Object(PageQuery), response: { 200: PageSchema(Item, 'ZzItemPage') } },
-    config: { ...config, mediaTypes: ['zz-items.find'], streamMediaType: 'zz-items.stream' },
-  }, async (request, reply) => {
-    async function* batches() {
-      yield [{ name: 'one', secret: 's1' }];
-    }
-    if (request.wantsStream) return sendJsonArray(reply, ItemWithSecret, batches());
-    // A body serialized by hand bypasses the response schema.
-    const page = pageOf([{ name: 'one', secret: 's1' }], 1, pageRequest(request.query, {}, 'name'));
-    return reply.type('application/json;charset=UTF-8').send(JSON.stringify(page));
-  });
-  untyped.get<{ Params: { identifier: string } }>('/rest/api/zz-items/:identifier', {
-    schema: { params: Type.Object({ identifier: Type.String() }), response: { 200: Item } },
-    config: { ...config, mediaTypes: ['zz-items.get'] },
-  }, async (request, reply) => {
-    if (request.params.identifier === 'teapot') return reply.status(418).send({ name: 'tea' });
-    if (request.params.identifier === 'nameless') return reply.type('application/json').send('{}');
-    return { name: 'two' };
-  });
+  untyped.get<{ Querystring: PageParameters }>(
+    '/rest/api/zz-items',
+    {
+      schema: { querystring: Type.Object(PageQuery), response: { 200: PageSchema(Item, 'ZzItemPage') } },
+      config: { ...config, mediaTypes: ['zz-items.find'], streamMediaType: 'zz-items.stream' },
+    },
+    async (request, reply) => {
+      async function* batches() {
+        yield [{ name: 'one', secret: 's1' }];
+      }
+      if (request.wantsStream) return sendJsonArray(reply, ItemWithSecret, batches());
+      // A body serialized by hand bypasses the response schema.
+      const page = pageOf([{ name: 'one', secret: 's1' }], 1, pageRequest(request.query, {}, 'name'));
+      return reply.type('application/json;charset=UTF-8').send(JSON.stringify(page));
+    },
+  );
+  untyped.get<{ Params: { identifier: string } }>(
+    '/rest/api/zz-items/:identifier',
+    {
+      schema: { params: Type.Object({ identifier: Type.String() }), response: { 200: Item } },
+      config: { ...config, mediaTypes: ['zz-items.get'] },
+    },
+    async (request, reply) => {
+      if (request.params.identifier === 'teapot') return reply.status(418).send({ name: 'tea' });
+      if (request.params.identifier === 'nameless') return reply.type('application/json').send('{}');
+      return { name: 'two' };
+    },
+  );
   checkResponsesAgainstDescription(app);
   await app.ready();
   return app;
@@ -86,7 +98,9 @@ describe('the check of every response against the description', () => {
   it('fails a status the description does not list for the operation', async () => {
     await app.inject({ url: '/rest/api/zz-items/teapot' });
     const [violation] = takeResponseViolations();
-    expect(violation?.response).toBe('GET /rest/api/zz-items/{identifier} -> 418 application/vnd.registry.zz-items.get.v1+json');
+    expect(violation?.response).toBe(
+      'GET /rest/api/zz-items/{identifier} -> 418 application/vnd.registry.zz-items.get.v1+json',
+    );
     expect(violation?.problem).toMatch(/^status 418 is not described; described: 200, 304, 400, 401, 404, 406/);
   });
 
@@ -108,7 +122,9 @@ describe('startTestApp', () => {
   const test = useTestApp();
 
   it('checks the responses of the suite against the description the service publishes', async () => {
-    const published = test.app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const published = test.app.swagger() as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     const operation = published.paths['/rest/api/processes/{identifier}']?.get;
     expect(operation?.responses['404']).toBeDefined();
     // The check reads the published description: a status it loses is a status the suite may not see.
@@ -128,7 +144,13 @@ describe('the checker of one description', () => {
     paths: {
       '/rest/api/things/{identifier}': {
         delete: { responses: { 204: {} } },
-        get: { responses: { 200: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } } } },
+        get: {
+          responses: {
+            200: {
+              content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } },
+            },
+          },
+        },
       },
     },
   });
@@ -136,11 +158,17 @@ describe('the checker of one description', () => {
 
   it('names what is wrong: a body where none is described, an undescribed media type, a body that is no JSON', () => {
     expect(checker.check(route('DELETE'), 204, undefined, '')).toBeUndefined();
-    expect(checker.check(route('DELETE'), 204, 'application/json', '{}')).toBe('a body was sent, but the description says status 204 has none');
-    expect(checker.check(route('GET'), 200, 'text/html; charset=utf-8', '<p>')).toBe('media type text/html is not described; described: application/json');
+    expect(checker.check(route('DELETE'), 204, 'application/json', '{}')).toBe(
+      'a body was sent, but the description says status 204 has none',
+    );
+    expect(checker.check(route('GET'), 200, 'text/html; charset=utf-8', '<p>')).toBe(
+      'media type text/html is not described; described: application/json',
+    );
     expect(checker.check(route('GET'), 200, 'application/json', '{"name":')).toBe('the body is not JSON: {"name":');
     expect(checker.check(route('GET'), 200, 'application/json;charset=UTF-8', '{"name":"a"}')).toBeUndefined();
     expect(checker.check(route('PUT'), 200, 'application/json', '{}')).toBe('the operation is not in the description');
-    expect(checker.check({ method: 'GET', routeUrl: undefined }, 200, 'application/json', '{}')).toBe('status 200 without a route');
+    expect(checker.check({ method: 'GET', routeUrl: undefined }, 200, 'application/json', '{}')).toBe(
+      'status 200 without a route',
+    );
   });
 });

@@ -3,13 +3,22 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { participantsHeld, useTestApp } from './helpers/app.js';
 import { expectErrorBody, expectPublicReadHeaders } from './helpers/assertions.js';
 import { addProcess } from './helpers/catalogue.js';
-import { addParticipant, byQualified, dayFromToday, participantForm, SCHEME, today, uniqueOrganization } from './helpers/participants.js';
+import {
+  addParticipant,
+  byQualified,
+  dayFromToday,
+  participantForm,
+  SCHEME,
+  today,
+  uniqueOrganization,
+} from './helpers/participants.js';
 import { call } from './helpers/requests.js';
 import { HeldSearchIndex } from '../src/participants/held-search-index.js';
 
 const t = useTestApp();
 
-const url = (qualifiedIdentifier: string) => `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifier)}/processes`;
+const url = (qualifiedIdentifier: string) =>
+  `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifier)}/processes`;
 const vendor = (name: string) => `application/vnd.registry.${name}.v1+json`;
 
 describe('organization processes', () => {
@@ -22,11 +31,18 @@ describe('organization processes', () => {
     const [first, second, third, unused] = await Promise.all([1, 2, 3, 4].map(() => addProcess(t.app, admin)));
     organizationIdentifier = uniqueOrganization();
     qualified = `${SCHEME}::0192:${organizationIdentifier}`;
-    await addParticipant(t.app, serviceProvider, { organizationIdentifier, processes: [{ identifier: first?.identifier }, { identifier: second?.identifier }] });
-    await addParticipant(t.app, otherServiceProvider, { organizationIdentifier, processes: [{ identifier: third?.identifier }] });
+    await addParticipant(t.app, serviceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: first?.identifier }, { identifier: second?.identifier }],
+    });
+    await addParticipant(t.app, otherServiceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: third?.identifier }],
+    });
     // Another organization's processes are not this one's.
     await addParticipant(t.app, serviceProvider, { processes: [{ identifier: unused?.identifier }] });
-    expected = [first, second, third].map((process) => process as { identifier: string; qualifiedIdentifier: string })
+    expected = [first, second, third]
+      .map((process) => process as { identifier: string; qualifiedIdentifier: string })
       .sort((a, b) => (a.qualifiedIdentifier < b.qualifiedIdentifier ? -1 : 1));
   });
 
@@ -36,8 +52,15 @@ describe('organization processes', () => {
     expect(response.headers['content-type']).toBe(`${vendor('organizations.processes')};charset=UTF-8`);
     expectPublicReadHeaders(response, 'Accept, Authorization');
     const processes = response.json();
-    expect(processes.map((process: { identifier: string }) => process.identifier)).toEqual(expected.map((process) => process.identifier));
-    expect(processes[0]).toMatchObject({ qualifiedIdentifier: expected[0]?.qualifiedIdentifier, domain: 'billing', capabilities: [], documentTypes: [] });
+    expect(processes.map((process: { identifier: string }) => process.identifier)).toEqual(
+      expected.map((process) => process.identifier),
+    );
+    expect(processes[0]).toMatchObject({
+      qualifiedIdentifier: expected[0]?.qualifiedIdentifier,
+      domain: 'billing',
+      capabilities: [],
+      documentTypes: [],
+    });
   });
 
   it('answers every role, and takes the raw or upper-case identifier', async () => {
@@ -54,7 +77,10 @@ describe('organization processes', () => {
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe(`${vendor(name)};charset=UTF-8`);
     }
-    expectErrorBody(await call(t.app, { url: url(qualified), headers: { accept: vendor('participants.processes') } }), 406);
+    expectErrorBody(
+      await call(t.app, { url: url(qualified), headers: { accept: vendor('participants.processes') } }),
+      406,
+    );
   });
 
   it('is an empty array for a registered organization without processes', async () => {
@@ -64,7 +90,11 @@ describe('organization processes', () => {
 
   it('answers the participant 404 body for an unknown or malformed organization', async () => {
     for (const unknown of [`${SCHEME}::0192:${uniqueOrganization()}`, 'no-scheme-here', `${SCHEME}::0000:1`]) {
-      const body = expectErrorBody(await call(t.app, { url: url(unknown) }), 404, `Couldn't find organization for ${unknown}`);
+      const body = expectErrorBody(
+        await call(t.app, { url: url(unknown) }),
+        404,
+        `Couldn't find organization for ${unknown}`,
+      );
       expect(body.path).toBe(url(unknown));
     }
   });
@@ -74,10 +104,22 @@ describe('organization processes', () => {
     const [first, second] = await Promise.all([1, 2].map(() => addProcess(t.app, t.users.admin)));
     const organizationIdentifier = uniqueOrganization();
     const [tomorrow, dayAfter] = [dayFromToday(1), dayFromToday(2)];
-    const participant = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: first?.identifier }], deleteDate: tomorrow });
-    await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, processes: [{ identifier: second?.identifier }], deleteDate: dayAfter });
+    const participant = await addParticipant(t.app, t.users.serviceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: first?.identifier }],
+      deleteDate: tomorrow,
+    });
+    await addParticipant(t.app, t.users.otherServiceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: second?.identifier }],
+      deleteDate: dayAfter,
+    });
     const lookup = () => call(t.app, { url: url(participant.qualifiedIdentifier) });
-    const identifiers = async () => (await lookup()).json().map((found: { identifier: string }) => found.identifier).sort();
+    const identifiers = async () =>
+      (await lookup())
+        .json()
+        .map((found: { identifier: string }) => found.identifier)
+        .sort();
     expect(await identifiers()).toEqual([first?.identifier, second?.identifier].sort());
     vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(`${tomorrow}T00:00:01Z`) });
     try {
@@ -92,21 +134,37 @@ describe('organization processes', () => {
   it('says since when the organization can receive each process: kept while the process stays, new when it is given', async () => {
     const [kept, added] = await Promise.all([1, 2].map(() => addProcess(t.app, t.users.admin)));
     const organizationIdentifier = uniqueOrganization();
-    const participant = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: kept?.identifier }] });
-    const since = async () => Object.fromEntries((await call(t.app, { url: url(participant.qualifiedIdentifier) })).json()
-      .map((process: { identifier: string; receivableSince: string }) => [process.identifier, process.receivableSince]));
+    const participant = await addParticipant(t.app, t.users.serviceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: kept?.identifier }],
+    });
+    const since = async () =>
+      Object.fromEntries(
+        (await call(t.app, { url: url(participant.qualifiedIdentifier) }))
+          .json()
+          .map((process: { identifier: string; receivableSince: string }) => [
+            process.identifier,
+            process.receivableSince,
+          ]),
+      );
     expect(await since()).toEqual({ [kept!.identifier]: today() });
-    await t.db.query("UPDATE participant_processes SET added_at = '2025-03-04T23:30:00Z' WHERE participant_id = $1", [participant.identifier]);
+    await t.db.query("UPDATE participant_processes SET added_at = '2025-03-04T23:30:00Z' WHERE participant_id = $1", [
+      participant.identifier,
+    ]);
 
     const updated = await call(t.app, {
-      method: 'PUT', url: byQualified(participant.qualifiedIdentifier), user: t.users.serviceProvider,
-      payload: participantForm({ organizationIdentifier, processes: [{ identifier: kept?.identifier }, { identifier: added?.identifier }] }),
+      method: 'PUT',
+      url: byQualified(participant.qualifiedIdentifier),
+      user: t.users.serviceProvider,
+      payload: participantForm({
+        organizationIdentifier,
+        processes: [{ identifier: kept?.identifier }, { identifier: added?.identifier }],
+      }),
     });
     expect(updated.statusCode, updated.body).toBe(200);
     expect(await since()).toEqual({ [kept!.identifier]: '2025-03-04', [added!.identifier]: today() });
   });
 });
-
 
 describe('over HTTP, where organization processes held in memory are sent before the router', () => {
   let origin: string;
@@ -118,17 +176,32 @@ describe('over HTTP, where organization processes held in memory are sent before
     processes = await Promise.all([1, 2].map(() => addProcess(t.app, t.users.admin)));
     const organizationIdentifier = uniqueOrganization();
     qualified = `${SCHEME}::0192:${organizationIdentifier}`;
-    await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: processes[0]?.identifier }] });
-    await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, processes: [{ identifier: processes[1]?.identifier }] });
+    await addParticipant(t.app, t.users.serviceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: processes[0]?.identifier }],
+    });
+    await addParticipant(t.app, t.users.otherServiceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: processes[1]?.identifier }],
+    });
   });
   const comparable = (headers: Headers) => [...headers].filter(([name]) => name !== 'x-request-id' && name !== 'date');
-  const answered = async () => (await (t.app.metrics.getSingleMetric('http_requests_total') as Counter).get()).values
-    .find(({ labels }) => labels.route === '/rest/api/organizations/:qualifiedIdentifier/processes' && labels.status === '200')?.value ?? 0;
+  const answered = async () =>
+    (await (t.app.metrics.getSingleMetric('http_requests_total') as Counter).get()).values.find(
+      ({ labels }) =>
+        labels.route === '/rest/api/organizations/:qualifiedIdentifier/processes' && labels.status === '200',
+    )?.value ?? 0;
 
-  it('answers each plain Accept header with the route\'s status, headers and bytes, counted in the metrics, without the route', async () => {
+  it("answers each plain Accept header with the route's status, headers and bytes, counted in the metrics, without the route", async () => {
     // The writes above are read by the route's first lookup: until then memory does not answer alone.
     expect((await fetch(`${origin}${url(qualified)}?first=1`)).status).toBe(200);
-    for (const accept of [undefined, '*/*', 'application/json', vendor('organizations.processes'), vendor('organization.processes')]) {
+    for (const accept of [
+      undefined,
+      '*/*',
+      'application/json',
+      vendor('organizations.processes'),
+      vendor('organization.processes'),
+    ]) {
       const headers: Record<string, string> = { 'x-request-id': 'early-lookup', ...(accept && { accept }) };
       const routed = vi.spyOn(HeldSearchIndex.prototype, 'held');
       const before = await answered();
@@ -155,15 +228,21 @@ describe('over HTTP, where organization processes held in memory are sent before
     expect(routed).toHaveBeenCalledTimes(1);
     routed.mockRestore();
     expect([early.status, await early.text()]).toEqual([200, await byRoute.text()]);
-    expect(await (await fetch(`${origin}${url(qualified)}`)).text()).toBe(await (await fetch(`${origin}${spelled}`)).text());
+    expect(await (await fetch(`${origin}${url(qualified)}`)).text()).toBe(
+      await (await fetch(`${origin}${spelled}`)).text(),
+    );
   });
 
   it('leaves credentials, other Accept headers and unknown organizations to the route', async () => {
     const routed = vi.spyOn(HeldSearchIndex.prototype, 'held');
     try {
-      const withCredentials = await fetch(`${origin}${url(qualified)}`, { headers: { authorization: t.users.serviceProvider.authorization } });
+      const withCredentials = await fetch(`${origin}${url(qualified)}`, {
+        headers: { authorization: t.users.serviceProvider.authorization },
+      });
       expect(withCredentials.status).toBe(200);
-      const wrong = await fetch(`${origin}${url(qualified)}`, { headers: { authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' } });
+      const wrong = await fetch(`${origin}${url(qualified)}`, {
+        headers: { authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' },
+      });
       expect(wrong.status).toBe(401);
       const xml = await fetch(`${origin}${url(qualified)}`, { headers: { accept: 'application/xml' } });
       expect(xml.status).toBe(406);
@@ -179,32 +258,56 @@ describe('over HTTP, where organization processes held in memory are sent before
     const organizationIdentifier = uniqueOrganization();
     const lookup = () => fetch(`${origin}${url(`${SCHEME}::0192:${organizationIdentifier}`)}`);
     expect((await lookup()).status).toBe(404);
-    const added = await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, processes: [{ identifier: processes[0]?.identifier }] });
+    const added = await addParticipant(t.app, t.users.serviceProvider, {
+      organizationIdentifier,
+      processes: [{ identifier: processes[0]?.identifier }],
+    });
     const listed = await lookup();
-    expect((await listed.json()).map((process: { identifier: string; receivableSince: string }) => [process.identifier, process.receivableSince]))
-      .toEqual([[processes[0]?.identifier, today()]]);
-    const removed = await call(t.app, { method: 'DELETE', url: `/rest/api/participants/${added.identifier}`, user: t.users.serviceProvider });
+    expect(
+      (await listed.json()).map((process: { identifier: string; receivableSince: string }) => [
+        process.identifier,
+        process.receivableSince,
+      ]),
+    ).toEqual([[processes[0]?.identifier, today()]]);
+    const removed = await call(t.app, {
+      method: 'DELETE',
+      url: `/rest/api/participants/${added.identifier}`,
+      user: t.users.serviceProvider,
+    });
     expect(removed.statusCode).toBe(204);
     expect((await lookup()).status).toBe(404);
   });
 });
 
-describe('who an organization is (the public lookup\'s heading)', () => {
-  const summaryUrl = (qualifiedIdentifier: string) => `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifier)}`;
+describe("who an organization is (the public lookup's heading)", () => {
+  const summaryUrl = (qualifiedIdentifier: string) =>
+    `/rest/api/organizations/${encodeURIComponent(qualifiedIdentifier)}`;
 
   it('names it as its business card does and lists each provider serving it once, by title, to anonymous callers', async () => {
     const organizationIdentifier = uniqueOrganization();
-    const first = await addParticipant(t.app, t.users.otherServiceProvider, { organizationIdentifier, name: 'Fjord Fisk AS' });
-    await addParticipant(t.app, t.users.serviceProvider, { organizationIdentifier, name: 'Fjord Fisk (second name) AS' });
+    const first = await addParticipant(t.app, t.users.otherServiceProvider, {
+      organizationIdentifier,
+      name: 'Fjord Fisk AS',
+    });
+    await addParticipant(t.app, t.users.serviceProvider, {
+      organizationIdentifier,
+      name: 'Fjord Fisk (second name) AS',
+    });
     // The first registered is the one whose name the business card publishes.
-    await t.db.query("UPDATE participants SET registration_date = registration_date - 1 WHERE id = $1", [first.identifier]);
+    await t.db.query('UPDATE participants SET registration_date = registration_date - 1 WHERE id = $1', [
+      first.identifier,
+    ]);
     const qualified = `${SCHEME}::0192:${organizationIdentifier}`;
     const response = await call(t.app, { url: summaryUrl(qualified) });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe(`${vendor('organizations.get')};charset=UTF-8`);
     expectPublicReadHeaders(response, 'Accept, Authorization');
     // Only public facts: no provider identifier, no contact, no participant identifier.
-    expect(response.json()).toEqual({ qualifiedIdentifier: qualified, name: 'Fjord Fisk AS', providers: [{ title: 'Provider One' }, { title: 'Provider Two' }] });
+    expect(response.json()).toEqual({
+      qualifiedIdentifier: qualified,
+      name: 'Fjord Fisk AS',
+      providers: [{ title: 'Provider One' }, { title: 'Provider Two' }],
+    });
   });
 
   it('takes the scheme and value in any case, naming the organization as stored, but folds ASCII letters alone', async () => {
@@ -222,9 +325,20 @@ describe('who an organization is (the public lookup\'s heading)', () => {
   it('answers the organization 404 for an unknown, malformed or no longer live organization', async () => {
     const participant = await addParticipant(t.app, t.users.serviceProvider);
     expect((await call(t.app, { url: summaryUrl(participant.qualifiedIdentifier) })).statusCode).toBe(200);
-    await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [participant.identifier, dayFromToday(0)]);
-    for (const unknown of [participant.qualifiedIdentifier, 'no-scheme-here', `${SCHEME}::0192:${uniqueOrganization()}`]) {
-      expectErrorBody(await call(t.app, { url: summaryUrl(unknown) }), 404, `Couldn't find organization for ${unknown}`);
+    await t.db.query('UPDATE participants SET delete_date = $2 WHERE id = $1', [
+      participant.identifier,
+      dayFromToday(0),
+    ]);
+    for (const unknown of [
+      participant.qualifiedIdentifier,
+      'no-scheme-here',
+      `${SCHEME}::0192:${uniqueOrganization()}`,
+    ]) {
+      expectErrorBody(
+        await call(t.app, { url: summaryUrl(unknown) }),
+        404,
+        `Couldn't find organization for ${unknown}`,
+      );
     }
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ParticipantSearchIndex, type IndexedFilter, type IndexedRow, type IndexedSearch } from '../src/participants/search-index.js';
+import {
+  ParticipantSearchIndex,
+  type IndexedFilter,
+  type IndexedRow,
+  type IndexedSearch,
+} from '../src/participants/search-index.js';
 
 /** A seeded generator, so that a failure repeats. */
 function randomOf(seed: number) {
@@ -8,24 +13,59 @@ function randomOf(seed: number) {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     return state / 2 ** 32;
   };
-  return { below: (n: number) => Math.floor(next() * n), pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] as T };
+  return {
+    below: (n: number) => Math.floor(next() * n),
+    pick: <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] as T,
+  };
 }
 
-const WORDS = ['bygg', 'fjord', 'fisk', 'as', 'rør', 'bygger', 'ås', 'nord', 'sør', 'ba', '100%', 'a_b', '𝔘nicode', 'ggb'];
+const WORDS = [
+  'bygg',
+  'fjord',
+  'fisk',
+  'as',
+  'rør',
+  'bygger',
+  'ås',
+  'nord',
+  'sør',
+  'ba',
+  '100%',
+  'a_b',
+  '𝔘nicode',
+  'ggb',
+];
 const ICDS = ['0192', '0007', '9908'];
-const PROVIDERS = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333'];
+const PROVIDERS = [
+  '11111111-1111-4111-8111-111111111111',
+  '22222222-2222-4222-8222-222222222222',
+  '33333333-3333-4333-8333-333333333333',
+];
 const TODAY = 20_000;
-const PROCESSES = ['aaaaaaaa-0000-4000-8000-000000000001', 'aaaaaaaa-0000-4000-8000-000000000002', 'aaaaaaaa-0000-4000-8000-000000000003', 'aaaaaaaa-0000-4000-8000-000000000004'];
+const PROCESSES = [
+  'aaaaaaaa-0000-4000-8000-000000000001',
+  'aaaaaaaa-0000-4000-8000-000000000002',
+  'aaaaaaaa-0000-4000-8000-000000000003',
+  'aaaaaaaa-0000-4000-8000-000000000004',
+];
 
 function uuid(random: ReturnType<typeof randomOf>): string {
   const hex = Array.from({ length: 32 }, () => '0123456789abcdef'[random.below(16)]).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function rowOf(random: ReturnType<typeof randomOf>, icd: string, organizationIdentifier: string, provider: string): IndexedRow {
+function rowOf(
+  random: ReturnType<typeof randomOf>,
+  icd: string,
+  organizationIdentifier: string,
+  provider: string,
+): IndexedRow {
   const words = Array.from({ length: 1 + random.below(4) }, () => random.pick(WORDS));
   return {
-    id: uuid(random), icd, organizationIdentifier, serviceProviderId: provider,
+    id: uuid(random),
+    icd,
+    organizationIdentifier,
+    serviceProviderId: provider,
     nameLower: random.below(10) === 0 ? null : words.join(random.pick([' ', '', '-'])),
     lastModificationDay: TODAY - random.below(30),
     deleteDay: random.below(5) === 0 ? TODAY - 2 + random.below(4) : null,
@@ -34,10 +74,12 @@ function rowOf(random: ReturnType<typeof randomOf>, icd: string, organizationIde
 }
 
 /** Whether the database's search finds `row` by the filters besides the text. */
-const filtered = (row: IndexedRow, filter: IndexedFilter) => (row.deleteDay === null || row.deleteDay > filter.today)
-  && (filter.icd === undefined || row.icd === filter.icd)
-  && (filter.providerId === null || row.serviceProviderId === filter.providerId)
-  && row.lastModificationDay >= (filter.modifiedFrom ?? -Infinity) && row.lastModificationDay <= (filter.modifiedTo ?? Infinity);
+const filtered = (row: IndexedRow, filter: IndexedFilter) =>
+  (row.deleteDay === null || row.deleteDay > filter.today) &&
+  (filter.icd === undefined || row.icd === filter.icd) &&
+  (filter.providerId === null || row.serviceProviderId === filter.providerId) &&
+  row.lastModificationDay >= (filter.modifiedFrom ?? -Infinity) &&
+  row.lastModificationDay <= (filter.modifiedTo ?? Infinity);
 
 /** What the database's service group reads of an organization's rows: its live ones' providers and processes. */
 function expectedReceivers(rows: readonly IndexedRow[], today: number) {
@@ -45,7 +87,8 @@ function expectedReceivers(rows: readonly IndexedRow[], today: number) {
   if (live.length === 0) return undefined;
   const deleteDays = live.flatMap((row) => row.deleteDay ?? []);
   return {
-    receivers: live.map((row) => ({ provider: row.serviceProviderId, processes: row.processes.map(([id]) => id).sort() }))
+    receivers: live
+      .map((row) => ({ provider: row.serviceProviderId, processes: row.processes.map(([id]) => id).sort() }))
       .sort((a, b) => a.provider.localeCompare(b.provider)),
     nextDeleteDay: deleteDays.length === 0 ? null : Math.min(...deleteDays),
   };
@@ -62,14 +105,19 @@ function expectedProcessesSince(rows: readonly IndexedRow[], today: number) {
 
 /** What the database's search finds: the same conditions, over every row, sorted by identifier. */
 function expected(rows: Iterable<IndexedRow>, search: IndexedSearch) {
-  const hits = [...rows].filter((row) =>
-    (row.nameLower?.includes(search.text) === true || row.organizationIdentifier.startsWith(search.text)) && filtered(row, search))
-    .map((row) => row.id).sort();
+  const hits = [...rows]
+    .filter(
+      (row) =>
+        (row.nameLower?.includes(search.text) === true || row.organizationIdentifier.startsWith(search.text)) &&
+        filtered(row, search),
+    )
+    .map((row) => row.id)
+    .sort();
   return { total: hits.length, ids: hits.slice(search.offset, search.offset + search.size) };
 }
 
 describe('the participant search in memory', () => {
-  it('finds what the database finds after a load, through adds, changes, a second provider and removals, and each organization\'s receivers and processes', () => {
+  it("finds what the database finds after a load, through adds, changes, a second provider and removals, and each organization's receivers and processes", () => {
     const random = randomOf(7);
     const index = new ParticipantSearchIndex();
     /** Held rows by organization key, then by id. */
@@ -78,10 +126,28 @@ describe('the participant search in memory', () => {
       icd: random.pick(ICDS),
       organizationIdentifier: random.pick(['', 'by', 'fj', '99']) + String(100000 + n * 37),
     }));
-    const queries = [...WORDS, 'ygg', 'yggb', 'gg-f', 'by', 'byg', '991', '1000', 'org', 'sør as', '%', 'zzz', '00', 'a_b', '𝔘ni'];
+    const queries = [
+      ...WORDS,
+      'ygg',
+      'yggb',
+      'gg-f',
+      'by',
+      'byg',
+      '991',
+      '1000',
+      'org',
+      'sør as',
+      '%',
+      'zzz',
+      '00',
+      'a_b',
+      '𝔘ni',
+    ];
     // Half of them loaded first, as at a start: listed all at once when the load finishes.
     for (const organization of organizations.slice(0, 150)) {
-      const rows = PROVIDERS.slice(0, 1 + random.below(2)).map((provider) => rowOf(random, organization.icd, organization.organizationIdentifier, provider));
+      const rows = PROVIDERS.slice(0, 1 + random.below(2)).map((provider) =>
+        rowOf(random, organization.icd, organization.organizationIdentifier, provider),
+      );
       for (const row of rows) index.load(row);
       held.set(`${organization.icd}:${organization.organizationIdentifier}`, rows);
     }
@@ -104,16 +170,23 @@ describe('the participant search in memory', () => {
       for (const text of queries) {
         if (!ParticipantSearchIndex.answers(text)) continue;
         const search: IndexedSearch = {
-          text, today: TODAY, offset: random.pick([0, 0, 3, 1500]), size: random.pick([1, 30, 2000]),
-          providerId: random.pick([null, ...PROVIDERS]), icd: random.pick([undefined, ...ICDS, '9999']),
-          modifiedFrom: random.pick([undefined, TODAY - 10]), modifiedTo: random.pick([undefined, TODAY - 5]),
+          text,
+          today: TODAY,
+          offset: random.pick([0, 0, 3, 1500]),
+          size: random.pick([1, 30, 2000]),
+          providerId: random.pick([null, ...PROVIDERS]),
+          icd: random.pick([undefined, ...ICDS, '9999']),
+          modifiedFrom: random.pick([undefined, TODAY - 10]),
+          modifiedTo: random.pick([undefined, TODAY - 5]),
         };
         expect(index.search(search), JSON.stringify(search)).toEqual(expected(all, search));
       }
       for (let count = 0; count < 20; count += 1) {
         const filter: IndexedFilter = {
-          today: TODAY + random.pick([0, 0, 1, 5]), providerId: random.pick([null, ...PROVIDERS, '44444444-4444-4444-8444-444444444444']),
-          icd: random.pick([undefined, ...ICDS, '9999']), modifiedFrom: random.pick([undefined, TODAY - 10, TODAY - 3]),
+          today: TODAY + random.pick([0, 0, 1, 5]),
+          providerId: random.pick([null, ...PROVIDERS, '44444444-4444-4444-8444-444444444444']),
+          icd: random.pick([undefined, ...ICDS, '9999']),
+          modifiedFrom: random.pick([undefined, TODAY - 10, TODAY - 3]),
           modifiedTo: random.pick([undefined, TODAY - 5, TODAY - 3]),
         };
         expect(index.countOf(filter), JSON.stringify(filter)).toBe(all.filter((row) => filtered(row, filter)).length);
@@ -121,9 +194,12 @@ describe('the participant search in memory', () => {
       for (const { icd, organizationIdentifier } of organizations.slice(0, 60)) {
         const today = TODAY + random.pick([-3, 0, 1]);
         const rows = held.get(`${icd}:${organizationIdentifier}`) ?? [];
-        expect(index.receiversOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`).toEqual(expectedReceivers(rows, today));
-        expect(index.processesSinceOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`)
-          .toEqual(expectedProcessesSince(rows, today));
+        expect(index.receiversOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`).toEqual(
+          expectedReceivers(rows, today),
+        );
+        expect(index.processesSinceOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`).toEqual(
+          expectedProcessesSince(rows, today),
+        );
       }
     }
   });
@@ -131,8 +207,14 @@ describe('the participant search in memory', () => {
   it('keeps every list through the growth of their pool, which is copied without the room lists leave behind', () => {
     const index = new ParticipantSearchIndex();
     const rowAt = (n: number): IndexedRow => ({
-      id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, icd: '0192', organizationIdentifier: String(900_000_000 + n),
-      nameLower: `bygg ${n} ${n % 2 === 0 ? 'fjord' : 'fisk'}`, serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processes: [],
+      id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+      icd: '0192',
+      organizationIdentifier: String(900_000_000 + n),
+      nameLower: `bygg ${n} ${n % 2 === 0 ? 'fjord' : 'fisk'}`,
+      serviceProviderId: PROVIDERS[0] as string,
+      lastModificationDay: TODAY,
+      deleteDay: null,
+      processes: [],
     });
     const search = (text: string) => index.search({ text, providerId: null, today: TODAY, offset: 0, size: 1 }).total;
     for (let n = 0; n < 3000; n += 1) index.load(rowAt(n));
@@ -145,20 +227,34 @@ describe('the participant search in memory', () => {
     // Of 900029900 to 900029999, every third is gone.
     expect([search('bygg'), search('fjord'), search('fisk'), search('9000299')]).toEqual([20_000, 10_000, 10_000, 67]);
     expect([search('g 2999 f'), search('g 2997 f'), search('g 29998 '), search('g 29997 ')]).toEqual([1, 0, 1, 0]);
-    const kept = Array.from({ length: 30_000 }, (_, n) => n).filter((n) => n % 3 !== 0).map((n) => rowAt(n).id);
+    const kept = Array.from({ length: 30_000 }, (_, n) => n)
+      .filter((n) => n % 3 !== 0)
+      .map((n) => rowAt(n).id);
     expect(index.search({ text: 'byg', providerId: null, today: TODAY, offset: 0, size: 30_000 }).ids).toEqual(kept);
   });
 
   it('counts a participant whose name and identifier both match once', () => {
     const index = new ParticipantSearchIndex();
     const row: IndexedRow = {
-      id: '00000000-0000-4000-8000-000000000001', icd: '0192', organizationIdentifier: 'bygg1', nameLower: 'bygg as',
-      serviceProviderId: PROVIDERS[0] as string, lastModificationDay: TODAY, deleteDay: null, processes: [],
+      id: '00000000-0000-4000-8000-000000000001',
+      icd: '0192',
+      organizationIdentifier: 'bygg1',
+      nameLower: 'bygg as',
+      serviceProviderId: PROVIDERS[0] as string,
+      lastModificationDay: TODAY,
+      deleteDay: null,
+      processes: [],
     };
     index.insert(row);
-    index.insert({ ...row, id: '00000000-0000-4000-8000-000000000002', organizationIdentifier: 'bygg2', nameLower: 'other' });
+    index.insert({
+      ...row,
+      id: '00000000-0000-4000-8000-000000000002',
+      organizationIdentifier: 'bygg2',
+      nameLower: 'other',
+    });
     expect(index.search({ text: 'bygg', providerId: null, today: TODAY, offset: 0, size: 30 })).toEqual({
-      total: 2, ids: ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'],
+      total: 2,
+      ids: ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'],
     });
   });
 

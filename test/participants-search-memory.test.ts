@@ -10,7 +10,13 @@ import { findParticipants, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER } from 
 import { participantsHeld, startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { testCertificate } from './helpers/certificates.js';
 import { openTestDatabase, testDatabaseKind } from './helpers/database.js';
-import { addParticipant, byQualified, PARTICIPANTS, uniqueOrganization, type Participant } from './helpers/participants.js';
+import {
+  addParticipant,
+  byQualified,
+  PARTICIPANTS,
+  uniqueOrganization,
+  type Participant,
+} from './helpers/participants.js';
 import { withLuhnDigit } from './helpers/organization-numbers.js';
 import { call, unique } from './helpers/requests.js';
 
@@ -27,9 +33,18 @@ beforeAll(async () => {
   ({ admin, serviceProvider: one, otherServiceProvider: two } = t.users);
   for (let n = 0; n < 40; n += 1) {
     const name = `${WORDS[n % WORDS.length]} ${WORDS[(n * 3 + 1) % WORDS.length]}${n % 5 === 0 ? ' AS' : ''}`;
-    const created = await addParticipant(t.app, n % 3 === 0 ? two : one, n % 2 === 0 ? { name } : { name, icd: '0007', organizationIdentifier: withLuhnDigit(uniqueOrganization()) });
+    const created = await addParticipant(
+      t.app,
+      n % 3 === 0 ? two : one,
+      n % 2 === 0 ? { name } : { name, icd: '0007', organizationIdentifier: withLuhnDigit(uniqueOrganization()) },
+    );
     // Some organizations are served by both providers: each has its own participant.
-    if (n % 7 === 0) await addParticipant(t.app, n % 3 === 0 ? one : two, { name: `${name} Vest`, icd: created.icd, organizationIdentifier: created.organizationIdentifier });
+    if (n % 7 === 0)
+      await addParticipant(t.app, n % 3 === 0 ? one : two, {
+        name: `${name} Vest`,
+        icd: created.icd,
+        organizationIdentifier: created.organizationIdentifier,
+      });
   }
   // One whose removal is due: found until its day comes, so it is counted apart from those without a delete date.
   await addParticipant(t.app, one, { name: 'Fjord Avvikling AS', deleteDate: dayOf(30) });
@@ -44,7 +59,10 @@ async function search(query: string, user: TestUser, app = t.app) {
   const response = await call(app, { url: `${PARTICIPANTS}?${query}`, user });
   expect(response.statusCode, response.body).toBe(200);
   const page = response.json();
-  return { total: page.totalElements as number, ids: (page.content as Participant[]).map((participant) => participant.identifier) };
+  return {
+    total: page.totalElements as number,
+    ids: (page.content as Participant[]).map((participant) => participant.identifier),
+  };
 }
 
 describe('participant search answered from memory', () => {
@@ -61,7 +79,11 @@ describe('participant search answered from memory', () => {
       { parameters: {}, user: admin, scope: null },
       { parameters: { icd: '0007', sort: 'name' }, user: admin, scope: null },
       { parameters: { icd: '0088' }, user: admin, scope: null },
-      { parameters: { lastModificationDateFrom: dayOf(0), sort: 'name,DESC', size: '5', page: '2' }, user: admin, scope: null },
+      {
+        parameters: { lastModificationDateFrom: dayOf(0), sort: 'name,DESC', size: '5', page: '2' },
+        user: admin,
+        scope: null,
+      },
       { parameters: { lastModificationDateTo: dayOf(-1) }, user: admin, scope: null },
       { parameters: { lastModificationDate: dayOf(0), icd: '0192' }, user: one, scope: t.fixture.serviceProviderId },
       { parameters: { query: '' }, user: two, scope: t.fixture.otherServiceProviderId },
@@ -70,9 +92,20 @@ describe('participant search answered from memory', () => {
     for (const { parameters, user, scope } of cases) {
       const answered = await search(new URLSearchParams(parameters).toString(), user);
       const filter = { processes: false, ...parameters } as ParticipantFilter;
-      const page = pageRequest({ page: Number(parameters.page ?? 0), size: Number(parameters.size ?? 30), sort: parameters.sort === undefined ? undefined : [parameters.sort] }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER);
+      const page = pageRequest(
+        {
+          page: Number(parameters.page ?? 0),
+          size: Number(parameters.size ?? 30),
+          sort: parameters.sort === undefined ? undefined : [parameters.sort],
+        },
+        PARTICIPANT_SORTABLE,
+        PARTICIPANT_TIE_BREAKER,
+      );
       const database = await findParticipants(t.db, filter, scope, page);
-      expect(answered, JSON.stringify(parameters)).toEqual({ total: database.total, ids: database.rows.map((row) => row.identifier) });
+      expect(answered, JSON.stringify(parameters)).toEqual({
+        total: database.total,
+        ids: database.rows.map((row) => row.identifier),
+      });
     }
     expect((await search('query=bygg', admin)).total).toBeGreaterThan(5);
     expect((await search('icd=0007', admin)).total).toBeGreaterThan(5);
@@ -85,7 +118,9 @@ describe('participant search answered from memory', () => {
     expect(await search(`query=${word}`, two)).toEqual({ total: 0, ids: [] });
 
     const transferred = await call(t.app, {
-      method: 'PUT', url: `${byQualified(added.qualifiedIdentifier)}/transfer/${t.fixture.otherServiceProviderId}`, user: one,
+      method: 'PUT',
+      url: `${byQualified(added.qualifiedIdentifier)}/transfer/${t.fixture.otherServiceProviderId}`,
+      user: one,
     });
     expect(transferred.statusCode, transferred.body).toBe(200);
     expect(await search(`query=${word}`, one)).toEqual({ total: 0, ids: [] });
@@ -95,7 +130,10 @@ describe('participant search answered from memory', () => {
     expect(deleted.statusCode, deleted.body).toBeLessThan(300);
     expect(await search(`query=${word}`, admin)).toEqual({ total: 0, ids: [] });
 
-    const again = await addParticipant(t.app, one, { name: `Giraffe ${word}`, organizationIdentifier: added.organizationIdentifier });
+    const again = await addParticipant(t.app, one, {
+      name: `Giraffe ${word}`,
+      organizationIdentifier: added.organizationIdentifier,
+    });
     expect(await search(`query=giraffe%20${word}`, admin)).toEqual({ total: 1, ids: [again.identifier] });
     expect(await search(`query=zebra%20${word}`, admin)).toEqual({ total: 0, ids: [] });
   });
@@ -105,9 +143,15 @@ describe('participant search answered from memory', () => {
     const [all, today] = [await count(''), await count(`lastModificationDate=${dayOf(0)}`)];
     const added = await addParticipant(t.app, one, { name: 'Telling AS' });
     expect([await count(''), await count(`lastModificationDate=${dayOf(0)}`)]).toEqual([all + 1, today + 1]);
-    await t.db.query('UPDATE participants SET last_modification_date = last_modification_date - 3 WHERE id = $1', [added.identifier]);
+    await t.db.query('UPDATE participants SET last_modification_date = last_modification_date - 3 WHERE id = $1', [
+      added.identifier,
+    ]);
     await t.app.participantSearch.load();
-    expect([await count(''), await count(`lastModificationDate=${dayOf(0)}`), await count(`lastModificationDate=${dayOf(-3)}`)]).toEqual([all + 1, today, 1]);
+    expect([
+      await count(''),
+      await count(`lastModificationDate=${dayOf(0)}`),
+      await count(`lastModificationDate=${dayOf(-3)}`),
+    ]).toEqual([all + 1, today, 1]);
     await call(t.app, { method: 'DELETE', url: byQualified(added.qualifiedIdentifier), user: one });
     expect([await count(''), await count(`lastModificationDate=${dayOf(-3)}`)]).toEqual([all, 0]);
   });
@@ -126,17 +170,22 @@ describe('participant search answered from memory', () => {
     expect(await count()).toBe(1);
   });
 
-  it.skipIf(testDatabaseKind !== 'postgres')('finds on another instance what was written on this one once that instance has heard the change', async () => {
-    const other = await startOtherInstance(t);
-    try {
-      await participantsHeld(other.app);
-      const word = unique('okapi').toLowerCase();
-      const added = await addParticipant(t.app, one, { name: `Okapi ${word}` });
-      await expect.poll(() => search(`query=${word}`, admin, other.app), { timeout: 8000 }).toEqual({ total: 1, ids: [added.identifier] });
-    } finally {
-      await other.close();
-    }
-  });
+  it.skipIf(testDatabaseKind !== 'postgres')(
+    'finds on another instance what was written on this one once that instance has heard the change',
+    async () => {
+      const other = await startOtherInstance(t);
+      try {
+        await participantsHeld(other.app);
+        const word = unique('okapi').toLowerCase();
+        const added = await addParticipant(t.app, one, { name: `Okapi ${word}` });
+        await expect
+          .poll(() => search(`query=${word}`, admin, other.app), { timeout: 8000 })
+          .toEqual({ total: 1, ids: [added.identifier] });
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it('leaves searches to the database when switched off', async () => {
     const off = await startTestApp({ participantSearchInMemory: false });
@@ -168,7 +217,10 @@ describe('the participants not held in memory (PARTICIPANT_SEARCH_IN_MEMORY=fals
       async () => recordingStatements(await openTestDatabase(), sent),
     );
     try {
-      const organizations = [await addParticipant(off.app, off.users.serviceProvider), await addParticipant(off.app, off.users.serviceProvider)];
+      const organizations = [
+        await addParticipant(off.app, off.users.serviceProvider),
+        await addParticipant(off.app, off.users.serviceProvider),
+      ];
       const serviceGroupReads = () => sent.filter((sql) => sql.includes('AS receivers')).length;
       const statementsOfLookups = async () => {
         const before = serviceGroupReads();
@@ -209,15 +261,28 @@ describe('the changes the search in memory reads', () => {
         return t.db.query(sql, params);
       },
     };
-    const index = new HeldSearchIndex(db, (error) => { throw error; }, reloadDelayMs);
+    const index = new HeldSearchIndex(
+      db,
+      (error) => {
+        throw error;
+      },
+      reloadDelayMs,
+    );
     await index.load();
     return { index, reads };
   }
 
-  const noticeOf = (participant: Participant, seq: number): ChangeNotice =>
-    ({ seq, resource: 'participant', identifier: participant.qualifiedIdentifier, operation: 'create' });
+  const noticeOf = (participant: Participant, seq: number): ChangeNotice => ({
+    seq,
+    resource: 'participant',
+    identifier: participant.qualifiedIdentifier,
+    operation: 'create',
+  });
   /** The search for the participants these tests add, as the authority asks it. */
-  const samletSearch = () => ({ filter: { query: 'samlet', processes: false }, page: pageRequest({ page: 0, size: 30, sort: undefined }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER) });
+  const samletSearch = () => ({
+    filter: { query: 'samlet', processes: false },
+    page: pageRequest({ page: 0, size: 30, sort: undefined }, PARTICIPANT_SORTABLE, PARTICIPANT_TIE_BREAKER),
+  });
 
   it('reads the organizations changed one by one at once, when a search comes', async () => {
     const { index, reads } = await countedIndex(600_000);

@@ -24,7 +24,10 @@ const rolloverAt = Date.now() + HOUR;
 let offset = 0;
 
 beforeAll(async () => {
-  const [first, second] = [await testCertificate('public-caching.test'), await testCertificate('public-caching-next.test')];
+  const [first, second] = [
+    await testCertificate('public-caching.test'),
+    await testCertificate('public-caching-next.test'),
+  ];
   [current, next] = [checkedKey(first.key, first.cert, true), checkedKey(second.key, second.cert, true)];
   const keys = new SmpKeys(current, { key: next, from: rolloverAt }, () => Date.now() + offset);
   t = await startTestApp({ smp: { keys, publicUrl: PUBLIC_URL, cache } });
@@ -34,7 +37,8 @@ afterAll(async () => t.close());
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${origin}${path}`, { headers });
 /** The headers a 200 and a 304 share, without those that differ per request. */
-const comparable = (headers: Headers) => [...headers].filter(([name]) => !['x-request-id', 'date', 'content-type', 'content-length'].includes(name));
+const comparable = (headers: Headers) =>
+  [...headers].filter(([name]) => !['x-request-id', 'date', 'content-type', 'content-length'].includes(name));
 const tagOf = async (path: string, headers: Record<string, string> = {}) => {
   const answer = await get(path, headers);
   expect(answer.status, await answer.clone().text()).toBe(200);
@@ -61,7 +65,11 @@ describe('the signed service metadata', () => {
     await expectValidSignedAnswer(Buffer.from(await first.arrayBuffer()), current.certificatePem);
     const tag = first.headers.get('etag') as string;
     expect(tag).toMatch(/^W\/"[\w-]+"$/);
-    expect([first.headers.get('cache-control'), first.headers.get('pragma'), first.headers.get('expires')]).toEqual(['no-cache', null, null]);
+    expect([first.headers.get('cache-control'), first.headers.get('pragma'), first.headers.get('expires')]).toEqual([
+      'no-cache',
+      null,
+      null,
+    ]);
 
     const routed = vi.spyOn(SmpPublisher.prototype, 'signedServiceMetadata');
     const signed = vi.spyOn(SigningPool.prototype, 'sign');
@@ -116,10 +124,17 @@ describe('the signed service metadata', () => {
     await addProcess(t.app, t.users.authority);
     expect(await tagOf(path)).toBe(tag);
 
-    const added = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
+    const added = await addProcess(t.app, t.users.authority, {
+      documentTypes: [{ identifier: documentType.identifier }],
+    });
     const updated = await call(t.app, {
-      method: 'PUT', url: byQualified(participant.qualifiedIdentifier), user: t.users.serviceProvider,
-      payload: { contact: participant.contact, processes: [{ identifier: process.identifier }, { identifier: added.identifier }] },
+      method: 'PUT',
+      url: byQualified(participant.qualifiedIdentifier),
+      user: t.users.serviceProvider,
+      payload: {
+        contact: participant.contact,
+        processes: [{ identifier: process.identifier }, { identifier: added.identifier }],
+      },
     });
     expect(updated.statusCode, updated.body).toBe(200);
     const withProcess = await get(path, { 'if-none-match': tag });
@@ -163,14 +178,21 @@ describe('the other public reads', () => {
       expect([name, full.status]).toEqual([name, 200]);
       const tag = full.headers.get('etag') as string;
       expect([name, tag]).toEqual([name, expect.stringMatching(/^"[\w-]+"$/)]);
-      expect([name, full.headers.get('vary')]).toEqual([name, path.startsWith('/rest/api/') ? 'Accept, Authorization' : null]);
+      expect([name, full.headers.get('vary')]).toEqual([
+        name,
+        path.startsWith('/rest/api/') ? 'Accept, Authorization' : null,
+      ]);
       const notModified = await get(path, { 'if-none-match': tag });
-      await expectNotModified(notModified, tag, path.startsWith('/rest/api/') ? SECURITY_HEADERS['cache-control'] : 'no-cache');
+      await expectNotModified(
+        notModified,
+        tag,
+        path.startsWith('/rest/api/') ? SECURITY_HEADERS['cache-control'] : 'no-cache',
+      );
       expect([name, notModified.headers.get('vary')]).toEqual([name, full.headers.get('vary')]);
     }
   });
 
-  it('answer the public lookup\'s 304 from memory as the route does', async () => {
+  it("answer the public lookup's 304 from memory as the route does", async () => {
     const path = paths.organizationProcesses as string;
     const tag = await tagOf(path);
     const early = await get(path, { 'if-none-match': tag });
@@ -187,15 +209,22 @@ describe('the other public reads', () => {
     expect(plain).not.toBe(versioned);
   });
 
-  it('change the service group\'s tag when a process adds a document type to it', async () => {
+  it("change the service group's tag when a process adds a document type to it", async () => {
     const { participant, process } = await publishedParticipant(t);
     const path = `/${encodeURIComponent(participant.qualifiedIdentifier)}`;
     const tag = await tagOf(path);
     const documentType = await addDocumentType(t.app, t.users.authority);
-    const added = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
+    const added = await addProcess(t.app, t.users.authority, {
+      documentTypes: [{ identifier: documentType.identifier }],
+    });
     const updated = await call(t.app, {
-      method: 'PUT', url: byQualified(participant.qualifiedIdentifier), user: t.users.serviceProvider,
-      payload: { contact: participant.contact, processes: [{ identifier: process.identifier }, { identifier: added.identifier }] },
+      method: 'PUT',
+      url: byQualified(participant.qualifiedIdentifier),
+      user: t.users.serviceProvider,
+      payload: {
+        contact: participant.contact,
+        processes: [{ identifier: process.identifier }, { identifier: added.identifier }],
+      },
     });
     expect(updated.statusCode, updated.body).toBe(200);
     const changed = await get(path, { 'if-none-match': tag });
@@ -205,11 +234,21 @@ describe('the other public reads', () => {
 
   it('stay no-store for a caller with credentials, without a validator, whatever If-None-Match says', async () => {
     const tag = await tagOf(paths.processes as string);
-    const authenticated = await get(paths.processes as string, { authorization: t.users.admin.authorization, 'if-none-match': tag });
+    const authenticated = await get(paths.processes as string, {
+      authorization: t.users.admin.authorization,
+      'if-none-match': tag,
+    });
     expect(authenticated.status).toBe(200);
-    expect([authenticated.headers.get('cache-control'), authenticated.headers.get('etag')]).toEqual([SECURITY_HEADERS['cache-control'], null]);
+    expect([authenticated.headers.get('cache-control'), authenticated.headers.get('etag')]).toEqual([
+      SECURITY_HEADERS['cache-control'],
+      null,
+    ]);
     const refused = await get('/rest/api/users', { 'if-none-match': '*' });
-    expect([refused.status, refused.headers.get('cache-control'), refused.headers.get('etag')]).toEqual([401, SECURITY_HEADERS['cache-control'], null]);
+    expect([refused.status, refused.headers.get('cache-control'), refused.headers.get('etag')]).toEqual([
+      401,
+      SECURITY_HEADERS['cache-control'],
+      null,
+    ]);
   });
 });
 
@@ -220,14 +259,27 @@ describe('with PUBLIC_MAX_AGE_SECONDS', () => {
   });
   afterAll(async () => aged.close());
 
-  it('lets a cache keep the SMP\'s answers that long; the API\'s public reads keep the specification\'s constants, an authenticated one never a validator', async () => {
+  it("lets a cache keep the SMP's answers that long; the API's public reads keep the specification's constants, an authenticated one never a validator", async () => {
     const { participant } = await publishedParticipant(aged);
     const smp = await aged.app.inject(`/${encodeURIComponent(participant.qualifiedIdentifier)}`);
-    expect([smp.statusCode, smp.headers['cache-control'], smp.headers.pragma, smp.headers.etag])
-      .toEqual([200, 'public, max-age=60', undefined, expect.any(String)]);
+    expect([smp.statusCode, smp.headers['cache-control'], smp.headers.pragma, smp.headers.etag]).toEqual([
+      200,
+      'public, max-age=60',
+      undefined,
+      expect.any(String),
+    ]);
     const anonymous = await aged.app.inject('/rest/api/processes');
-    expect([anonymous.headers['cache-control'], anonymous.headers.etag]).toEqual([SECURITY_HEADERS['cache-control'], expect.any(String)]);
-    const authenticated = await aged.app.inject({ url: '/rest/api/processes', headers: { authorization: aged.users.admin.authorization } });
-    expect([authenticated.headers['cache-control'], authenticated.headers.etag]).toEqual([SECURITY_HEADERS['cache-control'], undefined]);
+    expect([anonymous.headers['cache-control'], anonymous.headers.etag]).toEqual([
+      SECURITY_HEADERS['cache-control'],
+      expect.any(String),
+    ]);
+    const authenticated = await aged.app.inject({
+      url: '/rest/api/processes',
+      headers: { authorization: aged.users.admin.authorization },
+    });
+    expect([authenticated.headers['cache-control'], authenticated.headers.etag]).toEqual([
+      SECURITY_HEADERS['cache-control'],
+      undefined,
+    ]);
   });
 });

@@ -4,15 +4,27 @@ import { testCertificate } from './helpers/certificates.js';
 import { expectValidSignedAnswer } from './helpers/smp.js';
 
 const participant = { scheme: 'iso6523-actorid-upis', value: '0192:123456785' };
-const documentType = { scheme: 'busdox-docid-qns', value: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##x::2.1' };
-const processes = [{
-  process: { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' },
-  endpoints: [{
-    transportProfile: 'peppol-transport-as4-v2_0', url: 'https://ap.example.org/as4', certificate: 'MIIB',
-    serviceDescription: 'AP', technicalContactUrl: 'https://ap.example.org/contact', requireBusinessLevelSignature: false,
-    activationDate: null, expirationDate: null,
-  }],
-}];
+const documentType = {
+  scheme: 'busdox-docid-qns',
+  value: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##x::2.1',
+};
+const processes = [
+  {
+    process: { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' },
+    endpoints: [
+      {
+        transportProfile: 'peppol-transport-as4-v2_0',
+        url: 'https://ap.example.org/as4',
+        certificate: 'MIIB',
+        serviceDescription: 'AP',
+        technicalContactUrl: 'https://ap.example.org/contact',
+        requireBusinessLevelSignature: false,
+        activationDate: null,
+        expirationDate: null,
+      },
+    ],
+  },
+];
 
 // Long beside a timer's lateness when the other test files load the machine.
 const IDLE_MS = 1000;

@@ -10,7 +10,9 @@ let t: TestApp;
 let path: string;
 beforeAll(async () => {
   const pems = await testCertificate('fair signing');
-  t = await startTestApp({ smp: { keys: new SmpKeys({ privateKeyPem: pems.key, certificatePem: pems.cert, development: false }) } });
+  t = await startTestApp({
+    smp: { keys: new SmpKeys({ privateKeyPem: pems.key, certificatePem: pems.cert, development: false }) },
+  });
   ({ path } = await publishedParticipant(t));
 });
 afterAll(() => t.close());
@@ -24,7 +26,7 @@ async function lookUp(from: string): Promise<number> {
 }
 
 describe('cold signed answers', () => {
-  it('for an address asking many at once wait for one another; another address\'s lookup is signed between them', async () => {
+  it("for an address asking many at once wait for one another; another address's lookup is signed between them", async () => {
     const flooded: number[] = [];
     let flooding = true;
     const flood = async () => {
@@ -36,10 +38,13 @@ describe('cold signed answers', () => {
       await expect.poll(() => flooded.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(60);
       flooded.length = 0;
       const others: number[] = [];
-      for (const from of ['198.51.100.9', '198.51.100.10', '198.51.100.11', '198.51.100.9', '198.51.100.10']) others.push(await lookUp(from));
+      for (const from of ['198.51.100.9', '198.51.100.10', '198.51.100.11', '198.51.100.9', '198.51.100.10'])
+        others.push(await lookUp(from));
       await expect.poll(() => flooded.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(9);
       const floodsLookup = median(flooded);
-      console.log(`cold lookups: ${others.map((ms) => ms.toFixed(0)).join(', ')} ms from other addresses, during a flood whose lookups took ${floodsLookup.toFixed(0)} ms (median of ${flooded.length})`);
+      console.log(
+        `cold lookups: ${others.map((ms) => ms.toFixed(0)).join(', ')} ms from other addresses, during a flood whose lookups took ${floodsLookup.toFixed(0)} ms (median of ${flooded.length})`,
+      );
       // In turn among the flood's, they would wait as long as its lookups; ahead of them, for the signatures under way.
       expect(median(others)).toBeLessThan(floodsLookup / 3);
     } finally {

@@ -28,12 +28,15 @@ describe('the SMP signing key', () => {
     const first = await loadSmpKey({ REGISTRY_DATA_DIR: join(dir, 'data') }, log);
     expect(first?.development).toBe(true);
     expect(log.lines.join()).toMatch(/NOT a Peppol SMP certificate/);
-    expect((await readdir(join(dir, 'data'))).sort()).toEqual(['smp-development-certificate.pem', 'smp-development-key.pem']);
+    expect((await readdir(join(dir, 'data'))).sort()).toEqual([
+      'smp-development-certificate.pem',
+      'smp-development-key.pem',
+    ]);
     const second = await loadSmpKey({ REGISTRY_DATA_DIR: join(dir, 'data') }, silent());
     expect(second?.certificatePem).toBe(first?.certificatePem);
   });
 
-  it('keeps the development key its owner\'s only, also one left readable by others', async () => {
+  it("keeps the development key its owner's only, also one left readable by others", async () => {
     const key = join(dir, 'data', 'smp-development-key.pem');
     await loadSmpKey({ REGISTRY_DATA_DIR: join(dir, 'data') }, silent());
     expect((await stat(key)).mode & 0o777).toBe(0o600);
@@ -53,10 +56,16 @@ describe('the SMP signing key', () => {
     await writeFile(join(dir, 'key.pem'), one.key, { mode: 0o600 });
     await writeFile(join(dir, 'cert.pem'), one.cert);
     await writeFile(join(dir, 'other.pem'), two.cert);
-    const settings = { DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir, REGISTRY_SMP_KEY_FILE: join(dir, 'key.pem') };
+    const settings = {
+      DATABASE_URL: 'postgres://x',
+      REGISTRY_DATA_DIR: dir,
+      REGISTRY_SMP_KEY_FILE: join(dir, 'key.pem'),
+    };
     const key = await loadSmpKey({ ...settings, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'cert.pem') }, silent());
     expect(key?.development).toBe(false);
-    await expect(loadSmpKey({ ...settings, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'other.pem') }, silent())).rejects.toThrow(SmpKeyError);
+    await expect(
+      loadSmpKey({ ...settings, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'other.pem') }, silent()),
+    ).rejects.toThrow(SmpKeyError);
     await expect(loadSmpKey(settings, silent())).rejects.toThrow(/both/);
   });
 
@@ -65,13 +74,22 @@ describe('the SMP signing key', () => {
     await writeFile(join(dir, 'named-key.pem'), pair.key, { mode: 0o600 });
     await writeFile(join(dir, 'named-cert.pem'), pair.cert);
     const log = silent();
-    await loadSmpKey({
-      DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir,
-      REGISTRY_SMP_KEY_FILE: join(dir, 'named-key.pem'), REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'named-cert.pem'),
-    }, log);
-    expect(log.lines).toEqual([expect.stringMatching(
-      new RegExp(`^SMP signing with ${join(dir, 'named-cert.pem')} \\(subject CN=named\\.example.*, serial [0-9A-F]+, valid until \\d{4}-`),
-    )]);
+    await loadSmpKey(
+      {
+        DATABASE_URL: 'postgres://x',
+        REGISTRY_DATA_DIR: dir,
+        REGISTRY_SMP_KEY_FILE: join(dir, 'named-key.pem'),
+        REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'named-cert.pem'),
+      },
+      log,
+    );
+    expect(log.lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^SMP signing with ${join(dir, 'named-cert.pem')} \\(subject CN=named\\.example.*, serial [0-9A-F]+, valid until \\d{4}-`,
+        ),
+      ),
+    ]);
   });
 
   it('says a key and certificate given the wrong way round look swapped, not that the certificate needs chmod 600', async () => {
@@ -79,10 +97,17 @@ describe('the SMP signing key', () => {
     const [keyAsCertificate, certificateAsKey] = [join(dir, 'swapped-cert.pem'), join(dir, 'swapped-key.pem')];
     await writeFile(keyAsCertificate, pair.key, { mode: 0o600 });
     await writeFile(certificateAsKey, pair.cert, { mode: 0o644 });
-    const settings = { DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir, REGISTRY_SMP_KEY_FILE: certificateAsKey, REGISTRY_SMP_CERTIFICATE_FILE: keyAsCertificate };
-    await expect(loadSmpKey(settings, silent())).rejects.toThrow(new SmpKeyError(
-      `SMP key: REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE look swapped: ${certificateAsKey} holds a certificate and ${keyAsCertificate} a private key`,
-    ));
+    const settings = {
+      DATABASE_URL: 'postgres://x',
+      REGISTRY_DATA_DIR: dir,
+      REGISTRY_SMP_KEY_FILE: certificateAsKey,
+      REGISTRY_SMP_CERTIFICATE_FILE: keyAsCertificate,
+    };
+    await expect(loadSmpKey(settings, silent())).rejects.toThrow(
+      new SmpKeyError(
+        `SMP key: REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE look swapped: ${certificateAsKey} holds a certificate and ${keyAsCertificate} a private key`,
+      ),
+    );
     await expect(loadSmpKey({ ...settings, REGISTRY_SMP_KEY_FILE: keyAsCertificate }, silent())).rejects.toThrow(
       `REGISTRY_SMP_CERTIFICATE_FILE names ${keyAsCertificate}, which holds a private key, not a certificate`,
     );
@@ -108,33 +133,51 @@ describe('private key files readable by others than their owner', () => {
 
   it('are refused as ssh refuses them, naming the setting, the file and its mode: the current and the next SMP key', async () => {
     const current = await keyFile('group-readable.key', 0o640);
-    const settings = { DATABASE_URL: 'postgres://x', REGISTRY_DATA_DIR: dir, REGISTRY_SMP_KEY_FILE: current, REGISTRY_SMP_CERTIFICATE_FILE: file('open-cert.pem') };
-    await expect(loadSmpKey(settings, silent())).rejects.toThrow(new SmpKeyError(`SMP key: ${refusal('REGISTRY_SMP_KEY_FILE', current, '0640')}`));
+    const settings = {
+      DATABASE_URL: 'postgres://x',
+      REGISTRY_DATA_DIR: dir,
+      REGISTRY_SMP_KEY_FILE: current,
+      REGISTRY_SMP_CERTIFICATE_FILE: file('open-cert.pem'),
+    };
+    await expect(loadSmpKey(settings, silent())).rejects.toThrow(
+      new SmpKeyError(`SMP key: ${refusal('REGISTRY_SMP_KEY_FILE', current, '0640')}`),
+    );
     await chmod(current, 0o400);
     expect((await loadSmpKey(settings, silent()))?.development).toBe(false);
 
     const next = await keyFile('others-readable.key', 0o604);
     const withNext = {
-      ...settings, REGISTRY_SMP_NEXT_KEY_FILE: next, REGISTRY_SMP_NEXT_CERTIFICATE_FILE: file('open-cert.pem'),
+      ...settings,
+      REGISTRY_SMP_NEXT_KEY_FILE: next,
+      REGISTRY_SMP_NEXT_CERTIFICATE_FILE: file('open-cert.pem'),
       REGISTRY_SMP_NEXT_CERTIFICATE_FROM: new Date(Date.now() + 3_600_000).toISOString(),
     };
-    await expect(loadSmpKeys(withNext, silent())).rejects.toThrow(`next SMP key: ${refusal('REGISTRY_SMP_NEXT_KEY_FILE', next, '0604')}`);
+    await expect(loadSmpKeys(withNext, silent())).rejects.toThrow(
+      `next SMP key: ${refusal('REGISTRY_SMP_NEXT_KEY_FILE', next, '0604')}`,
+    );
   });
 
   it('are refused for the SML client too', async () => {
     const key = await keyFile('sml-client.key', 0o660);
-    expect(() => clientTls({ clientCertificateFile: file('open-cert.pem'), clientKeyFile: key }))
-      .toThrow(new KeyFileError(refusal('SML_CLIENT_KEY_FILE', key, '0660')));
+    expect(() => clientTls({ clientCertificateFile: file('open-cert.pem'), clientKeyFile: key })).toThrow(
+      new KeyFileError(refusal('SML_CLIENT_KEY_FILE', key, '0660')),
+    );
   });
 
-  it.runIf(testDatabaseKind === 'embedded')('stop a server at start with that one line, and no stack trace', async () => {
-    const key = await keyFile('server-sml-client.key', 0o644);
-    const finished = await runServerToEnd({
-      REGISTRY_DATA_DIR: join(dir, 'open-key-server-data'),
-      SML_URL: 'http://127.0.0.1:9', SML_SMP_ID: 'test-smp', SML_CLIENT_CERT_FILE: file('open-cert.pem'), SML_CLIENT_KEY_FILE: key,
-    });
-    expect(startFailure(finished).msg).toBe(refusal('SML_CLIENT_KEY_FILE', key, '0644'));
-  });
+  it.runIf(testDatabaseKind === 'embedded')(
+    'stop a server at start with that one line, and no stack trace',
+    async () => {
+      const key = await keyFile('server-sml-client.key', 0o644);
+      const finished = await runServerToEnd({
+        REGISTRY_DATA_DIR: join(dir, 'open-key-server-data'),
+        SML_URL: 'http://127.0.0.1:9',
+        SML_SMP_ID: 'test-smp',
+        SML_CLIENT_CERT_FILE: file('open-cert.pem'),
+        SML_CLIENT_KEY_FILE: key,
+      });
+      expect(startFailure(finished).msg).toBe(refusal('SML_CLIENT_KEY_FILE', key, '0644'));
+    },
+  );
 });
 
 // The check runs before the database opens: once, on the embedded database.
@@ -147,7 +190,9 @@ describe.runIf(testDatabaseKind === 'embedded')('a server whose SMP key file can
       REGISTRY_SMP_KEY_FILE: missing,
       REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'present-cert.pem'),
     });
-    expect(startFailure(finished).msg).toBe(`SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`);
+    expect(startFailure(finished).msg).toBe(
+      `SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`,
+    );
     await expect(stat(join(dir, 'server-data'))).rejects.toThrow(/ENOENT/);
   });
 });
@@ -158,10 +203,15 @@ describe.runIf(testDatabaseKind === 'postgres')('several workers whose SMP key f
     const missing = join(dir, 'no-such-worker-key.pem');
     await writeFile(join(dir, 'workers-cert.pem'), (await testCertificate('workers.example')).cert);
     const finished = await runServerToEnd({
-      DATABASE_URL: 'postgres://postgres@127.0.0.1:9/nothing', DATABASE_WAIT_SECONDS: '0', REGISTRY_WORKERS: '2',
-      REGISTRY_SMP_KEY_FILE: missing, REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'workers-cert.pem'),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:9/nothing',
+      DATABASE_WAIT_SECONDS: '0',
+      REGISTRY_WORKERS: '2',
+      REGISTRY_SMP_KEY_FILE: missing,
+      REGISTRY_SMP_CERTIFICATE_FILE: join(dir, 'workers-cert.pem'),
     });
-    expect(startFailure(finished).msg).toBe(`SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`);
+    expect(startFailure(finished).msg).toBe(
+      `SMP key: REGISTRY_SMP_KEY_FILE names ${missing}, which cannot be read (ENOENT)`,
+    );
   });
 });
 
@@ -175,8 +225,14 @@ describe('a service without a signing key', () => {
   it('answers the publication with 503 in the common error body, and the REST API still runs', async () => {
     const participant = encodeURIComponent('iso6523-actorid-upis::0192:987654325');
     expectErrorBody(await t.app.inject(`/${participant}`), 503, /REGISTRY_SMP_KEY_FILE/);
-    expectErrorBody(await t.app.inject(`/${participant}/services/${encodeURIComponent('busdox-docid-qns::urn:x')}`), 503);
-    const api = await t.app.inject({ url: '/rest/api/processes', headers: { authorization: t.users.admin.authorization } });
+    expectErrorBody(
+      await t.app.inject(`/${participant}/services/${encodeURIComponent('busdox-docid-qns::urn:x')}`),
+      503,
+    );
+    const api = await t.app.inject({
+      url: '/rest/api/processes',
+      headers: { authorization: t.users.admin.authorization },
+    });
     expect(api.statusCode).toBe(200);
   });
 });

@@ -31,9 +31,12 @@ const fingerprint = (name: string) => new X509Certificate(pem(name)).fingerprint
 
 /** The current pair, and `next` with its key from the instant `from`. */
 const settings = (from: number, next = 'next', nextKey = next): SmpKeySettings & Record<string, string> => ({
-  DATABASE_URL: 'postgres://unused', REGISTRY_DATA_DIR: dir,
-  REGISTRY_SMP_KEY_FILE: file('current.key'), REGISTRY_SMP_CERTIFICATE_FILE: file('current.pem'),
-  REGISTRY_SMP_NEXT_KEY_FILE: file(`${nextKey}.key`), REGISTRY_SMP_NEXT_CERTIFICATE_FILE: file(`${next}.pem`),
+  DATABASE_URL: 'postgres://unused',
+  REGISTRY_DATA_DIR: dir,
+  REGISTRY_SMP_KEY_FILE: file('current.key'),
+  REGISTRY_SMP_CERTIFICATE_FILE: file('current.pem'),
+  REGISTRY_SMP_NEXT_KEY_FILE: file(`${nextKey}.key`),
+  REGISTRY_SMP_NEXT_CERTIFICATE_FILE: file(`${next}.pem`),
   REGISTRY_SMP_NEXT_CERTIFICATE_FROM: new Date(from).toISOString(),
 });
 
@@ -91,11 +94,17 @@ describe('an SMP certificate rollover', () => {
   const registeredWith = async () => {
     const [smlCalls, directoryCalls] = [sml.clientCertificates.length, directory.clientCertificates.length];
     const participant = await addParticipant(t.app, t.users.serviceProvider);
-    await vi.waitFor(() => {
-      expect(sml.registrations.get(SMP_ID)?.has(participant.qualifiedIdentifier)).toBe(true);
-      expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(true);
-    }, { timeout: 10_000, interval: 50 });
-    return { sml: new Set(sml.clientCertificates.slice(smlCalls)), directory: new Set(directory.clientCertificates.slice(directoryCalls)) };
+    await vi.waitFor(
+      () => {
+        expect(sml.registrations.get(SMP_ID)?.has(participant.qualifiedIdentifier)).toBe(true);
+        expect(directory.indexed.has(participant.qualifiedIdentifier)).toBe(true);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    return {
+      sml: new Set(sml.clientCertificates.slice(smlCalls)),
+      directory: new Set(directory.clientCertificates.slice(directoryCalls)),
+    };
   };
 
   it('before the instant: the current key signs (the answer is kept), and the SML and the Directory see the current certificate', async () => {
@@ -129,29 +138,43 @@ describe('an SMP certificate rollover', () => {
 
 describe('a next pair the start refuses', () => {
   it('a next key that does not belong to the next certificate', async () => {
-    await expect(loadSmpKeys(settings(Date.now() + HOUR, 'next', 'current'), silent)).rejects.toThrow(/^next SMP key: does not belong/);
+    await expect(loadSmpKeys(settings(Date.now() + HOUR, 'next', 'current'), silent)).rejects.toThrow(
+      /^next SMP key: does not belong/,
+    );
   });
 
-  it('an instant past the next certificate\'s expiry', async () => {
-    await expect(loadSmpKeys(settings(Date.now() + 2 * DAY), silent)).rejects.toThrow(/^next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM/);
+  it("an instant past the next certificate's expiry", async () => {
+    await expect(loadSmpKeys(settings(Date.now() + 2 * DAY), silent)).rejects.toThrow(
+      /^next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM/,
+    );
   });
 
   it('a next pair without a configured current pair, and no development key is made for it', async () => {
     const { DATABASE_URL: _, REGISTRY_SMP_KEY_FILE: __, ...embedded } = settings(Date.now() + HOUR);
-    await expect(loadSmpKeys({ ...embedded, REGISTRY_DATA_DIR: file('no-key') }, silent)).rejects.toThrow(/replaces a configured one/);
+    await expect(loadSmpKeys({ ...embedded, REGISTRY_DATA_DIR: file('no-key') }, silent)).rejects.toThrow(
+      /replaces a configured one/,
+    );
     expect(existsSync(file('no-key'))).toBe(false);
   });
 
   it('a next pair beside a fixed SML client certificate, which would not roll over', async () => {
-    await expect(loadSmpKeys({ ...settings(Date.now() + HOUR), SML_CLIENT_CERT_FILE: file('current.pem') }, silent)).rejects.toThrow(SmpKeyError);
+    await expect(
+      loadSmpKeys({ ...settings(Date.now() + HOUR), SML_CLIENT_CERT_FILE: file('current.pem') }, silent),
+    ).rejects.toThrow(SmpKeyError);
   });
 });
 
 // The entry points read no database for these: once, on the embedded database.
-describe.runIf(testDatabaseKind === 'embedded')('the operator\'s commands', () => {
+describe.runIf(testDatabaseKind === 'embedded')("the operator's commands", () => {
   const environment = (from: number, next = 'next', nextKey = next) => {
     const { DATABASE_URL: _, ...rest } = settings(from, next, nextKey);
-    return { ...rest, REGISTRY_DATA_DIR: file('data'), SML_URL: sml.url, SML_SMP_ID: SMP_ID, SML_CA_FILE: file('ca.pem') };
+    return {
+      ...rest,
+      REGISTRY_DATA_DIR: file('data'),
+      SML_URL: sml.url,
+      SML_SMP_ID: SMP_ID,
+      SML_CA_FILE: file('ca.pem'),
+    };
   };
 
   it('sml-prepare-certificate announces the next certificate with the current one; run again, the same announcement', async () => {
@@ -164,7 +187,10 @@ describe.runIf(testDatabaseKind === 'embedded')('the operator\'s commands', () =
       expect(sml.clientCertificates.slice(calls)).toEqual([fingerprint('current')]);
     }
     expect([...sml.certificateChanges]).toEqual([
-      [fingerprint('current'), { certificate: fingerprint('next'), migrationDate: new Date(from).toISOString().slice(0, 10) }],
+      [
+        fingerprint('current'),
+        { certificate: fingerprint('next'), migrationDate: new Date(from).toISOString().slice(0, 10) },
+      ],
     ]);
   }, 60_000);
 
@@ -179,10 +205,12 @@ describe.runIf(testDatabaseKind === 'embedded')('the operator\'s commands', () =
     expect(sml.registrations.get(SMP_ID)?.has(stranger)).toBe(false);
   }, 60_000);
 
-  it('the server refuses to start with a next key that does not match, or an instant past the next certificate\'s expiry', async () => {
+  it("the server refuses to start with a next key that does not match, or an instant past the next certificate's expiry", async () => {
     const mismatched = await runServerToEnd(environment(Date.now() + HOUR, 'next', 'current'));
     expect(startFailure(mismatched).msg).toBe('next SMP key: does not belong to the SMP certificate');
     const expired = await runServerToEnd(environment(Date.now() + 2 * DAY));
-    expect(startFailure(expired).msg).toMatch(/^next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM \S+ \(valid from .* to .*\)$/);
+    expect(startFailure(expired).msg).toMatch(
+      /^next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM \S+ \(valid from .* to .*\)$/,
+    );
   }, 60_000);
 });

@@ -30,10 +30,19 @@ describe('the coming removals on the participants page, in Chromium', () => {
     const published = await publishedParticipant(t);
     participant = published.participant.qualifiedIdentifier;
     documentType = published.documentType.qualifiedIdentifier;
-    expectStatus(await asAdmin(t).send('PUT', `/rest/api/document-types/${published.documentType.identifier}`, documentTypeForm({
-      qualifiedIdentifier: documentType, processes: [{ identifier: published.process.identifier }],
-      removedFrom: `${removedFrom.toISOString().slice(0, 10)}T00:00:00Z`,
-    }), t.users.authority), 200);
+    expectStatus(
+      await asAdmin(t).send(
+        'PUT',
+        `/rest/api/document-types/${published.documentType.identifier}`,
+        documentTypeForm({
+          qualifiedIdentifier: documentType,
+          processes: [{ identifier: published.process.identifier }],
+          removedFrom: `${removedFrom.toISOString().slice(0, 10)}T00:00:00Z`,
+        }),
+        t.users.authority,
+      ),
+      200,
+    );
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   }, 120_000);
@@ -42,7 +51,11 @@ describe('the coming removals on the participants page, in Chromium', () => {
     await t?.close();
   });
 
-  const open = consoleOpener(() => browser, () => base, problems);
+  const open = consoleOpener(
+    () => browser,
+    () => base,
+    problems,
+  );
 
   it('names each participant of the provider that loses a document type, and when', async () => {
     const { context, page } = await open('#/participants', { user: t.users.serviceProvider });

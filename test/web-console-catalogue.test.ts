@@ -13,7 +13,8 @@ import { testOutputDir } from './helpers/openapi-tools.js';
 import { uniqueOrganization } from './helpers/participants.js';
 import { metadataPath, useAccessPointOf } from './helpers/smp.js';
 
-const DOCUMENT_TYPE = 'busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:test:browser:invoice::2.1';
+const DOCUMENT_TYPE =
+  'busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:test:browser:invoice::2.1';
 const PROCESS = 'cenbii-procid-ubl::urn:test:browser:billing';
 
 /**
@@ -29,15 +30,26 @@ describe('the catalogue edited in the console, published by the SMP', () => {
   let ordering: { identifier: string };
   const problems: string[] = [];
   const shots = testOutputDir(`web-console-catalogue-${testDatabaseKind}`);
-  const open = consoleOpener(() => browser, () => base, problems);
+  const open = consoleOpener(
+    () => browser,
+    () => base,
+    problems,
+  );
   const read = async (url: string) => expectStatus(await asAdmin(t).get(url), 200);
 
   beforeAll(async () => {
     const pems = await testCertificate('smp.browser.example');
-    t = await startTestApp({ console: { root: CONSOLE_ROOT }, loginThrottle: { maxFailures: 2, freeFailures: 100 }, smp: { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)), publicUrl: 'https://smp.browser.example' } });
+    t = await startTestApp({
+      console: { root: CONSOLE_ROOT },
+      loginThrottle: { maxFailures: 2, freeFailures: 100 },
+      smp: { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)), publicUrl: 'https://smp.browser.example' },
+    });
     await addTransportProfile(t, { value: 'browser-as4-v2', title: 'Browser AS4' });
     await addTransportProfile(t, { value: 'browser-as4-v3', title: 'Browser AS4 next' });
-    ordering = await addProcess(t.app, t.users.authority, { title: 'Browser ordering', qualifiedIdentifier: 'cenbii-procid-ubl::urn:test:browser:ordering' });
+    ordering = await addProcess(t.app, t.users.authority, {
+      title: 'Browser ordering',
+      qualifiedIdentifier: 'cenbii-procid-ubl::urn:test:browser:ordering',
+    });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   }, 120_000);
@@ -74,19 +86,36 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     await page.screenshot({ path: join(shots, 'access-point-two-endpoints-desktop.png'), fullPage: true });
     expect(await axeViolations(page, 'access point form with two endpoints')).toEqual([]);
     await form.getByRole('button', { name: 'Add', exact: true }).click();
-    await expect.poll(() => addRow(page, 'Two-door access point').innerText()).toMatch(/one\.browser\.example.*two\.browser\.example/s);
-    const stored = (await read('/rest/api/accessPoints?size=2000')).content.find((point: { title: string }) => point.title === 'Two-door access point');
-    expect(stored.endpoints.map((endpoint: { url: string; certificate: string; transportProfile: { value: string } }) => [endpoint.url, endpoint.transportProfile.value, endpoint.certificate]))
-      .toEqual([['https://one.browser.example/as4', 'browser-as4-v2', base64Der(one.cert)], ['https://two.browser.example/as4', 'browser-as4-v3', base64Der(two.cert)]]);
+    await expect
+      .poll(() => addRow(page, 'Two-door access point').innerText())
+      .toMatch(/one\.browser\.example.*two\.browser\.example/s);
+    const stored = (await read('/rest/api/accessPoints?size=2000')).content.find(
+      (point: { title: string }) => point.title === 'Two-door access point',
+    );
+    expect(
+      stored.endpoints.map((endpoint: { url: string; certificate: string; transportProfile: { value: string } }) => [
+        endpoint.url,
+        endpoint.transportProfile.value,
+        endpoint.certificate,
+      ]),
+    ).toEqual([
+      ['https://one.browser.example/as4', 'browser-as4-v2', base64Der(one.cert)],
+      ['https://two.browser.example/as4', 'browser-as4-v3', base64Der(two.cert)],
+    ]);
 
     // Edited in place: the second endpoint's description changes, and each endpoint keeps the certificate it has.
     await addRow(page, 'Two-door access point').getByRole('button', { name: 'Edit Two-door access point' }).click();
     const edit = page.locator('#access-point-edit-form');
     await edit.getByRole('group', { name: 'Endpoint 2' }).getByLabel('Service description').fill('The second door');
     await edit.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(async () => (await read(`/rest/api/accessPoints/${stored.identifier}`)).endpoints[1].serviceDescription).toBe('The second door');
+    await expect
+      .poll(async () => (await read(`/rest/api/accessPoints/${stored.identifier}`)).endpoints[1].serviceDescription)
+      .toBe('The second door');
     const edited = await read(`/rest/api/accessPoints/${stored.identifier}`);
-    expect(edited.endpoints.map((endpoint: { certificate: string }) => endpoint.certificate)).toEqual([base64Der(one.cert), base64Der(two.cert)]);
+    expect(edited.endpoints.map((endpoint: { certificate: string }) => endpoint.certificate)).toEqual([
+      base64Der(one.cert),
+      base64Der(two.cert),
+    ]);
     await context.close();
     await useAccessPointOf(t, t.fixture.serviceProviderId, stored.identifier);
   }, 90_000);
@@ -117,9 +146,14 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     expect(await axeViolations(page, 'process form with its links')).toEqual([]);
     await form.getByRole('button', { name: 'Add', exact: true }).click();
     await expect.poll(() => addRow(page, 'Browser billing').innerText()).toContain('Browser invoice');
-    const billing = (await read(`/rest/api/processes?query=${encodeURIComponent('urn:test:browser:billing')}`)).content[0];
-    expect(billing.documentTypes.map((type: { qualifiedIdentifier: string }) => type.qualifiedIdentifier)).toEqual([DOCUMENT_TYPE]);
-    expect(billing.capabilities.map((capability: { title: string }) => capability.title)).toEqual(['Browser e-invoicing']);
+    const billing = (await read(`/rest/api/processes?query=${encodeURIComponent('urn:test:browser:billing')}`))
+      .content[0];
+    expect(billing.documentTypes.map((type: { qualifiedIdentifier: string }) => type.qualifiedIdentifier)).toEqual([
+      DOCUMENT_TYPE,
+    ]);
+    expect(billing.capabilities.map((capability: { title: string }) => capability.title)).toEqual([
+      'Browser e-invoicing',
+    ]);
     // The add form starts empty again: its links too.
     expect(await form.locator('ul.chosen li').count()).toBe(0);
 
@@ -129,34 +163,59 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     expect(await typeEdit.locator('ul.chosen').innerText()).toContain('Browser billing');
     await choose(typeEdit, 'Processes', 'Browser ordering');
     await typeEdit.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(async () => (await read(`/rest/api/processes/${ordering.identifier}`)).documentTypes.map((type: { title: string }) => type.title)).toEqual(['Browser invoice']);
+    await expect
+      .poll(async () =>
+        (await read(`/rest/api/processes/${ordering.identifier}`)).documentTypes.map(
+          (type: { title: string }) => type.title,
+        ),
+      )
+      .toEqual(['Browser invoice']);
 
     // A process's dependencies: ordering depends on billing; the links it has stay as they are.
     await page.getByLabel('Search').fill('Browser ordering');
     await addRow(page, 'Browser ordering').getByRole('button', { name: 'Edit Browser ordering' }).click();
     const processEdit = page.locator('#process-edit-form');
-    expect(await processEdit.getByRole('group', { name: 'Document types', exact: true }).locator('ul.chosen').innerText()).toContain('Browser invoice');
+    expect(
+      await processEdit.getByRole('group', { name: 'Document types', exact: true }).locator('ul.chosen').innerText(),
+    ).toContain('Browser invoice');
     await choose(processEdit, 'Depends on', 'Browser billing');
     await page.screenshot({ path: join(shots, 'process-edit-dependencies-desktop.png') });
     expect(await axeViolations(page, 'process edit dialog with its links')).toEqual([]);
     await processEdit.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(async () => (await read(`/rest/api/processes/${ordering.identifier}`)).dependencies.map((process: { title: string }) => process.title)).toEqual(['Browser billing']);
-    expect((await read(`/rest/api/processes/${ordering.identifier}`)).documentTypes.map((type: { title: string }) => type.title)).toEqual(['Browser invoice']);
+    await expect
+      .poll(async () =>
+        (await read(`/rest/api/processes/${ordering.identifier}`)).dependencies.map(
+          (process: { title: string }) => process.title,
+        ),
+      )
+      .toEqual(['Browser billing']);
+    expect(
+      (await read(`/rest/api/processes/${ordering.identifier}`)).documentTypes.map(
+        (type: { title: string }) => type.title,
+      ),
+    ).toEqual(['Browser invoice']);
     await context.close();
 
     // The provider finds the process by its document type's name and registers a participant with it.
     const provider = await open('#/participants/new', { user: t.users.serviceProvider });
     await provider.page.getByLabel('Filter by name, domain, identifier or document type').fill('browser invoice');
     const candidates = provider.page.locator('ul.candidates > li');
-    await expect.poll(() => candidates.allInnerTexts()).toContainEqual(expect.stringMatching(/Browser billing\s+Post-award procurement/));
-    await candidates.filter({ hasText: 'Browser billing' }).getByRole('button', { name: 'Add: Browser billing' }).click();
+    await expect
+      .poll(() => candidates.allInnerTexts())
+      .toContainEqual(expect.stringMatching(/Browser billing\s+Post-award procurement/));
+    await candidates
+      .filter({ hasText: 'Browser billing' })
+      .getByRole('button', { name: 'Add: Browser billing' })
+      .click();
     const organization = uniqueOrganization();
     await provider.page.getByLabel('Organization number').fill(organization);
     await provider.page.getByLabel('Organization name').fill('Nettleser Faktura AS');
     await provider.page.getByLabel('Contact name').fill('Kari Nordmann');
     await provider.page.getByRole('button', { name: 'Save' }).click();
     const participant = `iso6523-actorid-upis::0192:${organization}`;
-    await expect.poll(() => provider.page.getByRole('status').filter({ hasText: 'Saved:' }).innerText()).toContain(participant);
+    await expect
+      .poll(() => provider.page.getByRole('status').filter({ hasText: 'Saved:' }).innerText())
+      .toContain(participant);
     await provider.context.close();
 
     // Published: the service group names the document type, its metadata both endpoints of the access point.
@@ -166,8 +225,10 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     const metadata = await t.app.inject(metadataPath(participant, DOCUMENT_TYPE));
     expect(metadata.statusCode, metadata.body).toBe(200);
     expect(metadata.body).toContain('urn:test:browser:billing');
-    expect([...metadata.body.matchAll(/<wsa:Address>([^<]*)</g)].map((match) => match[1]))
-      .toEqual(['https://one.browser.example/as4', 'https://two.browser.example/as4']);
+    expect([...metadata.body.matchAll(/<wsa:Address>([^<]*)</g)].map((match) => match[1])).toEqual([
+      'https://one.browser.example/as4',
+      'https://two.browser.example/as4',
+    ]);
   }, 120_000);
 
   it('the audit trail tells in words what was added, by name, with every field one click away', async () => {
@@ -175,9 +236,13 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     await page.getByLabel('Resource').selectOption({ label: 'Process' });
     await page.getByRole('button', { name: 'Filter' }).click();
     const created = page.locator('tbody tr', { hasText: 'Browser billing' }).filter({ hasText: 'Created' });
-    await expect.poll(() => created.locator('ul.summary li').allTextContents()).toEqual(['Capabilities: Browser e-invoicing', 'Document types: Browser invoice']);
+    await expect
+      .poll(() => created.locator('ul.summary li').allTextContents())
+      .toEqual(['Capabilities: Browser e-invoicing', 'Document types: Browser invoice']);
     const changed = page.locator('tbody tr', { hasText: 'Browser ordering' }).filter({ hasText: 'Changed' });
-    await expect.poll(() => changed.locator('ul.summary li').allTextContents()).toContainEqual('Depends on added: Browser billing');
+    await expect
+      .poll(() => changed.locator('ul.summary li').allTextContents())
+      .toContainEqual('Depends on added: Browser billing');
     // The JSON paths are the detail, folded.
     expect(await created.locator('details').getAttribute('open')).toBeNull();
     expect(await created.locator('details summary').innerText()).toMatch(/fields changed/);
@@ -185,7 +250,9 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     await page.getByLabel('Resource').selectOption({ label: 'Participant' });
     await page.getByRole('button', { name: 'Filter' }).click();
     const participant = page.locator('tbody tr', { hasText: 'Nettleser Faktura AS' });
-    await expect.poll(() => participant.locator('ul.summary li').allTextContents()).toEqual(['Processes: Browser billing']);
+    await expect
+      .poll(() => participant.locator('ul.summary li').allTextContents())
+      .toEqual(['Processes: Browser billing']);
     await page.screenshot({ path: join(shots, 'audit-summary-desktop.png'), fullPage: true });
     expect(await axeViolations(page, 'audit trail in words')).toEqual([]);
     await page.setViewportSize({ width: WIDTHS.phone, height: 900 });
@@ -195,17 +262,35 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     // A sign-in lock's lift names whose lock it was, and the ADMIN who lifted it.
     const locked = t.users.otherServiceProvider.username;
     for (const attempt of ['first', 'second']) {
-      await t.app.inject({ url: '/rest/api/processes', headers: { authorization: basic(locked, `wrong-${attempt}-password`) }, remoteAddress: '203.0.113.48' });
+      await t.app.inject({
+        url: '/rest/api/processes',
+        headers: { authorization: basic(locked, `wrong-${attempt}-password`) },
+        remoteAddress: '203.0.113.48',
+      });
     }
     // Stored a moment after the refusal, for every instance.
     await expect.poll(async () => (await read(`/rest/api/sign-in-locks?username=${locked}`)).content.length).toBe(1);
     const [lock] = (await read(`/rest/api/sign-in-locks?username=${locked}`)).content;
-    expectStatus(await t.app.inject({ method: 'DELETE', url: `/rest/api/sign-in-locks/${lock.identifier}`, headers: { authorization: t.users.admin.authorization } }), 204);
+    expectStatus(
+      await t.app.inject({
+        method: 'DELETE',
+        url: `/rest/api/sign-in-locks/${lock.identifier}`,
+        headers: { authorization: t.users.admin.authorization },
+      }),
+      204,
+    );
     const admin = await open('#/audit', { user: t.users.admin });
     await admin.page.getByLabel('Resource').selectOption({ label: 'Sign-in lock' });
     await admin.page.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => admin.page.locator('tbody tr').allInnerTexts())
-      .toEqual([expect.stringMatching(new RegExp(`Sign-in lock\\s+Lifted\\s+${locked} from 203\\.0\\.113\\.48\\s+${lock.identifier}\\s+admin \\(ADMIN\\)`))]);
+    await expect
+      .poll(() => admin.page.locator('tbody tr').allInnerTexts())
+      .toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `Sign-in lock\\s+Lifted\\s+${locked} from 203\\.0\\.113\\.48\\s+${lock.identifier}\\s+admin \\(ADMIN\\)`,
+          ),
+        ),
+      ]);
     await admin.context.close();
     expect(problems).toEqual([]);
   }, 90_000);

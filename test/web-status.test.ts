@@ -39,7 +39,8 @@ describe('the status page in Chromium', () => {
     });
     for (const attempt of ['first-wrong-password', 'second-wrong-password']) {
       const answer = await t.app.inject({
-        url: '/rest/api/accessPoints', remoteAddress: '203.0.113.7',
+        url: '/rest/api/accessPoints',
+        remoteAddress: '203.0.113.7',
         headers: { authorization: `Basic ${Buffer.from(`guessed-user:${attempt}`).toString('base64')}` },
       });
       expect(answer.statusCode).toBe(401);
@@ -48,10 +49,18 @@ describe('the status page in Chromium', () => {
     const later = await testCertificate('ap-later.example', inDays(-1), inDays(200));
     const provider = await addAccessPointProvider(t);
     const profile = await addTransportProfile(t);
-    const endpoint = (url: string, certificate: string) => ({ url, transportProfile: { value: profile.value }, certificate });
+    const endpoint = (url: string, certificate: string) => ({
+      url,
+      transportProfile: { value: profile.value },
+      certificate,
+    });
     await add(t, '/rest/api/accessPoints', {
-      title: 'Expiring AP', provider: { identifier: provider.identifier },
-      endpoints: [endpoint('https://ap-soon.example/as4', soon.cert), endpoint('https://ap-later.example/as4', later.cert)],
+      title: 'Expiring AP',
+      provider: { identifier: provider.identifier },
+      endpoints: [
+        endpoint('https://ap-soon.example/as4', soon.cert),
+        endpoint('https://ap-later.example/as4', later.cert),
+      ],
     });
     await addParticipant(t.app, t.users.serviceProvider, { name: 'Status Page AS' });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -79,10 +88,15 @@ describe('the status page in Chromium', () => {
    */
   async function attentionItems(page: Page): Promise<string[]> {
     const items = page.locator('ul.attention li');
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return (await items.allInnerTexts()).join('\n');
-    }, { timeout: 20_000 }).toMatch(/The SML delivery fails[^]*sign-in is locked/);
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return (await items.allInnerTexts()).join('\n');
+        },
+        { timeout: 20_000 },
+      )
+      .toMatch(/The SML delivery fails[^]*sign-in is locked/);
     return items.allInnerTexts();
   }
 
@@ -93,23 +107,35 @@ describe('the status page in Chromium', () => {
       await expect.poll(() => page.locator('h1').innerText()).toBe('Status');
       expect(new URL(page.url()).hash).toBe('#/status');
       const items = await attentionItems(page);
-      expect(items[0]).toMatch(/^Problem: The SML delivery fails \(\d+ failed attempts? since the last success\): The SML could not be reached; the delivery is tried again by itself\. Deliveries$/);
+      expect(items[0]).toMatch(
+        /^Problem: The SML delivery fails \(\d+ failed attempts? since the last success\): The SML could not be reached; the delivery is tried again by itself\. Deliveries$/,
+      );
       // In words, without the address the socket named.
       expect(items[0]).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
       expect(items.slice(1)).toEqual([
         'Warning: The SMP signs with a self-signed certificate (CN=SMP expiring): no network client trusts it.',
-        expect.stringMatching(/^Warning: The certificate of Expiring AP \(https:\/\/ap-soon\.example\/as4\) expires on .+, in 9 days\. Access points$/),
+        expect.stringMatching(
+          /^Warning: The certificate of Expiring AP \(https:\/\/ap-soon\.example\/as4\) expires on .+, in 9 days\. Access points$/,
+        ),
         expect.stringMatching(/^Warning: The SMP certificate expires on .+, in 19 days\.$/),
         'Warning: 1 sign-in is locked after too many wrong passwords (a username at one address); an administrator lifts locks on the users page.',
       ]);
-      expect(await page.getByRole('link', { name: 'Access points' }).last().getAttribute('href')).toBe('#/access-points');
+      expect(await page.getByRole('link', { name: 'Access points' }).last().getAttribute('href')).toBe(
+        '#/access-points',
+      );
       const facts = await page.locator('main').innerText();
       expect(facts).toMatch(/Version\s+\d+\.\d+\.\d+ · Commit [0-9a-f]{12} · runs from its sources/);
-      expect(facts).toMatch(new RegExp(`Database\\s+${testDatabaseKind === 'postgres' ? 'PostgreSQL' : 'Embedded \\(PGlite\\)'} · Migration \\d{3}_\\w+\\.sql`));
-      expect(facts).toMatch(/SMP certificate\s+CN=SMP expiring, issued by CN=SMP expiring, valid until .+ \(19 days left\)/);
+      expect(facts).toMatch(
+        new RegExp(
+          `Database\\s+${testDatabaseKind === 'postgres' ? 'PostgreSQL' : 'Embedded \\(PGlite\\)'} · Migration \\d{3}_\\w+\\.sql`,
+        ),
+      );
+      expect(facts).toMatch(
+        /SMP certificate\s+CN=SMP expiring, issued by CN=SMP expiring, valid until .+ \(19 days left\)/,
+      );
       expect(facts).toMatch(/SML\s+http:\/\/127\.0\.0\.1:9\/ · SMP ID STATUS-PAGE-SMP/);
       expect(facts).toMatch(/Participants\s+1\b/);
-      violations.push(...await axeViolations(page, `status at ${width}px`));
+      violations.push(...(await axeViolations(page, `status at ${width}px`)));
       await page.screenshot({ path: join(shots, `status-${name}-${width}.png`), fullPage: true });
       await page.context().close();
     }
@@ -121,13 +147,17 @@ describe('the status page in Chromium', () => {
     await expect.poll(() => page.locator('h1').innerText()).toBe('Status');
     await page.getByLabel('Language').selectOption('nb');
     await expect.poll(() => page.locator('#attention-heading').innerText()).toBe('Trenger oppmerksomhet');
-    expect(await page.locator('ul.attention').innerText()).toMatch(/Advarsel: SMP-sertifikatet utløper .+, om 19 dager\./);
+    expect(await page.locator('ul.attention').innerText()).toMatch(
+      /Advarsel: SMP-sertifikatet utløper .+, om 19 dager\./,
+    );
     await page.context().close();
 
     const provider = await signedIn(t.users.serviceProvider, WIDTHS.desktop);
     await expect.poll(() => provider.locator('h1').innerText()).toBe('Participants');
     expect(await provider.getByRole('navigation', { name: 'Main' }).innerText()).not.toContain('Status');
-    await provider.evaluate(() => { location.hash = '#/status'; });
+    await provider.evaluate(() => {
+      location.hash = '#/status';
+    });
     await expect.poll(() => provider.locator('main').innerText()).toContain('This page is not for your role.');
     await provider.context().close();
   }, 60_000);
@@ -136,10 +166,14 @@ describe('the status page in Chromium', () => {
     for (const [name, width] of Object.entries(WIDTHS)) {
       const page = await signedIn(t.users.admin, width);
       await expect.poll(() => page.locator('h1').innerText()).toBe('Status');
-      await page.evaluate(() => { location.hash = '#/access-points'; });
+      await page.evaluate(() => {
+        location.hash = '#/access-points';
+      });
       const row = page.locator('tbody tr', { hasText: 'Expiring AP' });
       const soon = row.locator('li', { hasText: 'ap-soon.example' }).locator('.expiry');
-      await expect.poll(() => soon.innerText()).toMatch(/^certificate expires \d{1,2} [A-Z][a-z]{2,3} \d{4}\s*\(expires in 9 days\)$/);
+      await expect
+        .poll(() => soon.innerText())
+        .toMatch(/^certificate expires \d{1,2} [A-Z][a-z]{2,3} \d{4}\s*\(expires in 9 days\)$/);
       expect(await soon.getAttribute('class')).toBe('expiry expiring');
       const later = row.locator('li', { hasText: 'ap-later.example' }).locator('.expiry');
       expect(await later.innerText()).toMatch(/^certificate expires \d{1,2} [A-Z][a-z]{2,3} \d{4}$/);

@@ -12,7 +12,9 @@ function scrapePid(url: string): Promise<string> {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString()));
       response.on('end', () => resolve(/^process_pid (\d+)$/m.exec(body)?.[1] ?? 'none'));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -25,7 +27,11 @@ describe.runIf(testDatabaseKind === 'postgres')('REGISTRY_WORKERS: several proce
   it('serves from two worker processes on PostgreSQL and stops them all on SIGTERM', async () => {
     const database = await freshDatabaseUrl();
     cleanups.push(() => database.drop());
-    const server = await startServer({ DATABASE_URL: database.url, REGISTRY_WORKERS: '2', REGISTRY_ADMIN_PASSWORD: 'a-long-admin-password' });
+    const server = await startServer({
+      DATABASE_URL: database.url,
+      REGISTRY_WORKERS: '2',
+      REGISTRY_ADMIN_PASSWORD: 'a-long-admin-password',
+    });
     cleanups.push(() => server.stop());
     const [, management] = await server.waitFor(/health and metrics on (http:\/\/\S+?)\/health/);
     await server.waitFor(/registry listening[\s\S]*registry listening/);
@@ -39,8 +45,10 @@ describe.runIf(testDatabaseKind === 'postgres')('REGISTRY_WORKERS: several proce
   });
 
   it('refuses more than one worker on the embedded database, saying why', async () => {
-    const finished = await runServerToEnd({ REGISTRY_WORKERS: '2', REGISTRY_DATA_DIR: join(tmpdir(), `registry-workers-${process.pid}`) });
+    const finished = await runServerToEnd({
+      REGISTRY_WORKERS: '2',
+      REGISTRY_DATA_DIR: join(tmpdir(), `registry-workers-${process.pid}`),
+    });
     expect(startFailure(finished).msg).toMatch(/REGISTRY_WORKERS=2 needs PostgreSQL \(DATABASE_URL\)/);
   });
 });
-

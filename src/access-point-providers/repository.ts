@@ -5,7 +5,9 @@ import type { CatalogueTable } from '../db/catalogue-table.js';
 import type { AccessPointProviderForm } from './schemas.js';
 
 export const ACCESS_POINT_PROVIDER_REFERENCE: ReferenceTarget = {
-  table: 'access_point_providers', noun: 'access point provider', typeName: 'AccessPointProviderIdentifiable',
+  table: 'access_point_providers',
+  noun: 'access point provider',
+  typeName: 'AccessPointProviderIdentifiable',
 };
 
 /** The contact of the access point provider `alias`, null when it has none. */
@@ -26,17 +28,27 @@ export const ACCESS_POINT_PROVIDER_TABLE: CatalogueTable<'access-point-provider'
   builtFrom: ['access-point-provider'],
 };
 
-const values = (form: AccessPointProviderForm) =>
-  [form.title, form.contact.name, form.contact.email ?? null, form.contact.phoneNumber ?? null];
+const values = (form: AccessPointProviderForm) => [
+  form.title,
+  form.contact.name,
+  form.contact.email ?? null,
+  form.contact.phoneNumber ?? null,
+];
 
 export async function insertAccessPointProvider(tx: Queryable, form: AccessPointProviderForm): Promise<string> {
-  return insertedId(tx.query<{ id: string }>(
-    `INSERT INTO access_point_providers (title, contact_name, contact_email, contact_phone) VALUES ($1, $2, $3, $4) RETURNING id`,
-    values(form),
-  ));
+  return insertedId(
+    tx.query<{ id: string }>(
+      `INSERT INTO access_point_providers (title, contact_name, contact_email, contact_phone) VALUES ($1, $2, $3, $4) RETURNING id`,
+      values(form),
+    ),
+  );
 }
 
-export async function updateAccessPointProvider(tx: Queryable, id: string, form: AccessPointProviderForm): Promise<void> {
+export async function updateAccessPointProvider(
+  tx: Queryable,
+  id: string,
+  form: AccessPointProviderForm,
+): Promise<void> {
   await lockRow(tx, 'access_point_providers', id);
   await tx.query(
     'UPDATE access_point_providers SET title = $2, contact_name = $3, contact_email = $4, contact_phone = $5 WHERE id = $1',

@@ -1,8 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 
 export type CertificateCheck =
-  | { ok: true; base64Der: string; validTo: Date }
-  | { ok: false; code: 'Certificate' | 'Expired'; message: string };
+  { ok: true; base64Der: string; validTo: Date } | { ok: false; code: 'Certificate' | 'Expired'; message: string };
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -13,8 +12,9 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  */
 export function checkCertificate(text: string, now = new Date()): CertificateCheck {
   const pem = PEM_BLOCK.exec(text);
-  const base64 = (pem ? pem[1] as string : text).replace(/\s+/g, '');
-  if (!BASE64.test(base64)) return { ok: false, code: 'Certificate', message: 'not a PEM or base64 DER X.509 certificate' };
+  const base64 = (pem ? (pem[1] as string) : text).replace(/\s+/g, '');
+  if (!BASE64.test(base64))
+    return { ok: false, code: 'Certificate', message: 'not a PEM or base64 DER X.509 certificate' };
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(Buffer.from(base64, 'base64'));
@@ -42,5 +42,8 @@ export function seatIdOf(base64Der: string): string | undefined {
   } catch {
     return undefined;
   }
-  return subject.split('\n').map((line) => (line.startsWith('CN=') ? line.slice(3) : '')).find((name) => SEAT_ID.test(name));
+  return subject
+    .split('\n')
+    .map((line) => (line.startsWith('CN=') ? line.slice(3) : ''))
+    .find((name) => SEAT_ID.test(name));
 }

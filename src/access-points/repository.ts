@@ -4,7 +4,11 @@ import { deletedMeanwhile, deleteUnused, insertedId, lockRow } from '../db/rows.
 import { accessPointProviderJson } from '../access-point-providers/repository.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
 
-export const ACCESS_POINT_REFERENCE: ReferenceTarget = { table: 'access_points', noun: 'access point', typeName: 'AccessPointIdentifiable' };
+export const ACCESS_POINT_REFERENCE: ReferenceTarget = {
+  table: 'access_points',
+  noun: 'access point',
+  typeName: 'AccessPointIdentifiable',
+};
 
 /** A timestamp as ISO 8601 in UTC with milliseconds, as JavaScript writes it, independent of the session time zone. */
 function isoTimestamp(column: string): string {
@@ -57,7 +61,11 @@ export interface AccessPointRecord {
 }
 
 /** Of these transport profiles, the restricted ones that the access point `ownId` does not use yet. */
-export async function newlyUsedRestrictedProfiles(tx: Queryable, profileIds: readonly string[], ownId: string | null): Promise<Set<string>> {
+export async function newlyUsedRestrictedProfiles(
+  tx: Queryable,
+  profileIds: readonly string[],
+  ownId: string | null,
+): Promise<Set<string>> {
   const rows = await tx.query<{ id: string }>(
     `SELECT t.id FROM transport_profiles t
       WHERE t.id = ANY($1::uuid[]) AND t.restricted
@@ -68,10 +76,15 @@ export async function newlyUsedRestrictedProfiles(tx: Queryable, profileIds: rea
 }
 
 export async function insertAccessPoint(tx: Queryable, record: AccessPointRecord): Promise<string> {
-  const id = await insertedId(onForeignKeyViolation(tx.query<{ id: string }>(
-    'INSERT INTO access_points (title, provider_id) VALUES ($1, $2) RETURNING id',
-    [record.title, record.providerId],
-  ), deletedMeanwhile('provider')));
+  const id = await insertedId(
+    onForeignKeyViolation(
+      tx.query<{ id: string }>('INSERT INTO access_points (title, provider_id) VALUES ($1, $2) RETURNING id', [
+        record.title,
+        record.providerId,
+      ]),
+      deletedMeanwhile('provider'),
+    ),
+  );
   await insertEndpoints(tx, id, record.endpoints);
   return id;
 }
@@ -79,7 +92,11 @@ export async function insertAccessPoint(tx: Queryable, record: AccessPointRecord
 export async function updateAccessPoint(tx: Queryable, id: string, record: AccessPointRecord): Promise<void> {
   await lockRow(tx, 'access_points', id);
   await onForeignKeyViolation(
-    tx.query('UPDATE access_points SET title = $2, provider_id = $3 WHERE id = $1', [id, record.title, record.providerId]),
+    tx.query('UPDATE access_points SET title = $2, provider_id = $3 WHERE id = $1', [
+      id,
+      record.title,
+      record.providerId,
+    ]),
     deletedMeanwhile('provider'),
   );
   await tx.query('DELETE FROM endpoints WHERE access_point_id = $1', [id]);
@@ -88,8 +105,9 @@ export async function updateAccessPoint(tx: Queryable, id: string, record: Acces
 
 async function insertEndpoints(tx: Queryable, id: string, endpoints: readonly EndpointRecord[]): Promise<void> {
   if (endpoints.length === 0) return;
-  await onForeignKeyViolation(tx.query(
-    `INSERT INTO endpoints (access_point_id, position, url, transport_profile_id, certificate_types,
+  await onForeignKeyViolation(
+    tx.query(
+      `INSERT INTO endpoints (access_point_id, position, url, transport_profile_id, certificate_types,
                             certificate, service_description, technical_contact_url, require_business_level_signature,
                             activation_date, expiration_date)
      SELECT $1, e.position, e.item->>'url', (e.item->>'transportProfileId')::uuid,
@@ -98,8 +116,10 @@ async function insertEndpoints(tx: Queryable, id: string, endpoints: readonly En
             coalesce((e.item->>'requireBusinessLevelSignature')::boolean, false),
             (e.item->>'activationDate')::timestamptz, (e.item->>'expirationDate')::timestamptz
        FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(item, position)`,
-    [id, JSON.stringify(endpoints)],
-  ), deletedMeanwhile('endpoints'));
+      [id, JSON.stringify(endpoints)],
+    ),
+    deletedMeanwhile('endpoints'),
+  );
 }
 
 export function deleteAccessPoint(tx: Queryable, id: string): Promise<void> {

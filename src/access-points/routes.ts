@@ -6,7 +6,12 @@ import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes } from '../http/resource-routes.js';
 import { TRANSPORT_PROFILE_REFERENCE } from '../transport-profiles/repository.js';
 import {
-  ACCESS_POINT_TABLE, deleteAccessPoint, insertAccessPoint, newlyUsedRestrictedProfiles, updateAccessPoint, type AccessPointRecord,
+  ACCESS_POINT_TABLE,
+  deleteAccessPoint,
+  insertAccessPoint,
+  newlyUsedRestrictedProfiles,
+  updateAccessPoint,
+  type AccessPointRecord,
 } from './repository.js';
 import { checkCertificate } from './certificates.js';
 import { AccessPoint, AccessPointForm, AccessPointPage, AccessPointQuery, type EndpointForm } from './schemas.js';
@@ -20,8 +25,12 @@ const FORM = 'accessPointFormDTO';
 async function recordOf(tx: Queryable, form: AccessPointForm, ownId: string | null = null): Promise<AccessPointRecord> {
   const [provider, profiles] = await Promise.all([
     resolveReference(tx, ACCESS_POINT_PROVIDER_REFERENCE, form.provider, 'provider'),
-    resolveEach(tx, TRANSPORT_PROFILE_REFERENCE, form.endpoints.map((endpoint) => endpoint.transportProfile),
-      (index) => `endpoints[${index}].transportProfile`),
+    resolveEach(
+      tx,
+      TRANSPORT_PROFILE_REFERENCE,
+      form.endpoints.map((endpoint) => endpoint.transportProfile),
+      (index) => `endpoints[${index}].transportProfile`,
+    ),
   ]);
   const known = profiles.ids.filter((id): id is string => id !== null);
   const restricted = await newlyUsedRestrictedProfiles(tx, known, ownId);
@@ -32,13 +41,23 @@ async function recordOf(tx: Queryable, form: AccessPointForm, ownId: string | nu
     if (!profileId) return;
     const field = `endpoints[${index}]`;
     if (restricted.has(profileId)) {
-      errors.push({ field: `${field}.transportProfile`, code: 'Restricted', rejectedValue: endpoint.transportProfile, typeName: 'TransportProfileIdentifiable',
-        defaultMessage: 'the transport profile is restricted (deprecated): no endpoint may newly use it' });
+      errors.push({
+        field: `${field}.transportProfile`,
+        code: 'Restricted',
+        rejectedValue: endpoint.transportProfile,
+        typeName: 'TransportProfileIdentifiable',
+        defaultMessage: 'the transport profile is restricted (deprecated): no endpoint may newly use it',
+      });
     }
     const key = `${endpoint.url}\u0000${profileId}`;
     if (seen.has(key)) {
-      errors.push({ field, code: 'UniqueElements', rejectedValue: endpoint, typeName: 'EndpointForm',
-        defaultMessage: 'another endpoint has the same url and transport profile' });
+      errors.push({
+        field,
+        code: 'UniqueElements',
+        rejectedValue: endpoint,
+        typeName: 'EndpointForm',
+        defaultMessage: 'another endpoint has the same url and transport profile',
+      });
     }
     seen.add(key);
     errors.push(...publicationErrors(endpoint, field));
@@ -62,13 +81,22 @@ function publicationErrors(endpoint: EndpointForm, field: string) {
   if (endpoint.certificate !== undefined) {
     const checked = checkCertificate(endpoint.certificate);
     if (!checked.ok) {
-      errors.push({ field: `${field}.certificate`, code: checked.code, rejectedValue: endpoint.certificate, defaultMessage: checked.message });
+      errors.push({
+        field: `${field}.certificate`,
+        code: checked.code,
+        rejectedValue: endpoint.certificate,
+        defaultMessage: checked.message,
+      });
     }
   }
   const { serviceActivationDate: from, serviceExpirationDate: until } = endpoint;
   if (from !== undefined && until !== undefined && Date.parse(until) <= Date.parse(from)) {
-    errors.push({ field: `${field}.serviceExpirationDate`, code: 'Order', rejectedValue: until,
-      defaultMessage: 'the service expiration date must be after its activation date' });
+    errors.push({
+      field: `${field}.serviceExpirationDate`,
+      code: 'Order',
+      rejectedValue: until,
+      defaultMessage: 'the service expiration date must be after its activation date',
+    });
   }
   return errors;
 }

@@ -14,7 +14,9 @@ export const CAPABILITY_TABLE: CatalogueTable<'capability'> = {
 };
 
 export async function insertCapability(tx: Queryable, form: CapabilityForm): Promise<string> {
-  return insertedId(tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [form.title]));
+  return insertedId(
+    tx.query<{ id: string }>('INSERT INTO capabilities (title) VALUES ($1) RETURNING id', [form.title]),
+  );
 }
 
 export async function updateCapability(tx: Queryable, id: string, form: CapabilityForm): Promise<void> {

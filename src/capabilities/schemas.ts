@@ -2,10 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import { RequiredName, Uuid } from '../core/schemas.js';
 
-export const CapabilityForm = Type.Object(
-  { title: RequiredName() },
-  { title: 'CapabilityForm' },
-);
+export const CapabilityForm = Type.Object({ title: RequiredName() }, { title: 'CapabilityForm' });
 export type CapabilityForm = Static<typeof CapabilityForm>;
 
 export const Capability = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'Capability' });

@@ -64,9 +64,14 @@ export class HeldRows<T extends Identified> {
    * `rows` in identifier order; `ranks` per sortable property, indexed as `rows`: equal values share a rank, and
    * the ranks follow the database's order (its collation, nulls last), so a page sorts here as the database sorts it.
    */
-  constructor(readonly rows: readonly T[], private readonly ranks: ReadonlyMap<string, readonly number[]>) {
+  constructor(
+    readonly rows: readonly T[],
+    private readonly ranks: ReadonlyMap<string, readonly number[]>,
+  ) {
     this.indexById = new Map(rows.map((row, index) => [row.identifier, index]));
-    this.byQualifiedIdentifier = new Map(rows.flatMap((row) => row.qualifiedIdentifier === undefined ? [] : [[row.qualifiedIdentifier, row]]));
+    this.byQualifiedIdentifier = new Map(
+      rows.flatMap((row) => (row.qualifiedIdentifier === undefined ? [] : [[row.qualifiedIdentifier, row]])),
+    );
   }
 
   row(id: string): T | undefined {
@@ -99,18 +104,29 @@ export class HeldRows<T extends Identified> {
 
   /** One page of all rows, ordered and cut as the database's page of the same request. */
   page(request: PageRequest): { total: number; rows: T[] } {
-    const ordered = request.orders.length === 0 ? this.rows : this.inOrder(this.rows.map((_, index) => index), request.orders);
+    const ordered =
+      request.orders.length === 0
+        ? this.rows
+        : this.inOrder(
+            this.rows.map((_, index) => index),
+            request.orders,
+          );
     return { total: this.rows.length, rows: ordered.slice(request.offset, request.offset + request.size) };
   }
 
   /** The rows `ids` name, those that are here, in `orders` (then identifier order). */
   rowsIn(ids: readonly string[], orders: readonly SortOrder[]): T[] {
-    return this.inOrder(ids.map((id) => this.indexById.get(id)).filter((index) => index !== undefined), orders);
+    return this.inOrder(
+      ids.map((id) => this.indexById.get(id)).filter((index) => index !== undefined),
+      orders,
+    );
   }
 
   private inOrder(indexes: number[], orders: readonly SortOrder[]): T[] {
-    const keys = orders.map(({ property, direction }) =>
-      ({ ranks: this.ranks.get(property) as readonly number[], sign: direction === 'ASC' ? 1 : -1 }));
+    const keys = orders.map(({ property, direction }) => ({
+      ranks: this.ranks.get(property) as readonly number[],
+      sign: direction === 'ASC' ? 1 : -1,
+    }));
     const rankOf = (ranks: readonly number[], index: number) => ranks[index] as number;
     indexes.sort((a, b) => {
       for (const { ranks, sign } of keys) {
@@ -178,12 +194,14 @@ class Held<T> {
 
   private loadFrom(db: Queryable) {
     const generation = this.generation;
-    const value = this.load(db).then((loaded) => {
-      if (generation === this.generation) this.current = loaded;
-      return loaded;
-    }).finally(() => {
-      if (this.loading?.generation === generation) this.loading = undefined;
-    });
+    const value = this.load(db)
+      .then((loaded) => {
+        if (generation === this.generation) this.current = loaded;
+        return loaded;
+      })
+      .finally(() => {
+        if (this.loading?.generation === generation) this.loading = undefined;
+      });
     return { generation, value };
   }
 }
@@ -194,8 +212,10 @@ interface HeldKind<K extends CatalogueKind> {
   rows: Held<HeldRows<CatalogueRows[K]>>;
 }
 
-const holding = <K extends CatalogueKind>(table: CatalogueTable<K>): HeldKind<K> =>
-  ({ table, rows: new Held((db) => loadRows<CatalogueRows[K]>(db, table)) });
+const holding = <K extends CatalogueKind>(table: CatalogueTable<K>): HeldKind<K> => ({
+  table,
+  rows: new Held((db) => loadRows<CatalogueRows[K]>(db, table)),
+});
 
 /**
  * The catalogue held in memory, kind by kind (processes, document types, capabilities, transport profiles, access
@@ -241,7 +261,11 @@ export class CatalogueCache implements HeldIdentifierSchemes {
    * The rows of `kind`, loaded again when one of `ids` (read from the database) is not among them: a row newer than
    * the held ones, committed by another instance whose change is not heard yet. Still missing: deleted meanwhile.
    */
-  async rowsHolding<K extends CatalogueKind>(kind: K, ids: readonly string[], db?: Queryable): Promise<HeldRows<CatalogueRows[K]>> {
+  async rowsHolding<K extends CatalogueKind>(
+    kind: K,
+    ids: readonly string[],
+    db?: Queryable,
+  ): Promise<HeldRows<CatalogueRows[K]>> {
     const held = await this.rows(kind, db);
     if (ids.every((id) => held.row(id) !== undefined)) return held;
     this.kinds[kind].rows.drop();

@@ -11,10 +11,15 @@ const CURSOR = new RegExp(`^[A-Za-z0-9_-]{${((NONCE_BYTES + TAG_BYTES + POSITION
 
 /** 400 in the common error body: `after` is no cursor this registry gave out. */
 function notACursor(cursor: string): ValidationError {
-  return ValidationError.of('feedFilter', [{
-    field: 'after', code: 'Cursor', rejectedValue: cursor,
-    defaultMessage: 'is not a cursor of this registry\'s change feed: send the `next` of a page, or no `after` to read from the start',
-  }]);
+  return ValidationError.of('feedFilter', [
+    {
+      field: 'after',
+      code: 'Cursor',
+      rejectedValue: cursor,
+      defaultMessage:
+        "is not a cursor of this registry's change feed: send the `next` of a page, or no `after` to read from the start",
+    },
+  ]);
 }
 
 /**
@@ -63,6 +68,6 @@ export class FeedCursors {
 
 async function readKey(db: Queryable): Promise<Buffer> {
   const [row] = await db.query<{ key: Uint8Array }>("SELECT key FROM registry_keys WHERE name = 'change-feed-cursor'");
-  if (!row) throw new Error('the change feed\'s cursor key is missing (migration 073)');
+  if (!row) throw new Error("the change feed's cursor key is missing (migration 073)");
   return Buffer.from(row.key);
 }

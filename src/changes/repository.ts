@@ -21,7 +21,9 @@ export const CHANGE_TIE_BREAKER = 'c.seq DESC';
 function conditionsOf(filters: ChangeFilters, scope: ChangeScope): Conditions {
   const conditions = new Conditions();
   if (scope !== null) {
-    conditions.where(`c.resource = ANY(${conditions.param(PROVIDER_RESOURCES)}::text[]) AND ${conditions.param(scope)}::uuid = ANY(c.service_provider_ids)`);
+    conditions.where(
+      `c.resource = ANY(${conditions.param(PROVIDER_RESOURCES)}::text[]) AND ${conditions.param(scope)}::uuid = ANY(c.service_provider_ids)`,
+    );
   }
   if (filters.resource) conditions.where(`c.resource = ${conditions.param(filters.resource)}`);
   if (filters.identifier) conditions.where(`c.identifier = lower(${conditions.param(filters.identifier)})`);
@@ -58,7 +60,13 @@ interface EntriesWithin {
  * A page of the audit trail: its entries up to `maxBytes` of JSON (`read` says how many the page had), and the
  * number of entries the filters match.
  */
-export async function findChanges(db: Queryable, filters: ChangeFilters, scope: ChangeScope, page: PageRequest, maxBytes: number) {
+export async function findChanges(
+  db: Queryable,
+  filters: ChangeFilters,
+  scope: ChangeScope,
+  page: PageRequest,
+  maxBytes: number,
+) {
   const conditions = conditionsOf(filters, scope).where('c.seq IS NOT NULL');
   // Planned per values where a filter's values decide the index or the client chose the order, as selectPage does.
   const planning = conditions.params.length > 0 || page.orders.length > 0 ? `${PLAN_PER_VALUES} ` : '';
@@ -78,7 +86,12 @@ export async function findChanges(db: Queryable, filters: ChangeFilters, scope: 
  * position committed (read in the same snapshot, so nothing at or below it can still appear).
  */
 export async function changesAfter(
-  db: Queryable, after: number, limit: number, filters: ChangeFilters, scope: ChangeScope, maxBytes: number,
+  db: Queryable,
+  after: number,
+  limit: number,
+  filters: ChangeFilters,
+  scope: ChangeScope,
+  maxBytes: number,
 ) {
   const conditions = conditionsOf(filters, scope);
   conditions.where(`c.seq > ${conditions.param(after)}`).where('c.seq <= (SELECT seq FROM change_log_position)');

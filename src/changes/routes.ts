@@ -5,7 +5,15 @@ import { TooManyRequestsError } from '../core/errors.js';
 import { narrowedPage, pageOf, pageRequest } from '../core/paging.js';
 import { sharedRuns, Slots } from '../core/concurrency.js';
 import { CHANGE_SORTABLE, CHANGE_TIE_BREAKER, changesAfter, findChanges, type ChangeScope } from './repository.js';
-import { AUDIT_PAGE_RULE, AuditPage, AuditQuery, FeedPage, FeedQuery, type ChangeEntry, type ChangeFilters } from './schemas.js';
+import {
+  AUDIT_PAGE_RULE,
+  AuditPage,
+  AuditQuery,
+  FeedPage,
+  FeedQuery,
+  type ChangeEntry,
+  type ChangeFilters,
+} from './schemas.js';
 import { FeedCursors } from './cursors.js';
 import type { ChangeSignal } from '../db/change-signal.js';
 
@@ -61,19 +69,30 @@ const questionOf = (after: number, limit: number, filters: ChangeFilters, scope:
 
 /** The audit trail: paged, newest first. */
 export const auditRoutes: FastifyPluginAsyncTypebox<AuditRoutesOptions> = async (app, options) => {
-  app.get('/audit', {
-    schema: {
-      summary: 'Find changes: who changed what and when, with the state before and after (newest first)',
-      description: AUDIT_PAGE_RULE,
-      querystring: AuditQuery, response: { 200: AuditPage },
+  app.get(
+    '/audit',
+    {
+      schema: {
+        summary: 'Find changes: who changed what and when, with the state before and after (newest first)',
+        description: AUDIT_PAGE_RULE,
+        querystring: AuditQuery,
+        response: { 200: AuditPage },
+      },
+      config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter', reads: 'standby' },
     },
-    config: { access: READERS, mediaTypes: ['audit.find'], objectName: 'auditFilter', reads: 'standby' },
-  }, async (request) => {
-    const asked = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
-    const { total, read, rows } = await findChanges(app.db, request.query, scopeOf(request), asked, options.pageMaxBytes);
-    const page = rows.length < read ? narrowedPage(asked, rows.length) : asked;
-    return pageOf(entriesSeenBy(scopeOf(request), rows.slice(0, page.size)), total, page);
-  });
+    async (request) => {
+      const asked = pageRequest(request.query, CHANGE_SORTABLE, CHANGE_TIE_BREAKER);
+      const { total, read, rows } = await findChanges(
+        app.db,
+        request.query,
+        scopeOf(request),
+        asked,
+        options.pageMaxBytes,
+      );
+      const page = rows.length < read ? narrowedPage(asked, rows.length) : asked;
+      return pageOf(entriesSeenBy(scopeOf(request), rows.slice(0, page.size)), total, page);
+    },
+  );
 };
 
 /** The change feed: after a cursor, with a long-poll variant. */
@@ -90,38 +109,52 @@ export const feedRoutes: FastifyPluginAsyncTypebox<FeedRoutesOptions> = async (a
     done();
   });
 
-  app.get('/changes', {
-    schema: {
-      summary: 'Follow the changes after a cursor, in commit order; `wait` holds the request until one comes',
-      querystring: FeedQuery, response: { 200: FeedPage },
+  app.get(
+    '/changes',
+    {
+      schema: {
+        summary: 'Follow the changes after a cursor, in commit order; `wait` holds the request until one comes',
+        querystring: FeedQuery,
+        response: { 200: FeedPage },
+      },
+      config: { access: READERS, mediaTypes: ['changes.feed'], objectName: 'feedFilter', reads: 'standby' },
     },
-    config: { access: READERS, mediaTypes: ['changes.feed'], objectName: 'feedFilter', reads: 'standby' },
-  }, async (request, reply) => {
-    const { after: cursor, limit, wait, ...filters } = request.query;
-    const after = cursor === undefined ? 0 : await cursors.positionOf(cursor);
-    const scope = scopeOf(request);
-    const answer = async ({ entries, next }: Awaited<ReturnType<typeof changesAfter>>) =>
-      ({ entries: entriesSeenBy(scope, entries), next: await cursors.cursorOf(next) });
-    if (wait === 0) return answer(await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes));
-    const user = callerOf(request).userId;
-    if (!polls.take(user)) {
-      throw new TooManyRequestsError(POLL_RETRY_AFTER_SECONDS, `At most ${options.maxPollsPerUser} waiting polls of the change feed per user`, 'feed_polls_refused');
-    }
-    try {
-      const deadline = Date.now() + wait * 1000;
-      // The poll's own first read; the reads after a change are shared.
-      let page = await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
-      for (;;) {
-        const remaining = deadline - Date.now();
-        if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed || closing.signal.aborted) return answer(page);
-        // Nothing in view yet: wait from the position read, so entries outside the view are not read again. A change
-        // this instance heard since the read is read at once; otherwise the next one wakes the request.
-        if (app.changes.position <= page.next) await nextChange(app.changes, remaining, reply, closing.signal);
-        const { next } = page;
-        page = await sharedRead(questionOf(next, limit, filters, scope), () => changesAfter(app.db, next, limit, filters, scope, options.pageMaxBytes));
+    async (request, reply) => {
+      const { after: cursor, limit, wait, ...filters } = request.query;
+      const after = cursor === undefined ? 0 : await cursors.positionOf(cursor);
+      const scope = scopeOf(request);
+      const answer = async ({ entries, next }: Awaited<ReturnType<typeof changesAfter>>) => ({
+        entries: entriesSeenBy(scope, entries),
+        next: await cursors.cursorOf(next),
+      });
+      if (wait === 0) return answer(await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes));
+      const user = callerOf(request).userId;
+      if (!polls.take(user)) {
+        throw new TooManyRequestsError(
+          POLL_RETRY_AFTER_SECONDS,
+          `At most ${options.maxPollsPerUser} waiting polls of the change feed per user`,
+          'feed_polls_refused',
+        );
       }
-    } finally {
-      polls.release(user);
-    }
-  });
+      try {
+        const deadline = Date.now() + wait * 1000;
+        // The poll's own first read; the reads after a change are shared.
+        let page = await changesAfter(app.db, after, limit, filters, scope, options.pageMaxBytes);
+        for (;;) {
+          const remaining = deadline - Date.now();
+          if (page.entries.length > 0 || remaining <= 0 || reply.raw.destroyed || closing.signal.aborted)
+            return answer(page);
+          // Nothing in view yet: wait from the position read, so entries outside the view are not read again. A change
+          // this instance heard since the read is read at once; otherwise the next one wakes the request.
+          if (app.changes.position <= page.next) await nextChange(app.changes, remaining, reply, closing.signal);
+          const { next } = page;
+          page = await sharedRead(questionOf(next, limit, filters, scope), () =>
+            changesAfter(app.db, next, limit, filters, scope, options.pageMaxBytes),
+          );
+        }
+      } finally {
+        polls.release(user);
+      }
+    },
+  );
 };

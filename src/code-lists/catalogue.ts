@@ -50,8 +50,13 @@ export interface Catalogue {
   identifierSchemes: IdentifierScheme[];
 }
 
-export const emptyCatalogue = (): Catalogue =>
-  ({ sources: [], processes: [], documentTypes: [], transportProfiles: [], identifierSchemes: [] });
+export const emptyCatalogue = (): Catalogue => ({
+  sources: [],
+  processes: [],
+  documentTypes: [],
+  transportProfiles: [],
+  identifierSchemes: [],
+});
 
 /** Several files (or the lists of one directory) as one catalogue; a later entry with the same key wins. */
 export function mergeCatalogues(parts: readonly Catalogue[]): Catalogue {

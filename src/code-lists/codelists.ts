@@ -2,7 +2,12 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import {
-  ENTRY_STATES, mergeCatalogues, emptyCatalogue, type Catalogue, type EntryLife, type EntryState,
+  ENTRY_STATES,
+  mergeCatalogues,
+  emptyCatalogue,
+  type Catalogue,
+  type EntryLife,
+  type EntryState,
 } from './catalogue.js';
 import type { QualifiedIdentifier } from '../core/schemas.js';
 import type { IdentifierScheme } from '../identifier-schemes/schemes.js';
@@ -21,7 +26,8 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '',
   parseAttributeValue: false,
-  isArray: (name) => ['process', 'document-type', 'process-id', 'transport-profile', 'participant-identifier-scheme'].includes(name),
+  isArray: (name) =>
+    ['process', 'document-type', 'process-id', 'transport-profile', 'participant-identifier-scheme'].includes(name),
   // The schemes' texts (structure, validation rules, examples) are kept as published: `2120000787` is no number.
   parseTagValue: false,
 });
@@ -42,7 +48,10 @@ export async function readCodeLists(paths: readonly string[]): Promise<{ catalog
     });
     if (!info.isDirectory()) {
       const part = await readCodeListFile(path);
-      if (!part) throw new CodeListError(`${path}: not a Peppol processes, document types, transport profiles or participant identifier schemes code list`);
+      if (!part)
+        throw new CodeListError(
+          `${path}: not a Peppol processes, document types, transport profiles or participant identifier schemes code list`,
+        );
       parts.push(part);
       continue;
     }
@@ -96,7 +105,8 @@ function parseCodeList(root: (typeof LIST_ROOTS)[number], list: Attributes, file
     });
   } else if (root === 'participant-identifier-schemes') {
     catalogue.identifierSchemes = entries('participant-identifier-scheme').map((entry, index) =>
-      identifierSchemeOf(entry, at('participant-identifier-scheme', index)));
+      identifierSchemeOf(entry, at('participant-identifier-scheme', index)),
+    );
   } else {
     catalogue.transportProfiles = entries('transport-profile').map((entry, index) => {
       const where = at('transport-profile', index);
@@ -132,20 +142,25 @@ function identifierSchemeOf(entry: Attributes, where: string): IdentifierScheme 
     registrable: optionalText(entry, 'registrable') !== 'false',
     structure: optionalText(entry, 'structure'),
     validationRules: optionalText(entry, 'validation-rules'),
-    examples: (optionalText(entry, 'examples') ?? '').split('\n').map((example) => example.trim()).filter((example) => example !== ''),
+    examples: (optionalText(entry, 'examples') ?? '')
+      .split('\n')
+      .map((example) => example.trim())
+      .filter((example) => example !== ''),
   };
 }
 
 /** An attribute or element's text, trimmed; null when absent or empty. */
 function optionalText(entry: Attributes, name: string): string | null {
   const value = entry[name];
-  const given = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value).trim() : '';
+  const given =
+    typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value).trim() : '';
   return given === '' ? null : given;
 }
 
 function text(entry: Attributes, name: string, where: string): string {
   const value = entry[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new CodeListError(`${where}: attribute '${name}' is missing`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new CodeListError(`${where}: attribute '${name}' is missing`);
   return value.trim();
 }
 
@@ -171,6 +186,7 @@ function life(entry: Attributes, where: string): EntryLife {
 function state(entry: Attributes, where: string): EntryState {
   const value = text(entry, 'state', where);
   const known = ENTRY_STATES.find((entryState) => entryState === value);
-  if (known === undefined) throw new CodeListError(`${where}: unknown state '${value}' (expected ${ENTRY_STATES.join(', ')})`);
+  if (known === undefined)
+    throw new CodeListError(`${where}: unknown state '${value}' (expected ${ENTRY_STATES.join(', ')})`);
   return known;
 }

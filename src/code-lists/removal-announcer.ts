@@ -2,7 +2,10 @@ import { utcInstant } from '../db/sql.js';
 import { appendChange, SYSTEM_ACTOR } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import {
-  PARTICIPANT_RECORD_COLUMNS, participantIsLive, participantOfRecord, type ParticipantRecord,
+  PARTICIPANT_RECORD_COLUMNS,
+  participantIsLive,
+  participantOfRecord,
+  type ParticipantRecord,
 } from '../participants/repository.js';
 import { processesFromDatabase } from '../processes/repository.js';
 import type { ChangeSignal } from '../db/change-signal.js';
@@ -33,14 +36,21 @@ const LOSING_AT = `
 export async function announceRemoval(db: Database, instant: string): Promise<number> {
   return db.transaction(async (tx) => {
     const [fresh] = await tx.query(
-      'INSERT INTO catalogue_removals_announced (removed_from) VALUES ($1) ON CONFLICT DO NOTHING RETURNING 1', [instant],
+      'INSERT INTO catalogue_removals_announced (removed_from) VALUES ($1) ON CONFLICT DO NOTHING RETURNING 1',
+      [instant],
     );
     if (!fresh) return 0;
     const source = processesFromDatabase(tx);
     const changes = [];
     for (const record of await tx.query<ParticipantRecord>(LOSING_AT, [instant])) {
       const participant = await participantOfRecord(record, source);
-      changes.push({ resource: 'participant' as const, identifier: participant.qualifiedIdentifier, operation: 'withdraw' as const, before: participant, after: participant });
+      changes.push({
+        resource: 'participant' as const,
+        identifier: participant.qualifiedIdentifier,
+        operation: 'withdraw' as const,
+        before: participant,
+        after: participant,
+      });
     }
     await appendChange(tx, SYSTEM_ACTOR, changes);
     return changes.length;
@@ -68,7 +78,11 @@ export interface RemovalAnnouncer {
  * edit): at the instant, `announceRemoval`. What the SMP publishes needs no timer (it compares each instant with the
  * clock, smp/publisher.ts); the SML and the Directory follow the change log, which needs this entry.
  */
-export function removalAnnouncer(db: Database, changes: ChangeSignal, onError: (error: unknown) => void): RemovalAnnouncer {
+export function removalAnnouncer(
+  db: Database,
+  changes: ChangeSignal,
+  onError: (error: unknown) => void,
+): RemovalAnnouncer {
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let unsubscribe: (() => void) | undefined;
@@ -79,10 +93,11 @@ export function removalAnnouncer(db: Database, changes: ChangeSignal, onError: (
     timer = setTimeout(() => void queue(step), Math.min(Math.max(0, ms), MAX_TIMER_MS));
     timer.unref();
   };
-  const queue = (step: () => Promise<void>) => (work = work.then(step).catch((error: unknown) => {
-    onError(error);
-    later(arm, RETRY_MS);
-  }));
+  const queue = (step: () => Promise<void>) =>
+    (work = work.then(step).catch((error: unknown) => {
+      onError(error);
+      later(arm, RETRY_MS);
+    }));
   const arm = async (): Promise<void> => {
     const instant = running ? await nextRemoval(db) : undefined;
     if (instant !== undefined) later(() => fire(instant), Date.parse(instant) - Date.now());

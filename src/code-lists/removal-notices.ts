@@ -67,14 +67,25 @@ async function noticesNow(tx: Queryable): Promise<Map<string, RemovalNotice>> {
     const key = keyOf(row.providerId, row.removedFrom);
     const days = Math.min(REMOVALS_MAX_DAYS, Math.ceil((Date.parse(row.removedFrom) - Date.now()) / DAY_MS));
     const notice = notices.get(key) ?? {
-      provider: { identifier: row.providerId, title: row.providerTitle }, removedFrom: row.removedFrom, participants: 0, entries: [],
+      provider: { identifier: row.providerId, title: row.providerTitle },
+      removedFrom: row.removedFrom,
+      participants: 0,
+      entries: [],
       listing: `/rest/api/catalogue/removals?days=${days}`,
     };
     notices.set(key, notice);
-    if (row.resource === null || row.identifier === null || row.qualifiedIdentifier === null) notice.participants = row.participants;
-    else notice.entries.push({ resource: row.resource, identifier: row.identifier, qualifiedIdentifier: row.qualifiedIdentifier, participants: row.participants });
+    if (row.resource === null || row.identifier === null || row.qualifiedIdentifier === null)
+      notice.participants = row.participants;
+    else
+      notice.entries.push({
+        resource: row.resource,
+        identifier: row.identifier,
+        qualifiedIdentifier: row.qualifiedIdentifier,
+        participants: row.participants,
+      });
   }
-  for (const notice of notices.values()) notice.entries.sort((a, b) => a.qualifiedIdentifier.localeCompare(b.qualifiedIdentifier));
+  for (const notice of notices.values())
+    notice.entries.sort((a, b) => a.qualifiedIdentifier.localeCompare(b.qualifiedIdentifier));
   return notices;
 }
 
@@ -91,7 +102,13 @@ function noticeChanges(before: Map<string, RemovalNotice>, after: Map<string, Re
     const [was, is] = [before.get(key) ?? null, after.get(key) ?? null];
     if (was !== null && is !== null && saying(was) === saying(is)) continue;
     const identifier = (is ?? was)?.provider.identifier ?? '';
-    changes.push({ resource: 'removal-notice', identifier, operation: was === null ? 'create' : is === null ? 'delete' : 'update', before: was, after: is });
+    changes.push({
+      resource: 'removal-notice',
+      identifier,
+      operation: was === null ? 'create' : is === null ? 'delete' : 'update',
+      before: was,
+      after: is,
+    });
   }
   return changes;
 }
@@ -111,6 +128,11 @@ export async function withRemovalNotices<T>(tx: Queryable, actor: Actor, change:
  * An authority's add or edit of a process or document type (app.ts gives it to their routes): a form that sets, moves
  * or clears a date tells the providers; any other form costs nothing more.
  */
-export function noticesOfRemovalDate<T>(tx: Queryable, actor: Actor, form: object, write: () => Promise<T>): Promise<T> {
+export function noticesOfRemovalDate<T>(
+  tx: Queryable,
+  actor: Actor,
+  form: object,
+  write: () => Promise<T>,
+): Promise<T> {
   return 'removedFrom' in form && form.removedFrom !== undefined ? withRemovalNotices(tx, actor, write) : write();
 }

@@ -62,7 +62,12 @@ export function removalCounts(db: Queryable, serviceProviderId: string | null, d
 }
 
 /** The coming removals of a service provider's participants (all when `serviceProviderId` is null), within `days`. */
-export async function comingRemovals(db: Queryable, serviceProviderId: string | null, days: number, limit: number): Promise<ComingRemovals> {
+export async function comingRemovals(
+  db: Queryable,
+  serviceProviderId: string | null,
+  days: number,
+  limit: number,
+): Promise<ComingRemovals> {
   const counts = await removalCounts(db, serviceProviderId, days);
   const removals = await db.query<ComingRemoval>(
     `${LOST} SELECT ${utcInstant('l.removed_from')} AS "removedFrom",

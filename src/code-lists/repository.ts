@@ -3,7 +3,12 @@ import { appendChange, SYSTEM_ACTOR, type Actor, type ChangeResource } from '../
 import type { Database, Queryable } from '../db/database.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
-  processDomains, processTitleOf, type Catalogue, type CatalogueSource, type EntryLife, type EntryState,
+  processDomains,
+  processTitleOf,
+  type Catalogue,
+  type CatalogueSource,
+  type EntryLife,
+  type EntryState,
 } from './catalogue.js';
 import type { IdentifierScheme } from '../identifier-schemes/schemes.js';
 import { withRemovalNotices } from './removal-notices.js';
@@ -54,7 +59,9 @@ const visible = (state: EntryState) => state !== 'removed';
  * touched. The report names every entry added or changed, field by field.
  */
 export async function loadCatalogue(
-  db: Database, catalogue: Catalogue, options: { allowOlder?: boolean; actor?: Actor } = {},
+  db: Database,
+  catalogue: Catalogue,
+  options: { allowOlder?: boolean; actor?: Actor } = {},
 ): Promise<LoadReport> {
   return db.transaction(async (tx) => {
     await lockCatalogue(tx);
@@ -72,7 +79,9 @@ async function refuseOlderReleases(tx: Queryable, sources: readonly CatalogueSou
   for (const source of sources) {
     const current = loaded.find((row) => row.list === source.list);
     if (current && compareVersions(source.version, current.version) < 0) {
-      throw new OlderReleaseError(`The ${source.list} list ${source.version} is older than the loaded ${current.version}: nothing loaded.`);
+      throw new OlderReleaseError(
+        `The ${source.list} list ${source.version} is older than the loaded ${current.version}: nothing loaded.`,
+      );
     }
   }
 }
@@ -115,7 +124,7 @@ async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Act
   const linksBefore = await processLinksOf(tx, loadedKeys(catalogue));
   const documentTypes = await upsertDocumentTypes(tx, catalogue, actor, entries);
   const { links, warnings } = await replaceLinks(tx, catalogue, actor, linksBefore);
-  entries.push(...await restrictionsKept(tx, catalogue));
+  entries.push(...(await restrictionsKept(tx, catalogue)));
   const { identifierSchemes, schemeChanges } = await upsertIdentifierSchemes(tx, catalogue, actor);
   for (const source of catalogue.sources) {
     await tx.query(
@@ -124,7 +133,17 @@ async function loadInTransaction(tx: Queryable, catalogue: Catalogue, actor: Act
       [source.list, source.version],
     );
   }
-  return { processes, documentTypes, transportProfiles, links, entries, identifierSchemes, schemeChanges, warnings, sources: catalogue.sources };
+  return {
+    processes,
+    documentTypes,
+    transportProfiles,
+    links,
+    entries,
+    identifierSchemes,
+    schemeChanges,
+    warnings,
+    sources: catalogue.sources,
+  };
 }
 
 interface UpsertedRow {
@@ -139,7 +158,13 @@ interface UpsertedRow {
  * the change of every row it added or changed, with the row before and after, to the change log.
  */
 async function upsertAndLog(
-  tx: Queryable, actor: Actor, resource: ChangeResource, table: string, keys: string[], upsert: string, params: unknown[],
+  tx: Queryable,
+  actor: Actor,
+  resource: ChangeResource,
+  table: string,
+  keys: string[],
+  upsert: string,
+  params: unknown[],
 ): Promise<UpsertedRow[]> {
   const keyList = keys.map((key, index) => `$${index + 1}::text[]`).join(', ');
   const matches = keys.map((key) => `t.${key} = k.${key}`).join(' AND ');
@@ -149,9 +174,17 @@ async function upsertAndLog(
      SELECT c.id, c.inserted, old.before, to_jsonb(c) - 'inserted' AS after FROM changed c LEFT JOIN old ON old.id = c.id`,
     params,
   );
-  await appendChange(tx, actor, rows.map((row) => ({
-    resource, identifier: row.id, operation: row.inserted ? 'create' as const : 'update' as const, before: row.before, after: row.after,
-  })));
+  await appendChange(
+    tx,
+    actor,
+    rows.map((row) => ({
+      resource,
+      identifier: row.id,
+      operation: row.inserted ? ('create' as const) : ('update' as const),
+      before: row.before,
+      after: row.after,
+    })),
+  );
   return rows;
 }
 
@@ -161,30 +194,55 @@ function changes(total: number, returned: readonly { inserted: boolean }[]): Cha
 }
 
 /** The fields of a code-list entry's row a load may change, as the change log's rows name them. */
-const REPORTED_FIELDS = ['title', 'domain_community', 'restricted', 'visible', 'removed_from', 'code_list_state'] as const;
+const REPORTED_FIELDS = [
+  'title',
+  'domain_community',
+  'restricted',
+  'visible',
+  'removed_from',
+  'code_list_state',
+] as const;
 
 /** The entries `rows` added or changed, each with the fields that changed (all it has, for one added). */
-function entryChanges(list: EntryChange['list'], rows: readonly UpsertedRow[], nameOf: (row: Record<string, unknown>) => string): EntryChange[] {
+function entryChanges(
+  list: EntryChange['list'],
+  rows: readonly UpsertedRow[],
+  nameOf: (row: Record<string, unknown>) => string,
+): EntryChange[] {
   return rows.map((row) => {
     const before = (row.before ?? {}) as Record<string, unknown>;
     const after = row.after as Record<string, unknown>;
-    const fields = REPORTED_FIELDS
-      .filter((field) => field in after && (row.inserted ? after[field] !== null : before[field] !== after[field]))
-      .map((field) => ({ field, before: row.inserted ? null : before[field] ?? null, after: after[field] ?? null }));
-    return { list, entry: nameOf(after), change: row.inserted ? 'added' as const : 'updated' as const, fields };
+    const fields = REPORTED_FIELDS.filter(
+      (field) => field in after && (row.inserted ? after[field] !== null : before[field] !== after[field]),
+    ).map((field) => ({ field, before: row.inserted ? null : (before[field] ?? null), after: after[field] ?? null }));
+    return { list, entry: nameOf(after), change: row.inserted ? ('added' as const) : ('updated' as const), fields };
   });
 }
 
 const qualifiedNameOfRow = (row: Record<string, unknown>) => `${String(row.scheme)}::${String(row.value)}`;
 
-async function upsertTransportProfiles(tx: Queryable, catalogue: Catalogue, actor: Actor, report: EntryChange[]): Promise<Changes> {
+async function upsertTransportProfiles(
+  tx: Queryable,
+  catalogue: Catalogue,
+  actor: Actor,
+  report: EntryChange[],
+): Promise<Changes> {
   const entries = catalogue.transportProfiles;
-  const rows = await upsertAndLog(tx, actor, 'transport-profile', 'transport_profiles', ['value'],
+  const rows = await upsertAndLog(
+    tx,
+    actor,
+    'transport-profile',
+    'transport_profiles',
+    ['value'],
     `INSERT INTO transport_profiles (value, title, restricted)
      SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
      ON CONFLICT (value) DO UPDATE SET title = EXCLUDED.title, restricted = EXCLUDED.restricted
       WHERE (transport_profiles.title, transport_profiles.restricted) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.restricted)`,
-    [entries.map((entry) => entry.value), entries.map((entry) => entry.title), entries.map((entry) => restricted(entry.state))],
+    [
+      entries.map((entry) => entry.value),
+      entries.map((entry) => entry.title),
+      entries.map((entry) => restricted(entry.state)),
+    ],
   );
   report.push(...entryChanges('transport-profiles', rows, (row) => String(row.value)));
   return changes(entries.length, rows);
@@ -211,17 +269,27 @@ function updateOf(table: string, values: Record<string, string>): string {
 }
 
 /** The columns of a process's or document type's life as the load's parameters, from `first` on. */
-const lifeParams = (entries: readonly (EntryLife)[]) => [
+const lifeParams = (entries: readonly EntryLife[]) => [
   entries.map((entry) => restricted(entry.state)),
   entries.map((entry) => visible(entry.state)),
   entries.map((entry) => entry.removedFrom ?? null),
   entries.map((entry) => entry.state),
 ];
 
-async function upsertProcesses(tx: Queryable, catalogue: Catalogue, actor: Actor, report: EntryChange[]): Promise<Changes> {
+async function upsertProcesses(
+  tx: Queryable,
+  catalogue: Catalogue,
+  actor: Actor,
+  report: EntryChange[],
+): Promise<Changes> {
   const entries = catalogue.processes;
   const domains = processDomains(catalogue.documentTypes);
-  const rows = await upsertAndLog(tx, actor, 'process', 'processes', ['scheme', 'value'],
+  const rows = await upsertAndLog(
+    tx,
+    actor,
+    'process',
+    'processes',
+    ['scheme', 'value'],
     `INSERT INTO processes (scheme, value, title, domain, restricted, visible, removed_from, code_list_state)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::timestamptz[], $8::text[])
      ON CONFLICT (scheme, value) DO UPDATE ${updateOf('processes', lifeOnLoad('processes'))}`,
@@ -237,9 +305,19 @@ async function upsertProcesses(tx: Queryable, catalogue: Catalogue, actor: Actor
   return changes(entries.length, rows);
 }
 
-async function upsertDocumentTypes(tx: Queryable, catalogue: Catalogue, actor: Actor, report: EntryChange[]): Promise<Changes> {
+async function upsertDocumentTypes(
+  tx: Queryable,
+  catalogue: Catalogue,
+  actor: Actor,
+  report: EntryChange[],
+): Promise<Changes> {
   const entries = catalogue.documentTypes;
-  const rows = await upsertAndLog(tx, actor, 'document-type', 'document_types', ['scheme', 'value'],
+  const rows = await upsertAndLog(
+    tx,
+    actor,
+    'document-type',
+    'document_types',
+    ['scheme', 'value'],
     `INSERT INTO document_types (scheme, value, title, domain_community, restricted, visible, removed_from, code_list_state)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::timestamptz[], $8::text[])
      ON CONFLICT (scheme, value) DO UPDATE
@@ -266,12 +344,16 @@ async function restrictionsKept(tx: Queryable, catalogue: Catalogue): Promise<En
       [entries.map((entry) => entry.scheme), entries.map((entry) => entry.value)],
     );
     return rows.map(({ entry }): EntryChange => ({
-      list, entry, change: 'kept', fields: [], note: 'the code list has it active; the restriction the authority set is kept',
+      list,
+      entry,
+      change: 'kept',
+      fields: [],
+      note: 'the code list has it active; the restriction the authority set is kept',
     }));
   };
   return [
-    ...await kept('processes', 'processes', catalogue.processes),
-    ...await kept('document-types', 'document_types', catalogue.documentTypes),
+    ...(await kept('processes', 'processes', catalogue.processes)),
+    ...(await kept('document-types', 'document_types', catalogue.documentTypes)),
   ];
 }
 
@@ -290,7 +372,12 @@ interface SchemeRow {
 async function upsertIdentifierSchemes(tx: Queryable, catalogue: Catalogue, actor: Actor) {
   const entries = catalogue.identifierSchemes;
   const column = <K extends keyof IdentifierScheme>(key: K) => entries.map((entry) => entry[key]);
-  const rows = await upsertAndLog(tx, actor, 'identifier-scheme', 'identifier_schemes', ['icd'],
+  const rows = await upsertAndLog(
+    tx,
+    actor,
+    'identifier-scheme',
+    'identifier_schemes',
+    ['icd'],
     `INSERT INTO identifier_schemes (icd, scheme_id, scheme_name, country, issuing_agency, state, removal_date, registrable,
                                      structure, validation_rules, examples)
      SELECT icd, scheme_id, scheme_name, country, issuing_agency, state, removal_date::date, registrable, structure, validation_rules,
@@ -309,8 +396,16 @@ async function upsertIdentifierSchemes(tx: Queryable, catalogue: Catalogue, acto
             IS DISTINCT FROM (EXCLUDED.scheme_id, EXCLUDED.scheme_name, EXCLUDED.country, EXCLUDED.issuing_agency, EXCLUDED.state,
              EXCLUDED.removal_date, EXCLUDED.registrable, EXCLUDED.structure, EXCLUDED.validation_rules, EXCLUDED.examples)`,
     [
-      column('icd'), column('schemeId'), column('schemeName'), column('country'), column('issuingAgency'), column('state'),
-      column('removalDate'), column('registrable'), column('structure'), column('validationRules'),
+      column('icd'),
+      column('schemeId'),
+      column('schemeName'),
+      column('country'),
+      column('issuingAgency'),
+      column('state'),
+      column('removalDate'),
+      column('registrable'),
+      column('structure'),
+      column('validationRules'),
       entries.map((entry) => JSON.stringify(entry.examples)),
     ],
   );
@@ -324,7 +419,8 @@ function schemeChangeOf(before: SchemeRow | null, after: SchemeRow): string {
   if (before === null) return `${after.icd} added: ${after.scheme_name} (${after.state}${removal(after)})`;
   const differences: string[] = [];
   if (before.state !== after.state) differences.push(`state ${before.state} → ${after.state}`);
-  if (before.removal_date !== after.removal_date) differences.push(`removal date ${before.removal_date ?? 'none'} → ${after.removal_date ?? 'none'}`);
+  if (before.removal_date !== after.removal_date)
+    differences.push(`removal date ${before.removal_date ?? 'none'} → ${after.removal_date ?? 'none'}`);
   if (before.validation_rules !== after.validation_rules) differences.push('validation rules changed');
   if (before.scheme_name !== after.scheme_name) differences.push(`name ${before.scheme_name} → ${after.scheme_name}`);
   return `${after.icd}: ${differences.length > 0 ? differences.join(', ') : 'details changed'}`;
@@ -336,7 +432,8 @@ function schemeChangeOf(before: SchemeRow | null, after: SchemeRow): string {
  */
 async function replaceLinks(tx: Queryable, catalogue: Catalogue, actor: Actor, before: DocumentTypeLinks[]) {
   const pairs = catalogue.documentTypes.flatMap((documentType) =>
-    documentType.processes.map((process) => ({ documentType, process })));
+    documentType.processes.map((process) => ({ documentType, process })),
+  );
   const loaded = loadedKeys(catalogue);
   const wanted = [
     pairs.map((pair) => pair.documentType.scheme),
@@ -372,8 +469,10 @@ async function replaceLinks(tx: Queryable, catalogue: Catalogue, actor: Actor, b
        FROM (${wantedLinks}) w WHERE process_id IS NULL ORDER BY 1, 2`,
     wanted,
   );
-  const warnings = unknown.map((link) =>
-    `document type ${link.documentType} names process ${link.process}, which is not in the catalogue: link skipped`);
+  const warnings = unknown.map(
+    (link) =>
+      `document type ${link.documentType} names process ${link.process}, which is not in the catalogue: link skipped`,
+  );
   return { links: { added: added.length, removed: removed.length }, warnings };
 }
 
@@ -400,14 +499,20 @@ async function processLinksOf(tx: Queryable, loaded: unknown[]): Promise<Documen
 
 async function logLinkChanges(tx: Queryable, actor: Actor, before: DocumentTypeLinks[], after: DocumentTypeLinks[]) {
   const previous = new Map(before.map((links) => [links.id, links.processIds]));
-  const changed = after.filter((links) => previous.has(links.id) && previous.get(links.id)?.join() !== links.processIds.join());
-  await appendChange(tx, actor, changed.map((links) => ({
-    resource: 'document-type' as const,
-    identifier: links.id,
-    operation: 'update' as const,
-    before: { id: links.id, processIds: previous.get(links.id) ?? [] },
-    after: links,
-  })));
+  const changed = after.filter(
+    (links) => previous.has(links.id) && previous.get(links.id)?.join() !== links.processIds.join(),
+  );
+  await appendChange(
+    tx,
+    actor,
+    changed.map((links) => ({
+      resource: 'document-type' as const,
+      identifier: links.id,
+      operation: 'update' as const,
+      before: { id: links.id, processIds: previous.get(links.id) ?? [] },
+      after: links,
+    })),
+  );
 }
 
 /** The code-list versions the catalogue was loaded from. */

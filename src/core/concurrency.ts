@@ -77,7 +77,10 @@ interface TurnsOfClient {
  * `extraWeight` of it), of equals the first to come. A client that sends many at once waits for its own tasks, and the
  * others do not wait behind them.
  */
-export function fairTurns(concurrency: number, extraWeight: (client: string, now: number) => number = () => 0): FairTurns {
+export function fairTurns(
+  concurrency: number,
+  extraWeight: (client: string, now: number) => number = () => 0,
+): FairTurns {
   // Clients with tasks running or waiting, in the order they came.
   const clients = new Map<string, TurnsOfClient>();
   let running = 0;

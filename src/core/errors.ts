@@ -71,7 +71,10 @@ export class ValidationError extends ApiError {
   }
 
   static of(objectName: string, entries: Omit<FieldErrorInput, 'objectName'>[]): ValidationError {
-    return new ValidationError(objectName, entries.map((entry) => fieldError({ objectName, ...entry })));
+    return new ValidationError(
+      objectName,
+      entries.map((entry) => fieldError({ objectName, ...entry })),
+    );
   }
 }
 
@@ -111,7 +114,9 @@ export class ForbiddenError extends ApiError {
 
 export class MethodNotAllowedError extends ApiError {
   constructor(method: string, allowed: string[]) {
-    super(405, `Request method '${method}' is not supported here; allowed: ${allowed.join(', ')}`, { allow: allowed.join(', ') });
+    super(405, `Request method '${method}' is not supported here; allowed: ${allowed.join(', ')}`, {
+      allow: allowed.join(', '),
+    });
   }
 }
 
@@ -158,7 +163,13 @@ export interface ErrorBody {
   errors?: FieldError[];
 }
 
-export function errorBody(status: number, exception: string, message: string, url: string, errors?: FieldError[]): ErrorBody {
+export function errorBody(
+  status: number,
+  exception: string,
+  message: string,
+  url: string,
+  errors?: FieldError[],
+): ErrorBody {
   return {
     timestamp: new Date().toISOString().slice(0, 23),
     status,

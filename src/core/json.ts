@@ -1,5 +1,6 @@
 /** A value whose fields may be read, each still unknown: any object but null (an array too). */
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
 
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 

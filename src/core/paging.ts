@@ -9,11 +9,17 @@ const MAX_SORT_TERMS = 8;
 export const PageQuery = {
   // int32, as `number` of the envelope: a larger page would overflow the row offset.
   page: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: 'page to retrieve, first page is 0' }),
-  size: Type.Integer({ minimum: 1, maximum: 2147483647, default: 30, description: `page size; above ${MAX_PAGE_SIZE} served as ${MAX_PAGE_SIZE}` }),
+  size: Type.Integer({
+    minimum: 1,
+    maximum: 2147483647,
+    default: 30,
+    description: `page size; above ${MAX_PAGE_SIZE} served as ${MAX_PAGE_SIZE}`,
+  }),
   sort: Type.Optional(
     Type.Array(Type.String(), {
-      description: `\`property\` or \`property,property(,ASC|DESC)\`; repeat for different directions; nested properties dotted; `
-        + `at most ${MAX_SORT_TERMS} properties, each once`,
+      description:
+        `\`property\` or \`property,property(,ASC|DESC)\`; repeat for different directions; nested properties dotted; ` +
+        `at most ${MAX_SORT_TERMS} properties, each once`,
     }),
   ),
 };
@@ -49,7 +55,10 @@ function parseSort(sort: readonly string[] | undefined, sortable: Sortable, obje
   const orders: SortOrder[] = [];
   const violations: SortViolation[] = [];
   for (const parameter of sort ?? []) {
-    const parts = parameter.split(',').map((part) => part.trim()).filter((part) => part !== '');
+    const parts = parameter
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
     const last = parts.at(-1)?.toUpperCase();
     const direction = last === 'ASC' || last === 'DESC' ? last : 'ASC';
     const properties = last === direction ? parts.slice(0, -1) : parts;
@@ -60,7 +69,11 @@ function parseSort(sort: readonly string[] | undefined, sortable: Sortable, obje
     }
   }
   if (orders.length > MAX_SORT_TERMS) violations.push(TOO_MANY_TERMS);
-  if (violations.length > 0) throw ValidationError.of(objectName, violations.map((violation) => ({ field: 'sort', ...violation })));
+  if (violations.length > 0)
+    throw ValidationError.of(
+      objectName,
+      violations.map((violation) => ({ field: 'sort', ...violation })),
+    );
   return orders;
 }
 
@@ -73,20 +86,36 @@ const unknownProperty = (property: string, sortable: Sortable): SortViolation =>
 });
 
 const duplicateProperty = (property: string): SortViolation => ({
-  code: 'DuplicateSortProperty', rejectedValue: property, defaultMessage: `sort property '${property}' is given more than once`,
+  code: 'DuplicateSortProperty',
+  rejectedValue: property,
+  defaultMessage: `sort property '${property}' is given more than once`,
 });
 
-const TOO_MANY_TERMS: SortViolation = { code: 'MaxSortTerms', defaultMessage: `at most ${MAX_SORT_TERMS} sort properties` };
+const TOO_MANY_TERMS: SortViolation = {
+  code: 'MaxSortTerms',
+  defaultMessage: `at most ${MAX_SORT_TERMS} sort properties`,
+};
 
 function orderByClause(orders: readonly SortOrder[], sortable: Sortable, tieBreaker: string): string {
   const terms = orders.map((order) => `${sortable[order.property]} ${order.direction}`);
   return `ORDER BY ${[...terms, tieBreaker].join(', ')}`;
 }
 
-export function pageRequest(query: PageParameters, sortable: Sortable, tieBreaker: string, objectName = 'queryParameters'): PageRequest {
+export function pageRequest(
+  query: PageParameters,
+  sortable: Sortable,
+  tieBreaker: string,
+  objectName = 'queryParameters',
+): PageRequest {
   const size = Math.min(query.size, MAX_PAGE_SIZE);
   const orders = parseSort(query.sort, sortable, objectName);
-  return { page: query.page, size, offset: query.page * size, orders, orderBy: orderByClause(orders, sortable, tieBreaker) };
+  return {
+    page: query.page,
+    size,
+    offset: query.page * size,
+    orders,
+    orderBy: orderByClause(orders, sortable, tieBreaker),
+  };
 }
 
 /**
@@ -141,11 +170,21 @@ export function pageOf<T>(content: T[], totalElements: number, request: PageRequ
     number: request.page,
     empty: content.length === 0,
     sort,
-    pageable: { pageNumber: request.page, pageSize: request.size, offset: request.offset, paged: true, unpaged: false, sort },
+    pageable: {
+      pageNumber: request.page,
+      pageSize: request.size,
+      offset: request.offset,
+      paged: true,
+      unpaged: false,
+      sort,
+    },
   };
 }
 
-const SortSchema = Type.Object({ sorted: Type.Boolean(), unsorted: Type.Boolean(), empty: Type.Boolean() }, { title: 'Sort' });
+const SortSchema = Type.Object(
+  { sorted: Type.Boolean(), unsorted: Type.Boolean(), empty: Type.Boolean() },
+  { title: 'Sort' },
+);
 
 /** The page envelope around items of `item`. */
 export function PageSchema<T extends TSchema>(item: T, title: string) {

@@ -18,8 +18,10 @@ export function readPrivateKeyFile(setting: string, path: string): Buffer {
   }
   if ((mode & 0o077) !== 0) {
     const octal = (mode & 0o777).toString(8).padStart(4, '0');
-    throw new KeyFileError(`${setting} names ${path}, whose mode ${octal} gives its group or others access: `
-      + `a private key must be its owner's only (chmod 600 ${path})`);
+    throw new KeyFileError(
+      `${setting} names ${path}, whose mode ${octal} gives its group or others access: ` +
+        `a private key must be its owner's only (chmod 600 ${path})`,
+    );
   }
   return readFileSync(path);
 }

@@ -2,11 +2,76 @@ import { Type, type Static, type TSchema } from 'typebox';
 
 /** The ICD values of the specification, exactly: the accepted ones while no Peppol code list is loaded (identifier-schemes/). */
 export const ICDS = [
-  '9922', '9923', '9916', '9915', '9919', '9914', '9924', '9956', '9925', '9926', '9927', '9928', '9929', '9958',
-  '9930', '9901', '9902', '0184', '0096', '9904', '9905', '0060', '0191', '9931', '9920', '9913', '9912', '0037',
-  '0002', '0009', '9957', '9932', '0088', '9933', '9934', '9910', '9918', '9935', '9917', '0028', '9907', '0097',
-  '9921', '0142', '0135', '9906', '9936', '9937', '9938', '9939', '9940', '9941', '9942', '9943', '0106', '9954',
-  '9944', '0192', '9909', '9945', '9946', '9947', '9948', '0007', '9955', '0195', '9949', '9950', '9951', '9952',
+  '9922',
+  '9923',
+  '9916',
+  '9915',
+  '9919',
+  '9914',
+  '9924',
+  '9956',
+  '9925',
+  '9926',
+  '9927',
+  '9928',
+  '9929',
+  '9958',
+  '9930',
+  '9901',
+  '9902',
+  '0184',
+  '0096',
+  '9904',
+  '9905',
+  '0060',
+  '0191',
+  '9931',
+  '9920',
+  '9913',
+  '9912',
+  '0037',
+  '0002',
+  '0009',
+  '9957',
+  '9932',
+  '0088',
+  '9933',
+  '9934',
+  '9910',
+  '9918',
+  '9935',
+  '9917',
+  '0028',
+  '9907',
+  '0097',
+  '9921',
+  '0142',
+  '0135',
+  '9906',
+  '9936',
+  '9937',
+  '9938',
+  '9939',
+  '9940',
+  '9941',
+  '9942',
+  '9943',
+  '0106',
+  '9954',
+  '9944',
+  '0192',
+  '9909',
+  '9945',
+  '9946',
+  '9947',
+  '9948',
+  '0007',
+  '9955',
+  '0195',
+  '9949',
+  '9950',
+  '9951',
+  '9952',
   '9953',
 ] as const;
 
@@ -23,10 +88,11 @@ export const hasIcdShape = (value: string): boolean => ICD_SHAPE.test(value);
 export const IcdSchema = Type.String({
   pattern: ICD_PATTERN,
   title: 'ICD',
-  description: 'International Code Designator: the authority that issued the organization code, four digits. Which ICDs are '
-    + 'accepted is checked against the list the registry holds (400, code `Icd`, for one it does not know): with the Peppol '
-    + 'Participant Identifier Schemes code list loaded, its schemes not past their removal date; without one, the '
-    + 'specification\'s list',
+  description:
+    'International Code Designator: the authority that issued the organization code, four digits. Which ICDs are ' +
+    'accepted is checked against the list the registry holds (400, code `Icd`, for one it does not know): with the Peppol ' +
+    'Participant Identifier Schemes code list loaded, its schemes not past their removal date; without one, the ' +
+    "specification's list",
   'x-constraint': 'Icd',
 });
 
@@ -43,7 +109,8 @@ export const TextBound = { name: 255, email: 254, phoneNumber: 50 } as const;
 export const FreeText = (options: Record<string, unknown> = {}) => Type.String({ format: 'xml-text', ...options });
 
 /** Part of an identifier as Peppol's clients take it: printable US-ASCII (`PrintableAscii`, see docs/design/http.md). */
-export const IdentifierText = (options: Record<string, unknown> = {}) => Type.String({ format: 'printable-ascii', ...options });
+export const IdentifierText = (options: Record<string, unknown> = {}) =>
+  Type.String({ format: 'printable-ascii', ...options });
 
 /** A name or title: required, 1 to 255 characters. */
 export const RequiredName = (options: Record<string, unknown> = {}) =>
@@ -74,9 +141,15 @@ export const QualifiedIdentifierInput = Type.Union(
     // The scheme must not start with `::`, or the first `::` would leave it empty.
     // Bounded so that an identifier always fits a database index entry (about 2.7 kB).
     IdentifierText({ pattern: '^(?!::).+::.+$', maxLength: 600 }),
-    Type.Object({ scheme: IdentifierText({ minLength: 1, maxLength: 100 }), value: IdentifierText({ minLength: 1, maxLength: 500 }) }),
+    Type.Object({
+      scheme: IdentifierText({ minLength: 1, maxLength: 100 }),
+      value: IdentifierText({ minLength: 1, maxLength: 500 }),
+    }),
   ],
-  { title: 'QualifiedIdentifier', description: '`<scheme>::<value>`, or an object with scheme and value; printable US-ASCII' },
+  {
+    title: 'QualifiedIdentifier',
+    description: '`<scheme>::<value>`, or an object with scheme and value; printable US-ASCII',
+  },
 );
 export type QualifiedIdentifierInput = Static<typeof QualifiedIdentifierInput>;
 
@@ -100,8 +173,12 @@ export function parseQualifiedIdentifier(input: QualifiedIdentifierInput): Quali
 }
 
 /** The qualified identifier a reference names by its `qualifiedIdentifier`; undefined when it names none or one that does not parse. */
-export function qualifiedIdentifierNamedBy(reference: { qualifiedIdentifier?: QualifiedIdentifierInput }): QualifiedIdentifier | undefined {
-  return reference.qualifiedIdentifier === undefined ? undefined : parseQualifiedIdentifier(reference.qualifiedIdentifier);
+export function qualifiedIdentifierNamedBy(reference: {
+  qualifiedIdentifier?: QualifiedIdentifierInput;
+}): QualifiedIdentifier | undefined {
+  return reference.qualifiedIdentifier === undefined
+    ? undefined
+    : parseQualifiedIdentifier(reference.qualifiedIdentifier);
 }
 
 /** The same, in its one string form (as rows hold it). */
@@ -114,7 +191,9 @@ const referenceFields = {
   identifier: Type.Optional(Uuid()),
   title: OptionalName({ description: 'ignored' }),
   reference: OptionalName({ description: 'ignored' }),
-  id: Type.Optional(Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'ignored' })),
+  id: Type.Optional(
+    Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'ignored' }),
+  ),
 };
 
 /** Reference objects point at existing resources: by `identifier`, else by `qualifiedIdentifier`. */

@@ -4,14 +4,16 @@
  * carriage return, U+FFFE, U+FFFF or a surrogate without its pair, not even as a character reference.
  */
 
-// eslint-disable-next-line no-control-regex
-const NOT_XML_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const NOT_XML_CHARACTER =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const NOT_XML_CHARACTERS = new RegExp(NOT_XML_CHARACTER.source, 'g');
 /** Printable US-ASCII without the blank: what Peppol identifiers are made of (see docs/design/http.md). */
 const NOT_PRINTABLE_ASCII = /[^\u0021-\u007E]/;
 
 /** `U+0001`: how a message names a character. */
-const codePointOf = (character: string) => `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+const codePointOf = (character: string) =>
+  `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** The first character of `text` that XML 1.0 cannot carry, named `U+XXXX`; undefined when there is none. */
 export function characterXmlCannotCarry(text: string): string | undefined {
@@ -31,7 +33,13 @@ export const isPrintableAscii = (text: string) => characterOutsidePrintableAscii
 /** `text` with each character XML 1.0 cannot carry, which only a value stored before the registry refused them can hold, as U+FFFD. */
 export const xmlCarriable = (text: string) => text.replace(NOT_XML_CHARACTERS, '\uFFFD');
 
-const REFERENCES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\'': '&apos;' };
+const REFERENCES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
 
 /**
  * `text` for XML element content or an attribute value alike: markup characters as entities, tab, line feed and
@@ -40,5 +48,8 @@ const REFERENCES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;'
  * cannot carry, which only a value stored before the registry refused them can hold, as U+FFFD.
  */
 export function xmlEscaped(text: string): string {
-  return xmlCarriable(text).replace(/[&<>"'\t\n\r]/g, (character) => REFERENCES[character] ?? `&#${character.charCodeAt(0)};`);
+  return xmlCarriable(text).replace(
+    /[&<>"'\t\n\r]/g,
+    (character) => REFERENCES[character] ?? `&#${character.charCodeAt(0)};`,
+  );
 }

@@ -18,8 +18,10 @@ export function batchableRead(sql: string, types: readonly string[]): BatchableR
 type Query = <T>(sql: string, params?: readonly unknown[]) => Promise<T[]>;
 
 /** Reads one at a time: a transaction's, whose statements go one after the other anyway. */
-export const singleReads = (query: Query): ReadOne => async <T>(read: BatchableRead, params: readonly unknown[]) =>
-  (await query<T>(read.sql, params))[0];
+export const singleReads =
+  (query: Query): ReadOne =>
+  async <T>(read: BatchableRead, params: readonly unknown[]) =>
+    (await query<T>(read.sql, params))[0];
 
 /**
  * Batches in flight at once per database. While all are out, the reads asked meanwhile wait and go together: each
@@ -50,17 +52,23 @@ export function batchedReads(query: Query): ReadOne {
   };
 
   const readAlone = singleReads(query);
-  const loaderOf = (read: BatchableRead) => new DataLoader<readonly unknown[], Row | undefined>(async (calls) => {
-    try {
-      if (calls.length === 1) return [await readAlone(read, calls[0] as readonly unknown[]).catch(toError)];
-      return await readTogether(query, read, calls).catch((error: unknown) => isDatabaseUnreachable(error)
-        // Every call would fail alike, after a statement each.
-        ? calls.map(() => toError(error))
-        : Promise.all(calls.map((params) => readAlone(read, params).catch(toError))));
-    } finally {
-      release();
-    }
-  }, { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: schedule });
+  const loaderOf = (read: BatchableRead) =>
+    new DataLoader<readonly unknown[], Row | undefined>(
+      async (calls) => {
+        try {
+          if (calls.length === 1) return [await readAlone(read, calls[0] as readonly unknown[]).catch(toError)];
+          return await readTogether(query, read, calls).catch((error: unknown) =>
+            isDatabaseUnreachable(error)
+              ? // Every call would fail alike, after a statement each.
+                calls.map(() => toError(error))
+              : Promise.all(calls.map((params) => readAlone(read, params).catch(toError))),
+          );
+        } finally {
+          release();
+        }
+      },
+      { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: schedule },
+    );
 
   const loaders = new Map<BatchableRead, DataLoader<readonly unknown[], Row | undefined>>();
   return async <T>(read: BatchableRead, params: readonly unknown[]) => {

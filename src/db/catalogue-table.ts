@@ -3,8 +3,14 @@ import type { ChangeResource } from './change-log.js';
 import type { ResourceTable } from './sql.js';
 
 /** The kinds of rows the catalogue cache holds whole. */
-export type CatalogueKind = 'process' | 'document-type' | 'capability' | 'transport-profile' | 'access-point'
-  | 'access-point-provider' | 'service-provider';
+export type CatalogueKind =
+  | 'process'
+  | 'document-type'
+  | 'capability'
+  | 'transport-profile'
+  | 'access-point'
+  | 'access-point-provider'
+  | 'service-provider';
 
 /**
  * A resource of the catalogue, declared once next to its SQL: its routes (managedResourceRoutes) read and sort its

@@ -4,8 +4,19 @@ import { errorCodeOf } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import { coalesced } from '../core/concurrency.js';
 
-export type ChangeResource = 'participant' | 'process' | 'document-type' | 'access-point' | 'access-point-provider'
-  | 'service-provider' | 'transport-profile' | 'capability' | 'user' | 'sign-in-lock' | 'register-flag' | 'identifier-scheme'
+export type ChangeResource =
+  | 'participant'
+  | 'process'
+  | 'document-type'
+  | 'access-point'
+  | 'access-point-provider'
+  | 'service-provider'
+  | 'transport-profile'
+  | 'capability'
+  | 'user'
+  | 'sign-in-lock'
+  | 'register-flag'
+  | 'identifier-scheme'
   | 'removal-notice';
 
 /** Resources a service provider's feed shows: theirs by the `provider` of their states (`service_provider_ids`). */
@@ -104,16 +115,33 @@ async function insertEntries(tx: Queryable, actor: Actor, list: readonly Change[
     after: stateOf(change, change.after),
     providers: PROVIDER_RESOURCES.includes(change.resource) ? providersOf(change) : [],
   }));
-  const params = [JSON.stringify(entries), actor.origin, actor.userId ?? null, actor.username ?? null, actor.role ?? null,
-    actor.actingProviderId ?? null, actor.requestId ?? null];
+  const params = [
+    JSON.stringify(entries),
+    actor.origin,
+    actor.userId ?? null,
+    actor.username ?? null,
+    actor.role ?? null,
+    actor.actingProviderId ?? null,
+    actor.requestId ?? null,
+  ];
   // In a transaction the states believed stored are left out, and the insert is not waited for: when one is missing,
   // the insert fails, and so the transaction, which runs again with every state sent.
   const believed = sendsAhead(tx);
-  const insert = tx.query(INSERT_ENTRIES, [...params, processStates.json({ unlessStored: believed }), processStates.namedHashes()]);
-  await sentAhead(tx, insert.then(() => processStates.remember(), (error: unknown) => {
-    if (errorCodeOf(error) === CHANGE_LOG_STATES_MISSING) statesStored.clear();
-    throw error;
-  }));
+  const insert = tx.query(INSERT_ENTRIES, [
+    ...params,
+    processStates.json({ unlessStored: believed }),
+    processStates.namedHashes(),
+  ]);
+  await sentAhead(
+    tx,
+    insert.then(
+      () => processStates.remember(),
+      (error: unknown) => {
+        if (errorCodeOf(error) === CHANGE_LOG_STATES_MISSING) statesStored.clear();
+        throw error;
+      },
+    ),
+  );
 }
 
 /**
@@ -186,7 +214,10 @@ class ProcessStates {
 
   /** The states named (with `unlessStored`, those not believed stored), as the JSON array of `{ hash, state }` the insert reads. */
   json({ unlessStored }: { unlessStored: boolean }): string {
-    return `[${[...this.states].filter(([hash]) => !(unlessStored && statesStored.has(hash))).map(([, json]) => json).join(',')}]`;
+    return `[${[...this.states]
+      .filter(([hash]) => !(unlessStored && statesStored.has(hash)))
+      .map(([, json]) => json)
+      .join(',')}]`;
   }
 
   /** The hashes of the states named. */
@@ -213,8 +244,11 @@ class ProcessStates {
 
 /** The providers of a participant's or notice's states (`provider.identifier`), for the SERVICE_PROVIDER's audit scope. */
 function providersOf(change: Change): string[] {
-  const providerOf = (state: unknown) => (isRecord(state) && isRecord(state.provider) ? state.provider.identifier : undefined);
-  const ids = [providerOf(change.before), providerOf(change.after)].filter((id): id is string => typeof id === 'string');
+  const providerOf = (state: unknown) =>
+    isRecord(state) && isRecord(state.provider) ? state.provider.identifier : undefined;
+  const ids = [providerOf(change.before), providerOf(change.after)].filter(
+    (id): id is string => typeof id === 'string',
+  );
   return [...new Set(ids)];
 }
 
@@ -227,7 +261,9 @@ function withoutSecrets(state: unknown): unknown {
 }
 
 function withoutSecretFields(state: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(state)
-    .filter(([key]) => !SECRET.test(key))
-    .map(([key, value]) => [key, withoutSecrets(value)]));
+  return Object.fromEntries(
+    Object.entries(state)
+      .filter(([key]) => !SECRET.test(key))
+      .map(([key, value]) => [key, withoutSecrets(value)]),
+  );
 }

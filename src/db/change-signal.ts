@@ -29,7 +29,11 @@ export interface ChangeSignal {
 const CHANGES_CHANNEL = 'registry_changes';
 
 /** Calls every listener with `argument`; one that throws (said to `onError`) does not keep the others from hearing. */
-export function tellEach<A>(listeners: Iterable<(argument: A) => void>, argument: A, onError?: (error: unknown) => void): void {
+export function tellEach<A>(
+  listeners: Iterable<(argument: A) => void>,
+  argument: A,
+  onError?: (error: unknown) => void,
+): void {
   for (const listener of listeners) {
     try {
       listener(argument);
@@ -79,13 +83,14 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   let poll: NodeJS.Timeout | undefined;
 
   /** The entries after the position, with the log's last position and the entry at ours, from one snapshot. */
-  const readAfterPosition = () => db.query<ReadRow>(
-    `SELECT p.seq AS last, (SELECT ${markOf('t')} FROM change_log t WHERE t.seq = $1 AND $1 > 0) AS told, ${markOf('c')} AS mark,
+  const readAfterPosition = () =>
+    db.query<ReadRow>(
+      `SELECT p.seq AS last, (SELECT ${markOf('t')} FROM change_log t WHERE t.seq = $1 AND $1 > 0) AS told, ${markOf('c')} AS mark,
             c.seq, c.resource, c.identifier, c.operation, c.user_id AS "userId", c.acting_provider_id AS "actingProviderId"
        FROM change_log_position p
        LEFT JOIN LATERAL (SELECT * FROM change_log WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true`,
-    [position, BATCH],
-  );
+      [position, BATCH],
+    );
 
   async function readNew(): Promise<void> {
     for (;;) {
@@ -125,7 +130,10 @@ export function changeSignal(db: Database, options: ChangeSignalOptions = {}): C
   const signalled = () => void catchUp().catch(() => undefined);
   // Writers number their own entries after commit; the poll numbers those of a writer that died in between (or
   // whose numbering failed), then reads, in case the listening connection died unnoticed.
-  const polled = () => void numberChanges(db).then(catchUp).catch(() => undefined);
+  const polled = () =>
+    void numberChanges(db)
+      .then(catchUp)
+      .catch(() => undefined);
 
   return {
     subscribe(listener) {

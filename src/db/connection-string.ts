@@ -49,8 +49,10 @@ function driverOptions(url: string, setting: string): ConnectionOptions {
     return parse(url);
   } catch (error) {
     // The parser's error never holds the string (it redacts it): the password stays out of the line.
-    throw new ConnectionStringError(`${setting} is not a connection string the driver reads (${error instanceof Error ? error.message : String(error)}): `
-      + 'percent-encode the characters of its user and password that a URL gives a meaning (/ as %2F, ? as %3F, # as %23, % as %25)');
+    throw new ConnectionStringError(
+      `${setting} is not a connection string the driver reads (${error instanceof Error ? error.message : String(error)}): ` +
+        'percent-encode the characters of its user and password that a URL gives a meaning (/ as %2F, ? as %3F, # as %23, % as %25)',
+    );
   }
 }
 
@@ -69,12 +71,16 @@ export function connectionTargets(connectionString: string, setting = 'DATABASE_
   const attributes = hosts[0]?.options.target_session_attrs ?? 'any';
   const writable = typeof attributes === 'string' ? SESSION_ATTRIBUTES[attributes] : undefined;
   if (writable === undefined) {
-    throw new ConnectionStringError(`target_session_attrs=${String(attributes)} is not supported in ${setting}: use read-write (or primary) to find the primary among its hosts, or any`);
+    throw new ConnectionStringError(
+      `target_session_attrs=${String(attributes)} is not supported in ${setting}: use read-write (or primary) to find the primary among its hosts, or any`,
+    );
   }
   return { hosts: hosts.map(({ url, options }) => ({ url, name: nameOf(options) })), writable };
 }
 
 /** The servers a connection string names, as logs, status and metrics show them (never its credentials). */
 export function serverNames(connectionString: string, setting?: string): string {
-  return connectionTargets(connectionString, setting).hosts.map((host) => host.name).join(', ');
+  return connectionTargets(connectionString, setting)
+    .hosts.map((host) => host.name)
+    .join(', ');
 }

@@ -3,7 +3,13 @@ import { join, resolve } from 'node:path';
 import { errorCodeOf } from '../core/errors.js';
 import type { Database } from './database.js';
 import { restoreEmbedded } from './embedded.js';
-import { DatabaseStartError, openDatabase, unusableDataDirectory, type DatabaseSettings, type OpenOptions } from './open.js';
+import {
+  DatabaseStartError,
+  openDatabase,
+  unusableDataDirectory,
+  type DatabaseSettings,
+  type OpenOptions,
+} from './open.js';
 import { keepOwnerOnly } from './private-directory.js';
 
 /** The embedded database is one process's only: a second one would corrupt it. */
@@ -58,7 +64,8 @@ function takenDataDirectory(dir: string, holder: string): () => void {
   }
 }
 
-const lockContent = (holder: string) => JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() } satisfies LockContent);
+const lockContent = (holder: string) =>
+  JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() } satisfies LockContent);
 
 function readLock(path: string): LockContent | undefined {
   try {
@@ -81,7 +88,11 @@ function isRunning(pid: number): boolean {
  * The configured database, migrated; for the embedded one, only after taking its data directory (made its owner's
  * only), which closing the database gives back.
  */
-export async function openDatabaseExclusively(settings: DatabaseSettings, holder: string, options: OpenOptions = {}): Promise<Database> {
+export async function openDatabaseExclusively(
+  settings: DatabaseSettings,
+  holder: string,
+  options: OpenOptions = {},
+): Promise<Database> {
   if (settings.DATABASE_URL) return openDatabase(settings, options);
   const release = takenDataDirectory(settings.REGISTRY_DATA_DIR, holder);
   let db: Database;
@@ -116,10 +127,13 @@ export async function restoreDataDirectory(settings: DatabaseSettings, archive: 
   const release = takenDataDirectory(dir, holder);
   try {
     if (readdirSync(dir).some((name) => name !== LOCK_FILE)) {
-      throw new DatabaseStartError(`REGISTRY_DATA_DIR ${resolve(dir)} is not empty: restore into a new directory, or move this one away first.`);
+      throw new DatabaseStartError(
+        `REGISTRY_DATA_DIR ${resolve(dir)} is not empty: restore into a new directory, or move this one away first.`,
+      );
     }
     await restoreEmbedded(dir, archive).catch((error: unknown) => {
-      for (const name of readdirSync(dir)) if (name !== LOCK_FILE) rmSync(join(dir, name), { recursive: true, force: true });
+      for (const name of readdirSync(dir))
+        if (name !== LOCK_FILE) rmSync(join(dir, name), { recursive: true, force: true });
       throw new DatabaseStartError(`not a backup of the embedded database (${(error as Error).message})`);
     });
     // The archive held the lock of the process that made it: the lock is this process's again.

@@ -71,7 +71,12 @@ export function transactionOpened(tx: Queryable): Queryable {
 export async function sentAhead(tx: Queryable, statement: Promise<unknown>): Promise<void> {
   const ahead = statementsAhead.get(tx);
   if (!ahead) return void (await statement);
-  ahead.push(statement.then(() => undefined, (error: unknown) => ({ error })));
+  ahead.push(
+    statement.then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    ),
+  );
 }
 
 /** Whether statements sent in `tx` may be settled at its commit (`sentAhead`): it is an open transaction. */
@@ -177,8 +182,9 @@ function batchSteps(batchSize: number): number[] {
  * the budget (the placeholder `budget`), else 1. A FETCH cannot stop at a size, so the rows read say where to stop.
  */
 function measuredSql(sql: string, budget: string, batchSize: number) {
-  const steps = batchSteps(batchSize)
-    .map((step) => `WHEN lead(stream_bytes, ${step}) OVER ahead - stream_bytes <= ${budget} THEN ${step}`);
+  const steps = batchSteps(batchSize).map(
+    (step) => `WHEN lead(stream_bytes, ${step}) OVER ahead - stream_bytes <= ${budget} THEN ${step}`,
+  );
   return `SELECT measured.*, CASE WHEN lead(stream_bytes) OVER ahead IS NULL THEN 0 ${steps.join(' ')} ELSE 1 END AS stream_next
             FROM (SELECT r.*, sum(octet_length(r::text)) OVER (ROWS UNBOUNDED PRECEDING) AS stream_bytes FROM (${sql}) r) measured
           WINDOW ahead AS ()`;
@@ -217,7 +223,8 @@ export async function* streamThroughCursor<T>(
       const rows = await pending;
       const next = measured ? (rows.at(-1)?.stream_next ?? 0) : rows.length === batchSize ? batchSize : 0;
       if (next > 0) pending = fetch(next);
-      if (rows.length > 0) yield measured ? rows.map(({ stream_bytes: _bytes, stream_next: _next, ...row }) => row as T) : rows;
+      if (rows.length > 0)
+        yield measured ? rows.map(({ stream_bytes: _bytes, stream_next: _next, ...row }) => row as T) : rows;
       if (next === 0) break;
     }
     failed = false;
@@ -232,17 +239,30 @@ const SqlState = {
   foreignKeyViolation: '23503',
 } as const;
 
-const onSqlState = (state: string) => async <T>(work: Promise<T>, conflict: () => Error): Promise<T> => {
-  try {
-    return await work;
-  } catch (error) {
-    throw errorCodeOf(error) === state ? conflict() : error;
-  }
-};
+const onSqlState =
+  (state: string) =>
+  async <T>(work: Promise<T>, conflict: () => Error): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      throw errorCodeOf(error) === state ? conflict() : error;
+    }
+  };
 
 /** Errors of a database that cannot be reached (refused, cut or shut down), as opposed to a failing statement. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03']);
-const UNREACHABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i;
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i;
 
 export function isDatabaseUnreachable(error: unknown): boolean {
   const code = errorCodeOf(error);

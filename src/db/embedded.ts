@@ -4,7 +4,16 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { batchedReads, singleReads } from './batched-reads.js';
 import { withRelativeNames } from './tar-names.js';
-import { committed, failureAhead, runWork, streamThroughCursor, transactionOpened, withAttempts, type Database, type Queryable } from './database.js';
+import {
+  committed,
+  failureAhead,
+  runWork,
+  streamThroughCursor,
+  transactionOpened,
+  withAttempts,
+  type Database,
+  type Queryable,
+} from './database.js';
 
 /**
  * What the embedded database promises, said at start-up. PGlite writes its files through Node's fs on every
@@ -31,7 +40,8 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
   });
 
   const queryable = (target: PGlite | Transaction): Queryable => {
-    const query = async <T>(sql: string, params?: readonly unknown[]) => (await target.query<T>(sql, params as unknown[])).rows;
+    const query = async <T>(sql: string, params?: readonly unknown[]) =>
+      (await target.query<T>(sql, params as unknown[])).rows;
     return { query, readOne: singleReads(query), runScript: async (sql) => void (await target.exec(sql)) };
   };
 
@@ -67,25 +77,36 @@ export async function openEmbedded(dataDir?: string, archive?: Blob): Promise<Da
     query: topLevelQuery,
     readOne: batchedReads(topLevelQuery),
     runScript: (sql) => tracked(() => topLevel.runScript(sql)),
-    transaction: (work) => tracked(() => withAttempts(async () => {
-      let used: Queryable | undefined;
-      const result = await db.transaction(async (tx) => {
-        const opened = (used = transactionOpened(queryable(tx)));
-        const done = await runWork(opened, work);
-        const failure = await failureAhead(opened);
-        if (failure) throw failure.error;
-        return done;
-      });
-      if (used) await committed(used, topLevel);
-      return result;
-    })),
+    transaction: (work) =>
+      tracked(() =>
+        withAttempts(async () => {
+          let used: Queryable | undefined;
+          const result = await db.transaction(async (tx) => {
+            const opened = (used = transactionOpened(queryable(tx)));
+            const done = await runWork(opened, work);
+            const failure = await failureAhead(opened);
+            if (failure) throw failure.error;
+            return done;
+          });
+          if (used) await committed(used, topLevel);
+          return result;
+        }),
+      ),
     stats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1) }),
-    stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(begin, sql, params, batchSize, maxBytes),
+    stream: (sql, params = [], batchSize = 1000, maxBytes) =>
+      streamThroughCursor(begin, sql, params, batchSize, maxBytes),
     listen: async (channel, onSignal) => {
       const stop = await db.listen(channel, (payload) => onSignal(payload));
       return () => stop();
     },
-    dump: () => tracked(async () => new Blob([await gzipped(withRelativeNames(new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer())))], { type: 'application/x-gzip' })),
+    dump: () =>
+      tracked(
+        async () =>
+          new Blob(
+            [await gzipped(withRelativeNames(new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer())))],
+            { type: 'application/x-gzip' },
+          ),
+      ),
     close: () => db.close(),
   };
 }

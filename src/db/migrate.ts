@@ -16,8 +16,12 @@ export async function migrationFiles(): Promise<string[]> {
  */
 export async function migrate(db: Database): Promise<string[]> {
   const files = await migrationFiles();
-  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`).catch(ignoreConcurrentCreate);
+  await db
+    .query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+    name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    )
+    .catch(ignoreConcurrentCreate);
   const applied: string[] = [];
   for (const name of files) {
     const sql = await readFile(join(migrationsDir, name), 'utf8');

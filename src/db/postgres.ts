@@ -2,8 +2,17 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { batchedReads, singleReads } from './batched-reads.js';
 import {
-  committed, failureAhead, isDatabaseUnreachable, isReadOnlyRefusal, PLAN_PER_VALUES, runWork, streamThroughCursor, transactionOpened, withAttempts,
-  type Database, type Queryable,
+  committed,
+  failureAhead,
+  isDatabaseUnreachable,
+  isReadOnlyRefusal,
+  PLAN_PER_VALUES,
+  runWork,
+  streamThroughCursor,
+  transactionOpened,
+  withAttempts,
+  type Database,
+  type Queryable,
 } from './database.js';
 import { connectionTargets } from './connection-string.js';
 import { primaryHost } from './primary-host.js';
@@ -70,7 +79,8 @@ const ignoreError = () => undefined;
 const RECONNECT_DELAY_MS = 1000;
 
 /** How the listening connection (one per database opened, for every channel) shows in pg_stat_activity: by the schema it serves. */
-export const listenerName = (schema: string | undefined) => `registry-changes ${schema?.split(',')[0] ?? ''}`.slice(0, 63);
+export const listenerName = (schema: string | undefined) =>
+  `registry-changes ${schema?.split(',')[0] ?? ''}`.slice(0, 63);
 
 type Listener = (payload?: string) => void;
 
@@ -103,7 +113,8 @@ function notificationListener(options: PostgresOptions, host: ReturnType<typeof 
   async function connect() {
     const url = await host.url();
     const next = new pg.Client({
-      connectionString: url, options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      connectionString: url,
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
       application_name: listenerName(options.schema),
     });
     next.on('error', ignoreError);
@@ -154,7 +165,8 @@ function notificationListener(options: PostgresOptions, host: ReturnType<typeof 
     const known = listeners.get(channel);
     if (!known?.delete(listener) || known.size > 0) return;
     listeners.delete(channel);
-    if (listeners.size > 0) return void (await client?.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(ignoreError));
+    if (listeners.size > 0)
+      return void (await client?.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(ignoreError));
     clearTimeout(retry);
     const closing = client;
     client = undefined;
@@ -222,8 +234,13 @@ export function openPostgres(options: PostgresOptions): Database {
   };
 
   const queryable = (client: pg.PoolClient, failed: (error: unknown) => void): Queryable => {
-    const queryClient = <T>(sql: string, params?: readonly unknown[]) => reporting(query<T>(client, sql, params), failed);
-    return { query: queryClient, readOne: singleReads(queryClient), runScript: async (sql) => void (await client.query(sql)) };
+    const queryClient = <T>(sql: string, params?: readonly unknown[]) =>
+      reporting(query<T>(client, sql, params), failed);
+    return {
+      query: queryClient,
+      readOne: singleReads(queryClient),
+      runScript: async (sql) => void (await client.query(sql)),
+    };
   };
 
   const queryPool = async <T>(sql: string, params?: readonly unknown[]) => {
@@ -244,7 +261,10 @@ export function openPostgres(options: PostgresOptions): Database {
     client.on('error', ignoreError);
     // Not awaited: the work's first statement is sent behind it, saving a round trip of every transaction. BEGIN fails
     // only with its connection, and then so does every statement sent behind it; its error is the transaction's.
-    const begun = client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN').then(() => undefined, (error: unknown) => ({ error }));
+    const begun = client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN').then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
     const tx = transactionOpened(queryable(client, failed));
     const done = async (failedWork: boolean) => {
       const beginning = await begun;
@@ -288,11 +308,16 @@ export function openPostgres(options: PostgresOptions): Database {
     connections,
     ...top,
     transaction: (work) => withAttempts(() => runTransaction(work)),
-    stream: (sql, params = [], batchSize = 1000, maxBytes) => streamThroughCursor(() => begin(true), sql, params, batchSize, maxBytes),
+    stream: (sql, params = [], batchSize = 1000, maxBytes) =>
+      streamThroughCursor(() => begin(true), sql, params, batchSize, maxBytes),
     stats() {
       const all = [...pools.values()];
       const sum = (count: (pool: pg.Pool) => number) => all.reduce((total, pool) => total + count(pool), 0);
-      return { total: sum((pool) => pool.totalCount), idle: sum((pool) => pool.idleCount), waiting: sum((pool) => pool.waitingCount) };
+      return {
+        total: sum((pool) => pool.totalCount),
+        idle: sum((pool) => pool.idleCount),
+        waiting: sum((pool) => pool.waitingCount),
+      };
     },
     listen,
     close: async () => void (await Promise.all([...pools.values()].map((pool) => pool.end()))),

@@ -13,7 +13,11 @@ const SEARCH_PAUSE_MS = 1000;
 
 /** Whether the server at `url` takes writes: not a standby in recovery, and not read-only by default. */
 async function takesWrites(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS, application_name: 'registry-primary-search' });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    application_name: 'registry-primary-search',
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -42,7 +46,7 @@ export function primaryHost(targets: ConnectionTargets) {
     const failures: string[] = [];
     for (const { url, name } of targets.hosts) {
       try {
-        if (!targets.writable || await takesWrites(url)) return url;
+        if (!targets.writable || (await takesWrites(url))) return url;
         failures.push(`${name} takes no writes`);
       } catch (error) {
         failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
@@ -56,14 +60,19 @@ export function primaryHost(targets: ConnectionTargets) {
     async url(): Promise<string> {
       if (current !== undefined) return current;
       if (lastFailure && Date.now() - lastFailure.at < SEARCH_PAUSE_MS) throw lastFailure.error;
-      searching ??= search().then((url) => {
-        current = url;
-        lastFailure = undefined;
-        return url;
-      }, (error: Error) => {
-        lastFailure = { at: Date.now(), error };
-        throw error;
-      }).finally(() => (searching = undefined));
+      searching ??= search()
+        .then(
+          (url) => {
+            current = url;
+            lastFailure = undefined;
+            return url;
+          },
+          (error: Error) => {
+            lastFailure = { at: Date.now(), error };
+            throw error;
+          },
+        )
+        .finally(() => (searching = undefined));
       return searching;
     },
     /** `url` failed as unreachable or read-only: the next use searches again (unless it is the one fixed host). */

@@ -1,11 +1,21 @@
 import type { FieldErrorInput } from '../core/errors.js';
-import { formatQualifiedIdentifier, qualifiedIdentifierNamedBy, type QualifiedIdentifierInput } from '../core/schemas.js';
+import {
+  formatQualifiedIdentifier,
+  qualifiedIdentifierNamedBy,
+  type QualifiedIdentifierInput,
+} from '../core/schemas.js';
 import type { Queryable } from './database.js';
 
 export interface ReferenceTarget {
   /** The table holding the referenced rows. */
-  table: 'processes' | 'document_types' | 'capabilities' | 'service_providers' | 'access_point_providers'
-    | 'access_points' | 'transport_profiles';
+  table:
+    | 'processes'
+    | 'document_types'
+    | 'capabilities'
+    | 'service_providers'
+    | 'access_point_providers'
+    | 'access_points'
+    | 'transport_profiles';
   /** How the resource is named in messages. */
   noun: string;
   /** The reference object's type in message codes, such as `ProcessIdentifiable`. */
@@ -14,12 +24,28 @@ export interface ReferenceTarget {
   alternateKey?: 'qualifiedIdentifier' | 'value';
 }
 
-export const PROCESS_REFERENCE: ReferenceTarget = { table: 'processes', noun: 'process', typeName: 'ProcessIdentifiable', alternateKey: 'qualifiedIdentifier' };
-export const DOCUMENT_TYPE_REFERENCE: ReferenceTarget = { table: 'document_types', noun: 'document type', typeName: 'DocumentTypeIdentifiable', alternateKey: 'qualifiedIdentifier' };
-export const CAPABILITY_REFERENCE: ReferenceTarget = { table: 'capabilities', noun: 'capability', typeName: 'CapabilityIdentifiable' };
+export const PROCESS_REFERENCE: ReferenceTarget = {
+  table: 'processes',
+  noun: 'process',
+  typeName: 'ProcessIdentifiable',
+  alternateKey: 'qualifiedIdentifier',
+};
+export const DOCUMENT_TYPE_REFERENCE: ReferenceTarget = {
+  table: 'document_types',
+  noun: 'document type',
+  typeName: 'DocumentTypeIdentifiable',
+  alternateKey: 'qualifiedIdentifier',
+};
+export const CAPABILITY_REFERENCE: ReferenceTarget = {
+  table: 'capabilities',
+  noun: 'capability',
+  typeName: 'CapabilityIdentifiable',
+};
 /** Here rather than in service-providers/: users name one, and so does a participant write (an MLS receiver's). */
 export const SERVICE_PROVIDER_REFERENCE: ReferenceTarget = {
-  table: 'service_providers', noun: 'service provider', typeName: 'ServiceProviderIdentifiable',
+  table: 'service_providers',
+  noun: 'service provider',
+  typeName: 'ServiceProviderIdentifiable',
 };
 
 /** A reference object of a request body; which fields count depends on the target's `alternateKey`. */
@@ -93,7 +119,9 @@ export async function resolveEach(
       code: 'NotFound',
       rejectedValue: reference,
       typeName: target.typeName,
-      defaultMessage: named ? `no ${target.noun} with identifier '${named}'` : `names no ${target.noun}: give ${howToName(target)}`,
+      defaultMessage: named
+        ? `no ${target.noun} with identifier '${named}'`
+        : `names no ${target.noun}: give ${howToName(target)}`,
     });
   }
   return { ids, errors };
@@ -109,7 +137,8 @@ function keyOf(target: ReferenceTarget, reference: ReferenceInput) {
 
 function nameOf(reference: ReferenceInput): string | undefined {
   if (reference.identifier) return reference.identifier;
-  if (typeof reference.qualifiedIdentifier === 'object') return formatQualifiedIdentifier(reference.qualifiedIdentifier);
+  if (typeof reference.qualifiedIdentifier === 'object')
+    return formatQualifiedIdentifier(reference.qualifiedIdentifier);
   return reference.qualifiedIdentifier ?? reference.value;
 }
 

@@ -77,7 +77,10 @@ class Follower {
   chasing = false;
   state: StandbyState = 'unreachable';
 
-  constructor(readonly standby: StandbyDatabase, onListenerError?: (error: unknown) => void) {
+  constructor(
+    readonly standby: StandbyDatabase,
+    onListenerError?: (error: unknown) => void,
+  ) {
     this.signal = changeSignal(standby.db, { standby: true, onListenerError });
   }
 }
@@ -118,7 +121,12 @@ export class Replication {
   readonly primaryFirst: Database;
 
   /** `primary` as the writes reach it: its transactions are the ones the standby routes' writes take too. */
-  constructor(private readonly primary: Database, private readonly primarySignal: ChangeSignal, standbys: readonly StandbyDatabase[], private readonly options: ReplicationOptions = {}) {
+  constructor(
+    private readonly primary: Database,
+    private readonly primarySignal: ChangeSignal,
+    standbys: readonly StandbyDatabase[],
+    private readonly options: ReplicationOptions = {},
+  ) {
     this.maxLagMs = options.maxLagMs ?? 5000;
     this.checkMs = options.checkMs ?? 1000;
     this.followers = standbys.map((standby) => new Follower(standby, options.onListenerError));
@@ -156,7 +164,11 @@ export class Replication {
   /** Whether the reads of standby routes show every write `reader` (or its provider) made, as far as this instance heard. */
   private showsWritesOf(reader: Reader): boolean {
     const position = this.changes.position;
-    const keys = [`user:${reader.userId}`, `provider:${reader.serviceProviderId}`, `provider:${reader.accessPointProviderId}`];
+    const keys = [
+      `user:${reader.userId}`,
+      `provider:${reader.serviceProviderId}`,
+      `provider:${reader.accessPointProviderId}`,
+    ];
     return keys.every((key) => (this.pendingWrites.get(key) ?? 0) <= position);
   }
 
@@ -180,7 +192,13 @@ export class Replication {
 
   private statusOf(follower: Follower): StandbyStatus {
     const lag = follower.reachable && follower.started ? this.lagMs(follower) / 1000 : null;
-    return { name: follower.standby.name, state: follower.state, lagSeconds: lag, reading: this.chosen === follower, reads: follower.reads };
+    return {
+      name: follower.standby.name,
+      state: follower.state,
+      lagSeconds: lag,
+      reading: this.chosen === follower,
+      reads: follower.reads,
+    };
   }
 
   private heardOnPrimary(notice: ChangeNotice): void {
@@ -188,11 +206,15 @@ export class Replication {
     const last = this.heard.at(-1);
     if (!last || now - last[1] >= HEARD_RESOLUTION_MS) this.heard.push([notice.seq, now]);
     if (this.heard.length > MAX_HEARD) this.heard.shift();
-    for (const writer of [notice.userId && `user:${notice.userId}`, notice.actingProviderId && `provider:${notice.actingProviderId}`]) {
+    for (const writer of [
+      notice.userId && `user:${notice.userId}`,
+      notice.actingProviderId && `provider:${notice.actingProviderId}`,
+    ]) {
       if (!writer) continue;
       this.pendingWrites.delete(writer);
       this.pendingWrites.set(writer, notice.seq);
-      if (this.pendingWrites.size > MAX_PENDING_WRITERS) this.pendingWrites.delete(this.pendingWrites.keys().next().value as string);
+      if (this.pendingWrites.size > MAX_PENDING_WRITERS)
+        this.pendingWrites.delete(this.pendingWrites.keys().next().value as string);
     }
     for (const follower of this.followers) this.chase(follower);
   }
@@ -202,17 +224,20 @@ export class Replication {
     if (follower.chasing || !follower.started || !this.running) return;
     follower.chasing = true;
     const step = (waitMs: number) => {
-      void follower.signal.catchUp().then(() => {
-        this.evaluate();
-        if (follower.signal.position >= this.primarySignal.position || !this.running) {
+      void follower.signal.catchUp().then(
+        () => {
+          this.evaluate();
+          if (follower.signal.position >= this.primarySignal.position || !this.running) {
+            follower.chasing = false;
+            return;
+          }
+          setTimeout(() => step(Math.min(waitMs * 2, this.checkMs)), waitMs).unref();
+        },
+        () => {
+          // The periodic check finds out whether it answers.
           follower.chasing = false;
-          return;
-        }
-        setTimeout(() => step(Math.min(waitMs * 2, this.checkMs)), waitMs).unref();
-      }, () => {
-        // The periodic check finds out whether it answers.
-        follower.chasing = false;
-      });
+        },
+      );
     };
     step(FIRST_CHASE_MS);
   }
@@ -231,7 +256,10 @@ export class Replication {
 
   /** Asks the primary and every standby whether they answer, reads the standbys' logs, and chooses again; then waits. */
   private check(): Promise<void> {
-    this.checking = Promise.all([this.checkPrimary(), ...this.followers.map((follower) => this.checkFollower(follower))]).then(() => {
+    this.checking = Promise.all([
+      this.checkPrimary(),
+      ...this.followers.map((follower) => this.checkFollower(follower)),
+    ]).then(() => {
       this.forgetShownWrites();
       this.evaluate();
       if (!this.running) return;
@@ -242,13 +270,19 @@ export class Replication {
   }
 
   private async checkPrimary(): Promise<void> {
-    this.primaryAnswers = await within(this.primary.query('SELECT 1'), CHECK_TIMEOUT_MS).then(() => true, () => false);
+    this.primaryAnswers = await within(this.primary.query('SELECT 1'), CHECK_TIMEOUT_MS).then(
+      () => true,
+      () => false,
+    );
   }
 
   private async checkFollower(follower: Follower): Promise<void> {
     const { db } = follower.standby;
     try {
-      const [row] = await within(db.query<{ recovering: boolean }>('SELECT pg_is_in_recovery() AS recovering'), CHECK_TIMEOUT_MS);
+      const [row] = await within(
+        db.query<{ recovering: boolean }>('SELECT pg_is_in_recovery() AS recovering'),
+        CHECK_TIMEOUT_MS,
+      );
       follower.recovering = row?.recovering ?? false;
       if (!follower.started) {
         await within(follower.signal.start(), CHECK_TIMEOUT_MS);
@@ -335,7 +369,12 @@ export class Replication {
   }
 
   /** A stream from the chosen standby (else the primary); one that fails to begin there begins on the next choice. */
-  private async *streamRead<T>(sql: string, params?: readonly unknown[], batchSize?: number, maxBytes?: number): AsyncGenerator<T[]> {
+  private async *streamRead<T>(
+    sql: string,
+    params?: readonly unknown[],
+    batchSize?: number,
+    maxBytes?: number,
+  ): AsyncGenerator<T[]> {
     const target = this.chosen;
     let started = false;
     try {
@@ -352,7 +391,13 @@ export class Replication {
     }
   }
 
-  private streamOn<T>(target: Follower | undefined, sql: string, params?: readonly unknown[], batchSize?: number, maxBytes?: number) {
+  private streamOn<T>(
+    target: Follower | undefined,
+    sql: string,
+    params?: readonly unknown[],
+    batchSize?: number,
+    maxBytes?: number,
+  ) {
     return this.counted(target, (db) => db.stream<T>(sql, params, batchSize, maxBytes));
   }
 }
@@ -365,7 +410,10 @@ class ReadSignal implements ChangeSignal {
   private readonly listeners = new Set<(notice: ChangeNotice) => void>();
   private readonly resetListeners = new Set<() => void>();
 
-  constructor(private source: ChangeSignal, private readonly onListenerError?: (error: unknown) => void) {
+  constructor(
+    private source: ChangeSignal,
+    private readonly onListenerError?: (error: unknown) => void,
+  ) {
     this.follow(source);
   }
 

@@ -18,7 +18,13 @@ export async function lockRow(tx: Queryable, table: string, id: string): Promise
  * row, 409 naming it by its title and every remaining use. The row lock makes a writer that starts to reference
  * the row meanwhile (its foreign key check takes a key-share lock) wait for the delete, and fail after it.
  */
-export async function deleteUnused(tx: Queryable, table: string, noun: string, id: string, usages: readonly Usage[]): Promise<void> {
+export async function deleteUnused(
+  tx: Queryable,
+  table: string,
+  noun: string,
+  id: string,
+  usages: readonly Usage[],
+): Promise<void> {
   await lockRow(tx, table, id);
   const [row] = await tx.query<{ title: string; counts: number[] }>(
     `SELECT title, json_build_array(${usages.map((usage) => `(${usage.count})`).join(', ')}) AS counts FROM ${table} WHERE id = $1`,
@@ -28,7 +34,8 @@ export async function deleteUnused(tx: Queryable, table: string, noun: string, i
     const count = Number(row?.counts[index] ?? 0);
     return count > 0 ? [`${count} ${usage.noun}`] : [];
   });
-  if (uses.length > 0) throw new ConflictError(`The ${noun} '${row?.title ?? id}' is still used by ${uses.join(' and ')}`);
+  if (uses.length > 0)
+    throw new ConflictError(`The ${noun} '${row?.title ?? id}' is still used by ${uses.join(' and ')}`);
   await tx.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
 }
 

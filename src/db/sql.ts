@@ -58,12 +58,18 @@ export interface PageQuery {
 
 /** The total and one page in a single statement, so both come from one snapshot. */
 export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ total: number; rows: T[] }> {
-  const { conditions, page: { orderBy } } = query;
+  const {
+    conditions,
+    page: { orderBy },
+  } = query;
   const filtered = conditions.params.length > 0;
   const where = conditions.clause;
   const limit = conditions.param(query.page.size);
   const offset = conditions.param(query.page.offset);
-  const count = query.total === undefined ? `SELECT count(*)::int FROM ${query.from} ${where}` : `SELECT ${conditions.param(query.total)}::int`;
+  const count =
+    query.total === undefined
+      ? `SELECT count(*)::int FROM ${query.from} ${where}`
+      : `SELECT ${conditions.param(query.total)}::int`;
   const countInPageScan = query.countInPageScan === true && query.total === undefined;
   const page = `${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   let sql: string;

@@ -14,7 +14,11 @@ const SPACE = 0x20;
 /** The archive with every entry's name relative; the entries' data and order as they were. */
 export function withRelativeNames(archive: Uint8Array): Uint8Array {
   const out = Uint8Array.from(archive);
-  for (let header = 0; header + BLOCK <= out.length && out[header] !== 0; header += BLOCK * (1 + Math.ceil(entrySize(out, header) / BLOCK))) {
+  for (
+    let header = 0;
+    header + BLOCK <= out.length && out[header] !== 0;
+    header += BLOCK * (1 + Math.ceil(entrySize(out, header) / BLOCK))
+  ) {
     if (out[header] !== SLASH) continue;
     const name = out.subarray(header + NAME.offset, header + NAME.offset + NAME.length);
     name.copyWithin(0, 1);
@@ -28,7 +32,13 @@ const field = (archive: Uint8Array, header: number, { offset, length }: { offset
   archive.subarray(header + offset, header + offset + length);
 
 function entrySize(archive: Uint8Array, header: number): number {
-  return Number.parseInt(Buffer.from(field(archive, header, SIZE)).toString('latin1').replace(/\0.*$/, '').trim() || '0', 8);
+  return Number.parseInt(
+    Buffer.from(field(archive, header, SIZE))
+      .toString('latin1')
+      .replace(/\0.*$/, '')
+      .trim() || '0',
+    8,
+  );
 }
 
 /** The sum of the header's bytes with its checksum field counted as spaces: six octal digits, NUL, space. */

@@ -35,24 +35,49 @@ export interface DocumentTypeRecord {
   processIds: string[];
 }
 
-const duplicate = ({ qualifiedIdentifier }: DocumentTypeRecord) => () =>
-  new ConflictError(`A document type with qualified identifier '${formatQualifiedIdentifier(qualifiedIdentifier)}' already exists`);
+const duplicate =
+  ({ qualifiedIdentifier }: DocumentTypeRecord) =>
+  () =>
+    new ConflictError(
+      `A document type with qualified identifier '${formatQualifiedIdentifier(qualifiedIdentifier)}' already exists`,
+    );
 
 export async function insertDocumentType(tx: Queryable, record: DocumentTypeRecord): Promise<string> {
-  const id = await insertedId(onUniqueViolation(tx.query<{ id: string }>(
-    `INSERT INTO document_types (scheme, value, title, visible, removed_from)
+  const id = await insertedId(
+    onUniqueViolation(
+      tx.query<{ id: string }>(
+        `INSERT INTO document_types (scheme, value, title, visible, removed_from)
      VALUES ($1, $2, $3, $4, date_trunc('second', $5::timestamptz)) RETURNING id`,
-    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible, record.removedFrom ?? null],
-  ), duplicate(record)));
+        [
+          record.qualifiedIdentifier.scheme,
+          record.qualifiedIdentifier.value,
+          record.title,
+          record.visible,
+          record.removedFrom ?? null,
+        ],
+      ),
+      duplicate(record),
+    ),
+  );
   await replaceProcessLinks(tx, id, record.processIds);
   return id;
 }
 
 export async function updateDocumentType(tx: Queryable, id: string, record: DocumentTypeRecord): Promise<void> {
-  const updated = await onUniqueViolation(tx.query(
-    `UPDATE document_types SET scheme = $2, value = $3, title = $4, visible = $5, ${removedFromSet('$6', '$7')} WHERE id = $1 RETURNING id`,
-    [id, record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.title, record.visible, ...removedFromParams(record.removedFrom)],
-  ), duplicate(record));
+  const updated = await onUniqueViolation(
+    tx.query(
+      `UPDATE document_types SET scheme = $2, value = $3, title = $4, visible = $5, ${removedFromSet('$6', '$7')} WHERE id = $1 RETURNING id`,
+      [
+        id,
+        record.qualifiedIdentifier.scheme,
+        record.qualifiedIdentifier.value,
+        record.title,
+        record.visible,
+        ...removedFromParams(record.removedFrom),
+      ],
+    ),
+    duplicate(record),
+  );
   if (updated.length === 0) throw NotFoundError.instance(id);
   await replaceProcessLinks(tx, id, record.processIds);
 }
@@ -61,7 +86,10 @@ export async function updateDocumentType(tx: Queryable, id: string, record: Docu
 async function replaceProcessLinks(tx: Queryable, id: string, processIds: string[]): Promise<void> {
   await tx.query('DELETE FROM process_document_types WHERE document_type_id = $1', [id]);
   await onForeignKeyViolation(
-    tx.query('INSERT INTO process_document_types (process_id, document_type_id) SELECT unnest($2::uuid[]), $1', [id, processIds]),
+    tx.query('INSERT INTO process_document_types (process_id, document_type_id) SELECT unnest($2::uuid[]), $1', [
+      id,
+      processIds,
+    ]),
     () => new ConflictError('A process named in processes was deleted meanwhile; nothing was changed'),
   );
 }

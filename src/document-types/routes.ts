@@ -5,7 +5,11 @@ import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
-  deleteDocumentType, DOCUMENT_TYPE_TABLE, insertDocumentType, updateDocumentType, type DocumentTypeRecord,
+  deleteDocumentType,
+  DOCUMENT_TYPE_TABLE,
+  insertDocumentType,
+  updateDocumentType,
+  type DocumentTypeRecord,
 } from './repository.js';
 import { REMOVED_FROM_KEEPS_NULL } from '../processes/schemas.js';
 import { DocumentType, DocumentTypeForm, DocumentTypePage, DocumentTypeQuery } from './schemas.js';

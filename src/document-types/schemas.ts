@@ -1,6 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
-import { ProcessIdentifiable, QualifiedIdentifierInput, QualifiedIdentifierString, RequiredName, Uuid } from '../core/schemas.js';
+import {
+  ProcessIdentifiable,
+  QualifiedIdentifierInput,
+  QualifiedIdentifierString,
+  RequiredName,
+  Uuid,
+} from '../core/schemas.js';
 import { ProcessSummary, RemovedFrom, RemovedFromInput } from '../processes/schemas.js';
 
 export const DocumentTypeForm = Type.Object(
@@ -9,7 +15,10 @@ export const DocumentTypeForm = Type.Object(
     qualifiedIdentifier: QualifiedIdentifierInput,
     visible: Type.Boolean({ description: 'true if visible in the network metadata lookup' }),
     removedFrom: RemovedFromInput,
-    processes: Type.Array(ProcessIdentifiable, { uniqueItems: true, description: 'the processes that carry this document type' }),
+    processes: Type.Array(ProcessIdentifiable, {
+      uniqueItems: true,
+      description: 'the processes that carry this document type',
+    }),
   },
   { title: 'DocumentTypeForm' },
 );

@@ -54,7 +54,8 @@ export interface SessionVerifier {
 }
 
 /** The token of a Bearer authorization header, else undefined. */
-export const bearerTokenOf = (request: FastifyRequest) => /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+export const bearerTokenOf = (request: FastifyRequest) =>
+  /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
 
 export const API_PREFIX = '/rest/api/';
 
@@ -62,7 +63,10 @@ export const API_PREFIX = '/rest/api/';
  * HTTP Basic authentication (or a console session's token) and the role check of each operation, run before
  * anything else of the request. Every API route must declare its `access`; a route without one fails at start-up.
  */
-async function authentication(fastify: FastifyInstance, options: { credentials: CredentialVerifier; sessions?: SessionVerifier }) {
+async function authentication(
+  fastify: FastifyInstance,
+  options: { credentials: CredentialVerifier; sessions?: SessionVerifier },
+) {
   fastify.decorateRequest('caller', null);
   await fastify.register(basicAuth, {
     validate: async (username, password, request) => {
@@ -90,7 +94,13 @@ async function authentication(fastify: FastifyInstance, options: { credentials: 
     if (token !== undefined && options.sessions) {
       options.sessions.verify(token).then((caller) => {
         request.caller = caller;
-        done(!caller ? new UnauthorizedError('The session has ended: sign in again') : allowed.includes(caller.role) ? undefined : new ForbiddenError());
+        done(
+          !caller
+            ? new UnauthorizedError('The session has ended: sign in again')
+            : allowed.includes(caller.role)
+              ? undefined
+              : new ForbiddenError(),
+        );
       }, done);
       return;
     }

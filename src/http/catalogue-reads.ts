@@ -10,7 +10,10 @@ export type Serialize = (body: unknown) => string;
  * page of its find, unless `unfiltered` says the query filters (then the database answers), and its get. An id the
  * cache lacks goes to the database (a row newer than the cache, or the 404), so unknown ids cannot force loads.
  */
-export function catalogueReads<Kind extends CatalogueKind, Query = unknown>(kind: Kind, unfiltered: (query: Query) => boolean = () => true) {
+export function catalogueReads<Kind extends CatalogueKind, Query = unknown>(
+  kind: Kind,
+  unfiltered: (query: Query) => boolean = () => true,
+) {
   return {
     find: async (app: FastifyInstance, page: PageRequest, query: Query, serialize: Serialize) => {
       if (!unfiltered(query)) return undefined;

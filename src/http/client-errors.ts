@@ -12,14 +12,26 @@ interface ParserRefusal {
   message: string;
 }
 
-const MALFORMED: ParserRefusal = { status: 400, exception: 'BadRequestError', message: 'The request is not valid HTTP' };
+const MALFORMED: ParserRefusal = {
+  status: 400,
+  exception: 'BadRequestError',
+  message: 'The request is not valid HTTP',
+};
 const HEADERS_TOO_LARGE: ParserRefusal = {
-  status: 431, exception: 'RequestHeaderFieldsTooLargeError', message: 'The request headers are larger than the service accepts',
+  status: 431,
+  exception: 'RequestHeaderFieldsTooLargeError',
+  message: 'The request headers are larger than the service accepts',
 };
 const REQUEST_LINE_TOO_LONG: ParserRefusal = {
-  status: 414, exception: 'UriTooLongError', message: 'The request line is longer than the service accepts',
+  status: 414,
+  exception: 'UriTooLongError',
+  message: 'The request line is longer than the service accepts',
 };
-const TIMEOUT: ParserRefusal = { status: 408, exception: 'RequestTimeoutError', message: 'The request was not received in time' };
+const TIMEOUT: ParserRefusal = {
+  status: 408,
+  exception: 'RequestTimeoutError',
+  message: 'The request was not received in time',
+};
 
 const REQUEST_LINE = /^[A-Z]+ (\S+)/;
 /** A path longer than this is not repeated in the error body. */

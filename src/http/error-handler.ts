@@ -2,7 +2,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { isDatabaseUnreachable, isReadOnlyRefusal } from '../db/database.js';
 import {
-  ApiError, errorBody, MethodNotAllowedError, ServiceUnavailableError, TooManyRequestsError, ValidationError, fieldError, type FieldError,
+  ApiError,
+  errorBody,
+  MethodNotAllowedError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+  ValidationError,
+  fieldError,
+  type FieldError,
 } from '../core/errors.js';
 import { isSecurityEvent } from './security-events.js';
 import { SECURITY_HEADERS } from './security-headers.js';
@@ -25,9 +32,20 @@ export const ERROR_MEDIA_TYPE = 'application/json;charset=UTF-8';
 /** The `Retry-After` of a 503 while the database cannot be reached or takes no writes. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-const OBJECT_NAMES: Record<string, string> = { querystring: 'queryParameters', params: 'pathVariables', headers: 'headers' };
+const OBJECT_NAMES: Record<string, string> = {
+  querystring: 'queryParameters',
+  params: 'pathVariables',
+  headers: 'headers',
+};
 
-function send(reply: FastifyReply, request: FastifyRequest, status: number, exception: string, message: string, errors?: FieldError[]) {
+function send(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  status: number,
+  exception: string,
+  message: string,
+  errors?: FieldError[],
+) {
   if (status === 401) reply.header('www-authenticate', 'Basic realm="registry"');
   return reply
     .status(status)
@@ -46,14 +64,21 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError | un
     const context = error.validationContext ?? 'body';
     return validationErrorOf(context === 'body' ? bodyName : (OBJECT_NAMES[context] ?? context), error.validation);
   }
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+  if (
+    error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    error instanceof SyntaxError
+  ) {
     return new ValidationError(bodyName, [
       fieldError({
         objectName: bodyName,
         field: '',
         code: 'typeMismatch',
         bindingFailure: true,
-        defaultMessage: error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the request body is empty' : 'the request body is not valid JSON',
+        defaultMessage:
+          error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+            ? 'the request body is empty'
+            : 'the request body is not valid JSON',
       }),
     ]);
   }
@@ -95,9 +120,11 @@ async function errorHandler(fastify: FastifyInstance) {
     const readOnly = isReadOnlyRefusal(error);
     if (readOnly || isDatabaseUnreachable(error)) {
       request.log.error({ err: error }, readOnly ? 'database read-only' : 'database unreachable');
-      const unavailable = new ServiceUnavailableError(readOnly
-        ? 'The database takes no writes now (its primary is away); try again later'
-        : 'The database is unavailable; try again later');
+      const unavailable = new ServiceUnavailableError(
+        readOnly
+          ? 'The database takes no writes now (its primary is away); try again later'
+          : 'The database is unavailable; try again later',
+      );
       // A failover or a restart takes seconds: a client that waits this long mostly finds the database back.
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
       return send(reply, request, unavailable.status, unavailable.exception, unavailable.message);
@@ -114,8 +141,11 @@ async function errorHandler(fastify: FastifyInstance) {
 
 /** `/rest/api/processes/:identifier` matches `/rest/api/processes/<any one segment>`. */
 function pathPattern(url: string): RegExp {
-  const segments = url.split('/').map((segment) =>
-    segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const segments = url
+    .split('/')
+    .map((segment) =>
+      segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    );
   return new RegExp(`^${segments.join('/')}$`);
 }
 
@@ -126,13 +156,17 @@ function pathPattern(url: string): RegExp {
  */
 export function routerErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.headers(SECURITY_HEADERS);
-  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The request path is not valid';
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The request path is not valid';
   return send(reply, request, 400, errorClassName(error.code), message);
 }
 
 /** `FST_ERR_CTP_BODY_TOO_LARGE` becomes `BodyTooLargeError`: the framework's code, readable. */
 function errorClassName(code: string): string {
-  const words = code.replace(/^FST_(ERR_)?(CTP_|BASIC_AUTH_)?/, '').toLowerCase().split('_');
+  const words = code
+    .replace(/^FST_(ERR_)?(CTP_|BASIC_AUTH_)?/, '')
+    .toLowerCase()
+    .split('_');
   return `${words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')}Error`;
 }
 

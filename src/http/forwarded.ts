@@ -10,7 +10,10 @@ export type ProxyTrust = (address: string, hop: number) => boolean;
  * `request.ip` is then the client address the nearest untrusted hop gave. False when the list is empty.
  */
 export function proxyTrust(list: string | undefined): ProxyTrust | false {
-  const entries = (list ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (list ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) return false;
   try {
     return proxyAddr.compile(entries);
@@ -27,10 +30,18 @@ async function untrustedForwarding(fastify: FastifyInstance, options: { trust: P
   let warned = false;
   fastify.addHook('onRequest', (request, _reply, done) => {
     const peer = request.socket.remoteAddress;
-    if (!warned && request.headers['x-forwarded-for'] !== undefined && peer !== undefined && !(options.trust && options.trust(peer, 0))) {
+    if (
+      !warned &&
+      request.headers['x-forwarded-for'] !== undefined &&
+      peer !== undefined &&
+      !(options.trust && options.trust(peer, 0))
+    ) {
       warned = true;
-      request.log.warn({ peer }, `requests from ${peer} carry X-Forwarded-For, but REGISTRY_TRUSTED_PROXIES does not name it: `
-        + 'their client address is taken to be the peer\'s, so every client behind it shares the per-address limits of sign-in');
+      request.log.warn(
+        { peer },
+        `requests from ${peer} carry X-Forwarded-For, but REGISTRY_TRUSTED_PROXIES does not name it: ` +
+          "their client address is taken to be the peer's, so every client behind it shares the per-address limits of sign-in",
+      );
     }
     done();
   });

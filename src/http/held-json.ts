@@ -28,7 +28,12 @@ const CLOSE_OBJECT = Buffer.from('}');
 function serializerOf(schema: TSchema): Serialize {
   let serialize = serializers.get(schema);
   if (!serialize) {
-    serialize = compile({ schema: schema as Record<string, unknown>, method: 'GET', url: '', httpStatus: '200' }) as Serialize;
+    serialize = compile({
+      schema: schema as Record<string, unknown>,
+      method: 'GET',
+      url: '',
+      httpStatus: '200',
+    }) as Serialize;
     serializers.set(schema, serialize);
   }
   return serialize;
@@ -47,7 +52,11 @@ export function jsonOf(schema: TSchema, value: object): Buffer {
 
 /** `[a,b,…]` of serialized values. */
 export function jsonArray(items: readonly Buffer[]): Buffer {
-  return Buffer.concat([OPEN_ARRAY, ...items.flatMap((item, index) => (index === 0 ? [item] : [COMMA, item])), CLOSE_ARRAY]);
+  return Buffer.concat([
+    OPEN_ARRAY,
+    ...items.flatMap((item, index) => (index === 0 ? [item] : [COMMA, item])),
+    CLOSE_ARRAY,
+  ]);
 }
 
 /**
@@ -56,7 +65,11 @@ export function jsonArray(items: readonly Buffer[]): Buffer {
  */
 export function jsonObject(parts: readonly Buffer[]): Buffer {
   const members = parts.map((part) => part.subarray(1, -1)).filter((inner) => inner.length > 0);
-  return Buffer.concat([OPEN_OBJECT, ...members.flatMap((inner, index) => (index === 0 ? [inner] : [COMMA, inner])), CLOSE_OBJECT]);
+  return Buffer.concat([
+    OPEN_OBJECT,
+    ...members.flatMap((inner, index) => (index === 0 ? [inner] : [COMMA, inner])),
+    CLOSE_OBJECT,
+  ]);
 }
 
 /** `{"name":value}` of a serialized value. */

@@ -20,13 +20,20 @@ const RETRY_AFTER_SECONDS = 1;
  */
 async function inFlightLimit(fastify: FastifyInstance, options: InFlightLimitOptions) {
   const inFlight = new Slots(options.maxPerAddress);
-  fastify.addHook('onRequest', synchronousHook((request, reply) => {
-    const address = request.ip;
-    if (!inFlight.take(address)) {
-      throw new TooManyRequestsError(RETRY_AFTER_SECONDS, 'Too many requests in flight from this address; try again later', 'requests_in_flight_refused');
-    }
-    reply.raw.once('close', () => inFlight.release(address));
-  }));
+  fastify.addHook(
+    'onRequest',
+    synchronousHook((request, reply) => {
+      const address = request.ip;
+      if (!inFlight.take(address)) {
+        throw new TooManyRequestsError(
+          RETRY_AFTER_SECONDS,
+          'Too many requests in flight from this address; try again later',
+          'requests_in_flight_refused',
+        );
+      }
+      reply.raw.once('close', () => inFlight.release(address));
+    }),
+  );
   // An answer given before the body has arrived (401, 403, 413, 415, 429, ...) closes the connection: otherwise Node would
   // read the rest to keep the connection, and a client could hold it by trickling a large body it never finishes. (A
   // request without a body may not be marked complete yet while it is answered at once, in the call that parsed it.)

@@ -82,7 +82,8 @@ function responseTypeOf(request: FastifyRequest, negotiation: Negotiation): stri
   const acceptHeader = request.headers.accept ?? '';
   const remembered = negotiation.chosenByAccept.get(acceptHeader);
   if (remembered !== undefined) return remembered;
-  const chosen = plainResponseType(acceptHeader, negotiation.ownTypes) ?? request.accepts().type(negotiation.candidates);
+  const chosen =
+    plainResponseType(acceptHeader, negotiation.ownTypes) ?? request.accepts().type(negotiation.candidates);
   const responseType = typeof chosen === 'string' ? bareType(chosen) : null;
   if (acceptHeader.length > MAX_REMEMBERED_ACCEPT_LENGTH) return responseType;
   if (negotiation.chosenByAccept.size >= MAX_REMEMBERED_ACCEPTS) negotiation.chosenByAccept.clear();
@@ -104,23 +105,26 @@ async function mediaTypes(fastify: FastifyInstance) {
     fastify.getDefaultJsonParser('error', 'error'),
   );
 
-  fastify.addHook('onRequest', synchronousHook((request, reply) => {
-    const negotiation = negotiationOf(request);
-    if (!negotiation) return;
-    const responseType = responseTypeOf(request, negotiation);
-    if (responseType === null) {
-      throw new NotAcceptableError([...new Set(negotiation.candidates.map(bareType))]);
-    }
-    request.wantsStream = responseType === negotiation.streamType;
-    reply.type(`${responseType};charset=UTF-8`);
-
-    if (request.routeOptions.schema?.body) {
-      const contentType = request.headers['content-type'];
-      if (contentType !== undefined && !negotiation.bodyTypes.has(bareType(contentType))) {
-        throw new UnsupportedMediaTypeError(contentType, [...negotiation.bodyTypes]);
+  fastify.addHook(
+    'onRequest',
+    synchronousHook((request, reply) => {
+      const negotiation = negotiationOf(request);
+      if (!negotiation) return;
+      const responseType = responseTypeOf(request, negotiation);
+      if (responseType === null) {
+        throw new NotAcceptableError([...new Set(negotiation.candidates.map(bareType))]);
       }
-    }
-  }));
+      request.wantsStream = responseType === negotiation.streamType;
+      reply.type(`${responseType};charset=UTF-8`);
+
+      if (request.routeOptions.schema?.body) {
+        const contentType = request.headers['content-type'];
+        if (contentType !== undefined && !negotiation.bodyTypes.has(bareType(contentType))) {
+          throw new UnsupportedMediaTypeError(contentType, [...negotiation.bodyTypes]);
+        }
+      }
+    }),
+  );
 }
 
 export default fp(mediaTypes, { name: 'media-types' });

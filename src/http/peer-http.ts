@@ -28,7 +28,8 @@ function unreachableWords(error: NodeJS.ErrnoException): string {
   const code = error.code ?? '';
   if (code === 'ECONNREFUSED') return 'could not be reached (the connection was refused)';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'could not be reached (its host name is not known)';
-  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return 'could not be reached securely (the TLS connection was refused)';
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+    return 'could not be reached securely (the TLS connection was refused)';
   return 'could not be reached (the connection failed)';
 }
 
@@ -41,7 +42,10 @@ export type PeerFailure = new (message: string, detail?: string) => Error;
  * read whole (within the bound) before anything parses it.
  */
 export function callPeer(
-  url: URL, request: PeerRequest, bounds: PeerBounds, Failure: PeerFailure,
+  url: URL,
+  request: PeerRequest,
+  bounds: PeerBounds,
+  Failure: PeerFailure,
 ): Promise<{ status: number; body: string }> {
   const timeoutMs = bounds.timeoutMs ?? DEFAULT_PEER_TIMEOUT_MS;
   const maxBytes = bounds.maxAnswerBytes ?? DEFAULT_PEER_ANSWER_MAX_BYTES;
@@ -53,22 +57,26 @@ export function callPeer(
       reject(ours ? error : new Failure(unreachableWords(error), error.message));
       outgoing.destroy();
     };
-    const outgoing = (url.protocol === 'https:' ? https : http).request(url, { method: request.method, headers: request.headers, ...request.tls }, (response) => {
-      const tooLarge = () => fail(new Failure(`answered more than ${maxBytes} bytes`));
-      if (Number(response.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) return tooLarge();
-        chunks.push(chunk);
-      });
-      response.on('end', () => {
-        clearTimeout(deadline);
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      response.on('error', fail);
-    });
+    const outgoing = (url.protocol === 'https:' ? https : http).request(
+      url,
+      { method: request.method, headers: request.headers, ...request.tls },
+      (response) => {
+        const tooLarge = () => fail(new Failure(`answered more than ${maxBytes} bytes`));
+        if (Number(response.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) return tooLarge();
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', fail);
+      },
+    );
     const deadline = setTimeout(() => fail(new Failure(`did not answer whole within ${timeoutMs} ms`)), timeoutMs);
     outgoing.on('error', fail);
     outgoing.end(request.body);

@@ -23,11 +23,14 @@ declare module 'fastify' {
  */
 
 /** `Cache-Control` of a public read: with no max-age, caches may keep it but must ask again each time (`no-cache`). */
-export const publicCacheControl = (maxAgeSeconds: number) => (maxAgeSeconds > 0 ? `public, max-age=${maxAgeSeconds}` : 'no-cache');
+export const publicCacheControl = (maxAgeSeconds: number) =>
+  maxAgeSeconds > 0 ? `public, max-age=${maxAgeSeconds}` : 'no-cache';
 
 /** The security headers but their "never keep this" trio, which a public read's caching headers replace. */
 const NEVER_KEEP = new Set(['cache-control', 'pragma', 'expires']);
-const PUBLIC_SECURITY_HEADERS = Object.fromEntries(Object.entries(SECURITY_HEADERS).filter(([name]) => !NEVER_KEEP.has(name)));
+const PUBLIC_SECURITY_HEADERS = Object.fromEntries(
+  Object.entries(SECURITY_HEADERS).filter(([name]) => !NEVER_KEEP.has(name)),
+);
 
 /** The tags of answers whose tag is not the hash of their bytes (signed ones: `taggedAnswer`), by their bytes. */
 const givenTags = new WeakMap<Buffer, string>();
@@ -84,12 +87,19 @@ function noneMatchHolds(ifNoneMatch: string | string[] | undefined, tag: string)
  * or beside the specification's constants when undefined (the API's); `vary` names the request headers it depends on.
  */
 function publicAnswerHeaders(tag: string, cacheControl: string | undefined, vary?: string): Record<string, string> {
-  const kept = cacheControl === undefined ? SECURITY_HEADERS : { ...PUBLIC_SECURITY_HEADERS, 'cache-control': cacheControl };
+  const kept =
+    cacheControl === undefined ? SECURITY_HEADERS : { ...PUBLIC_SECURITY_HEADERS, 'cache-control': cacheControl };
   return { ...kept, etag: tag, ...(vary ? { vary } : {}) };
 }
 
 /** A held answer as memory sends it: 200 with its bytes, or 304 when the caller's copy is current. */
-export function heldAnswerReply(body: Buffer, contentType: string, requestHeaders: IncomingHttpHeaders, cacheControl: string | undefined, vary?: string) {
+export function heldAnswerReply(
+  body: Buffer,
+  contentType: string,
+  requestHeaders: IncomingHttpHeaders,
+  cacheControl: string | undefined,
+  vary?: string,
+) {
   const tag = entityTagOf(body, contentType);
   const headers = publicAnswerHeaders(tag, cacheControl, vary);
   if (noneMatchHolds(requestHeaders['if-none-match'], tag)) return { status: 304, headers, body: undefined };
@@ -104,7 +114,9 @@ function publicReadOf(request: FastifyRequest): 'smp' | 'api' | undefined {
   const { publicRead, access } = request.routeOptions.config;
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
   if (publicRead === true) return 'smp';
-  return Array.isArray(access) && access.includes(ANONYMOUS) && request.headers.authorization === undefined ? 'api' : undefined;
+  return Array.isArray(access) && access.includes(ANONYMOUS) && request.headers.authorization === undefined
+    ? 'api'
+    : undefined;
 }
 
 /** Whether a public read's caller holds the answer tagged `tag` already (a route may then answer 304 before making it). */

@@ -7,7 +7,8 @@ import type { FastifyRequest } from 'fastify';
 const MESSAGES = {
   sign_in_failed: 'sign-in failed: wrong password or unknown user',
   sign_in_locked: 'sign-in locked: too many failed password checks of this username from this address',
-  sign_in_address_locked: 'sign-in locked for every username from this address: it holds the most locks of usernames one address may',
+  sign_in_address_locked:
+    'sign-in locked for every username from this address: it holds the most locks of usernames one address may',
   sign_in_refused: 'sign-in refused: this username is locked at this address',
   password_checks_refused: 'sign-in refused: too many password checks from this address at once',
   requests_in_flight_refused: 'request refused: too many requests in flight from this address',
@@ -21,7 +22,8 @@ const MESSAGES = {
 export type SecurityEvent = keyof typeof MESSAGES;
 export const SECURITY_EVENTS = Object.keys(MESSAGES) as SecurityEvent[];
 
-export const isSecurityEvent = (name: unknown): name is SecurityEvent => typeof name === 'string' && Object.hasOwn(MESSAGES, name);
+export const isSecurityEvent = (name: unknown): name is SecurityEvent =>
+  typeof name === 'string' && Object.hasOwn(MESSAGES, name);
 
 export interface SecurityEventLog {
   /**
@@ -29,7 +31,12 @@ export interface SecurityEventLog {
    * for none, as a lock of every username; left out, the request's) and the client address, and one count; `details`
    * adds what else the event knows (the lock's end, the target user).
    */
-  record(request: FastifyRequest, event: SecurityEvent, username?: string | null, details?: Record<string, unknown>): void;
+  record(
+    request: FastifyRequest,
+    event: SecurityEvent,
+    username?: string | null,
+    details?: Record<string, unknown>,
+  ): void;
 }
 
 declare module 'fastify' {
@@ -55,8 +62,11 @@ export function securityEventLog(count: (event: SecurityEvent) => void): Securit
   return {
     record(request, event, username, details = {}) {
       count(event);
-      const named = username === undefined ? request.caller?.username ?? claimedUsername(request) : username;
-      request.log.warn({ ...details, event, username: named?.slice(0, MAX_LOGGED_USERNAME) ?? null, clientAddress: request.ip }, MESSAGES[event]);
+      const named = username === undefined ? (request.caller?.username ?? claimedUsername(request)) : username;
+      request.log.warn(
+        { ...details, event, username: named?.slice(0, MAX_LOGGED_USERNAME) ?? null, clientAddress: request.ip },
+        MESSAGES[event],
+      );
     },
   };
 }

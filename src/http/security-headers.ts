@@ -14,9 +14,12 @@ export const SECURITY_HEADERS = {
 } as const;
 
 async function securityHeaders(fastify: FastifyInstance) {
-  fastify.addHook('onRequest', synchronousHook((_request, reply) => {
-    reply.headers(SECURITY_HEADERS);
-  }));
+  fastify.addHook(
+    'onRequest',
+    synchronousHook((_request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+    }),
+  );
 }
 
 export default fp(securityHeaders, { name: 'security-headers' });

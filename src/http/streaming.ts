@@ -11,7 +11,9 @@ const CHUNK_SIZE = 16 * 1024;
  * client has taken the previous one.
  */
 export function sendJsonArray(reply: FastifyReply, itemSchema: TSchema, batches: AsyncIterable<readonly unknown[]>) {
-  const serialize = reply.compileSerializationSchema(itemSchema as Record<string, unknown>) as (item: unknown) => string;
+  const serialize = reply.compileSerializationSchema(itemSchema as Record<string, unknown>) as (
+    item: unknown,
+  ) => string;
   // Items are sent in chunks of about CHUNK_SIZE characters: one socket write per item costs more than the item.
   async function* chunks() {
     let chunk = '[';

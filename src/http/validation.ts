@@ -36,13 +36,15 @@ const INT_MAX = 2147483647;
 export function validationErrorOf(objectName: string, errors: FastifySchemaValidationError[]): ValidationError {
   const failures = errors as ValidatorError[];
   const unions = failures.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');
-  const inside = (union: ValidatorError, error: ValidatorError) => union !== error && error.schemaPath.startsWith(`${union.schemaPath}/`);
+  const inside = (union: ValidatorError, error: ValidatorError) =>
+    union !== error && error.schemaPath.startsWith(`${union.schemaPath}/`);
   // A value of the right shape with characters a branch refuses (`a::b` with a control character) is told that, not
   // that its shape is wrong: such a failure stands for its union.
   const characters = failures.filter(isCharacterFailure);
-  const reported = (error: ValidatorError) => (unions.some((union) => inside(union, error))
-    ? isCharacterFailure(error)
-    : !characters.some((failure) => inside(error, failure)));
+  const reported = (error: ValidatorError) =>
+    unions.some((union) => inside(union, error))
+      ? isCharacterFailure(error)
+      : !characters.some((failure) => inside(error, failure));
   const entries = failures.filter(reported).map((error) => entryOf(objectName, error));
   return new ValidationError(objectName, dedupe(entries));
 }
@@ -50,7 +52,12 @@ export function validationErrorOf(objectName: string, errors: FastifySchemaValid
 function entryOf(objectName: string, error: ValidatorError): FieldError {
   const schema = error.parentSchema ?? {};
   const field = fieldPath(error.instancePath);
-  const base: EntryBase = { objectName, field, rejectedValue: schema.writeOnly ? null : error.data, typeName: typeNameOf(schema) };
+  const base: EntryBase = {
+    objectName,
+    field,
+    rejectedValue: schema.writeOnly ? null : error.data,
+    typeName: typeNameOf(schema),
+  };
   const flagged = schema['x-constraint'];
   switch (error.keyword) {
     case 'required': {
@@ -80,7 +87,8 @@ function entryOf(objectName: string, error: ValidatorError): FieldError {
     case 'maxItems':
       return sizeError(base, schema);
     case 'pattern':
-      if (flagged === 'Icd') return fieldError({ ...base, code: 'Icd', defaultMessage: 'must be an ICD: four digits, such as 0192' });
+      if (flagged === 'Icd')
+        return fieldError({ ...base, code: 'Icd', defaultMessage: 'must be an ICD: four digits, such as 0192' });
       return fieldError({
         ...base,
         code: 'Pattern',
@@ -103,9 +111,10 @@ function entryOf(objectName: string, error: ValidatorError): FieldError {
         ...base,
         code: 'typeMismatch',
         bindingFailure: true,
-        defaultMessage: schema.title === 'QualifiedIdentifier'
-          ? 'must be a string <scheme>::<value> or an object with scheme and value'
-          : 'has an unexpected shape',
+        defaultMessage:
+          schema.title === 'QualifiedIdentifier'
+            ? 'must be a string <scheme>::<value> or an object with scheme and value'
+            : 'has an unexpected shape',
       });
     default:
       return fieldError({ ...base, code: error.keyword, defaultMessage: error.message ?? 'is invalid' });
@@ -119,7 +128,12 @@ function missingValue(flagged: string | undefined) {
 }
 
 function boundError(base: EntryBase, code: 'Min' | 'Max', than: 'greater' | 'less', limit: unknown) {
-  return fieldError({ ...base, code, defaultMessage: `must be ${than} than or equal to ${String(limit)}`, constraintArguments: [limit] });
+  return fieldError({
+    ...base,
+    code,
+    defaultMessage: `must be ${than} than or equal to ${String(limit)}`,
+    constraintArguments: [limit],
+  });
 }
 
 function sizeError(base: EntryBase, schema: SchemaLike) {
@@ -134,18 +148,23 @@ function sizeError(base: EntryBase, schema: SchemaLike) {
 }
 
 /** The formats that refuse characters: text that reaches XML, and identifiers (see core/xml-text.ts). */
-const CHARACTER_FORMATS: Readonly<Record<string, { code: string; problem: (text: string) => string | undefined; rule: string }>> = {
+const CHARACTER_FORMATS: Readonly<
+  Record<string, { code: string; problem: (text: string) => string | undefined; rule: string }>
+> = {
   'xml-text': {
-    code: 'XmlCharacters', problem: characterXmlCannotCarry,
+    code: 'XmlCharacters',
+    problem: characterXmlCannotCarry,
     rule: 'XML 1.0 cannot carry it (control characters other than tab, line feed and carriage return, U+FFFE, U+FFFF, unpaired surrogates)',
   },
   'printable-ascii': {
-    code: 'PrintableAscii', problem: characterOutsidePrintableAscii,
+    code: 'PrintableAscii',
+    problem: characterOutsidePrintableAscii,
     rule: 'only printable US-ASCII is allowed here (U+0021 to U+007E: no blank, no control character, no other letter)',
   },
 };
 
-const isCharacterFailure = (error: ValidatorError) => error.keyword === 'format' && Object.hasOwn(CHARACTER_FORMATS, String(error.params.format));
+const isCharacterFailure = (error: ValidatorError) =>
+  error.keyword === 'format' && Object.hasOwn(CHARACTER_FORMATS, String(error.params.format));
 
 function formatError(base: EntryBase, format: string, data: unknown) {
   if (format === 'email') {
@@ -153,15 +172,26 @@ function formatError(base: EntryBase, format: string, data: unknown) {
   }
   if (format === 'https-url') {
     const found = typeof data === 'string' ? characterOutsidePrintableAscii(data) : undefined;
-    const defaultMessage = found ? `must not contain ${found}: a URL is printable US-ASCII (percent-encode anything else)` : 'must be an absolute https URL';
+    const defaultMessage = found
+      ? `must not contain ${found}: a URL is printable US-ASCII (percent-encode anything else)`
+      : 'must be an absolute https URL';
     return fieldError({ ...base, code: 'URL', defaultMessage });
   }
   const characters = CHARACTER_FORMATS[format];
   if (characters) {
     const found = typeof data === 'string' ? characters.problem(data) : undefined;
-    return fieldError({ ...base, code: characters.code, defaultMessage: `must not contain ${found ?? 'this character'}: ${characters.rule}` });
+    return fieldError({
+      ...base,
+      code: characters.code,
+      defaultMessage: `must not contain ${found ?? 'this character'}: ${characters.rule}`,
+    });
   }
-  return fieldError({ ...base, code: 'typeMismatch', bindingFailure: true, defaultMessage: `must be a valid ${format}` });
+  return fieldError({
+    ...base,
+    code: 'typeMismatch',
+    bindingFailure: true,
+    defaultMessage: `must be a valid ${format}`,
+  });
 }
 
 /** `/processes/0/identifier` becomes `processes[0].identifier`. */

@@ -29,7 +29,8 @@ function validator(options: Options): Ajv {
 const inStorableYears = (year: number) => year >= 1 && year <= 9999;
 
 /** ajv-formats' own check of a format, which these narrow (its table types some formats as bare patterns). */
-const standard = (format: 'date' | 'date-time') => (fullFormats[format] as { validate: (value: string) => boolean }).validate;
+const standard = (format: 'date' | 'date-time') =>
+  (fullFormats[format] as { validate: (value: string) => boolean }).validate;
 
 function isStorableDate(value: string): boolean {
   return standard('date')(value) && inStorableYears(Number(value.slice(0, 4)));
@@ -80,10 +81,19 @@ function finiteNumbersOnly(validate: ValidateFunction, schema: SchemaWithPropert
 
 function nonFinite(data: Record<string, unknown>, schema: SchemaWithProperties): ErrorObject[] {
   return Object.entries(data).flatMap(([key, value]) =>
-    (Array.isArray(value) ? value.map((item, index) => [`/${key}/${index}`, item] as const) : [[`/${key}`, value] as const])
+    (Array.isArray(value)
+      ? value.map((item, index) => [`/${key}/${index}`, item] as const)
+      : [[`/${key}`, value] as const]
+    )
       .filter(([, item]) => typeof item === 'number' && !Number.isFinite(item))
       .map(([instancePath, item]) => ({
-        keyword: 'type', instancePath, schemaPath: `#/properties/${key}/type`, params: { type: 'integer' },
-        message: 'must be integer', data: item, parentSchema: schema.properties?.[key] as object | undefined,
-      })));
+        keyword: 'type',
+        instancePath,
+        schemaPath: `#/properties/${key}/type`,
+        params: { type: 'integer' },
+        message: 'must be integer',
+        data: item,
+        parentSchema: schema.properties?.[key] as object | undefined,
+      })),
+  );
 }

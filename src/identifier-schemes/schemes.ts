@@ -27,8 +27,7 @@ export interface IdentifierScheme {
 
 /** What the accepted set says of an ICD for a new participant: taken (perhaps with a warning the client sees), or refused. */
 export type IcdVerdict =
-  | { accepted: true; warning?: string }
-  | { accepted: false; code: 'Icd' | 'IcdRemoved'; reason: string };
+  { accepted: true; warning?: string } | { accepted: false; code: 'Icd' | 'IcdRemoved'; reason: string };
 
 const SPECIFICATION_ICDS: ReadonlySet<string> = new Set(ICDS);
 
@@ -93,10 +92,17 @@ export class IdentifierSchemeList {
     if (!scheme) return { accepted: true };
     if (this.isRemoved(icd, now)) {
       const on = scheme.removalDate === null ? '' : ` on ${scheme.removalDate}`;
-      return { accepted: false, code: 'IcdRemoved', reason: `ICD ${icd} was removed from the Peppol code list${on}: no new participants` };
+      return {
+        accepted: false,
+        code: 'IcdRemoved',
+        reason: `ICD ${icd} was removed from the Peppol code list${on}: no new participants`,
+      };
     }
     if (scheme.state === 'active' && scheme.removalDate === null) return { accepted: true };
-    const until = scheme.removalDate === null ? '' : ` and will be removed on ${scheme.removalDate}, from when it takes no new participants`;
+    const until =
+      scheme.removalDate === null
+        ? ''
+        : ` and will be removed on ${scheme.removalDate}, from when it takes no new participants`;
     const standing = scheme.state === 'active' ? 'is to be removed from' : `is ${scheme.state} in`;
     return { accepted: true, warning: `ICD ${icd} ${standing} the Peppol code list${until}` };
   }

@@ -34,22 +34,39 @@ const stateOf = (answer: RegisterAnswer): CheckState | null => {
 };
 
 const flagOf = (organizationIdentifier: string, state: string | null, deletedOn: string | null): FlagEntry | null =>
-  state === null || state === 'known' ? null : {
-    qualifiedIdentifier: qualifiedIdentifierOf({ icd: NORWEGIAN_ICD, organizationIdentifier }), state: state as FlagState, deletedOn,
-  };
+  state === null || state === 'known'
+    ? null
+    : {
+        qualifiedIdentifier: qualifiedIdentifierOf({ icd: NORWEGIAN_ICD, organizationIdentifier }),
+        state: state as FlagState,
+        deletedOn,
+      };
 
 /**
  * Stores each answer (an organization named twice: its last answer), and appends a change for each flag it raises,
  * changes or clears. An unanswered lookup keeps what the register said before, or marks the organization `unconfirmed`
  * when it never said anything; it is asked again at once. An answer is asked again `recheckAfterSeconds` later.
  */
-export async function recordAnswers(tx: Queryable, actor: Actor, answers: readonly RecordedAnswer[], recheckAfterSeconds: number): Promise<void> {
+export async function recordAnswers(
+  tx: Queryable,
+  actor: Actor,
+  answers: readonly RecordedAnswer[],
+  recheckAfterSeconds: number,
+): Promise<void> {
   const byOrganization = new Map(answers.map(({ organizationIdentifier, answer }) => [organizationIdentifier, answer]));
   if (byOrganization.size === 0) return;
   const rows = [...byOrganization].map(([organization, answer]) => ({
-    organization, state: stateOf(answer), deleted_on: answer.kind === 'deleted' ? answer.deletedOn : null,
+    organization,
+    state: stateOf(answer),
+    deleted_on: answer.kind === 'deleted' ? answer.deletedOn : null,
   }));
-  const recorded = await tx.query<{ organization: string; beforeState: string | null; beforeDeletedOn: string | null; state: string | null; deletedOn: string | null }>(
+  const recorded = await tx.query<{
+    organization: string;
+    beforeState: string | null;
+    beforeDeletedOn: string | null;
+    state: string | null;
+    deletedOn: string | null;
+  }>(
     `WITH input AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(organization text, state text, deleted_on date)),
           before AS (SELECT c.organization_identifier, c.state, c.deleted_on FROM national_register_checks c
                       WHERE c.organization_identifier IN (SELECT organization FROM input) FOR UPDATE),
@@ -79,7 +96,8 @@ export async function recordAnswers(tx: Queryable, actor: Actor, answers: readon
     const after = flagOf(row.organization, row.state, row.deletedOn);
     if (JSON.stringify(before) === JSON.stringify(after)) return [];
     const identifier = qualifiedIdentifierOf({ icd: NORWEGIAN_ICD, organizationIdentifier: row.organization });
-    const operation = before === null ? 'create' as const : after === null ? 'delete' as const : 'update' as const;
+    const operation =
+      before === null ? ('create' as const) : after === null ? ('delete' as const) : ('update' as const);
     return [{ resource: 'register-flag' as const, identifier, operation, before, after }];
   });
   await appendChange(tx, actor, changes);
@@ -105,7 +123,10 @@ const FLAGGED_VIEW = `'iso6523-actorid-upis::${NORWEGIAN_ICD}:' || pa.organizati
   to_char(c.deleted_on, 'YYYY-MM-DD') AS "deletedOn", ${INSTANT('c.state_since')} AS "flaggedSince", ${INSTANT('c.checked_at')} AS "checkedAt"`;
 
 export const FLAG_SORTABLE: Sortable = {
-  organizationIdentifier: 'pa.organization_identifier', state: 'c.state', flaggedSince: 'c.state_since', deletedOn: 'c.deleted_on',
+  organizationIdentifier: 'pa.organization_identifier',
+  state: 'c.state',
+  flaggedSince: 'c.state_since',
+  deletedOn: 'c.deleted_on',
 };
 export const FLAG_TIE_BREAKER = 'pa.id';
 
@@ -123,7 +144,8 @@ export async function flagCounts(db: Queryable): Promise<Record<FlagState, numbe
     `SELECT c.state, count(*)::int AS count FROM national_register_checks c
       WHERE c.state <> 'known' AND EXISTS (SELECT 1 FROM participants pa WHERE pa.icd = '${NORWEGIAN_ICD}'
             AND pa.organization_identifier = c.organization_identifier AND ${participantIsLive('pa')})
-      GROUP BY c.state`);
+      GROUP BY c.state`,
+  );
   const counts = Object.fromEntries(FLAG_STATES.map((state) => [state, 0])) as Record<FlagState, number>;
   for (const row of rows) counts[row.state] = row.count;
   return counts;
@@ -136,7 +158,9 @@ export async function flagCounts(db: Queryable): Promise<Record<FlagState, numbe
 export async function holdRecheckLease(db: Queryable, me: string, leaseMs: number): Promise<boolean> {
   const rows = await db.query(
     `UPDATE national_register_recheck SET leased_by = $1, leased_until = now() + $2 * interval '1 millisecond'
-      WHERE leased_until IS NULL OR leased_until < now() OR leased_by = $1 RETURNING 1`, [me, leaseMs]);
+      WHERE leased_until IS NULL OR leased_until < now() OR leased_by = $1 RETURNING 1`,
+    [me, leaseMs],
+  );
   return rows.length > 0;
 }
 
@@ -147,12 +171,14 @@ export const releaseRecheckLease = (db: Queryable, me: string) =>
  * Rows for the Norwegian organizations of live participants that have none (registered before the register was
  * configured, or by a path that did not ask): the re-check asks them first. One statement; conflicts are skipped.
  */
-export const addUnasked = (db: Queryable) => db.query(
-  `INSERT INTO national_register_checks (organization_identifier)
+export const addUnasked = (db: Queryable) =>
+  db.query(
+    `INSERT INTO national_register_checks (organization_identifier)
    SELECT DISTINCT pa.organization_identifier FROM participants pa
     WHERE pa.icd = '${NORWEGIAN_ICD}' AND ${participantIsLive('pa')}
       AND NOT EXISTS (SELECT 1 FROM national_register_checks c WHERE c.organization_identifier = pa.organization_identifier)
-   ON CONFLICT (organization_identifier) DO NOTHING`);
+   ON CONFLICT (organization_identifier) DO NOTHING`,
+  );
 
 /**
  * The organization due longest for a re-check (never asked first), and whether it has a live participant: one
@@ -165,10 +191,14 @@ export async function nextDue(db: Queryable): Promise<{ organization: string; li
                      AND pa.organization_identifier = c.organization_identifier AND ${participantIsLive('pa')}) AS live
        FROM national_register_checks c
       WHERE c.due_at IS NULL OR c.due_at <= now()
-      ORDER BY c.due_at NULLS FIRST, c.organization_identifier LIMIT 1`);
+      ORDER BY c.due_at NULLS FIRST, c.organization_identifier LIMIT 1`,
+  );
   return row;
 }
 
 /** The organization is asked again only `seconds` from now (a register that failed is not asked again at once). */
-export const postponeCheck = (db: Queryable, organization: string, seconds: number) => db.query(
-  `UPDATE national_register_checks SET due_at = now() + $2 * interval '1 second' WHERE organization_identifier = $1`, [organization, seconds]);
+export const postponeCheck = (db: Queryable, organization: string, seconds: number) =>
+  db.query(
+    `UPDATE national_register_checks SET due_at = now() + $2 * interval '1 second' WHERE organization_identifier = $1`,
+    [organization, seconds],
+  );

@@ -108,13 +108,18 @@ async function unitOf(base: string, number: string, deadline: number): Promise<R
 async function askFor(url: string, number: string, deadline: number): Promise<RegisterAnswer> {
   const timeoutMs = deadline - Date.now();
   if (timeoutMs <= 0) throw new RegisterFailure('no time left to ask');
-  const { status, body } = await callPeer(new URL(url), { method: 'GET', headers: { accept: 'application/json' }, tls: {} },
-    { timeoutMs, maxAnswerBytes: REGISTER_ANSWER_MAX_BYTES }, RegisterFailure);
+  const { status, body } = await callPeer(
+    new URL(url),
+    { method: 'GET', headers: { accept: 'application/json' }, tls: {} },
+    { timeoutMs, maxAnswerBytes: REGISTER_ANSWER_MAX_BYTES },
+    RegisterFailure,
+  );
   if (status === 404 || status === 400) return { kind: 'unknown' };
   if (status === 410) return { kind: 'deleted', deletedOn: deletedOnOf(parsed(body)) };
   if (status !== 200) throw new RegisterFailure(`answered HTTP ${status}`);
   const unit = parsed(body);
-  if (!isRecord(unit) || unit.organisasjonsnummer !== number) throw new RegisterFailure('answered with something that is not this unit');
+  if (!isRecord(unit) || unit.organisasjonsnummer !== number)
+    throw new RegisterFailure('answered with something that is not this unit');
   const deletedOn = deletedOnOf(unit);
   if (deletedOn !== null) return { kind: 'deleted', deletedOn };
   return { kind: 'known', name: typeof unit.navn === 'string' ? unit.navn.slice(0, 256) : null };
@@ -149,11 +154,14 @@ class Turns {
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        const index = this.waiting.indexOf(wake);
-        if (index >= 0) this.waiting.splice(index, 1);
-        resolve(false);
-      }, Math.max(deadline - Date.now(), 0));
+      const timer = setTimeout(
+        () => {
+          const index = this.waiting.indexOf(wake);
+          if (index >= 0) this.waiting.splice(index, 1);
+          resolve(false);
+        },
+        Math.max(deadline - Date.now(), 0),
+      );
       const wake = (taken: boolean) => {
         clearTimeout(timer);
         resolve(taken);

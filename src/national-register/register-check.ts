@@ -4,19 +4,35 @@ import type { Database } from '../db/database.js';
 import { TooManyRequestsError, ValidationError } from '../core/errors.js';
 import type { CheckedOrganization, OrganizationCheck } from '../participants/organization-check.js';
 import { valueFaultOf } from '../participants/value-rules.js';
-import { nationalRegisterClient, type NationalRegister, type NationalRegisterOptions, type RegisterAnswer } from './client.js';
 import {
-  addUnasked, holdRecheckLease, nextDue, NORWEGIAN_ICD, postponeCheck, recordAnswers, releaseRecheckLease,
+  nationalRegisterClient,
+  type NationalRegister,
+  type NationalRegisterOptions,
+  type RegisterAnswer,
+} from './client.js';
+import {
+  addUnasked,
+  holdRecheckLease,
+  nextDue,
+  NORWEGIAN_ICD,
+  postponeCheck,
+  recordAnswers,
+  releaseRecheckLease,
 } from './checks.js';
-
 
 interface Checked extends CheckedOrganization {
   answer: RegisterAnswer;
 }
 
-const refusal = (objectName: string, organizationIdentifier: string, defaultMessage: string) => ValidationError.of(objectName, [{
-  field: 'organizationIdentifier', code: 'NationalRegister', rejectedValue: organizationIdentifier, defaultMessage,
-}]);
+const refusal = (objectName: string, organizationIdentifier: string, defaultMessage: string) =>
+  ValidationError.of(objectName, [
+    {
+      field: 'organizationIdentifier',
+      code: 'NationalRegister',
+      rejectedValue: organizationIdentifier,
+      defaultMessage,
+    },
+  ]);
 
 /**
  * New Norwegian participants (ICD 0192) against Enhetsregisteret: an organization it does not know, or has deleted, is
@@ -33,17 +49,26 @@ export function registerCheck(register: NationalRegister, recheckAfterSeconds: n
       if (valueFaultOf(NORWEGIAN_ICD, number) !== undefined) return undefined;
       const answer = await register.lookup(number, client);
       if (answer === 'busy') {
-        throw new TooManyRequestsError(1, 'Too many organization numbers are being looked up in Enhetsregisteret for you at once; try again in a second');
+        throw new TooManyRequestsError(
+          1,
+          'Too many organization numbers are being looked up in Enhetsregisteret for you at once; try again in a second',
+        );
       }
-      if (answer.kind === 'unknown') throw refusal(objectName, number, `Enhetsregisteret has no organization ${number}`);
+      if (answer.kind === 'unknown')
+        throw refusal(objectName, number, `Enhetsregisteret has no organization ${number}`);
       if (answer.kind === 'deleted') {
         const when = answer.deletedOn ? ` on ${answer.deletedOn}` : '';
         throw refusal(objectName, number, `Enhetsregisteret deleted organization ${number}${when}`);
       }
       return { ...organization, answer } satisfies Checked;
     },
-    record: (tx, actor, checked) => recordAnswers(tx, actor, (checked as Checked[]).map(({ organizationIdentifier, answer }) =>
-      ({ organizationIdentifier, answer })), recheckAfterSeconds),
+    record: (tx, actor, checked) =>
+      recordAnswers(
+        tx,
+        actor,
+        (checked as Checked[]).map(({ organizationIdentifier, answer }) => ({ organizationIdentifier, answer })),
+        recheckAfterSeconds,
+      ),
   };
 }
 
@@ -85,19 +110,23 @@ export function nationalRegisterRecheck(db: Database, register: NationalRegister
     const due = await nextDue(db);
     if (due === undefined) return;
     const { organization, live } = due;
-    if (!live) return void await postponeCheck(db, organization, options.afterSeconds);
+    if (!live) return void (await postponeCheck(db, organization, options.afterSeconds));
     // The register is asked, not the answers kept for registrations: a re-check is for what changed since.
     const answer = await register.lookup(organization, RECHECK_CLIENT, { fresh: true });
     if (answer === 'busy' || answer.kind === 'unanswered') {
       await postponeCheck(db, organization, options.retrySeconds ?? DEFAULT_RETRY_SECONDS);
       return;
     }
-    await db.transaction((tx) => recordAnswers(tx, SYSTEM_ACTOR, [{ organizationIdentifier: organization, answer }], options.afterSeconds));
+    await db.transaction((tx) =>
+      recordAnswers(tx, SYSTEM_ACTOR, [{ organizationIdentifier: organization, answer }], options.afterSeconds),
+    );
   };
   const tick = () => {
-    running = step().catch((error: unknown) => options.onError?.(error)).finally(() => {
-      if (!stopped) timer = setTimeout(tick, everyMs);
-    });
+    running = step()
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, everyMs);
+      });
   };
   return {
     async start() {
@@ -122,12 +151,19 @@ export interface NationalRegisterSettings extends NationalRegisterOptions {
 }
 
 /** The check of new participants and the re-check of the others, on one client (one set of bounds, one memory of answers). */
-export function nationalRegisterOf(db: Database, settings: NationalRegisterSettings, onError: (error: unknown) => void) {
+export function nationalRegisterOf(
+  db: Database,
+  settings: NationalRegisterSettings,
+  onError: (error: unknown) => void,
+) {
   const register = nationalRegisterClient(settings);
   return {
     check: registerCheck(register, settings.recheckAfterSeconds),
     recheck: nationalRegisterRecheck(db, register, {
-      perMinute: settings.recheckPerMinute, afterSeconds: settings.recheckAfterSeconds, retrySeconds: settings.recheckRetrySeconds, onError,
+      perMinute: settings.recheckPerMinute,
+      afterSeconds: settings.recheckAfterSeconds,
+      retrySeconds: settings.recheckRetrySeconds,
+      onError,
     }),
   };
 }

@@ -25,7 +25,11 @@ export interface ClientTlsOptions {
 export function clientTls(options: ClientTlsOptions): () => Partial<ClientCertificate> & { ca?: Buffer } {
   const ca = options.caFile === undefined ? {} : { ca: readFileSync(options.caFile) };
   if (options.clientCertificateFile && options.clientKeyFile) {
-    const fixed = { cert: readFileSync(options.clientCertificateFile), key: readPrivateKeyFile('SML_CLIENT_KEY_FILE', options.clientKeyFile), ...ca };
+    const fixed = {
+      cert: readFileSync(options.clientCertificateFile),
+      key: readPrivateKeyFile('SML_CLIENT_KEY_FILE', options.clientKeyFile),
+      ...ca,
+    };
     return () => fixed;
   }
   const inUse = options.clientCertificate;

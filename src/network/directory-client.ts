@@ -11,18 +11,26 @@ export interface DirectoryOptions extends ClientTlsOptions, PeerBounds {
  * cure (a 4xx other than 408 and 429: the Directory refuses this participant, and would the next time).
  */
 export class DirectoryError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
   }
 
   get final(): boolean {
-    return this.status !== undefined && this.status >= 400 && this.status < 500 && this.status !== 408 && this.status !== 429;
+    return (
+      this.status !== undefined && this.status >= 400 && this.status < 500 && this.status !== 408 && this.status !== 429
+    );
   }
 }
 
 /** A call that did not reach an answer: a failed connection, a timeout, an answer too large (`detail`: for the log, as the SML's). */
 class DirectoryCallError extends DirectoryError {
-  constructor(message: string, readonly detail?: string) {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
     super(`Directory ${message}`);
   }
 }
@@ -48,7 +56,8 @@ export function directoryClient(options: DirectoryOptions): DirectoryClient {
     },
     async delete(participant) {
       const status = await send('DELETE', `${base}${encodeURIComponent(participant)}`);
-      if (status >= 300 && status !== 404) throw new DirectoryError(`Directory answered HTTP ${status} to DELETE ${participant}`, status);
+      if (status >= 300 && status !== 404)
+        throw new DirectoryError(`Directory answered HTTP ${status} to DELETE ${participant}`, status);
     },
   };
 }

@@ -28,7 +28,9 @@ function newMigrationKey(): string {
 }
 
 const changedMeanwhile = (participant: string) =>
-  new ConflictError(`The registration of ${participant} in the SML changed while the SML answered (a delete or a migration was delivered); ask again`);
+  new ConflictError(
+    `The registration of ${participant} in the SML changed while the SML answered (a delete or a migration was delivered); ask again`,
+  );
 
 /**
  * Lets another SMP take the organization over: registers a new key with the SML (PrepareToMigrate; one asked
@@ -37,7 +39,8 @@ const changedMeanwhile = (participant: string) =>
  */
 export async function prepareMigrationOut(db: Queryable, sml: SmlClient, participant: string): Promise<string> {
   const before = await smlStateSince(db, participant);
-  if (!before || !heldForThisSmp(before.state)) throw new ConflictError(`The SML does not hold ${participant} for this SMP`);
+  if (!before || !heldForThisSmp(before.state))
+    throw new ConflictError(`The SML does not hold ${participant} for this SMP`);
   const key = newMigrationKey();
   await sml.prepareToMigrate(participant, key);
   if (!(await recordSmlIfUnchanged(db, participant, 'migrating_out', before))) throw changedMeanwhile(participant);
@@ -56,7 +59,12 @@ export async function withdrawMigrationOut(db: Queryable, sml: SmlClient, partic
  * Ends the organizations migrating out that the SML no longer holds for this SMP (`held`, its List): another SMP
  * has migrated them. Each one's participants end, logged as 'migrate', in one transaction with its SML state.
  */
-export async function finishMigrationsOut(db: Database, held: ReadonlySet<string>, actor: Actor, catalogue?: CatalogueCache): Promise<string[]> {
+export async function finishMigrationsOut(
+  db: Database,
+  held: ReadonlySet<string>,
+  actor: Actor,
+  catalogue?: CatalogueCache,
+): Promise<string[]> {
   const migrated = (await participantsMigratingOut(db)).filter((participant) => !held.has(participant));
   for (const participant of migrated) {
     const organization = parseOrganization(participant);

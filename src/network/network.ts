@@ -12,12 +12,14 @@ import type { SmlError } from './sml-client.js';
 export const SML_STATES = ['registered', 'held_elsewhere', 'refused', 'migrating_out'] as const;
 export type SmlState = (typeof SML_STATES)[number];
 
-
 /** Whether the SML holds the organization for this SMP: registered, or migrating out (served until migrated). */
 export const heldForThisSmp = (state: SmlState | undefined) => state === 'registered' || state === 'migrating_out';
 
 /** What the delivery needs of an organization in one read: its SML state and the migration key its provider gave. */
-export async function smlRecordOf(db: Queryable, participant: string): Promise<{ state?: SmlState; migrationKey?: string }> {
+export async function smlRecordOf(
+  db: Queryable,
+  participant: string,
+): Promise<{ state?: SmlState; migrationKey?: string }> {
   const [row] = await db.query<{ state: SmlState | null; migrationKey: string | null }>(
     `SELECT s.state, k.migration_key AS "migrationKey"
        FROM (SELECT $1::text AS participant) p
@@ -25,11 +27,16 @@ export async function smlRecordOf(db: Queryable, participant: string): Promise<{
        LEFT JOIN sml_migration_keys k ON k.participant = p.participant`,
     [participant],
   );
-  return { ...(row?.state ? { state: row.state } : {}), ...(row?.migrationKey ? { migrationKey: row.migrationKey } : {}) };
+  return {
+    ...(row?.state ? { state: row.state } : {}),
+    ...(row?.migrationKey ? { migrationKey: row.migrationKey } : {}),
+  };
 }
 
 export async function smlStateOf(db: Queryable, participant: string): Promise<SmlState | undefined> {
-  const [row] = await db.query<{ state: SmlState }>('SELECT state FROM sml_participants WHERE participant = $1', [participant]);
+  const [row] = await db.query<{ state: SmlState }>('SELECT state FROM sml_participants WHERE participant = $1', [
+    participant,
+  ]);
   return row?.state;
 }
 
@@ -38,7 +45,11 @@ export async function smlStateOf(db: Queryable, participant: string): Promise<Sm
  * with at least one process shares: `sole` when it is the only such provider (it may move the whole registration),
  * `shared` when others serve it too, `none` when its own participant has no process (no say, and no part in it).
  */
-export async function sayOf(db: Queryable, participant: string, serviceProviderId: string): Promise<'sole' | 'shared' | 'none'> {
+export async function sayOf(
+  db: Queryable,
+  participant: string,
+  serviceProviderId: string,
+): Promise<'sole' | 'shared' | 'none'> {
   const organization = parseOrganization(participant);
   const [row] = await db.query<{ mine: boolean | null; others: number }>(
     `SELECT bool_or(pa.service_provider_id = $3) AS mine, count(DISTINCT pa.service_provider_id) FILTER (WHERE pa.service_provider_id <> $3)::int AS others
@@ -56,7 +67,12 @@ export async function sayOf(db: Queryable, participant: string, serviceProviderI
  * organization's state is still the one read before the call (`state`, `since`): a delivery that recorded meanwhile
  * (a delete delivered, a Create after a re-add) wins, so the registry never says what the SML no longer holds.
  */
-export async function recordSmlIfUnchanged(db: Queryable, participant: string, state: SmlState, before: { state: SmlState; since: string }): Promise<boolean> {
+export async function recordSmlIfUnchanged(
+  db: Queryable,
+  participant: string,
+  state: SmlState,
+  before: { state: SmlState; since: string },
+): Promise<boolean> {
   const rows = await db.query(
     `UPDATE sml_participants SET state = $2, error_fault = NULL, error_code = NULL, error_message = NULL, checked_at = now(),
             since = CASE WHEN state = $2 THEN since ELSE now() END
@@ -67,15 +83,24 @@ export async function recordSmlIfUnchanged(db: Queryable, participant: string, s
 }
 
 /** The organization's SML state and since when, exactly (for `recordSmlIfUnchanged`). */
-export async function smlStateSince(db: Queryable, participant: string): Promise<{ state: SmlState; since: string } | undefined> {
+export async function smlStateSince(
+  db: Queryable,
+  participant: string,
+): Promise<{ state: SmlState; since: string } | undefined> {
   const [row] = await db.query<{ state: SmlState; since: string }>(
-    `SELECT state, since::text AS since FROM sml_participants WHERE participant = $1`, [participant],
+    `SELECT state, since::text AS since FROM sml_participants WHERE participant = $1`,
+    [participant],
   );
   return row;
 }
 
 /** Records what the SML said; `since` moves only when the state changes. */
-export async function recordSml(db: Queryable, participant: string, state: SmlState, refusal?: SmlError): Promise<void> {
+export async function recordSml(
+  db: Queryable,
+  participant: string,
+  state: SmlState,
+  refusal?: SmlError,
+): Promise<void> {
   await db.query(
     `INSERT INTO sml_participants (participant, state, error_fault, error_code, error_message) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (participant) DO UPDATE SET state = excluded.state, error_fault = excluded.error_fault,
@@ -86,7 +111,9 @@ export async function recordSml(db: Queryable, participant: string, state: SmlSt
 }
 
 export async function participantsMigratingOut(db: Queryable): Promise<string[]> {
-  const rows = await db.query<{ participant: string }>(`SELECT participant FROM sml_participants WHERE state = 'migrating_out'`);
+  const rows = await db.query<{ participant: string }>(
+    `SELECT participant FROM sml_participants WHERE state = 'migrating_out'`,
+  );
   return rows.map((row) => row.participant);
 }
 
@@ -96,7 +123,9 @@ export async function forgetSml(db: Queryable, participant: string): Promise<voi
 
 /** Replaces what the registry believes the SML holds for this SMP as registered (sml-reconcile); one migrating out stays so. */
 export async function recordRegistered(db: Queryable, participants: readonly string[]): Promise<void> {
-  await db.query(`DELETE FROM sml_participants WHERE state = 'registered' AND NOT (participant = ANY($1::text[]))`, [participants]);
+  await db.query(`DELETE FROM sml_participants WHERE state = 'registered' AND NOT (participant = ANY($1::text[]))`, [
+    participants,
+  ]);
   await db.query(
     `INSERT INTO sml_participants (participant, state) SELECT unnest($1::text[]), 'registered'
      ON CONFLICT (participant) DO UPDATE SET state = 'registered', error_fault = NULL, error_code = NULL, error_message = NULL,
@@ -136,10 +165,15 @@ export async function forgetPushed(db: Queryable, participant: string): Promise<
   await forgetDirectoryRefusal(db, participant);
 }
 
-const forgetDirectoryRefusal = (db: Queryable, participant: string) => db.query('DELETE FROM directory_refusals WHERE participant = $1', [participant]);
+const forgetDirectoryRefusal = (db: Queryable, participant: string) =>
+  db.query('DELETE FROM directory_refusals WHERE participant = $1', [participant]);
 
 /** The Directory refused the organization for good (a 4xx): shown, and tried again on its next change. */
-export async function recordDirectoryRefusal(db: Queryable, participant: string, refusal: DirectoryError): Promise<void> {
+export async function recordDirectoryRefusal(
+  db: Queryable,
+  participant: string,
+  refusal: DirectoryError,
+): Promise<void> {
   await db.query(
     `INSERT INTO directory_refusals (participant, status, message) VALUES ($1, $2, $3)
      ON CONFLICT (participant) DO UPDATE SET status = excluded.status, message = excluded.message, refused_at = now()`,
@@ -205,10 +239,18 @@ const none = { state: null, since: null, lastError: null, nextAttemptAt: null };
  * last error, a failure of the peer for everyone, is its error); else what the target recorded. The Directory waits
  * for the SML: an organization the SML does not hold for this SMP is not pushed.
  */
-export async function networkStateOf(db: Queryable, participant: string, viewer: { hasSay: boolean } = { hasSay: true }): Promise<NetworkState> {
-  const pendingSince = (target: string) => `(SELECT ${utcInstant('min(c.changed_at)')} FROM change_log c, delivery_cursors d
+export async function networkStateOf(
+  db: Queryable,
+  participant: string,
+  viewer: { hasSay: boolean } = { hasSay: true },
+): Promise<NetworkState> {
+  const pendingSince = (
+    target: string,
+  ) => `(SELECT ${utcInstant('min(c.changed_at)')} FROM change_log c, delivery_cursors d
       WHERE d.target = '${target}' AND c.resource = 'participant' AND c.identifier = $1 AND c.seq > d.seq)`;
-  const setAside = (target: string) => `(SELECT json_build_object('since', ${utcInstant('a.since')}, 'nextAttemptAt', ${utcInstant('a.next_attempt_at')},
+  const setAside = (
+    target: string,
+  ) => `(SELECT json_build_object('since', ${utcInstant('a.since')}, 'nextAttemptAt', ${utcInstant('a.next_attempt_at')},
       'lastError', a.last_error, 'waitingFor', a.waiting_for) FROM delivery_set_aside a WHERE a.target = '${target}' AND a.participant = $1)`;
   const [row] = await db.query<NetworkRow>(
     `SELECT EXISTS (SELECT 1 FROM delivery_cursors WHERE target = 'sml') AS "smlConfigured",
@@ -233,13 +275,23 @@ export async function networkStateOf(db: Queryable, participant: string, viewer:
 }
 
 const failure = (message: string | null) => (message === null ? null : { fault: null, code: null, message });
-const setAsideView = (aside: SetAside) => ({ state: 'set_aside' as const, since: aside.since, lastError: failure(aside.lastError), nextAttemptAt: aside.nextAttemptAt });
+const setAsideView = (aside: SetAside) => ({
+  state: 'set_aside' as const,
+  since: aside.since,
+  lastError: failure(aside.lastError),
+  nextAttemptAt: aside.nextAttemptAt,
+});
 
 function smlView(row: NetworkRow): NetworkState['sml'] {
   if (!row.smlConfigured) return none;
   if (row.smlSetAside !== null) return setAsideView(row.smlSetAside);
   if (row.smlPendingSince !== null || row.smlState === null) {
-    return { ...none, state: 'pending', since: row.smlPendingSince, lastError: row.smlPendingSince === null ? null : failure(row.cursorError) };
+    return {
+      ...none,
+      state: 'pending',
+      since: row.smlPendingSince,
+      lastError: row.smlPendingSince === null ? null : failure(row.cursorError),
+    };
   }
   const lastError = row.message === null ? null : { fault: row.fault, code: row.code, message: row.message };
   return { ...none, state: row.smlState, since: row.smlSince, lastError };
@@ -252,7 +304,13 @@ function directoryView(row: NetworkRow): NetworkState['directory'] {
   if (aside !== null) return { ...none, state: 'waiting_for_sml' };
   if (row.directoryPendingSince !== null) return { ...none, state: 'pending', since: row.directoryPendingSince };
   const refusal = row.directoryRefusal;
-  if (refusal !== null) return { ...none, state: 'refused', since: refusal.since, lastError: { fault: null, code: `HTTP ${refusal.status}`, message: refusal.message } };
+  if (refusal !== null)
+    return {
+      ...none,
+      state: 'refused',
+      since: refusal.since,
+      lastError: { fault: null, code: `HTTP ${refusal.status}`, message: refusal.message },
+    };
   if (row.pushedAt !== null) return { ...none, state: 'pushed', since: row.pushedAt };
   return { ...none, state: 'waiting_for_sml' };
 }
@@ -299,12 +357,13 @@ async function servedByOf(db: Queryable, organizations: readonly string[]): Prom
  */
 export async function stuckParticipants(db: Queryable, limit: number): Promise<StuckParticipant[]> {
   type Stuck = Omit<StuckParticipant, 'servedBy'>;
-  const recorded = (state: StuckParticipant['state']) => db.query<Stuck>(
-    `SELECT participant, 'sml' AS target, state, ${utcInstant('since')} AS since,
+  const recorded = (state: StuckParticipant['state']) =>
+    db.query<Stuck>(
+      `SELECT participant, 'sml' AS target, state, ${utcInstant('since')} AS since,
             json_build_object('fault', error_fault, 'code', error_code, 'message', error_message) AS "lastError"
        FROM sml_participants WHERE state = $1 ORDER BY since, participant LIMIT $2`,
-    [state, limit],
-  );
+      [state, limit],
+    );
   const setAside = db.query<Stuck>(
     `SELECT participant, target, 'set_aside' AS state, ${utcInstant('since')} AS since,
             json_build_object('fault', NULL, 'code', NULL, 'message', last_error) AS "lastError"
@@ -325,7 +384,12 @@ export async function stuckParticipants(db: Queryable, limit: number): Promise<S
       GROUP BY e.identifier ORDER BY min(e.seq) LIMIT $1`,
     [limit],
   );
-  const stuck = (await Promise.all([recorded('held_elsewhere'), recorded('refused'), setAside, refusedByDirectory, pending])).flat();
-  const served = await servedByOf(db, stuck.map((row) => row.participant));
+  const stuck = (
+    await Promise.all([recorded('held_elsewhere'), recorded('refused'), setAside, refusedByDirectory, pending])
+  ).flat();
+  const served = await servedByOf(
+    db,
+    stuck.map((row) => row.participant),
+  );
   return stuck.map((row) => ({ ...row, servedBy: served.get(row.participant) ?? [] }));
 }

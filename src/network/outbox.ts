@@ -64,7 +64,12 @@ const DEFAULT_RETRY_BUDGET_MS = 1000;
  * made good against the current state, so a retry, a crash after a send or a repeated entry changes nothing twice
  * (at least once, idempotent).
  */
-export function outboxDelivery(db: Database, signal: ChangeSignal, target: DeliveryTarget, options: DeliveryOptions = {}): DeliveryWorker {
+export function outboxDelivery(
+  db: Database,
+  signal: ChangeSignal,
+  target: DeliveryTarget,
+  options: DeliveryOptions = {},
+): DeliveryWorker {
   const TARGET = target.name;
   const me = randomUUID();
   const leaseMs = options.leaseMs ?? 30_000;
@@ -74,7 +79,8 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let running = false;
-  const BACK_OFF = (attempts: string) => `least($1::float8, $2::float8 * power(2, ${attempts})) * interval '1 millisecond'`;
+  const BACK_OFF = (attempts: string) =>
+    `least($1::float8, $2::float8 * power(2, ${attempts})) * interval '1 millisecond'`;
 
   /** The cursor, when this instance may deliver now: its back-off is over, or a new change can probe a failing peer. */
   const lease = async (): Promise<{ seq: number; attempts: number } | undefined> => {
@@ -101,14 +107,19 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
   };
 
   /** The peer failed for everyone (or could not be told apart): the cursor waits, and gives up the lease. */
-  const hold = (error: unknown, probeHorizon: number | null) => db.query(
-    `UPDATE delivery_cursors SET attempts = attempts + 1, last_error = $5, last_error_at = now(), leased_by = NULL,
+  const hold = (error: unknown, probeHorizon: number | null) =>
+    db.query(
+      `UPDATE delivery_cursors SET attempts = attempts + 1, last_error = $5, last_error_at = now(), leased_by = NULL,
             leased_until = NULL, probe_horizon = $6, next_attempt_at = now() + ${BACK_OFF('attempts')}
       WHERE target = $3 AND leased_by = $4`,
-    [retry.max, retry.first, TARGET, me, messageOf(error), probeHorizon],
-  );
+      [retry.max, retry.first, TARGET, me, messageOf(error), probeHorizon],
+    );
 
-  const release = () => db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [TARGET, me]);
+  const release = () =>
+    db.query('UPDATE delivery_cursors SET leased_by = NULL, leased_until = NULL WHERE target = $1 AND leased_by = $2', [
+      TARGET,
+      me,
+    ]);
 
   /** Whether the peer answered (`called`: it had to be asked), or what failed. */
   const attempt = async (participant: string, operation?: string): Promise<{ failure?: unknown; called: boolean }> => {
@@ -120,19 +131,21 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
     }
   };
 
-  const setAside = (participant: string, error: unknown) => db.query(
-    `INSERT INTO delivery_set_aside (target, participant, attempts, next_attempt_at, last_error, last_error_at)
+  const setAside = (participant: string, error: unknown) =>
+    db.query(
+      `INSERT INTO delivery_set_aside (target, participant, attempts, next_attempt_at, last_error, last_error_at)
      VALUES ($3, $4, 1, now() + ${BACK_OFF('0')}, $5, now())
      ON CONFLICT (target, participant) DO UPDATE SET attempts = delivery_set_aside.attempts + 1, waiting_for = NULL,
             next_attempt_at = now() + ${BACK_OFF('delivery_set_aside.attempts')}, last_error = excluded.last_error, last_error_at = now()`,
-    [retry.max, retry.first, TARGET, participant, messageOf(error)],
-  );
+      [retry.max, retry.first, TARGET, participant, messageOf(error)],
+    );
 
   /** Waits, with no failure of its own, for the target before this one to deliver the organization it set aside. */
-  const waitFor = (participant: string, before: string) => db.query(
-    `INSERT INTO delivery_set_aside (target, participant, waiting_for) VALUES ($1, $2, $3) ON CONFLICT (target, participant) DO NOTHING`,
-    [TARGET, participant, before],
-  );
+  const waitFor = (participant: string, before: string) =>
+    db.query(
+      `INSERT INTO delivery_set_aside (target, participant, waiting_for) VALUES ($1, $2, $3) ON CONFLICT (target, participant) DO NOTHING`,
+      [TARGET, participant, before],
+    );
 
   /**
    * The entries after the cursor, up to the log's position (or the position the target before this one reached),
@@ -154,18 +167,29 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
                   ORDER BY c.seq LIMIT $2) e) AS entries`,
       [cursor, batch, target.after ?? null, TARGET],
     );
-    return { position: page?.position ?? cursor, logPosition: page?.logPosition ?? cursor, entries: page?.entries ?? [] };
+    return {
+      position: page?.position ?? cursor,
+      logPosition: page?.logPosition ?? cursor,
+      entries: page?.entries ?? [],
+    };
   };
 
   /**
    * Other organizations than `failing` among the next entries, to try the peer with, the first a different one per
    * `attempts` (a held cursor tries another each time).
    */
-  const probesFor = (entries: Entry[], from: number, failing: string, attempts: number, skip: (entry: Entry) => boolean): Entry[] => {
+  const probesFor = (
+    entries: Entry[],
+    from: number,
+    failing: string,
+    attempts: number,
+    skip: (entry: Entry) => boolean,
+  ): Entry[] => {
     const candidates = new Map<string, Entry>();
     for (const entry of entries.slice(from + 1)) {
       if (candidates.size >= PROBE_WINDOW) break;
-      if (entry.identifier !== failing && !skip(entry) && !candidates.has(entry.identifier)) candidates.set(entry.identifier, entry);
+      if (entry.identifier !== failing && !skip(entry) && !candidates.has(entry.identifier))
+        candidates.set(entry.identifier, entry);
     }
     const choices = [...candidates.values()];
     const first = attempts % Math.max(choices.length, 1);
@@ -176,7 +200,10 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
    * Whether the peer answers another organization than the one that failed: the first probe that has to call it
    * decides (one that needs no call is delivered, and the next is tried). undefined: none had to call it.
    */
-  const peerAnswersOthers = async (probes: Entry[], delivered: (entry: Entry) => void): Promise<boolean | undefined> => {
+  const peerAnswersOthers = async (
+    probes: Entry[],
+    delivered: (entry: Entry) => void,
+  ): Promise<boolean | undefined> => {
     for (const probe of probes) {
       const { failure, called } = await attempt(probe.identifier, probe.operation);
       if (failure !== undefined) return false;
@@ -187,15 +214,21 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
   };
 
   /** Delivers the log after the cursor; 'held' when the peer failed for everyone, 'lost' when the lease went. */
-  async function deliverLog(start: { seq: number; attempts: number }, held: { lost: boolean }): Promise<'done' | 'held' | 'lost'> {
+  async function deliverLog(
+    start: { seq: number; attempts: number },
+    held: { lost: boolean },
+  ): Promise<'done' | 'held' | 'lost'> {
     let cursor = start.seq;
     // Organizations set aside in this pass, and those a probe delivered (up to the log position it read).
     const asideNow = new Set<string>();
     const probed = new Map<string, number>();
     for (;;) {
       const { position, logPosition, entries } = await pageAfter(cursor);
-      const settled = (entry: Entry) => entry.asideHere || entry.asideBefore || asideNow.has(entry.identifier)
-        || (probed.get(entry.identifier) ?? -1) >= entry.seq;
+      const settled = (entry: Entry) =>
+        entry.asideHere ||
+        entry.asideBefore ||
+        asideNow.has(entry.identifier) ||
+        (probed.get(entry.identifier) ?? -1) >= entry.seq;
       for (const [index, entry] of entries.entries()) {
         if (held.lost) return 'lost';
         if (entry.asideBefore && target.after !== undefined) await waitFor(entry.identifier, target.after);
@@ -203,7 +236,10 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
           const { failure } = await attempt(entry.identifier, entry.operation);
           if (failure !== undefined) {
             // Changes made while the call failed (it can take the whole call bound) are candidates too.
-            const latest = index + 1 < entries.length ? { position, logPosition, entries, from: index } : { ...(await pageAfter(cursor)), from: -1 };
+            const latest =
+              index + 1 < entries.length
+                ? { position, logPosition, entries, from: index }
+                : { ...(await pageAfter(cursor)), from: -1 };
             const probes = probesFor(latest.entries, latest.from, entry.identifier, start.attempts, settled);
             const answers = await peerAnswersOthers(probes, (probe) => probed.set(probe.identifier, latest.position));
             if (answers !== true) {
@@ -239,7 +275,10 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
       if (!due) return;
       const { failure } = await attempt(due.participant);
       if (failure === undefined) {
-        await db.query('DELETE FROM delivery_set_aside WHERE target = $1 AND participant = $2', [TARGET, due.participant]);
+        await db.query('DELETE FROM delivery_set_aside WHERE target = $1 AND participant = $2', [
+          TARGET,
+          due.participant,
+        ]);
       } else {
         await setAside(due.participant, failure);
       }
@@ -252,12 +291,18 @@ export function outboxDelivery(db: Database, signal: ChangeSignal, target: Deliv
    */
   const holdLease = () => {
     const held = { lost: false, stop: () => clearInterval(timer) };
-    const renew = () => void db.query(
-      `UPDATE delivery_cursors SET leased_until = now() + $3 * interval '1 millisecond' WHERE target = $1 AND leased_by = $2 RETURNING 1`,
-      [TARGET, me, leaseMs],
-    ).then((rows) => {
-      if (rows.length === 0) held.lost = true;
-    }, () => undefined);
+    const renew = () =>
+      void db
+        .query(
+          `UPDATE delivery_cursors SET leased_until = now() + $3 * interval '1 millisecond' WHERE target = $1 AND leased_by = $2 RETURNING 1`,
+          [TARGET, me, leaseMs],
+        )
+        .then(
+          (rows) => {
+            if (rows.length === 0) held.lost = true;
+          },
+          () => undefined,
+        );
     const timer = setInterval(renew, leaseMs / 3);
     return held;
   };

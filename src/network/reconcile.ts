@@ -34,7 +34,11 @@ export interface Reconciliation {
  * delivery does: a refusal, such as an organization another SMP holds, is recorded for that participant) and
  * deletes what is extra; `sml_participants` then says what the SML holds for this SMP.
  */
-export async function reconcileSml(db: Database, sml: SmlClient, options: { dryRun?: boolean } = {}): Promise<Reconciliation> {
+export async function reconcileSml(
+  db: Database,
+  sml: SmlClient,
+  options: { dryRun?: boolean } = {},
+): Promise<Reconciliation> {
   const held = new Set((await sml.list()).map((participant) => participant.toLowerCase()));
   const migrated = options.dryRun
     ? (await participantsMigratingOut(db)).filter((participant) => !held.has(participant))
@@ -48,27 +52,47 @@ export async function reconcileSml(db: Database, sml: SmlClient, options: { dryR
   const extra = [...held].filter((participant) => !expected.has(participant)).sort();
   if (options.dryRun) {
     const listed = (participant: string) => ({ participant });
-    return { expected: expected.size, held: held.size, missing: missing.map(listed), extra: extra.map(listed), migrated, repaired: false };
+    return {
+      expected: expected.size,
+      held: held.size,
+      missing: missing.map(listed),
+      extra: extra.map(listed),
+      migrated,
+      repaired: false,
+    };
   }
-  await recordRegistered(db, [...expected].filter((participant) => held.has(participant)));
+  await recordRegistered(
+    db,
+    [...expected].filter((participant) => held.has(participant)),
+  );
   const registered: Difference[] = [];
-  for (const participant of missing) registered.push(await repairedBy(participant, () => registerMissing(db, sml, participant)));
+  for (const participant of missing)
+    registered.push(await repairedBy(participant, () => registerMissing(db, sml, participant)));
   const deleted: Difference[] = [];
-  for (const participant of extra) deleted.push(await repairedBy(participant, async () => ({ outcome: (await sml.delete(participant), 'deleted') })));
+  for (const participant of extra)
+    deleted.push(await repairedBy(participant, async () => ({ outcome: (await sml.delete(participant), 'deleted') })));
   return { expected: expected.size, held: held.size, missing: registered, extra: deleted, migrated, repaired: true };
 }
 
 /** Registers a missing organization as the delivery does; what the SML answered, as recorded. */
-async function registerMissing(db: Database, sml: SmlClient, participant: string): Promise<Omit<Difference, 'participant'>> {
+async function registerMissing(
+  db: Database,
+  sml: SmlClient,
+  participant: string,
+): Promise<Omit<Difference, 'participant'>> {
   await registerInSml(db, sml, participant, (await smlRecordOf(db, participant)).migrationKey);
   const [row] = await db.query<{ state: 'registered' | 'held_elsewhere' | 'refused'; message: string | null }>(
-    'SELECT state, error_message AS message FROM sml_participants WHERE participant = $1', [participant],
+    'SELECT state, error_message AS message FROM sml_participants WHERE participant = $1',
+    [participant],
   );
   return { outcome: row?.state ?? 'failed', ...(row?.message ? { message: row.message } : {}) };
 }
 
 /** One repair; an SML that fails (or refuses a Delete) is reported for that organization, and the others go on. */
-async function repairedBy(participant: string, repair: () => Promise<Omit<Difference, 'participant'>>): Promise<Difference> {
+async function repairedBy(
+  participant: string,
+  repair: () => Promise<Omit<Difference, 'participant'>>,
+): Promise<Difference> {
   try {
     return { participant, ...(await repair()) };
   } catch (error) {

@@ -36,7 +36,11 @@ export type SmlFault = (typeof SML_FAULTS)[number] | 'soap:Client';
  * a refused connection, an answer too large, an HTTP error without a fault.
  */
 export class SmlError extends Error {
-  constructor(message: string, readonly fault?: SmlFault, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly fault?: SmlFault,
+    readonly code?: string,
+  ) {
     super(message);
   }
 
@@ -55,7 +59,11 @@ const DOCTYPE = /<!DOCTYPE/i;
  */
 export function escapeXml(text: string): string {
   const unwritable = characterXmlCannotCarry(text);
-  if (unwritable) throw new SmlError(`not sent to the SML: the request would hold ${unwritable}, which XML cannot carry`, 'BadRequestFault');
+  if (unwritable)
+    throw new SmlError(
+      `not sent to the SML: the request would hold ${unwritable}, which XML cannot carry`,
+      'BadRequestFault',
+    );
   return xmlEscaped(text);
 }
 
@@ -71,7 +79,12 @@ export function participantXml(participant: string): string {
 const envelope = (body: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><S:Envelope xmlns:S="${SOAP_NS}"><S:Body>${body}</S:Body></S:Envelope>`;
 
-const parser = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '@', isArray: (name) => name === 'ParticipantIdentifier' });
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  isArray: (name) => name === 'ParticipantIdentifier',
+});
 
 export interface SmlClient {
   create(participant: string): Promise<void>;
@@ -93,7 +106,8 @@ export interface SmlClient {
  * BDMSL's rule for a migration key (as phax/peppol-commons states it): 8 to 24 characters without blanks, at least
  * two each of upper-case letters, lower-case letters, digits and `@#$%()[]{}*^_-!~|+=`.
  */
-export const MIGRATION_KEY_PATTERN = /^(?=.{8,24}$)(?=(.*[@#$%()[\]{}*^_\-!~|+=]){2,})(?=(.*[A-Z]){2})(?=(.*[a-z]){2})(?=(.*[0-9]){2})(?=\S+$).*$/;
+export const MIGRATION_KEY_PATTERN =
+  /^(?=.{8,24}$)(?=(.*[@#$%()[\]{}*^_\-!~|+=]){2,})(?=(.*[A-Z]){2})(?=(.*[a-z]){2})(?=(.*[0-9]){2})(?=\S+$).*$/;
 
 export function smlClient(options: SmlOptions): SmlClient {
   const base = options.url.replace(/\/$/, '');
@@ -105,9 +119,15 @@ export function smlClient(options: SmlOptions): SmlClient {
   const call = (operation: string, body: string) => callAt(target, soapAction(operation), body);
 
   async function callAt(url: URL, action: string, body: string): Promise<Record<string, unknown>> {
-    const request = { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: action }, body: envelope(body), tls: tls() };
+    const request = {
+      method: 'POST',
+      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: action },
+      body: envelope(body),
+      tls: tls(),
+    };
     const text = await callPeer(url, request, options, SmlCallError);
-    if (DOCTYPE.test(text.body)) throw new SmlError(`SML answered HTTP ${text.status} with a document type declaration`);
+    if (DOCTYPE.test(text.body))
+      throw new SmlError(`SML answered HTTP ${text.status} with a document type declaration`);
     const parsed = parser.parse(text.body) as { Envelope?: { Body?: Record<string, unknown> | '' } };
     // An empty Body (Create, Delete) parses to an empty string.
     const content = parsed.Envelope?.Body;
@@ -120,12 +140,20 @@ export function smlClient(options: SmlOptions): SmlClient {
 
   const manage = (operation: 'create' | 'delete') => async (participant: string) => {
     const element = operation === 'create' ? 'CreateParticipantIdentifier' : 'DeleteParticipantIdentifier';
-    await call(`${operation}In`, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${smp}${participantXml(participant)}</${element}>`);
+    await call(
+      `${operation}In`,
+      `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${smp}${participantXml(participant)}</${element}>`,
+    );
   };
 
-  const migration = (element: 'PrepareMigrationRecord' | 'CompleteMigrationRecord', action: string) => async (participant: string, key: string) => {
-    await call(action, `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${smp}${participantXml(participant)}<MigrationKey>${escapeXml(key)}</MigrationKey></${element}>`);
-  };
+  const migration =
+    (element: 'PrepareMigrationRecord' | 'CompleteMigrationRecord', action: string) =>
+    async (participant: string, key: string) => {
+      await call(
+        action,
+        `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${smp}${participantXml(participant)}<MigrationKey>${escapeXml(key)}</MigrationKey></${element}>`,
+      );
+    };
 
   return {
     create: manage('create'),
@@ -136,9 +164,15 @@ export function smlClient(options: SmlOptions): SmlClient {
       const found: string[] = [];
       let next = '';
       do {
-        const answer = await call('listIn', `<PageRequest xmlns="${LOCATOR_NS}">${smp}${next ? `<NextPageIdentifier>${escapeXml(next)}</NextPageIdentifier>` : ''}</PageRequest>`);
-        const page = answer.ParticipantIdentifierPage as { ParticipantIdentifier?: Array<{ '#text': unknown; '@scheme': string }>; NextPageIdentifier?: unknown } | undefined;
-        for (const id of page?.ParticipantIdentifier ?? []) found.push(formatQualifiedIdentifier({ scheme: id['@scheme'], value: String(id['#text']) }));
+        const answer = await call(
+          'listIn',
+          `<PageRequest xmlns="${LOCATOR_NS}">${smp}${next ? `<NextPageIdentifier>${escapeXml(next)}</NextPageIdentifier>` : ''}</PageRequest>`,
+        );
+        const page = answer.ParticipantIdentifierPage as
+          | { ParticipantIdentifier?: Array<{ '#text': unknown; '@scheme': string }>; NextPageIdentifier?: unknown }
+          | undefined;
+        for (const id of page?.ParticipantIdentifier ?? [])
+          found.push(formatQualifiedIdentifier({ scheme: id['@scheme'], value: String(id['#text']) }));
         next = page?.NextPageIdentifier === undefined ? '' : String(page.NextPageIdentifier);
       } while (next);
       return found;
@@ -146,19 +180,27 @@ export function smlClient(options: SmlOptions): SmlClient {
     async prepareChangeCertificate(certificatePem, migrationDate) {
       const certificate = new X509Certificate(certificatePem).raw.toString('base64');
       const day = migrationDate.toISOString().slice(0, 10);
-      await callAt(bdmslTarget, PREPARE_CHANGE_CERTIFICATE_ACTION, `<PrepareChangeCertificate xmlns="${BDMSL_DATA_NS}">`
-        + `<newCertificatePublicKey>${certificate}</newCertificatePublicKey><migrationDate>${day}</migrationDate></PrepareChangeCertificate>`);
+      await callAt(
+        bdmslTarget,
+        PREPARE_CHANGE_CERTIFICATE_ACTION,
+        `<PrepareChangeCertificate xmlns="${BDMSL_DATA_NS}">` +
+          `<newCertificatePublicKey>${certificate}</newCertificatePublicKey><migrationDate>${day}</migrationDate></PrepareChangeCertificate>`,
+      );
     },
   };
 }
 
-const textOf = (value: unknown) => String(typeof value === 'object' && value !== null ? (value as { '#text'?: unknown })['#text'] ?? '' : value ?? '');
+const textOf = (value: unknown) =>
+  String(
+    typeof value === 'object' && value !== null ? ((value as { '#text'?: unknown })['#text'] ?? '') : (value ?? ''),
+  );
 
 /** A SOAP fault as BDMSL sends it: the kind in the `detail` element's name, the code in the `faultstring`'s `[ERR-nnn]`. */
 function faultError(fault: { faultstring?: unknown; faultcode?: unknown; detail?: unknown }): SmlError {
   const detail = typeof fault.detail === 'object' && fault.detail !== null ? Object.keys(fault.detail) : [];
   const code = textOf(fault.faultcode);
-  const kind = SML_FAULTS.find((name) => detail.includes(name)) ?? (CLIENT_FAULT_CODE.test(code) ? 'soap:Client' : undefined);
+  const kind =
+    SML_FAULTS.find((name) => detail.includes(name)) ?? (CLIENT_FAULT_CODE.test(code) ? 'soap:Client' : undefined);
   const text = textOf(fault.faultstring);
   return new SmlError(`SML fault ${kind ?? code}: ${text}`, kind, /^\s*\[(ERR-\d+)\]/.exec(text)?.[1]);
 }
@@ -171,7 +213,10 @@ const CLIENT_FAULT_CODE = /^(?:[^:]*:)?Client(?:\.|$)/;
  * shown to providers, so it names no address; `detail` (the socket's message) is for the log.
  */
 class SmlCallError extends SmlError {
-  constructor(message: string, readonly detail?: string) {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
     super(`SML ${message}`);
   }
 }

@@ -5,7 +5,15 @@ import { isSpis } from '../participants/service-provider-identifiers.js';
 import type { DeliveryTarget } from './outbox.js';
 import { DirectoryError, type DirectoryClient } from './directory-client.js';
 import {
-  forgetMigrationKey, forgetPushed, forgetSml, heldForThisSmp, recordDirectoryRefusal, recordPushed, recordSml, smlRecordOf, smlStateOf,
+  forgetMigrationKey,
+  forgetPushed,
+  forgetSml,
+  heldForThisSmp,
+  recordDirectoryRefusal,
+  recordPushed,
+  recordSml,
+  smlRecordOf,
+  smlStateOf,
   wasPushed,
 } from './network.js';
 import { SmlError, type SmlClient } from './sml-client.js';
@@ -93,13 +101,17 @@ async function deliverToSml(db: Queryable, sml: SmlClient, participant: string, 
  * migration key among them: it is not tried again). Each refusal is recorded, and the cursor goes on.
  */
 export async function registerInSml(db: Queryable, sml: SmlClient, participant: string, key?: string): Promise<void> {
-  const refusal = await (key === undefined ? sml.create(participant) : sml.migrate(participant, key)).then(() => undefined, refusalOf);
+  const refusal = await (key === undefined ? sml.create(participant) : sml.migrate(participant, key)).then(
+    () => undefined,
+    refusalOf,
+  );
   if (key !== undefined) await forgetMigrationKey(db, participant);
   if (refusal === undefined) return recordSml(db, participant, 'registered');
   if (key !== undefined || refusal.fault === 'BadRequestFault') {
     const ours = (await sml.list()).some((held) => held.toLowerCase() === participant);
     if (ours) return recordSml(db, participant, 'registered');
-    if (key === undefined && /already exist/i.test(refusal.message)) return recordSml(db, participant, 'held_elsewhere', refusal);
+    if (key === undefined && /already exist/i.test(refusal.message))
+      return recordSml(db, participant, 'held_elsewhere', refusal);
   }
   return recordSml(db, participant, 'refused', refusal);
 }

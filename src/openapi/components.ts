@@ -10,15 +10,22 @@ function isObject(node: Json): node is JsonObject {
 
 /** A schema with a `title` of its own (a property named `title` is an object, never a string). */
 function isTitledSchema(node: Json): node is JsonObject & { title: string } {
-  return isObject(node) && typeof node.title === 'string'
-    && ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'enum'].some((key) => key in node);
+  return (
+    isObject(node) &&
+    typeof node.title === 'string' &&
+    ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'enum'].some((key) => key in node)
+  );
 }
 
 /** A copy without the internal `x-constraint` keyword, which only names the validation error code. */
 function withoutInternalKeywords(node: Json): Json {
   if (Array.isArray(node)) return node.map(withoutInternalKeywords);
   if (!isObject(node)) return node;
-  return Object.fromEntries(Object.entries(node).filter(([key]) => key !== 'x-constraint').map(([key, value]) => [key, withoutInternalKeywords(value)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => key !== 'x-constraint')
+      .map(([key, value]) => [key, withoutInternalKeywords(value)]),
+  );
 }
 
 /** Annotations the generator moves elsewhere (a parameter's description): variants differing in them are one schema. */
@@ -26,9 +33,16 @@ const ANNOTATIONS = new Set(['description', 'examples']);
 
 /** What identifies a titled schema: its keywords in a stable order, without annotations, and without `null`. */
 function keyOf(node: JsonObject): string {
-  const stable = (value: Json): Json => (Array.isArray(value) ? value.map(stable) : isObject(value)
-    ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, stable(value[key])]))
-    : value);
+  const stable = (value: Json): Json =>
+    Array.isArray(value)
+      ? value.map(stable)
+      : isObject(value)
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, stable(value[key])]),
+          )
+        : value;
   const own = Object.fromEntries(Object.entries(node).filter(([key]) => !ANNOTATIONS.has(key)));
   return JSON.stringify(stable(isNullable(node) ? { ...own, type: nonNullType(node) } : own));
 }
@@ -42,13 +56,21 @@ function nonNullType(node: JsonObject): Json {
   return types.length === 1 ? types[0] : types;
 }
 
-function visit(node: Json, context: Context, onTitled: (node: JsonObject & { title: string }, context: Context) => void): void {
+function visit(
+  node: Json,
+  context: Context,
+  onTitled: (node: JsonObject & { title: string }, context: Context) => void,
+): void {
   if (Array.isArray(node)) {
     node.forEach((child) => visit(child, context, onTitled));
   } else if (isObject(node)) {
     if (isTitledSchema(node)) onTitled(node, context);
     for (const [key, child] of Object.entries(node)) {
-      visit(child, key === 'responses' ? 'output' : key === 'requestBody' || key === 'parameters' ? 'input' : context, onTitled);
+      visit(
+        child,
+        key === 'responses' ? 'output' : key === 'requestBody' || key === 'parameters' ? 'input' : context,
+        onTitled,
+      );
     }
   }
 }
@@ -89,18 +111,25 @@ function hoist(node: Json, names: Map<string, string>, components: JsonObject): 
   const nullable = isNullable(copy);
   // The first variant seen with the most annotations becomes the component.
   const known = components[name] as JsonObject | undefined;
-  if (!known || Object.keys(known).length < Object.keys(copy).length) components[name] = nullable ? { ...copy, type: nonNullType(copy) } : copy;
+  if (!known || Object.keys(known).length < Object.keys(copy).length)
+    components[name] = nullable ? { ...copy, type: nonNullType(copy) } : copy;
   const ref = { $ref: `${COMPONENT_PREFIX}${name}` };
   return nullable ? { anyOf: [ref, { type: 'null' }] } : ref;
 }
 
 /** Moves every titled schema of the operations into `components.schemas` and refers to it there. */
-export function hoistTitledSchemas<T extends { paths?: Json; components?: { schemas?: JsonObject } }>(document: T): T & { components: { schemas: JsonObject } } {
+export function hoistTitledSchemas<T extends { paths?: Json; components?: { schemas?: JsonObject } }>(
+  document: T,
+): T & { components: { schemas: JsonObject } } {
   const paths = withoutInternalKeywords(document.paths ?? {});
   const existing = document.components?.schemas ?? {};
   const names = componentNames(paths, new Set(Object.keys(existing)));
   const schemas: JsonObject = { ...existing };
   const hoisted = hoist(paths, names, schemas);
-  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
+  const sorted = Object.fromEntries(
+    Object.keys(schemas)
+      .sort()
+      .map((name) => [name, schemas[name]]),
+  );
   return { ...document, paths: hoisted, components: { ...document.components, schemas: sorted } };
 }

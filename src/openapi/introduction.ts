@@ -36,7 +36,8 @@ const SAMPLE_UUID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 
 function operationsOf(description: Description): Operation[] {
   return Object.entries(description.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })));
+    Object.entries(item).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })),
+  );
 }
 
 function roleTable(operations: Operation[]): string {
@@ -44,14 +45,21 @@ function roleTable(operations: Operation[]): string {
     const roles = (operation['x-roles'] ?? []).map((role) => ABBREVIATIONS[role] ?? role).join(', ');
     return `| ${operation.method} | \`${operation.path}\` | ${operation.summary ?? ''} | ${roles || 'no check'} |`;
   });
-  return ['## Operations and roles', '', '| Method | Path | Operation | Roles |', '|---|---|---|---|', ...rows].join('\n');
+  return ['## Operations and roles', '', '| Method | Path | Operation | Roles |', '|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 /**
  * A valid-looking value of a schema. A request sample has the required properties only and empty sets; a
  * response sample (`full`) has every property and one item per array, down to a few levels.
  */
-function sampleOf(schema: JsonObject | undefined, components: Record<string, JsonObject>, full = false, depth = 0): unknown {
+function sampleOf(
+  schema: JsonObject | undefined,
+  components: Record<string, JsonObject>,
+  full = false,
+  depth = 0,
+): unknown {
   if (!schema || depth > 8) return null;
   const sample = (child: unknown) => sampleOf(isRecord(child) ? child : undefined, components, full, depth + 1);
   if (typeof schema.$ref === 'string') return sample(components[schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1)]);
@@ -63,7 +71,11 @@ function sampleOf(schema: JsonObject | undefined, components: Record<string, Jso
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   if (type === 'object') {
     const properties = isRecord(schema.properties) ? schema.properties : {};
-    const required: string[] = full ? Object.keys(properties) : Array.isArray(schema.required) ? schema.required : Object.keys(properties).slice(0, 1);
+    const required: string[] = full
+      ? Object.keys(properties)
+      : Array.isArray(schema.required)
+        ? schema.required
+        : Object.keys(properties).slice(0, 1);
     return Object.fromEntries(required.map((name) => [name, sample(properties[name])]));
   }
   if (type === 'array') return (full && depth < 4) || schema.minItems ? [sample(schema.items)] : [];
@@ -81,19 +93,38 @@ function curlOf(operation: Operation, components: Record<string, JsonObject>, wi
   const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
   const accept = Object.keys(success?.[1].content ?? {}).find((type) => type !== JSON_MEDIA_TYPE) ?? JSON_MEDIA_TYPE;
   const anonymous = operation['x-roles']?.includes(ANONYMOUS) ?? true;
-  const path = operation.path.replace(/\{[^}]+\}/g, (name) => (name === '{identifier}' ? SAMPLE_UUID : 'iso6523-actorid-upis%3A%3A0192%3A987654325'));
+  const path = operation.path.replace(/\{[^}]+\}/g, (name) =>
+    name === '{identifier}' ? SAMPLE_UUID : 'iso6523-actorid-upis%3A%3A0192%3A987654325',
+  );
   const paged = operation.parameters?.some((parameter) => parameter.name === 'size');
-  const lines = [`curl -i ${anonymous ? '' : '-u "$USERNAME:$PASSWORD" '}-X ${operation.method} '${BASE_URL}${path}${paged ? '?page=0&size=5' : ''}'`, `  -H 'Accept: ${accept}'`];
+  const lines = [
+    `curl -i ${anonymous ? '' : '-u "$USERNAME:$PASSWORD" '}-X ${operation.method} '${BASE_URL}${path}${paged ? '?page=0&size=5' : ''}'`,
+    `  -H 'Accept: ${accept}'`,
+  ];
   const body = operation.requestBody?.content;
   if (body) {
-    const [type, media] = Object.entries(body).find(([name]) => name !== JSON_MEDIA_TYPE) ?? Object.entries(body)[0] ?? [];
-    lines.push(`  -H 'Content-Type: ${type}'`, `  --data '${JSON.stringify(sampleOf(media?.schema, components), null, 2)}'`);
+    const [type, media] =
+      Object.entries(body).find(([name]) => name !== JSON_MEDIA_TYPE) ?? Object.entries(body)[0] ?? [];
+    lines.push(
+      `  -H 'Content-Type: ${type}'`,
+      `  --data '${JSON.stringify(sampleOf(media?.schema, components), null, 2)}'`,
+    );
   }
   const answer = success ? `answers ${success[0]}${success[1].content ? ` with \`${accept}\`` : ', no body'}` : '';
-  const request = [`**${operation.summary ?? `${operation.method} ${operation.path}`}** ${answer}:`, '```sh', lines.join(' \\\n'), '```'];
+  const request = [
+    `**${operation.summary ?? `${operation.method} ${operation.path}`}** ${answer}:`,
+    '```sh',
+    lines.join(' \\\n'),
+    '```',
+  ];
   const schema = success?.[1].content?.[accept]?.schema;
   if (!withResponse || !success || !schema) return request.join('\n');
-  const response = [`HTTP/1.1 ${success[0]} ${STATUS_CODES[success[0]] ?? ''}`, `Content-Type: ${accept};charset=UTF-8`, '', JSON.stringify(sampleOf(schema, components, true), null, 2)];
+  const response = [
+    `HTTP/1.1 ${success[0]} ${STATUS_CODES[success[0]] ?? ''}`,
+    `Content-Type: ${accept};charset=UTF-8`,
+    '',
+    JSON.stringify(sampleOf(schema, components, true), null, 2),
+  ];
   return [...request, '', 'The response (values made up):', '```http', ...response, '```'].join('\n');
 }
 
@@ -109,9 +140,16 @@ function workedExamples(operations: Operation[], components: Record<string, Json
     const read = reads.find((operation) => !operation.path.includes('{')) ?? reads[0];
     const add = list.find((operation) => operation.method === 'POST');
     const examples = [read, add].filter((operation): operation is Operation => operation !== undefined);
-    return [`### ${tag}`, ...examples.map((operation, index) => curlOf(operation, components, index === examples.length - 1))].join('\n\n');
+    return [
+      `### ${tag}`,
+      ...examples.map((operation, index) => curlOf(operation, components, index === examples.length - 1)),
+    ].join('\n\n');
   });
-  return ['## Worked examples', 'Replace `$USERNAME:$PASSWORD` with your credentials and the host with the service you use.', ...sections].join('\n\n');
+  return [
+    '## Worked examples',
+    'Replace `$USERNAME:$PASSWORD` with your credentials and the host with the service you use.',
+    ...sections,
+  ].join('\n\n');
 }
 
 /** The Markdown introduction: the fixed text, then the role table and examples of the operations described. */

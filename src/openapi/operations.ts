@@ -21,9 +21,10 @@ const ERROR_STATUSES: Record<number, string> = {
   409: 'Conflict: the change would duplicate a resource or break a reference that is still in use',
   413: 'Payload Too Large: the body is larger than the service accepts',
   415: 'Unsupported Media Type: the `Content-Type` of the body is not one this operation takes',
-  429: 'Too Many Requests: too many failed authentication attempts, too many requests in flight from the client address, '
-    + '(the change feed) too many waiting polls of the user, or (a new participant) too many organization numbers of the '
-    + 'provider being looked up in the national register at once; see `Retry-After`',
+  429:
+    'Too Many Requests: too many failed authentication attempts, too many requests in flight from the client address, ' +
+    '(the change feed) too many waiting polls of the user, or (a new participant) too many organization numbers of the ' +
+    'provider being looked up in the national register at once; see `Retry-After`',
   500: 'Internal Server Error: the request could not be completed',
   503: 'Service Unavailable: the database cannot be reached; try again later',
 };
@@ -31,8 +32,9 @@ const ERROR_STATUSES: Record<number, string> = {
 /** A public read (docs/design/smp.md, Caching): an anonymous caller's copy is current. */
 const NOT_MODIFIED: Schema = {
   type: 'null',
-  description: 'Not Modified: without credentials, `If-None-Match` names the answer\'s `ETag` (or is `*`); no body. '
-    + 'Answers to anonymous callers carry an `ETag` and `Cache-Control` (`PUBLIC_MAX_AGE_SECONDS`) and vary on `Accept` and `Authorization`',
+  description:
+    "Not Modified: without credentials, `If-None-Match` names the answer's `ETag` (or is `*`); no body. " +
+    'Answers to anonymous callers carry an `ETag` and `Cache-Control` (`PUBLIC_MAX_AGE_SECONDS`) and vary on `Accept` and `Authorization`',
 };
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -79,7 +81,10 @@ export function rolesOf(rule: AccessRule, url: string): RolesOf {
 }
 
 /** The error statuses an operation can answer, from what it declares: access, parameters, body, media types. */
-function errorStatusesOf(route: Pick<RouteOptions, 'url' | 'config'> & { method: string; schema?: FastifySchema }, roles: readonly Access[]): number[] {
+function errorStatusesOf(
+  route: Pick<RouteOptions, 'url' | 'config'> & { method: string; schema?: FastifySchema },
+  roles: readonly Access[],
+): number[] {
   const schema = route.schema ?? {};
   // Every request must arrive in time, and every client address has a cap of requests in flight.
   const statuses = new Set<number>([408, 429, 500]);
@@ -107,13 +112,21 @@ function errorResponse(status: number, declared: unknown): Schema {
 
 /** `accessPoints` and `access-points` are the words `access points`. */
 function wordsOf(name: string): string[] {
-  return name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 /** `processes` -> `process`, `capabilities` -> `capability`, `access points` -> `access point`. */
 function singular(words: string[]): string[] {
   const last = words.at(-1) ?? '';
-  const one = last.endsWith('ies') ? `${last.slice(0, -3)}y` : last.endsWith('sses') ? last.slice(0, -2) : last.replace(/s$/, '');
+  const one = last.endsWith('ies')
+    ? `${last.slice(0, -3)}y`
+    : last.endsWith('sses')
+      ? last.slice(0, -2)
+      : last.replace(/s$/, '');
   return [...words.slice(0, -1), one];
 }
 
@@ -137,8 +150,11 @@ function summaryOf(mediaType: string | undefined, method: string, url: string): 
 }
 
 function operationIdOf(mediaType: string | undefined, method: string, url: string): string {
-  const words = actionOf(mediaType, method, url) ?? `${method} ${url.replace(/:/g, 'by ')}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return words.map((word, index) => (index === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1))).join('');
+  const words =
+    actionOf(mediaType, method, url) ?? `${method} ${url.replace(/:/g, 'by ')}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words
+    .map((word, index) => (index === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join('');
 }
 
 /** The resource of an API path: its first segment after `/rest/api/`. */
@@ -148,7 +164,8 @@ function tagOf(url: string): string | undefined {
 }
 
 function rolesText(roles: RolesOf): string {
-  const named = (list: readonly Access[]) => list.map((role) => (role === ANONYMOUS ? 'ANONYMOUS (no credentials)' : role)).join(', ');
+  const named = (list: readonly Access[]) =>
+    list.map((role) => (role === ANONYMOUS ? 'ANONYMOUS (no credentials)' : role)).join(', ');
   const lines = [`**Roles:** ${named(roles.roles)}.`];
   for (const entry of roles.byIdentifierKind ?? []) lines.push(`- with ${entry.kind}: ${named(entry.roles)}`);
   return lines.join('\n');
@@ -159,7 +176,10 @@ function withOptionalDefaults(querystring: unknown): unknown {
   if (!isRecord(querystring)) return querystring;
   const { properties, required } = querystring;
   if (!isRecord(properties) || !Array.isArray(required)) return querystring;
-  return { ...querystring, required: required.filter((name) => !(isRecord(properties[name]) && 'default' in properties[name])) };
+  return {
+    ...querystring,
+    required: required.filter((name) => !(isRecord(properties[name]) && 'default' in properties[name])),
+  };
 }
 
 /** The array variant of a find operation: the items of the page's `content`. */
@@ -170,17 +190,25 @@ function streamSchemaOf(pageSchema: unknown): Schema | undefined {
 }
 
 /** The response schemas a route declares, by status. */
-const declaredResponses = (schema: FastifySchema | undefined): Record<string, unknown> => (isRecord(schema?.response) ? schema.response : {});
+const declaredResponses = (schema: FastifySchema | undefined): Record<string, unknown> =>
+  isRecord(schema?.response) ? schema.response : {};
 
-function successResponses(route: { method: string; schema?: FastifySchema; config?: RouteOptions['config'] }, types: string[]): Record<string, Schema> {
+function successResponses(
+  route: { method: string; schema?: FastifySchema; config?: RouteOptions['config'] },
+  types: string[],
+): Record<string, Schema> {
   const declared = declaredResponses(route.schema);
   const responses: Record<string, Schema> = {};
   for (const [status, schema] of Object.entries(declared)) {
     if (!/^2/.test(status)) continue;
     const content: Record<string, { schema: unknown }> = Object.fromEntries(types.map((type) => [type, { schema }]));
     const stream = route.config?.streamMediaType ? streamSchemaOf(schema) : undefined;
-    if (stream && route.config?.streamMediaType) content[vendorMediaType(route.config.streamMediaType)] = { schema: stream };
-    responses[status] = { description: isRecord(schema) && typeof schema.description === 'string' ? schema.description : 'Success', content };
+    if (stream && route.config?.streamMediaType)
+      content[vendorMediaType(route.config.streamMediaType)] = { schema: stream };
+    responses[status] = {
+      description: isRecord(schema) && typeof schema.description === 'string' ? schema.description : 'Success',
+      content,
+    };
   }
   if (Object.keys(responses).length === 0) {
     // No body: a delete answers 204, anything else (a transfer) 200.
@@ -211,7 +239,9 @@ export function describeOperation({ schema, url, route }: TransformInput): { sch
   const declared = declaredResponses(own);
   const errors = new Set([
     ...errorStatusesOf({ url, method, schema: own, config: route.config }, roles?.roles ?? []),
-    ...Object.keys(declared).filter((status) => /^[45]\d\d$/.test(status)).map(Number),
+    ...Object.keys(declared)
+      .filter((status) => /^[45]\d\d$/.test(status))
+      .map(Number),
   ]);
   const tag = tagOf(url);
 
@@ -224,7 +254,9 @@ export function describeOperation({ schema, url, route }: TransformInput): { sch
     response: {
       ...successResponses({ method, schema: own, config: route.config }, types),
       ...(method === 'GET' && roles?.roles.includes(ANONYMOUS) ? { 304: NOT_MODIFIED } : {}),
-      ...Object.fromEntries([...errors].sort().map((status) => [String(status), errorResponse(status, declared[status])])),
+      ...Object.fromEntries(
+        [...errors].sort().map((status) => [String(status), errorResponse(status, declared[status])]),
+      ),
     },
   };
   if (own.querystring) described.querystring = withOptionalDefaults(own.querystring);

@@ -16,12 +16,21 @@ const DOCS_PATH = '/rest/resources/docs';
 
 /** The docs page's policy: Swagger UI's own files only (its icons are data: URLs), nothing inline, no framing. */
 const DOCS_CSP = {
-  'default-src': "'self'", 'script-src': "'self'", 'style-src': "'self'", 'img-src': "'self' data:",
-  'font-src': "'self'", 'connect-src': "'self'", 'object-src': "'none'", 'base-uri': "'none'", 'form-action': "'self'",
+  'default-src': "'self'",
+  'script-src': "'self'",
+  'style-src': "'self'",
+  'img-src': "'self' data:",
+  'font-src': "'self'",
+  'connect-src': "'self'",
+  'object-src': "'none'",
+  'base-uri': "'none'",
+  'form-action': "'self'",
   'frame-ancestors': "'none'",
 };
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   'access-point-providers': 'Access point providers: the entities that run access points (administration)',
@@ -30,18 +39,24 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'service-providers': 'Service providers: the entities whose customers are the participants (administration)',
   'transport-profiles': 'Transport profiles of access point endpoints (administration)',
   users: 'Credentials and roles of the callers (ADMIN only; every user changes its own password)',
-  'sign-in-locks': 'Usernames refused from a client address after too many failed password checks (read by ADMIN and REGISTRY_AUTHORITY, lifted by ADMIN)',
+  'sign-in-locks':
+    'Usernames refused from a client address after too many failed password checks (read by ADMIN and REGISTRY_AUTHORITY, lifted by ADMIN)',
   'document-types': 'Document types of the catalogue, and the processes they belong to',
   organizations: 'Organizations registered in the service, across their participants',
-  participants: "Participants: an organization's customer relation with one service provider. With NATIONAL_REGISTER_URL set, "
-    + 'a new ICD 0192 participant is refused (400 at `organizationIdentifier`) when Enhetsregisteret does not know its '
-    + 'organization or has deleted it',
-  'national-register': 'Norwegian organizations (ICD 0192) against Enhetsregisteret: the participants whose organization it '
-    + 'has deleted, does not know, or has not confirmed (a service provider sees its own)',
+  participants:
+    "Participants: an organization's customer relation with one service provider. With NATIONAL_REGISTER_URL set, " +
+    'a new ICD 0192 participant is refused (400 at `organizationIdentifier`) when Enhetsregisteret does not know its ' +
+    'organization or has deleted it',
+  'national-register':
+    'Norwegian organizations (ICD 0192) against Enhetsregisteret: the participants whose organization it ' +
+    'has deleted, does not know, or has not confirmed (a service provider sees its own)',
   processes: 'Business processes of the catalogue',
 };
 
-type OpenApiObject = Description & { tags?: Array<{ name: string; description: string }>; info: { description?: string } };
+type OpenApiObject = Description & {
+  tags?: Array<{ name: string; description: string }>;
+  info: { description?: string };
+};
 
 /** Operation ids come from media type names, which two routes might share: the second one gets a number. */
 function uniqueOperationIds(document: OpenApiObject): void {
@@ -62,9 +77,13 @@ function uniqueOperationIds(document: OpenApiObject): void {
  * share one tag, so that the docs page lists them apart from the resources' operations.
  */
 function describeMethodsNotAllowed(document: OpenApiObject): void {
-  document.tags = [...(document.tags ?? []), {
-    name: NOT_ALLOWED_TAG, description: 'Methods a path does not take: each answers 405, with `Allow` naming those it takes',
-  }];
+  document.tags = [
+    ...(document.tags ?? []),
+    {
+      name: NOT_ALLOWED_TAG,
+      description: 'Methods a path does not take: each answers 405, with `Allow` naming those it takes',
+    },
+  ];
   for (const [path, item] of Object.entries(document.paths)) {
     const taken = Object.keys(item);
     const [model] = Object.values(item);
@@ -80,7 +99,9 @@ function describeMethodsNotAllowed(document: OpenApiObject): void {
         responses: {
           405: {
             description: 'Method Not Allowed: this path does not take the method; `Allow` lists those it takes',
-            headers: { Allow: { description: 'the methods this path takes', schema: { type: 'string', examples: [allowed] } } },
+            headers: {
+              Allow: { description: 'the methods this path takes', schema: { type: 'string', examples: [allowed] } },
+            },
             content: { [JSON_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/ErrorBody' } } },
           },
         },
@@ -92,15 +113,23 @@ function describeMethodsNotAllowed(document: OpenApiObject): void {
 
 /** `/rest/api/processes/{identifier}` -> `RestApiProcessesIdentifier`. */
 function operationIdPath(path: string): string {
-  return path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+  return path
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
 }
 
 /** The last step of the description: named components, unique operation ids, one tag per resource, the introduction. */
 function finish(openapiObject: unknown): OpenApiObject {
   const document = hoistTitledSchemas(openapiObject as OpenApiObject);
   uniqueOperationIds(document);
-  const names = new Set(Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags ?? [])));
-  document.tags = [...names].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}` }));
+  const names = new Set(
+    Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags ?? [])),
+  );
+  document.tags = [...names]
+    .sort()
+    .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}` }));
   document.info = { ...document.info, description: introductionOf(document) };
   // After the introduction: its tables and examples are about the operations, not the refusals.
   describeMethodsNotAllowed(document);
@@ -124,8 +153,16 @@ async function openapi(fastify: FastifyInstance) {
       servers: [{ url: '/', description: 'this service' }],
       components: {
         securitySchemes: {
-          [BASIC_AUTH]: { type: 'http', scheme: 'basic', description: 'the credentials given by the national authority' },
-          [SESSION_AUTH]: { type: 'http', scheme: 'bearer', description: 'a session of the web console, opened with POST /rest/api/sessions' },
+          [BASIC_AUTH]: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'the credentials given by the national authority',
+          },
+          [SESSION_AUTH]: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'a session of the web console, opened with POST /rest/api/sessions',
+          },
         },
       },
       security: [{ [BASIC_AUTH]: [] }],
@@ -135,14 +172,22 @@ async function openapi(fastify: FastifyInstance) {
   });
 
   fastify.get(DESCRIPTION_PATH, { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(fastify.swagger()));
+    reply.type('application/json; charset=utf-8').send(fastify.swagger()),
+  );
   fastify.get(`${DESCRIPTION_PATH}.yaml`, { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/yaml; charset=utf-8').send(fastify.swagger({ yaml: true })));
+    reply.type('application/yaml; charset=utf-8').send(fastify.swagger({ yaml: true })),
+  );
 
   await fastify.register(swaggerUi, {
     routePrefix: DOCS_PATH,
     staticCSP: DOCS_CSP,
-    uiConfig: { layout: 'BaseLayout', docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayRequestDuration: true },
+    uiConfig: {
+      layout: 'BaseLayout',
+      docExpansion: 'list',
+      deepLinking: true,
+      defaultModelsExpandDepth: 0,
+      displayRequestDuration: true,
+    },
   });
 }
 

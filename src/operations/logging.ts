@@ -1,4 +1,10 @@
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import pino from 'pino';
 
 type LoggerOptions = Exclude<NonNullable<FastifyServerOptions['logger']>, boolean>;
@@ -44,16 +50,29 @@ function serializeError(error: Error): { type: string; message: string; stack: s
   if (!isStatementError(error)) return pino.stdSerializers.err(error);
   const { code, severity, routine, constraint, table, column, query, stack = '' } = error;
   return {
-    type: error.constructor.name, message: `statement failed with SQLSTATE ${code}`,
-    sqlState: code, severity, routine, constraint, table, column, sql: query,
-    stack: stack.split('\n').filter((line) => line.trimStart().startsWith('at ')).join('\n'),
+    type: error.constructor.name,
+    message: `statement failed with SQLSTATE ${code}`,
+    sqlState: code,
+    severity,
+    routine,
+    constraint,
+    table,
+    column,
+    sql: query,
+    stack: stack
+      .split('\n')
+      .filter((line) => line.trimStart().startsWith('at '))
+      .join('\n'),
   };
 }
 
 /** JSON lines (pino's format) with the request id under `reqId`, the redactions above, and errors without values. */
 export function loggerOptions(level: string, stream?: LoggerOptions['stream']): LoggerOptions {
   return {
-    level, redact: { paths: REDACTED_PATHS, censor: CENSOR }, serializers: { err: serializeError }, ...(stream ? { stream } : {}),
+    level,
+    redact: { paths: REDACTED_PATHS, censor: CENSOR },
+    serializers: { err: serializeError },
+    ...(stream ? { stream } : {}),
   };
 }
 
@@ -155,7 +174,10 @@ export class RequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) super.requestCompleted(error, request, reply);
     else if (reply.statusCode >= 500 || !this.isQuiet(request)) {
-      this.linesOf(request).info({ reqId: request.id, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      this.linesOf(request).info(
+        { reqId: request.id, res: reply, responseTime: reply.elapsedTime },
+        'request completed',
+      );
     }
   }
 }
@@ -165,7 +187,11 @@ export class RequestLogController extends LogController {
  * requests log nothing of their own (their request lines are written above), so a child logger a request cost some
  * 2 % of a participant read's main thread.
  */
-export const requestLoggerWhenUsed: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) => {
+export const requestLoggerWhenUsed: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
+  logger,
+  bindings,
+  options,
+) => {
   let made: FastifyBaseLogger | undefined;
   const child = () => (made ??= logger.child(bindings, options));
   return {

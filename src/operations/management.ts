@@ -24,7 +24,13 @@ async function databaseAnswers(db: Database, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([db.query('SELECT 1').then(() => true, () => false), timeout]);
+    return await Promise.race([
+      db.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -48,10 +54,14 @@ export function buildManagementServer(options: ManagementOptions) {
     const up = await databaseAnswers(options.db, timeoutMs);
     const database = up ? 'UP' : 'DOWN';
     if (!options.replication) return reply.status(up ? 200 : 503).send({ status: database, database });
-    const standbys = options.replication.status().standbys.map(({ name, state, lagSeconds, reading }) => ({ name, state, lagSeconds, reading }));
+    const standbys = options.replication
+      .status()
+      .standbys.map(({ name, state, lagSeconds, reading }) => ({ name, state, lagSeconds, reading }));
     // Without its primary the service still answers every read from a standby: a balancer must keep sending them.
     const readOnly = !up && standbys.some((standby) => standby.reading);
-    return reply.status(up || readOnly ? 200 : 503).send({ status: up ? 'UP' : readOnly ? 'READ_ONLY' : 'DOWN', database, standbys });
+    return reply
+      .status(up || readOnly ? 200 : 503)
+      .send({ status: up ? 'UP' : readOnly ? 'READ_ONLY' : 'DOWN', database, standbys });
   });
 
   app.get('/metrics', async (_request, reply) =>

@@ -59,8 +59,9 @@ export function watchSearchIndex(registry: Registry, index: { readonly state: st
 export function watchRegisterFlags(registry: Registry, flagCounts: () => Promise<Record<string, number>>): void {
   new Gauge({
     name: 'national_register_flagged_organizations',
-    help: 'Norwegian organizations of live participants that Enhetsregisteret has deleted (deleted), does not know (unknown) '
-      + 'or has not confirmed since they were registered while it did not answer (unconfirmed), by state',
+    help:
+      'Norwegian organizations of live participants that Enhetsregisteret has deleted (deleted), does not know (unknown) ' +
+      'or has not confirmed since they were registered while it did not answer (unconfirmed), by state',
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
@@ -84,7 +85,9 @@ export function createMetrics(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // With REGISTRY_WORKERS > 1 each scrape reaches one worker: the pid says which.
-  new Gauge({ name: 'process_pid', help: 'Id of the process that answered this scrape', registers: [registry] }).set(process.pid);
+  new Gauge({ name: 'process_pid', help: 'Id of the process that answered this scrape', registers: [registry] }).set(
+    process.pid,
+  );
   new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route and status',
@@ -112,14 +115,33 @@ export function createMetrics(
     },
   });
   const deliveryGauges: Array<[string, string, (status: DeliveryCounts) => number]> = [
-    ['delivery_pending_changes', 'Participant changes not yet delivered, by target (sml, directory)', (status) => status.pending],
-    ['delivery_oldest_pending_seconds', 'Age of the oldest participant change not yet delivered, by target', (status) => status.oldestPendingSeconds],
-    ['delivery_failed_attempts', 'Failed delivery attempts since the last success, by target', (status) => status.attempts],
-    ['delivery_set_aside_organizations', 'Organizations set aside (failing while the target answers the others), by target', (status) => status.setAside],
+    [
+      'delivery_pending_changes',
+      'Participant changes not yet delivered, by target (sml, directory)',
+      (status) => status.pending,
+    ],
+    [
+      'delivery_oldest_pending_seconds',
+      'Age of the oldest participant change not yet delivered, by target',
+      (status) => status.oldestPendingSeconds,
+    ],
+    [
+      'delivery_failed_attempts',
+      'Failed delivery attempts since the last success, by target',
+      (status) => status.attempts,
+    ],
+    [
+      'delivery_set_aside_organizations',
+      'Organizations set aside (failing while the target answers the others), by target',
+      (status) => status.setAside,
+    ],
   ];
   for (const [name, help, value] of deliveryGauges) {
     new Gauge({
-      name, help, labelNames: ['target'] as const, registers: [registry],
+      name,
+      help,
+      labelNames: ['target'] as const,
+      registers: [registry],
       async collect() {
         for (const status of await deliveryStatus().catch(() => [])) this.set({ target: status.target }, value(status));
       },
@@ -135,8 +157,9 @@ export function createMetrics(
   for (const event of SECURITY_EVENTS) securityEvents.inc({ event }, 0);
   new Gauge({
     name: 'certificate_days_left',
-    help: 'Days until a certificate the registry publishes or presents expires (negative once expired), by use: smp (in use), '
-      + 'smp_next (announced), client (fixed SML and Directory client certificate), access_point (with the access point and endpoint)',
+    help:
+      'Days until a certificate the registry publishes or presents expires (negative once expired), by use: smp (in use), ' +
+      'smp_next (announced), client (fixed SML and Directory client certificate), access_point (with the access point and endpoint)',
     labelNames: ['use', 'access_point', 'access_point_id', 'endpoint'] as const,
     registers: [registry],
     async collect() {
@@ -144,7 +167,10 @@ export function createMetrics(
       this.reset();
       for (const certificate of await certificates().catch(() => [])) {
         const { use, accessPoint, endpoint = '', daysLeftExactly } = certificate;
-        this.set({ use, access_point: accessPoint?.title ?? '', access_point_id: accessPoint?.identifier ?? '', endpoint }, daysLeftExactly);
+        this.set(
+          { use, access_point: accessPoint?.title ?? '', access_point_id: accessPoint?.identifier ?? '', endpoint },
+          daysLeftExactly,
+        );
       }
     },
   });
@@ -170,18 +196,28 @@ export function securityEventCounter(registry: Registry): (event: SecurityEvent)
 /** Per coming removal instant (code-list removal dates), how many live participants lose what: counts, never ids. */
 function removalMetrics(registry: Registry, removals: () => Promise<readonly RemovalCounts[]>): void {
   const gauges: Array<[string, string, (count: RemovalCounts) => number]> = [
-    ['catalogue_removal_participants', 'Live participants that lose a process or document type at a coming removal instant (within 90 days), by instant',
-      (count) => count.participants],
-    ['catalogue_removal_entries', 'Processes and document types live participants lose at a coming removal instant (one per participant), by instant',
-      (count) => count.entries],
+    [
+      'catalogue_removal_participants',
+      'Live participants that lose a process or document type at a coming removal instant (within 90 days), by instant',
+      (count) => count.participants,
+    ],
+    [
+      'catalogue_removal_entries',
+      'Processes and document types live participants lose at a coming removal instant (one per participant), by instant',
+      (count) => count.entries,
+    ],
   ];
   for (const [name, help, value] of gauges) {
     new Gauge({
-      name, help, labelNames: ['removed_from'] as const, registers: [registry],
+      name,
+      help,
+      labelNames: ['removed_from'] as const,
+      registers: [registry],
       async collect() {
         // Read afresh: an instant that has passed leaves no series behind.
         this.reset();
-        for (const count of await removals().catch(() => [])) this.set({ removed_from: count.removedFrom }, value(count));
+        for (const count of await removals().catch(() => []))
+          this.set({ removed_from: count.removedFrom }, value(count));
       },
     });
   }
@@ -190,19 +226,36 @@ function removalMetrics(registry: Registry, removals: () => Promise<readonly Rem
 /** The primary's state and each standby's lag, rotation and reads (DATABASE_READ_URLS). */
 function replicationMetrics(registry: Registry, replication: () => ReplicationCounts): void {
   new Gauge({
-    name: 'db_primary_up', help: 'Whether the primary database answered its last check (1) or not (0)', registers: [registry],
+    name: 'db_primary_up',
+    help: 'Whether the primary database answered its last check (1) or not (0)',
+    registers: [registry],
     collect() {
       this.set(replication().primary ? 1 : 0);
     },
   });
   const standbyGauges: Array<[string, string, (standby: ReplicationCounts['standbys'][number]) => number | null]> = [
-    ['db_standby_lag_seconds', 'How far the standby\'s replay is behind the primary\'s change log, in seconds (absent while unreachable)', (standby) => standby.lagSeconds],
-    ['db_standby_in_rotation', 'Whether the standby may take reads (1): it answers, replays and lags within DATABASE_READ_MAX_LAG_SECONDS', (standby) => (standby.state === 'in rotation' ? 1 : 0)],
-    ['db_standby_reading', 'Whether the standby routes read from this standby now (1)', (standby) => (standby.reading ? 1 : 0)],
+    [
+      'db_standby_lag_seconds',
+      "How far the standby's replay is behind the primary's change log, in seconds (absent while unreachable)",
+      (standby) => standby.lagSeconds,
+    ],
+    [
+      'db_standby_in_rotation',
+      'Whether the standby may take reads (1): it answers, replays and lags within DATABASE_READ_MAX_LAG_SECONDS',
+      (standby) => (standby.state === 'in rotation' ? 1 : 0),
+    ],
+    [
+      'db_standby_reading',
+      'Whether the standby routes read from this standby now (1)',
+      (standby) => (standby.reading ? 1 : 0),
+    ],
   ];
   for (const [name, help, value] of standbyGauges) {
     new Gauge({
-      name, help, labelNames: ['standby'] as const, registers: [registry],
+      name,
+      help,
+      labelNames: ['standby'] as const,
+      registers: [registry],
       collect() {
         this.reset();
         for (const standby of replication().standbys) {
@@ -214,7 +267,10 @@ function replicationMetrics(registry: Registry, replication: () => ReplicationCo
   }
   const reported = new Map<string, number>();
   new Counter({
-    name: 'db_standby_reads_total', help: 'Queries of the standby routes each standby answered', labelNames: ['standby'] as const, registers: [registry],
+    name: 'db_standby_reads_total',
+    help: 'Queries of the standby routes each standby answered',
+    labelNames: ['standby'] as const,
+    registers: [registry],
     collect() {
       for (const standby of replication().standbys) {
         this.inc({ standby: standby.name }, standby.reads - (reported.get(standby.name) ?? 0));
@@ -229,7 +285,9 @@ export type RequestRecorder = (method: string, route: string, status: number, mi
 
 export function requestRecorder(registry: Registry): RequestRecorder {
   const requests = registry.getSingleMetric('http_requests_total') as Counter<'method' | 'route' | 'status'>;
-  const durations = registry.getSingleMetric('http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'>;
+  const durations = registry.getSingleMetric('http_request_duration_seconds') as Histogram<
+    'method' | 'route' | 'status'
+  >;
   return (method, route, status, milliseconds) => {
     const labels = { method, route, status: String(status) };
     requests.inc(labels);
@@ -240,9 +298,12 @@ export function requestRecorder(registry: Registry): RequestRecorder {
 /** Every request the framework answers, recorded under its route pattern. */
 async function requestMetrics(fastify: FastifyInstance, options: { registry: Registry }) {
   const record = requestRecorder(options.registry);
-  fastify.addHook('onResponse', synchronousHook((request, reply) => {
-    record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);
-  }));
+  fastify.addHook(
+    'onResponse',
+    synchronousHook((request, reply) => {
+      record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);
+    }),
+  );
 }
 
 export default fp(requestMetrics, { name: 'request-metrics' });

@@ -17,9 +17,12 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /** Answers every request, errors included, with the id its log lines carry. */
 async function requestIdHeader(fastify: FastifyInstance) {
-  fastify.addHook('onRequest', synchronousHook((request, reply) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-  }));
+  fastify.addHook(
+    'onRequest',
+    synchronousHook((request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+    }),
+  );
 }
 
 export default fp(requestIdHeader, { name: 'request-id' });

@@ -23,16 +23,23 @@ const OWN_TYPES = ORGANIZATION_PROCESSES_MEDIA_TYPES.map(vendorMediaType);
  * route, and an organization without a live participant gets the route's 404.
  */
 export function organizationEarlyRoutes(view: PublicLookupView): EarlyRoute[] {
-  return [{
-    route: ORGANIZATION_PROCESSES_ROUTE,
-    answer: ({ qualifiedIdentifier = '' }, headers) => {
-      if (headers.authorization !== undefined) return undefined;
-      const mediaType = plainResponseType(headers.accept, OWN_TYPES);
-      const organization = mediaType && parseOrganization(decodedSegment(qualifiedIdentifier));
-      const since = organization && view.participantSearch.heldNow()?.processesSinceOf(organization);
-      const found = since && view.catalogue.processesHeldNow([...since.keys()]);
-      if (!mediaType || !since || !found) return undefined;
-      return { body: organizationProcessesJson(receivable(since, found)), contentType: `${mediaType};charset=UTF-8`, vary: NEGOTIATED_VARY, api: true };
+  return [
+    {
+      route: ORGANIZATION_PROCESSES_ROUTE,
+      answer: ({ qualifiedIdentifier = '' }, headers) => {
+        if (headers.authorization !== undefined) return undefined;
+        const mediaType = plainResponseType(headers.accept, OWN_TYPES);
+        const organization = mediaType && parseOrganization(decodedSegment(qualifiedIdentifier));
+        const since = organization && view.participantSearch.heldNow()?.processesSinceOf(organization);
+        const found = since && view.catalogue.processesHeldNow([...since.keys()]);
+        if (!mediaType || !since || !found) return undefined;
+        return {
+          body: organizationProcessesJson(receivable(since, found)),
+          contentType: `${mediaType};charset=UTF-8`,
+          vary: NEGOTIATED_VARY,
+          api: true,
+        };
+      },
     },
-  }];
+  ];
 }

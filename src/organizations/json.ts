@@ -5,5 +5,8 @@ import { ProcessReceivableSince } from './schemas.js';
 
 /** An `OrganizationProcessList` as bytes: each process's kept bytes with its `receivableSince` after them. */
 export const organizationProcessesJson = (found: readonly ReceivableProcess[]): Buffer =>
-  jsonArray(found.map(({ process, receivableSince }) =>
-    jsonObject([processJson(process), jsonOf(ProcessReceivableSince, { receivableSince })])));
+  jsonArray(
+    found.map(({ process, receivableSince }) =>
+      jsonObject([processJson(process), jsonOf(ProcessReceivableSince, { receivableSince })]),
+    ),
+  );

@@ -32,7 +32,10 @@ export interface ReceivableProcess {
  * catalogue cache) the processes.
  */
 export async function organizationProcesses(
-  db: Queryable, processes: ProcessSource, participants: Pick<HeldSearchIndex, 'held'>, organization: Organization,
+  db: Queryable,
+  processes: ProcessSource,
+  participants: Pick<HeldSearchIndex, 'held'>,
+  organization: Organization,
 ): Promise<ReceivableProcess[] | undefined> {
   const since = await processesSince(db, participants, organization);
   return since && receivable(since, await processes.processesIn([...since.keys()]));
@@ -42,7 +45,11 @@ export async function organizationProcesses(
  * `processes` (those of `since`, in their order) as published at `now` (publication.ts: a removed one left out, a
  * removed document type left out of its process), each with its day from `since`.
  */
-export function receivable(since: ReadonlyMap<string, string>, processes: readonly Process[], now = Date.now()): ReceivableProcess[] {
+export function receivable(
+  since: ReadonlyMap<string, string>,
+  processes: readonly Process[],
+  now = Date.now(),
+): ReceivableProcess[] {
   return processes.flatMap((held) => {
     const receivableSince = since.get(held.identifier);
     const process = processPublishedAt(held, now);
@@ -52,12 +59,16 @@ export function receivable(since: ReadonlyMap<string, string>, processes: readon
 
 /** Each process of the organization's live participants with the day since when (YYYY-MM-DD); undefined without one. */
 async function processesSince(
-  db: Queryable, participants: Pick<HeldSearchIndex, 'held'>, organization: Organization,
+  db: Queryable,
+  participants: Pick<HeldSearchIndex, 'held'>,
+  organization: Organization,
 ): Promise<ReadonlyMap<string, string> | undefined> {
   const held = await participants.held();
   if (held) return held.processesSinceOf(organization) ?? undefined;
-  const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(
-    ORGANIZATION_PROCESSES, [organization.icd, organization.organizationIdentifier]);
+  const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(ORGANIZATION_PROCESSES, [
+    organization.icd,
+    organization.organizationIdentifier,
+  ]);
   return row?.registered ? new Map(row.held.map(({ id, since }) => [id, since])) : undefined;
 }
 
@@ -75,8 +86,18 @@ const ORGANIZATION_SUMMARY = batchableRead(
  * service providers of its live participants; undefined when it has none. One organization has a participant per
  * provider at most, so the list is as short as the providers that serve it.
  */
-export async function organizationSummary(db: Queryable, organization: Organization): Promise<OrganizationSummary | undefined> {
-  const row = await db.readOne<{ name: string | null; providers: string[] }>(ORGANIZATION_SUMMARY, [organization.icd, organization.organizationIdentifier]);
+export async function organizationSummary(
+  db: Queryable,
+  organization: Organization,
+): Promise<OrganizationSummary | undefined> {
+  const row = await db.readOne<{ name: string | null; providers: string[] }>(ORGANIZATION_SUMMARY, [
+    organization.icd,
+    organization.organizationIdentifier,
+  ]);
   if (!row) return undefined;
-  return { qualifiedIdentifier: qualifiedIdentifierOf(organization), name: row.name, providers: row.providers.map((title) => ({ title })) };
+  return {
+    qualifiedIdentifier: qualifiedIdentifierOf(organization),
+    name: row.name,
+    providers: row.providers.map((title) => ({ title })),
+  };
 }

@@ -18,7 +18,9 @@ export const ORGANIZATION_PROCESSES_ROUTE = `${ORGANIZATIONS_PREFIX}${ORGANIZATI
 export const ORGANIZATION_PROCESSES_MEDIA_TYPES = ['organizations.processes', 'organization.processes'];
 
 const OrganizationParams = Type.Object({
-  qualifiedIdentifier: Type.String({ description: 'the organization: `iso6523-actorid-upis::<icd>:<organizationIdentifier>`' }),
+  qualifiedIdentifier: Type.String({
+    description: 'the organization: `iso6523-actorid-upis::<icd>:<organizationIdentifier>`',
+  }),
 });
 
 /**
@@ -29,27 +31,36 @@ const quietLog = () => true;
 
 const organizations: FastifyPluginAsyncTypebox = async (app) => {
   // An addition: the public lookup's heading (name and providers beside the identifier), one indexed read.
-  app.get('/:qualifiedIdentifier', {
-    schema: { params: OrganizationParams, response: { 200: OrganizationSummary } },
-    config: { access: EVERYONE, mediaTypes: ['organizations.get'], reads: 'standby', quietLog },
-  }, async (request) => {
-    const { qualifiedIdentifier } = request.params;
-    const organization = parseOrganization(qualifiedIdentifier);
-    const summary = organization && (await organizationSummary(app.db, organization));
-    if (!summary) throw NotFoundError.organization(qualifiedIdentifier);
-    return summary;
-  });
+  app.get(
+    '/:qualifiedIdentifier',
+    {
+      schema: { params: OrganizationParams, response: { 200: OrganizationSummary } },
+      config: { access: EVERYONE, mediaTypes: ['organizations.get'], reads: 'standby', quietLog },
+    },
+    async (request) => {
+      const { qualifiedIdentifier } = request.params;
+      const organization = parseOrganization(qualifiedIdentifier);
+      const summary = organization && (await organizationSummary(app.db, organization));
+      if (!summary) throw NotFoundError.organization(qualifiedIdentifier);
+      return summary;
+    },
+  );
 
-  app.get(ORGANIZATION_PROCESSES_PATH, {
-    schema: { params: OrganizationParams, response: { 200: OrganizationProcessList } },
-    config: { access: EVERYONE, mediaTypes: ORGANIZATION_PROCESSES_MEDIA_TYPES, reads: 'standby', quietLog },
-  }, async (request, reply) => {
-    const { qualifiedIdentifier } = request.params;
-    const organization = parseOrganization(qualifiedIdentifier);
-    const processes = organization && (await organizationProcesses(app.db, app.catalogue, app.participantSearch, organization));
-    if (!processes) throw NotFoundError.organization(qualifiedIdentifier);
-    return sendJson(reply, organizationProcessesJson(processes));
-  });
+  app.get(
+    ORGANIZATION_PROCESSES_PATH,
+    {
+      schema: { params: OrganizationParams, response: { 200: OrganizationProcessList } },
+      config: { access: EVERYONE, mediaTypes: ORGANIZATION_PROCESSES_MEDIA_TYPES, reads: 'standby', quietLog },
+    },
+    async (request, reply) => {
+      const { qualifiedIdentifier } = request.params;
+      const organization = parseOrganization(qualifiedIdentifier);
+      const processes =
+        organization && (await organizationProcesses(app.db, app.catalogue, app.participantSearch, organization));
+      if (!processes) throw NotFoundError.organization(qualifiedIdentifier);
+      return sendJson(reply, organizationProcessesJson(processes));
+    },
+  );
 };
 
 export default organizations;

@@ -26,14 +26,18 @@ export async function removeExpired(tx: Queryable, due: ExpiryDue): Promise<Part
   const conditions = new Conditions();
   conditions.where(`pa.delete_date <= ${due.today === undefined ? TODAY : `${conditions.param(due.today)}::date`}`);
   if (due.organization) {
-    conditions.where(`pa.icd = ${conditions.param(due.organization.icd)}`)
+    conditions
+      .where(`pa.icd = ${conditions.param(due.organization.icd)}`)
       .where(`pa.organization_identifier = ${conditions.param(due.organization.organizationIdentifier)}`);
   }
   if (due.organizations) {
-    conditions.where(`(pa.icd, pa.organization_identifier) IN (SELECT * FROM unnest(${conditions.param(due.organizations.map((o) => o.icd))}::text[], `
-      + `${conditions.param(due.organizations.map((o) => o.organizationIdentifier))}::text[]))`);
+    conditions.where(
+      `(pa.icd, pa.organization_identifier) IN (SELECT * FROM unnest(${conditions.param(due.organizations.map((o) => o.icd))}::text[], ` +
+        `${conditions.param(due.organizations.map((o) => o.organizationIdentifier))}::text[]))`,
+    );
   }
-  if (due.serviceProviderId) conditions.where(`pa.service_provider_id = ${conditions.param(due.serviceProviderId)}::uuid`);
+  if (due.serviceProviderId)
+    conditions.where(`pa.service_provider_id = ${conditions.param(due.serviceProviderId)}::uuid`);
   const locked = await tx.query<{ id: string }>(
     `SELECT pa.id FROM participants pa ${conditions.clause} ORDER BY pa.id LIMIT ${conditions.param(due.limit ?? null)} FOR UPDATE`,
     conditions.params,

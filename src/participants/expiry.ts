@@ -37,11 +37,13 @@ export function expirySweeper(db: Database, onError: (error: unknown) => void): 
   let running = false;
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweepThenWait = () => {
-    sweeping = sweepExpiredParticipants(db).catch(onError).finally(() => {
-      if (!running) return;
-      timer = setTimeout(sweepThenWait, msUntilNextUtcMidnight() + PAST_MIDNIGHT_MS);
-      timer.unref();
-    });
+    sweeping = sweepExpiredParticipants(db)
+      .catch(onError)
+      .finally(() => {
+        if (!running) return;
+        timer = setTimeout(sweepThenWait, msUntilNextUtcMidnight() + PAST_MIDNIGHT_MS);
+        timer.unref();
+      });
   };
   return {
     async start() {

@@ -5,7 +5,12 @@ import { parseOrganization, type Organization } from './identifiers.js';
 import { processesSinceOf, searchTextOf, type Scope } from './repository.js';
 import type { ParticipantFilter } from './schemas.js';
 import {
-  ParticipantSearchIndex, type IndexedAnswer, type IndexedFilter, type IndexedRow, type IndexedSearch, type Receiver,
+  ParticipantSearchIndex,
+  type IndexedAnswer,
+  type IndexedFilter,
+  type IndexedRow,
+  type IndexedSearch,
+  type Receiver,
 } from './search-index.js';
 
 /** Rows the initial load reads at a time, by key after the last: both databases, no cursor, bounded memory. */
@@ -70,7 +75,6 @@ declare module 'fastify' {
   }
 }
 
-
 /** The organization lookups the participants held answer, as the database would (`HeldSearchIndex.held`). */
 export interface HeldParticipants {
   /** The organization's live participants with their providers and processes; null when it has none. */
@@ -131,7 +135,9 @@ export class HeldSearchIndex {
       for (;;) {
         // Ordered by the column, not the text the list names `id`, and planned for each key: the primary key finds each batch.
         const rows = await this.db.query<IndexedRow>(
-          `${PLAN_PER_VALUES} SELECT ${INDEXED_COLUMNS} FROM participants WHERE participants.id > $1::uuid ORDER BY participants.id LIMIT ${LOAD_BATCH}`, [after]);
+          `${PLAN_PER_VALUES} SELECT ${INDEXED_COLUMNS} FROM participants WHERE participants.id > $1::uuid ORDER BY participants.id LIMIT ${LOAD_BATCH}`,
+          [after],
+        );
         if (generation !== this.generation) return;
         for (const row of rows) index.load(row);
         if (rows.length < LOAD_BATCH) break;
@@ -181,7 +187,8 @@ export class HeldSearchIndex {
    */
   async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<IndexedAnswer | undefined> {
     const text = searchTextOf(filter);
-    if (!text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0 || !await this.caughtUp()) return undefined;
+    if (!text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0 || !(await this.caughtUp()))
+      return undefined;
     const search: IndexedSearch = { ...indexedFilter(filter, scope), text, offset: page.offset, size: page.size };
     const key = JSON.stringify(search);
     const kept = this.answered.get(key);
@@ -197,7 +204,7 @@ export class HeldSearchIndex {
    * or a text asked for.
    */
   async total(filter: ParticipantFilter, scope: Scope): Promise<number | undefined> {
-    if (searchTextOf(filter) || !await this.caughtUp()) return undefined;
+    if (searchTextOf(filter) || !(await this.caughtUp())) return undefined;
     return this.index.countOf(indexedFilter(filter, scope));
   }
 
@@ -206,7 +213,7 @@ export class HeldSearchIndex {
    * changed); undefined when the database has to answer (not loaded).
    */
   async held(): Promise<HeldParticipants | undefined> {
-    return await this.caughtUp() ? this.lookups : undefined;
+    return (await this.caughtUp()) ? this.lookups : undefined;
   }
 
   /** As `held`, without waiting: undefined also while a change heard is not read yet (an early answer must not wait). */
@@ -232,7 +239,10 @@ export class HeldSearchIndex {
   private heldReceivers(organization: Organization): OrganizationReceivers | null {
     const held = this.index.receiversOf(organization.icd, organization.organizationIdentifier, today());
     if (!held) return null;
-    return { receivers: held.receivers, nextDeleteDate: held.nextDeleteDay === null ? null : dateOf(held.nextDeleteDay) };
+    return {
+      receivers: held.receivers,
+      nextDeleteDate: held.nextDeleteDay === null ? null : dateOf(held.nextDeleteDay),
+    };
   }
 
   /** Whether the index is loaded and has applied the changes heard so far. */
@@ -256,13 +266,15 @@ export class HeldSearchIndex {
   private reload(): Promise<void> {
     clearTimeout(this.delayedReload);
     this.delayedReload = undefined;
-    this.queued ??= this.reloading.then(() => {
-      this.queued = undefined;
-      return this.reloadChanged();
-    }).catch((error: unknown) => {
-      this.onError(error);
-      this.retryLater();
-    });
+    this.queued ??= this.reloading
+      .then(() => {
+        this.queued = undefined;
+        return this.reloadChanged();
+      })
+      .catch((error: unknown) => {
+        this.onError(error);
+        this.retryLater();
+      });
     this.reloading = this.queued;
     return this.queued;
   }
@@ -294,14 +306,18 @@ export class HeldSearchIndex {
       const rows = await this.db.query<IndexedRow>(
         `SELECT ${INDEXED_COLUMNS} FROM participants
           WHERE (icd, organization_identifier) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-        [organizations.map((organization) => organization.icd), organizations.map((organization) => organization.organizationIdentifier)],
+        [
+          organizations.map((organization) => organization.icd),
+          organizations.map((organization) => organization.organizationIdentifier),
+        ],
       );
       const keyOf = (icd: string, organizationIdentifier: string) => `${icd}:${organizationIdentifier}`;
       const rowsOf = Map.groupBy(rows, (row) => keyOf(row.icd, row.organizationIdentifier));
       for (const { icd, organizationIdentifier } of organizations) {
         const rows = rowsOf.get(keyOf(icd, organizationIdentifier)) ?? [];
         const before = this.index.replaceOrganization(icd, organizationIdentifier, rows);
-        if (this.answered.size > 0) this.forgetAnswersMatching([...before, ...rows.map((row) => row.nameLower ?? '')], organizationIdentifier);
+        if (this.answered.size > 0)
+          this.forgetAnswersMatching([...before, ...rows.map((row) => row.nameLower ?? '')], organizationIdentifier);
       }
     }
   }

@@ -25,12 +25,14 @@ export async function checkUncheckedIdentifiers(db: Database, stopped: () => boo
     const count = await db.transaction(async (tx) => {
       const rows = await tx.query<{ id: string; icd: string; organization_identifier: string }>(
         `SELECT id, icd, organization_identifier FROM participants WHERE NOT identifier_checked
-          LIMIT ${CHECK_BATCH} FOR UPDATE SKIP LOCKED`);
+          LIMIT ${CHECK_BATCH} FOR UPDATE SKIP LOCKED`,
+      );
       if (rows.length === 0) return 0;
       await tx.query(
         `UPDATE participants pa SET identifier_checked = true, identifier_fault = v.fault
            FROM unnest($1::uuid[], $2::text[]) AS v(id, fault) WHERE pa.id = v.id`,
-        [rows.map((row) => row.id), rows.map((row) => valueFaultOf(row.icd, row.organization_identifier) ?? null)]);
+        [rows.map((row) => row.id), rows.map((row) => valueFaultOf(row.icd, row.organization_identifier) ?? null)],
+      );
       return rows.length;
     });
     if (count === 0) break;

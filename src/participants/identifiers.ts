@@ -22,7 +22,10 @@ export function isUuid(segment: string): boolean {
 
 /** `<icd>:<organizationIdentifier>` in canonical form, the participant's qualified identifier value. */
 export function qualifiedIdentifierOf(organization: Organization): string {
-  return formatQualifiedIdentifier({ scheme: PARTICIPANT_SCHEME, value: `${organization.icd}:${organization.organizationIdentifier}` });
+  return formatQualifiedIdentifier({
+    scheme: PARTICIPANT_SCHEME,
+    value: `${organization.icd}:${organization.organizationIdentifier}`,
+  });
 }
 
 /** Whether a scheme is the participants' (case-insensitive, as their values: Peppol's Policy for use of Identifiers, POLICY 2). */

@@ -27,7 +27,8 @@ const MAX_LISTED_ERRORS = 20;
  * Compiled at the first line an import reads, so that an export (and every other command) does not wait for it.
  */
 let compiledLineCheck: ReturnType<typeof validatorCompiler> | undefined;
-const checkLine = () => (compiledLineCheck ??= validatorCompiler({ schema: AddParticipantForm, httpPart: 'body', method: 'POST', url: '/' }));
+const checkLine = () =>
+  (compiledLineCheck ??= validatorCompiler({ schema: AddParticipantForm, httpPart: 'body', method: 'POST', url: '/' }));
 const isAddParticipantForm = (line: unknown): line is AddParticipantForm => checkLine()(line) === true;
 
 /**
@@ -37,7 +38,11 @@ const isAddParticipantForm = (line: unknown): line is AddParticipantForm => chec
  * A failing `out` (such as a reader that closed the pipe) rejects with its error and stops the reading;
  * `end: false` leaves `out` open (standard output).
  */
-export async function exportParticipants(db: Database, out: Writable, options: { end?: boolean } = {}): Promise<number> {
+export async function exportParticipants(
+  db: Database,
+  out: Writable,
+  options: { end?: boolean } = {},
+): Promise<number> {
   let count = 0;
   const rows = streamParticipants(db, { processes: true }, null, 'ORDER BY pa.id');
   const lineOf = (participant: Participant) => {
@@ -110,8 +115,10 @@ class Tally {
 
   toString(): string {
     const seconds = Math.max((Date.now() - this.started) / 1000, 0.001);
-    return `${counted(this.read, 'line')} read, ${this.imported} imported, ${this.refused} refused, ${this.present} already present, `
-      + `${Math.round(this.read / seconds)} lines/s`;
+    return (
+      `${counted(this.read, 'line')} read, ${this.imported} imported, ${this.refused} refused, ${this.present} already present, ` +
+      `${Math.round(this.read / seconds)} lines/s`
+    );
   }
 }
 
@@ -121,7 +128,11 @@ class Tally {
  * its number. Resumable by default: each batch commits, and a participant its provider has already is skipped, so
  * a re-run after a failure picks up where it stopped; `allOrNothing` stores nothing unless every line is right.
  */
-export async function importParticipants(db: Database, path: string, options: ImportOptions = {}): Promise<ImportResult> {
+export async function importParticipants(
+  db: Database,
+  path: string,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   await access(path, constants.R_OK).catch(() => {
     throw new ImportError(`${path}: no such file, or not readable`);
   });
@@ -131,20 +142,43 @@ export async function importParticipants(db: Database, path: string, options: Im
   const timer = progress && setInterval(() => progress.write(`import: ${tally.toString()}\n`), PROGRESS_EVERY_MS);
   try {
     const check = options.organizationCheck;
-    const batches = checkedBatches(batchesOf(path, tally, options.serviceProviderId, options.batchLines ?? BATCH_LINES), check);
+    const batches = checkedBatches(
+      batchesOf(path, tally, options.serviceProviderId, options.batchLines ?? BATCH_LINES),
+      check,
+    );
     if (options.allOrNothing) {
       // One transaction is one connection: its batches are stored one after the other.
       await db.transaction(async (tx) => {
-        await storeInOrder(batches, 1, (batch) => importBatch(tx, batch, false, check, checks), (outcome) => tally.add(outcome));
+        await storeInOrder(
+          batches,
+          1,
+          (batch) => importBatch(tx, batch, false, check, checks),
+          (outcome) => tally.add(outcome),
+        );
         if (tally.refused > 0) {
-          throw new ImportError([`Nothing imported: ${tally.refused} of ${counted(tally.read, 'line')} ${isOrAre(tally.refused)} wrong.`, ...tally.errorReport()].join('\n'));
+          throw new ImportError(
+            [
+              `Nothing imported: ${tally.refused} of ${counted(tally.read, 'line')} ${isOrAre(tally.refused)} wrong.`,
+              ...tally.errorReport(),
+            ].join('\n'),
+          );
         }
       });
     } else {
-      await storeInOrder(batches, BATCHES_AT_ONCE, (batch) => db.transaction((tx) => importBatch(tx, batch, true, check, checks)), (outcome) => tally.add(outcome));
+      await storeInOrder(
+        batches,
+        BATCHES_AT_ONCE,
+        (batch) => db.transaction((tx) => importBatch(tx, batch, true, check, checks)),
+        (outcome) => tally.add(outcome),
+      );
       if (tally.refused > 0) {
-        throw new ImportError([`Imported ${counted(tally.imported, 'participant')} (${tally.present} already present); `
-          + `${tally.refused} of ${counted(tally.read, 'line')} ${tally.refused === 1 ? 'is wrong and was' : 'are wrong and were'} not imported.`, ...tally.errorReport()].join('\n'));
+        throw new ImportError(
+          [
+            `Imported ${counted(tally.imported, 'participant')} (${tally.present} already present); ` +
+              `${tally.refused} of ${counted(tally.read, 'line')} ${tally.refused === 1 ? 'is wrong and was' : 'are wrong and were'} not imported.`,
+            ...tally.errorReport(),
+          ].join('\n'),
+        );
       }
     }
   } finally {
@@ -159,7 +193,10 @@ export async function importParticipants(db: Database, path: string, options: Im
  * already being stored are waited for before it is thrown.
  */
 async function storeInOrder<T>(
-  batches: AsyncIterable<Batch>, atOnce: number, store: (batch: Batch) => Promise<T>, done: (outcome: T) => void,
+  batches: AsyncIterable<Batch>,
+  atOnce: number,
+  store: (batch: Batch) => Promise<T>,
+  done: (outcome: T) => void,
 ): Promise<void> {
   const storing: Promise<T>[] = [];
   try {
@@ -192,7 +229,10 @@ const IMPORT_CLIENT = 'import';
  * The batches with each line's organization checked, outside any transaction: a line the check refuses is wrong, in
  * the API's words. Without a check, the batches as they are.
  */
-async function* checkedBatches(batches: AsyncGenerator<Batch>, check: OrganizationCheck | undefined): AsyncGenerator<Batch> {
+async function* checkedBatches(
+  batches: AsyncGenerator<Batch>,
+  check: OrganizationCheck | undefined,
+): AsyncGenerator<Batch> {
   if (!check) return yield* batches;
   for await (const batch of batches) {
     const registrations: Line[] = [];
@@ -200,7 +240,10 @@ async function* checkedBatches(batches: AsyncGenerator<Batch>, check: Organizati
     let next = 0;
     const lookups = async () => {
       for (let line = batch.registrations[next++]; line; line = batch.registrations[next++]) {
-        const organization = { icd: line.form.icd, organizationIdentifier: line.form.organizationIdentifier.toLowerCase() };
+        const organization = {
+          icd: line.form.icd,
+          organizationIdentifier: line.form.organizationIdentifier.toLowerCase(),
+        };
         try {
           registrations.push({ ...line, checked: await check.check(organization, IMPORT_CLIENT, ADD_FORM) });
         } catch (error) {
@@ -222,7 +265,12 @@ interface BatchOutcome {
 }
 
 /** The file's non-blank lines, numbered and checked as they are read, in batches; counts every line read. */
-async function* batchesOf(path: string, tally: Tally, serviceProviderId: string | undefined, batchLines: number): AsyncGenerator<Batch> {
+async function* batchesOf(
+  path: string,
+  tally: Tally,
+  serviceProviderId: string | undefined,
+  batchLines: number,
+): AsyncGenerator<Batch> {
   // Made here, right before it is read: lines a reader emits before anyone iterates it are lost.
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   const empty = (): Batch => ({ registrations: [], wrong: [] });
@@ -250,12 +298,24 @@ async function* batchesOf(path: string, tally: Tally, serviceProviderId: string 
  * Registers a batch of lines at once; a line the batch cannot settle (see `registerParticipants`) is registered on
  * its own, in a savepoint, for its exact error. `skipPresent`: a participant its provider has already is skipped.
  */
-async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, check: OrganizationCheck | undefined, checks: ValueChecks): Promise<BatchOutcome> {
+async function importBatch(
+  tx: Queryable,
+  batch: Batch,
+  skipPresent: boolean,
+  check: OrganizationCheck | undefined,
+  checks: ValueChecks,
+): Promise<BatchOutcome> {
   const outcome: BatchOutcome = { imported: 0, present: 0, refused: [...batch.wrong] };
-  const known = await existingServiceProviders(tx, batch.registrations.map((line) => line.serviceProviderId));
+  const known = await existingServiceProviders(
+    tx,
+    batch.registrations.map((line) => line.serviceProviderId),
+  );
   const registrations = batch.registrations.filter((line) => {
     if (known.has(line.serviceProviderId.toLowerCase())) return true;
-    outcome.refused.push({ number: line.number, message: `no service provider with identifier '${line.serviceProviderId}'` });
+    outcome.refused.push({
+      number: line.number,
+      message: `no service provider with identifier '${line.serviceProviderId}'`,
+    });
     return false;
   });
   const outcomes = await registerParticipants(tx, CLI_ACTOR, registrations, checks);
@@ -267,7 +327,11 @@ async function importBatch(tx: Queryable, batch: Batch, skipPresent: boolean, ch
     else if (await importOneByOne(tx, line, outcome, checks)) stored.push(line);
   }
   outcome.imported += stored.length;
-  await check?.record(tx, CLI_ACTOR, stored.flatMap((line) => (line.checked ? [line.checked] : [])));
+  await check?.record(
+    tx,
+    CLI_ACTOR,
+    stored.flatMap((line) => (line.checked ? [line.checked] : [])),
+  );
   return outcome;
 }
 
@@ -288,7 +352,7 @@ async function importOneByOne(tx: Queryable, line: Line, outcome: BatchOutcome, 
 
 /** A refusal of the API in the words of its messages. */
 const refusalOf = (error: ApiError) =>
-  (error instanceof ValidationError ? error.errors.map((entry) => entry.defaultMessage).join('; ') : error.message);
+  error instanceof ValidationError ? error.errors.map((entry) => entry.defaultMessage).join('; ') : error.message;
 
 /** The line's form and service provider, checked against the schema; ImportError says what is wrong. */
 function registrationOf(text: string, serviceProviderId: string | undefined): Registration {

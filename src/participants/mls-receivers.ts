@@ -57,7 +57,9 @@ export async function mlsReceiverOf(db: Queryable, serviceProviderId: string): P
 /** Every provider's MLS receiver, by title: what the authority sees. */
 export async function mlsReceivers(db: Queryable, serviceProviderId: string | null): Promise<MlsReceiver[]> {
   const providers = await db.query<{ id: string }>(
-    'SELECT id FROM service_providers WHERE $1::uuid IS NULL OR id = $1 ORDER BY title, id', [serviceProviderId]);
+    'SELECT id FROM service_providers WHERE $1::uuid IS NULL OR id = $1 ORDER BY title, id',
+    [serviceProviderId],
+  );
   const receivers = await Promise.all(providers.map((provider) => mlsReceiverOf(db, provider.id)));
   return receivers.filter((receiver) => receiver !== undefined);
 }
@@ -69,18 +71,26 @@ export async function mlsReceivers(db: Queryable, serviceProviderId: string | nu
  * when nothing was left to do.
  */
 export async function registerMlsReceiver(
-  tx: Queryable, actor: Actor, serviceProviderId: string, contact: ContactForm | undefined, catalogue?: HeldCatalogue,
+  tx: Queryable,
+  actor: Actor,
+  serviceProviderId: string,
+  contact: ContactForm | undefined,
+  catalogue?: HeldCatalogue,
 ): Promise<{ created: number; receiver: MlsReceiver }> {
   const receiver = await mlsReceiverOf(tx, serviceProviderId);
   if (!receiver) throw new ConflictError(`The service provider ${serviceProviderId} was deleted meanwhile`);
   const owner = `the service provider '${receiver.serviceProvider.title}'`;
   if (receiver.addresses.length === 0) {
-    throw new ConflictError(`The certificates of ${owner}'s access point carry no Peppol Seat ID (a subject CN such as PNO000123): `
-      + 'its MLS address is the last six digits of that Seat ID. Give the access point its Peppol AP certificate first.');
+    throw new ConflictError(
+      `The certificates of ${owner}'s access point carry no Peppol Seat ID (a subject CN such as PNO000123): ` +
+        'its MLS address is the last six digits of that Seat ID. Give the access point its Peppol AP certificate first.',
+    );
   }
   const pending = receiver.addresses.filter((address) => !address.receivesMls);
   if (pending.length === 0) {
-    throw new ConflictError(`The MLS address of ${owner} is registered already: ${receiver.addresses.map((address) => address.qualifiedIdentifier).join(', ')}`);
+    throw new ConflictError(
+      `The MLS address of ${owner} is registered already: ${receiver.addresses.map((address) => address.qualifiedIdentifier).join(', ')}`,
+    );
   }
   const registered = new Map<string, string>();
   for (const address of pending) {
@@ -93,16 +103,28 @@ export async function registerMlsReceiver(
       organizationIdentifier: mainIdOf(address.seatId),
       name: receiver.serviceProvider.title,
       processes: [{ qualifiedIdentifier: MLS_PROCESS }],
-      contact: contact ?? await accessPointContactOf(tx, serviceProviderId),
+      contact: contact ?? (await accessPointContactOf(tx, serviceProviderId)),
     };
-    registered.set(address.qualifiedIdentifier, (await registerParticipant(tx, actor, serviceProviderId, form, catalogue)).identifier);
+    registered.set(
+      address.qualifiedIdentifier,
+      (await registerParticipant(tx, actor, serviceProviderId, form, catalogue)).identifier,
+    );
   }
-  const addresses = receiver.addresses.map((address) =>
-    ({ ...address, participant: address.participant ?? registered.get(address.qualifiedIdentifier) ?? null, receivesMls: true }));
+  const addresses = receiver.addresses.map((address) => ({
+    ...address,
+    participant: address.participant ?? registered.get(address.qualifiedIdentifier) ?? null,
+    receivesMls: true,
+  }));
   return { created: registered.size, receiver: { ...receiver, addresses } };
 }
 
-async function addMlsProcess(tx: Queryable, actor: Actor, serviceProviderId: string, participantId: string, catalogue?: HeldCatalogue) {
+async function addMlsProcess(
+  tx: Queryable,
+  actor: Actor,
+  serviceProviderId: string,
+  participantId: string,
+  catalogue?: HeldCatalogue,
+) {
   const [current] = await tx.query<{ processIds: string[]; contact: ContactForm; deleteDate: string | null }>(
     `SELECT ARRAY(SELECT process_id::text FROM participant_processes WHERE participant_id = pa.id) AS "processIds",
             jsonb_strip_nulls(jsonb_build_object('name', pa.contact_name, 'email', pa.contact_email, 'phoneNumber', pa.contact_phone)) AS contact,
@@ -111,11 +133,18 @@ async function addMlsProcess(tx: Queryable, actor: Actor, serviceProviderId: str
     [participantId],
   );
   if (!current) throw new ConflictError(`The participant ${participantId} ended meanwhile; try again`);
-  return updateRegistration(tx, actor, participantId, serviceProviderId, {
-    processes: [...current.processIds.map((identifier) => ({ identifier })), { qualifiedIdentifier: MLS_PROCESS }],
-    contact: current.contact,
-    ...(current.deleteDate === null ? {} : { deleteDate: current.deleteDate }),
-  }, catalogue);
+  return updateRegistration(
+    tx,
+    actor,
+    participantId,
+    serviceProviderId,
+    {
+      processes: [...current.processIds.map((identifier) => ({ identifier })), { qualifiedIdentifier: MLS_PROCESS }],
+      contact: current.contact,
+      ...(current.deleteDate === null ? {} : { deleteDate: current.deleteDate }),
+    },
+    catalogue,
+  );
 }
 
 /** The contact of the provider's access point provider: who runs the access point the statuses reach. */
@@ -128,8 +157,13 @@ async function accessPointContactOf(tx: Queryable, serviceProviderId: string): P
     [serviceProviderId],
   );
   if (row?.contact) return row.contact;
-  throw ValidationError.of(MLS_RECEIVER_FORM, [{
-    field: 'contact', code: 'NotNull', typeName: 'ContactForm',
-    defaultMessage: 'must not be null: the access point provider has no contact to take, so name the MLS receiver\'s contact',
-  }]);
+  throw ValidationError.of(MLS_RECEIVER_FORM, [
+    {
+      field: 'contact',
+      code: 'NotNull',
+      typeName: 'ContactForm',
+      defaultMessage:
+        "must not be null: the access point provider has no contact to take, so name the MLS receiver's contact",
+    },
+  ]);
 }

@@ -17,7 +17,11 @@ export interface OrganizationCheck {
    * Throws the refusal (a ValidationError of `objectName` at `organizationIdentifier`, or a 429 when `client` asks too
    * much at once); else what to record once the participant is stored, or undefined when there is nothing to record.
    */
-  check(organization: CheckedOrganization, client: string, objectName: string): Promise<CheckedOrganization | undefined>;
+  check(
+    organization: CheckedOrganization,
+    client: string,
+    objectName: string,
+  ): Promise<CheckedOrganization | undefined>;
   /** Records what the checks found of the participants just stored, in their transaction. */
   record(tx: Queryable, actor: Actor, checked: readonly CheckedOrganization[]): Promise<void>;
 }

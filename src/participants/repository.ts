@@ -99,9 +99,12 @@ function filterConditions(filter: ParticipantFilter, scope: Scope): Conditions {
                        OR pa.organization_identifier LIKE ${conditions.param(`${escaped}%`)})`);
   }
   if (filter.icd) conditions.where(`pa.icd = ${conditions.param(filter.icd)}`);
-  if (filter.lastModificationDate) conditions.where(`pa.last_modification_date = ${conditions.param(filter.lastModificationDate)}::date`);
-  if (filter.lastModificationDateFrom) conditions.where(`pa.last_modification_date >= ${conditions.param(filter.lastModificationDateFrom)}::date`);
-  if (filter.lastModificationDateTo) conditions.where(`pa.last_modification_date <= ${conditions.param(filter.lastModificationDateTo)}::date`);
+  if (filter.lastModificationDate)
+    conditions.where(`pa.last_modification_date = ${conditions.param(filter.lastModificationDate)}::date`);
+  if (filter.lastModificationDateFrom)
+    conditions.where(`pa.last_modification_date >= ${conditions.param(filter.lastModificationDateFrom)}::date`);
+  if (filter.lastModificationDateTo)
+    conditions.where(`pa.last_modification_date <= ${conditions.param(filter.lastModificationDateTo)}::date`);
   return conditions;
 }
 
@@ -113,7 +116,13 @@ function filterConditions(filter: ParticipantFilter, scope: Scope): Conditions {
 const TRIGRAM = 3;
 
 /** A page of the participants the filter finds, and their total: counted here unless `total` gives it. */
-export function findParticipants(db: Queryable, filter: ParticipantFilter, scope: Scope, page: PageRequest, total?: number) {
+export function findParticipants(
+  db: Queryable,
+  filter: ParticipantFilter,
+  scope: Scope,
+  page: PageRequest,
+  total?: number,
+) {
   return selectPage<Participant>(db, {
     select: participantColumns(filter.processes),
     from: 'participants pa',
@@ -129,7 +138,13 @@ export function findParticipants(db: Queryable, filter: ParticipantFilter, scope
 export function findParticipantsWithIcds(db: Queryable, icds: readonly string[], scope: Scope, page: PageRequest) {
   const conditions = scoped(scope);
   conditions.where(`pa.icd = ANY(${conditions.param(icds)}::text[])`);
-  return selectPage<Participant>(db, { select: participantColumns(false), from: 'participants pa', key: 'pa.id', conditions, page });
+  return selectPage<Participant>(db, {
+    select: participantColumns(false),
+    from: 'participants pa',
+    key: 'pa.id',
+    conditions,
+    page,
+  });
 }
 
 /** The ids of the first `limit` live participants whose ICD is one of `icds`, in qualified identifier order; and how many there are. */
@@ -151,7 +166,10 @@ export async function participantIdsWithIcds(db: Queryable, icds: readonly strin
  * outside the caller's scope or the filter; the total is the index's.
  */
 export async function participantsFound(
-  db: Queryable, found: { total: number; ids: string[] }, filter: ParticipantFilter, scope: Scope,
+  db: Queryable,
+  found: { total: number; ids: string[] },
+  filter: ParticipantFilter,
+  scope: Scope,
 ): Promise<{ total: number; rows: Participant[] }> {
   if (found.ids.length === 0) return { total: found.total, rows: [] };
   const conditions = filterConditions(filter, scope);
@@ -160,7 +178,9 @@ export async function participantsFound(
   // find them through the trigram index, rechecking every hit (what the index in memory is there to spare).
   const rows = await db.query<Participant>(
     `WITH pa AS MATERIALIZED (SELECT * FROM participants WHERE id = ANY(${ids}::uuid[]))
-     SELECT ${participantColumns(filter.processes)} FROM pa ${conditions.clause} ORDER BY pa.id`, conditions.params);
+     SELECT ${participantColumns(filter.processes)} FROM pa ${conditions.clause} ORDER BY pa.id`,
+    conditions.params,
+  );
   return { total: found.total, rows };
 }
 
@@ -212,7 +232,11 @@ const STREAM_BATCH = 1000;
  * it (1,000 rows stay under about 4.5 MB), so its batch is not measured, which would cost a third of its speed.
  */
 export async function* streamParticipants(
-  db: Database, filter: ParticipantFilter, scope: Scope, orderBy: string, maxBytes = STREAM_BATCH_MAX_BYTES,
+  db: Database,
+  filter: ParticipantFilter,
+  scope: Scope,
+  orderBy: string,
+  maxBytes = STREAM_BATCH_MAX_BYTES,
 ): AsyncGenerator<Participant[]> {
   const conditions = filterConditions(filter, scope);
   const rows = db.stream<ParticipantRow>(
@@ -261,7 +285,10 @@ export type ParticipantRecord = Omit<Participant, 'processes'> & { processIds: s
 export const PARTICIPANT_RECORD_COLUMNS = `${participantColumns(false)}, ${processIdsOf('pa.id')} AS "processIds"`;
 
 /** The participant as the API shows it, its processes read from `processes` (the catalogue held in memory, mostly). */
-export async function participantOfRecord({ processIds, ...participant }: ParticipantRecord, processes: ProcessSource): Promise<Participant> {
+export async function participantOfRecord(
+  { processIds, ...participant }: ParticipantRecord,
+  processes: ProcessSource,
+): Promise<Participant> {
   return { ...participant, processes: await processes.processesIn(processIds) };
 }
 
@@ -272,8 +299,11 @@ export async function participantOfRecord({ processIds, ...participant }: Partic
 function readsOfParticipant(columns: string) {
   const read = (condition: string, types: string[]) => {
     const scope = `$${types.length}::uuid`;
-    return batchableRead(`SELECT ${columns} FROM participants pa
-      WHERE ${condition} AND ${participantIsLive('pa')} AND (${scope} IS NULL OR pa.service_provider_id = ${scope})`, types);
+    return batchableRead(
+      `SELECT ${columns} FROM participants pa
+      WHERE ${condition} AND ${participantIsLive('pa')} AND (${scope} IS NULL OR pa.service_provider_id = ${scope})`,
+      types,
+    );
   };
   return {
     identifier: read('pa.id = $1::uuid', ['uuid', 'uuid']),
@@ -281,7 +311,12 @@ function readsOfParticipant(columns: string) {
   };
 }
 
-function readParticipant<T>(db: Queryable, reads: ReturnType<typeof readsOfParticipant>, key: ParticipantKey, scope: Scope) {
+function readParticipant<T>(
+  db: Queryable,
+  reads: ReturnType<typeof readsOfParticipant>,
+  key: ParticipantKey,
+  scope: Scope,
+) {
   return key.kind === 'identifier'
     ? db.readOne<T>(reads.identifier, [key.id, scope])
     : db.readOne<T>(reads.qualified, [key.organization.icd, key.organization.organizationIdentifier, scope]);
@@ -292,14 +327,20 @@ const PROCESS_IDS_READS = readsOfParticipant(`${processIdsOf('pa.id')} AS "proce
 
 /** One indexed participant row with its process ids; the processes themselves come from `processes`. */
 export async function getParticipant(
-  db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource = processesFromDatabase(db),
+  db: Queryable,
+  key: ParticipantKey,
+  scope: Scope,
+  processes: ProcessSource = processesFromDatabase(db),
 ): Promise<Participant | undefined> {
   const row = await readParticipant<ParticipantRecord>(db, PARTICIPANT_READS, key, scope);
   return row && participantOfRecord(row, processes);
 }
 
 export async function getParticipantProcesses(
-  db: Queryable, key: ParticipantKey, scope: Scope, processes: ProcessSource = processesFromDatabase(db),
+  db: Queryable,
+  key: ParticipantKey,
+  scope: Scope,
+  processes: ProcessSource = processesFromDatabase(db),
 ): Promise<Process[] | undefined> {
   const row = await readParticipant<{ processIds: string[] }>(db, PROCESS_IDS_READS, key, scope);
   return row && processes.processesIn(row.processIds);

@@ -19,7 +19,10 @@ export const processRuleOf = (process: Process): ProcessRule => ({
   name: process.qualifiedIdentifier,
   restricted: process.restricted,
   requiredIcds: process.requiredICDs,
-  dependencies: process.dependencies.map((dependency) => ({ id: dependency.identifier, name: dependency.qualifiedIdentifier })),
+  dependencies: process.dependencies.map((dependency) => ({
+    id: dependency.identifier,
+    name: dependency.qualifiedIdentifier,
+  })),
 });
 
 /** The rule a reference names: by identifier, else by qualified identifier (as the references were resolved). */
@@ -52,14 +55,26 @@ export function processRuleErrors(
     checked.add(rule.id);
     const { name } = rule;
     const entry = (code: string, defaultMessage: string) =>
-      errors.push({ field: `processes[${index}]`, code, rejectedValue: reference, typeName: 'ProcessIdentifiable', defaultMessage });
+      errors.push({
+        field: `processes[${index}]`,
+        code,
+        rejectedValue: reference,
+        typeName: 'ProcessIdentifiable',
+        defaultMessage,
+      });
     if (rule.restricted) entry('Restricted', `process '${name}' is restricted (deprecated) and cannot be added`);
     if (rule.requiredIcds.length > 0 && !rule.requiredIcds.includes(icd)) {
-      entry('RequiredIcd', `process '${name}' requires one of the ICDs ${rule.requiredIcds.join(', ')}; the participant's ICD is ${icd}`);
+      entry(
+        'RequiredIcd',
+        `process '${name}' requires one of the ICDs ${rule.requiredIcds.join(', ')}; the participant's ICD is ${icd}`,
+      );
     }
     const missing = rule.dependencies.filter((dependency) => !wanted.has(dependency.id));
     if (missing.length > 0) {
-      entry('MissingDependency', `process '${name}' depends on ${missing.map((dependency) => `'${dependency.name}'`).join(', ')}, which the participant does not have`);
+      entry(
+        'MissingDependency',
+        `process '${name}' depends on ${missing.map((dependency) => `'${dependency.name}'`).join(', ')}, which the participant does not have`,
+      );
     }
   });
   return errors;

@@ -1,23 +1,37 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
-  Contact, ContactForm, IcdSchema, IdentifiableByUuid, IdentifierText, Nullable, OptionalName, ProcessIdentifiable, QualifiedIdentifierString, TextSearch, Uuid,
+  Contact,
+  ContactForm,
+  IcdSchema,
+  IdentifiableByUuid,
+  IdentifierText,
+  Nullable,
+  OptionalName,
+  ProcessIdentifiable,
+  QualifiedIdentifierString,
+  TextSearch,
+  Uuid,
 } from '../core/schemas.js';
 import { Process } from '../processes/schemas.js';
 
 const DateString = (description: string) => Type.String({ format: 'date', description });
 
 /** Extension: the day the participant is removed; a future date, absent for none. */
-const DeleteDate = Type.Optional(DateString('extension: the day the participant is removed (a future date); omit for none'));
+const DeleteDate = Type.Optional(
+  DateString('extension: the day the participant is removed (a future date); omit for none'),
+);
 
 export const AddParticipantForm = Type.Object(
   {
     icd: IcdSchema,
     organizationIdentifier: IdentifierText({
-      minLength: 1, maxLength: 35,
-      description: 'case-insensitive, stored in lower case; printable US-ASCII (no blank, no control character); and it keeps its ICD\'s rule '
-        + '(the Peppol Participant Identifier Schemes code list\'s pattern and check digit, e.g. 0192: nine digits, mod 11), else 400 with '
-        + 'code `IdentifierRule` and the rule in words, unless IDENTIFIER_VALUE_CHECKS=false',
+      minLength: 1,
+      maxLength: 35,
+      description:
+        "case-insensitive, stored in lower case; printable US-ASCII (no blank, no control character); and it keeps its ICD's rule " +
+        "(the Peppol Participant Identifier Schemes code list's pattern and check digit, e.g. 0192: nine digits, mod 11), else 400 with " +
+        'code `IdentifierRule` and the rule in words, unless IDENTIFIER_VALUE_CHECKS=false',
     }),
     organizationPartIdentifier: Type.Optional(IdentifierText({ maxLength: 35, description: 'printable US-ASCII' })),
     sourceIndicator: Type.Optional(Type.String({ minLength: 1, maxLength: 1, pattern: '^[0-9]$' })),
@@ -36,7 +50,10 @@ export const UpdateParticipantForm = Type.Object(
 );
 export type UpdateParticipantForm = Static<typeof UpdateParticipantForm>;
 
-export const ServiceProviderSummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'ServiceProvider' });
+export const ServiceProviderSummary = Type.Object(
+  { identifier: Uuid(), title: Type.String() },
+  { title: 'ServiceProvider' },
+);
 
 /** A participant's own fields: what its answer holds besides its processes. */
 const participantFields = {
@@ -61,7 +78,9 @@ export const ParticipantFields = Type.Object(participantFields);
 export const Participant = Type.Object(
   {
     ...participantFields,
-    processes: Type.Optional(Type.Array(Process, { description: 'on a single participant always; in searches when `processes=true`' })),
+    processes: Type.Optional(
+      Type.Array(Process, { description: 'on a single participant always; in searches when `processes=true`' }),
+    ),
   },
   { title: 'Participant' },
 );
@@ -70,10 +89,15 @@ export type Participant = Static<typeof Participant>;
 export const ParticipantPage = PageSchema(Participant, 'ParticipantPage');
 
 /** A participant whose organization identifier breaks its scheme's rule, with what is wrong. */
-export const ParticipantWithFault = Type.Object({
-  ...participantFields,
-  identifierFault: Type.String({ description: 'what is wrong with the organization identifier by its scheme\'s rule, in plain words' }),
-}, { title: 'ParticipantWithIdentifierFault' });
+export const ParticipantWithFault = Type.Object(
+  {
+    ...participantFields,
+    identifierFault: Type.String({
+      description: "what is wrong with the organization identifier by its scheme's rule, in plain words",
+    }),
+  },
+  { title: 'ParticipantWithIdentifierFault' },
+);
 export type ParticipantWithFault = Static<typeof ParticipantWithFault>;
 
 export const IdentifierFaultPage = PageSchema(ParticipantWithFault, 'ParticipantIdentifierFaultPage');
@@ -94,7 +118,8 @@ export const ParticipantQuery = Type.Object({ ...ParticipantFilter.properties, .
 
 export const ParticipantParams = Type.Object({
   identifier: Type.String({
-    description: 'the participant\'s UUID, or the qualified identifier `iso6523-actorid-upis::<icd>:<organizationIdentifier>` of its organization',
+    description:
+      "the participant's UUID, or the qualified identifier `iso6523-actorid-upis::<icd>:<organizationIdentifier>` of its organization",
   }),
 });
 
@@ -105,33 +130,53 @@ export const TransferParams = Type.Object({
 
 export const ProcessList = Type.Array(Process);
 
-const MlsAddress = Type.Object({
-  qualifiedIdentifier: QualifiedIdentifierString,
-  seatId: Type.String({ description: 'the Peppol Seat ID (CN of the access point certificate) whose last six digits are the Main ID' }),
-  participant: Nullable(Uuid({ description: 'the provider\'s participant of this identifier, when it has one' })),
-  receivesMls: Type.Boolean({ description: 'true when that participant receives the MLS process: the address is registered' }),
-}, { title: 'MlsAddress' });
+const MlsAddress = Type.Object(
+  {
+    qualifiedIdentifier: QualifiedIdentifierString,
+    seatId: Type.String({
+      description: 'the Peppol Seat ID (CN of the access point certificate) whose last six digits are the Main ID',
+    }),
+    participant: Nullable(Uuid({ description: "the provider's participant of this identifier, when it has one" })),
+    receivesMls: Type.Boolean({
+      description: 'true when that participant receives the MLS process: the address is registered',
+    }),
+  },
+  { title: 'MlsAddress' },
+);
 
-export const MlsReceiver = Type.Object({
-  serviceProvider: ServiceProviderSummary,
-  seatIds: Type.Array(Type.String(), { description: 'the Peppol Seat IDs the certificates of the provider\'s access point carry' }),
-  addresses: Type.Array(MlsAddress, { description: 'one `iso6523-actorid-upis::0242:<Main ID>` per Main ID; none without a Seat ID' }),
-}, { title: 'MlsReceiver' });
+export const MlsReceiver = Type.Object(
+  {
+    serviceProvider: ServiceProviderSummary,
+    seatIds: Type.Array(Type.String(), {
+      description: "the Peppol Seat IDs the certificates of the provider's access point carry",
+    }),
+    addresses: Type.Array(MlsAddress, {
+      description: 'one `iso6523-actorid-upis::0242:<Main ID>` per Main ID; none without a Seat ID',
+    }),
+  },
+  { title: 'MlsReceiver' },
+);
 
 export const MlsReceiverList = Type.Array(MlsReceiver);
 
 export const MlsReceiverQuery = Type.Object({
-  serviceProvider: Type.Optional(Uuid({ description: 'only this service provider\'s (ADMIN, REGISTRY_AUTHORITY; a provider sees its own alone)' })),
+  serviceProvider: Type.Optional(
+    Uuid({ description: "only this service provider's (ADMIN, REGISTRY_AUTHORITY; a provider sees its own alone)" }),
+  ),
 });
 
-export const MlsReceiverForm = Type.Object({
-  serviceProvider: Type.Optional(IdentifiableByUuid('ServiceProviderIdentifiable')),
-  contact: Type.Optional(ContactForm),
-}, {
-  title: 'MlsReceiverForm',
-  description: 'serviceProvider: whose MLS address (required of ADMIN and REGISTRY_AUTHORITY; a provider registers its own); '
-    + 'contact: the participant\'s contact, by default the contact of the provider\'s access point provider',
-});
+export const MlsReceiverForm = Type.Object(
+  {
+    serviceProvider: Type.Optional(IdentifiableByUuid('ServiceProviderIdentifiable')),
+    contact: Type.Optional(ContactForm),
+  },
+  {
+    title: 'MlsReceiverForm',
+    description:
+      'serviceProvider: whose MLS address (required of ADMIN and REGISTRY_AUTHORITY; a provider registers its own); ' +
+      "contact: the participant's contact, by default the contact of the provider's access point provider",
+  },
+);
 export type MlsReceiverForm = Static<typeof MlsReceiverForm>;
 
 export const RemovedIcdQuery = Type.Object({ ...PageQuery });
@@ -140,7 +185,12 @@ export const EndRemovedIcdQuery = Type.Object({
   icd: Type.Optional(IcdSchema),
 });
 
-export const EndedParticipants = Type.Object({
-  ended: Type.Array(QualifiedIdentifierString, { description: 'the participants ended by this call, each deleted as by DELETE' }),
-  remaining: Type.Integer({ description: 'how many such participants remain: call again while it is not 0' }),
-}, { title: 'EndedParticipants' });
+export const EndedParticipants = Type.Object(
+  {
+    ended: Type.Array(QualifiedIdentifierString, {
+      description: 'the participants ended by this call, each deleted as by DELETE',
+    }),
+    remaining: Type.Integer({ description: 'how many such participants remain: call again while it is not 0' }),
+  },
+  { title: 'EndedParticipants' },
+);

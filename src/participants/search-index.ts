@@ -456,8 +456,10 @@ export class ParticipantSearchIndex {
   private write(ordinal: number, row: IndexedRow, previousKeys?: Set<number>, listed = true): void {
     const name = row.nameLower ?? '';
     const identifier = row.organizationIdentifier;
-    const unchanged = previousKeys !== undefined && this.nameLength(ordinal) === name.length
-      && this.arena.equals(this.spans[ordinal * SPAN] as number, name.length, name);
+    const unchanged =
+      previousKeys !== undefined &&
+      this.nameLength(ordinal) === name.length &&
+      this.arena.equals(this.spans[ordinal * SPAN] as number, name.length, name);
     if (!unchanged) {
       if (previousKeys !== undefined) this.arena.unused += this.textLength(ordinal);
       this.spans[ordinal * SPAN] = this.arena.append(name + identifier);
@@ -539,8 +541,9 @@ export class ParticipantSearchIndex {
 
   /** Lists every participant held under its keys, each list sized exactly, and gives back the texts' room for growth. */
   finishLoad(): void {
-    this.postings = PostingLists.of(this.count + this.freeOrdinals.length,
-      (ordinal) => (this.spans[ordinal * SPAN + 1] === UNUSED ? [] : this.keysAt(ordinal)));
+    this.postings = PostingLists.of(this.count + this.freeOrdinals.length, (ordinal) =>
+      this.spans[ordinal * SPAN + 1] === UNUSED ? [] : this.keysAt(ordinal),
+    );
     this.arena.chars = this.arena.chars.slice(0, this.arena.end);
   }
 
@@ -573,7 +576,8 @@ export class ParticipantSearchIndex {
     const from = filter.modifiedFrom ?? -NO_DELETE_DAY;
     const to = filter.modifiedTo ?? NO_DELETE_DAY;
     let total = 0;
-    for (const [day, count] of this.dayCounts.get(groupOf(icd, provider)) ?? []) if (day >= from && day <= to) total += count;
+    for (const [day, count] of this.dayCounts.get(groupOf(icd, provider)) ?? [])
+      if (day >= from && day <= to) total += count;
     const matches = this.filterOf(filter);
     for (const ordinal of this.withDeleteDay) if (matches(ordinal)) total += 1;
     return total;
@@ -605,7 +609,13 @@ export class ParticipantSearchIndex {
         page.offer(ordinal);
       }
     }
-    return { total, ids: page.ordered().slice(search.offset, keep).map((ordinal) => this.idAt(ordinal)) };
+    return {
+      total,
+      ids: page
+        .ordered()
+        .slice(search.offset, keep)
+        .map((ordinal) => this.idAt(ordinal)),
+    };
   }
 
   /**
@@ -680,9 +690,13 @@ export class ParticipantSearchIndex {
     return (ordinal) => {
       const record = ordinal * RECORD;
       const modified = records[record + MODIFIED_DAY] as number;
-      return (records[record + DELETE_DAY] as number) > today && modified >= from && modified <= to
-        && (icd === undefined || records[record + ICD] === icd)
-        && (provider === undefined || records[record + PROVIDER] === provider);
+      return (
+        (records[record + DELETE_DAY] as number) > today &&
+        modified >= from &&
+        modified <= to &&
+        (icd === undefined || records[record + ICD] === icd) &&
+        (provider === undefined || records[record + PROVIDER] === provider)
+      );
     };
   }
 
@@ -691,11 +705,18 @@ export class ParticipantSearchIndex {
   }
 
   private identifierStartsWith(ordinal: number, codes: Uint16Array): boolean {
-    return this.arena.startsWith((this.spans[ordinal * SPAN] as number) + this.nameLength(ordinal), this.identifierLength(ordinal), codes);
+    return this.arena.startsWith(
+      (this.spans[ordinal * SPAN] as number) + this.nameLength(ordinal),
+      this.identifierLength(ordinal),
+      codes,
+    );
   }
 
   private identifierAt(ordinal: number): string {
-    return this.arena.text((this.spans[ordinal * SPAN] as number) + this.nameLength(ordinal), this.identifierLength(ordinal));
+    return this.arena.text(
+      (this.spans[ordinal * SPAN] as number) + this.nameLength(ordinal),
+      this.identifierLength(ordinal),
+    );
   }
 
   private nameAt(ordinal: number): string {
@@ -737,7 +758,8 @@ export class ParticipantSearchIndex {
     for (let slot = hashOf(icd, organizationIdentifier) & mask; ; slot = (slot + 1) & mask) {
       const ordinal = this.slots[slot] as number;
       if (ordinal === EMPTY_SLOT) return held;
-      if (ordinal >= 0 && this.icdAt(ordinal) === icd && this.isOrganization(ordinal, organizationIdentifier)) held.push({ slot, ordinal });
+      if (ordinal >= 0 && this.icdAt(ordinal) === icd && this.isOrganization(ordinal, organizationIdentifier))
+        held.push({ slot, ordinal });
     }
   }
 
@@ -758,7 +780,8 @@ export class ParticipantSearchIndex {
     if (this.slots[slot] === EMPTY_SLOT) this.usedSlots += 1;
     this.slots[slot] = ordinal;
     // Freed slots count as used until the table is rebuilt: at half full it doubles (or is rebuilt without them).
-    if (this.usedSlots * 2 > this.slots.length) this.rebuildSlots(Math.max(16, 2 ** Math.ceil(Math.log2(this.count * 4))));
+    if (this.usedSlots * 2 > this.slots.length)
+      this.rebuildSlots(Math.max(16, 2 ** Math.ceil(Math.log2(this.count * 4))));
   }
 
   private rebuildSlots(length: number): void {
@@ -814,7 +837,10 @@ interface PageCollector {
 class FirstByIdentifier implements PageCollector {
   private readonly heap: number[] = [];
 
-  constructor(private readonly keep: number, private readonly words: Int32Array) {}
+  constructor(
+    private readonly keep: number,
+    private readonly words: Int32Array,
+  ) {}
 
   offer(ordinal: number): void {
     const { heap } = this;
@@ -846,7 +872,8 @@ class FirstByIdentifier implements PageCollector {
     for (let at = from; ;) {
       let largest = at;
       for (const child of [2 * at + 1, 2 * at + 2]) {
-        if (child < heap.length && compareIds(this.words, heap[child] as number, heap[largest] as number) > 0) largest = child;
+        if (child < heap.length && compareIds(this.words, heap[child] as number, heap[largest] as number) > 0)
+          largest = child;
       }
       if (largest === at) return;
       [heap[at], heap[largest]] = [heap[largest] as number, heap[at] as number];

@@ -36,7 +36,9 @@ export interface ProviderSeats {
  */
 export async function providerSeats(tx: Queryable, serviceProviderId: string): Promise<ProviderSeats | undefined> {
   const [provider] = await tx.query<{ title: string; accessPointId: string | null }>(
-    'SELECT title, access_point_id AS "accessPointId" FROM service_providers WHERE id = $1 FOR SHARE', [serviceProviderId]);
+    'SELECT title, access_point_id AS "accessPointId" FROM service_providers WHERE id = $1 FOR SHARE',
+    [serviceProviderId],
+  );
   if (!provider) return undefined;
   const certificates = await tx.query<{ certificate: string }>(
     `SELECT e.certificate FROM endpoints e
@@ -52,14 +54,22 @@ export async function providerSeats(tx: Queryable, serviceProviderId: string): P
  * Refuses (403) a 0242 participant `value` for a provider whose access point certificates do not carry its Main ID, in
  * words that say whose identifier it is and what the certificates carry. `actor` tells whether the provider asks itself.
  */
-export async function checkServiceProviderIdentifier(tx: Queryable, actor: Actor, serviceProviderId: string, value: string): Promise<void> {
+export async function checkServiceProviderIdentifier(
+  tx: Queryable,
+  actor: Actor,
+  serviceProviderId: string,
+  value: string,
+): Promise<void> {
   const seats = await providerSeats(tx, serviceProviderId);
   const mainId = namedMainId(value);
   if (!seats || seats.seatIds.some((seatId) => mainIdOf(seatId) === mainId)) return;
-  const whose = actor.actingProviderId === serviceProviderId
-    ? 'your access points\' certificates carry'
-    : `the access point certificates of the service provider '${seats.title}' carry`;
+  const whose =
+    actor.actingProviderId === serviceProviderId
+      ? "your access points' certificates carry"
+      : `the access point certificates of the service provider '${seats.title}' carry`;
   const carried = seats.seatIds.length > 0 ? `the Seat ID ${seats.seatIds.join(', ')}` : 'no Peppol Seat ID';
-  throw new ForbiddenError(`${SPIS_ICD}:${value} is the service provider identifier of the provider whose Peppol access point `
-    + `certificate has a Seat ID ending in ${mainId || '(none)'}; ${whose} ${carried}.`);
+  throw new ForbiddenError(
+    `${SPIS_ICD}:${value} is the service provider identifier of the provider whose Peppol access point ` +
+      `certificate has a Seat ID ending in ${mainId || '(none)'}; ${whose} ${carried}.`,
+  );
 }

@@ -7,7 +7,9 @@ import type { Queryable } from '../db/database.js';
 /** Which of `ids` are service providers, each kept from deletion until the transaction ends. */
 export async function existingServiceProviders(tx: Queryable, ids: readonly string[]): Promise<Set<string>> {
   const rows = await tx.query<{ id: string }>(
-    'SELECT id FROM service_providers WHERE id = ANY($1::uuid[]) ORDER BY id FOR KEY SHARE', [[...new Set(ids)]]);
+    'SELECT id FROM service_providers WHERE id = ANY($1::uuid[]) ORDER BY id FOR KEY SHARE',
+    [[...new Set(ids)]],
+  );
   return new Set(rows.map((row) => row.id));
 }
 

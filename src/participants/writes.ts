@@ -5,16 +5,28 @@
 import { appendChange, SYSTEM_ACTOR, type Actor, type Change } from '../db/change-log.js';
 import type { Queryable } from '../db/database.js';
 import { PROCESS_REFERENCE, resolveReferences } from '../db/references.js';
-import { processesFromDatabase, processesNamed, type HeldProcesses, type ProcessSource } from '../processes/repository.js';
+import {
+  processesFromDatabase,
+  processesNamed,
+  type HeldProcesses,
+  type ProcessSource,
+} from '../processes/repository.js';
 import { newParticipantIcdErrors } from '../identifier-schemes/checks.js';
 import {
-  identifierSchemesFromDatabase, readIdentifierSchemes, type HeldIdentifierSchemes,
+  identifierSchemesFromDatabase,
+  readIdentifierSchemes,
+  type HeldIdentifierSchemes,
 } from '../identifier-schemes/repository.js';
 import { IdentifierSchemeList } from '../identifier-schemes/schemes.js';
 import type { Process } from '../processes/schemas.js';
 import { NotFoundError, ValidationError, type FieldErrorInput } from '../core/errors.js';
 import { qualifiedNameOf, type ContactForm, type Reference } from '../core/schemas.js';
-import { participantKeyOrNotFound, participantNotFound, storedOrganizationIdentifier, type Organization } from './identifiers.js';
+import {
+  participantKeyOrNotFound,
+  participantNotFound,
+  storedOrganizationIdentifier,
+  type Organization,
+} from './identifiers.js';
 import { removeExpired, type ExpiryDue } from './expiry-sql.js';
 import { participantIdsWithIcds, participantOfRecord, type ParticipantRecord, type Scope } from './repository.js';
 import { processRuleErrors, processRuleOf } from './rules.js';
@@ -22,8 +34,18 @@ import { serviceProviderExists } from './service-provider-lookups.js';
 import { valueFaultOf } from './value-rules.js';
 import { checkServiceProviderIdentifier, isSpis } from './service-provider-identifiers.js';
 import {
-  deleteParticipants, insertParticipant, insertParticipants, insertParticipantUnlessExpired, linkProcessesOf, lockOrganization, lockParticipant, setProcesses,
-  transferParticipant, updateParticipant, type ContactRecord, type NewParticipant,
+  deleteParticipants,
+  insertParticipant,
+  insertParticipants,
+  insertParticipantUnlessExpired,
+  linkProcessesOf,
+  lockOrganization,
+  lockParticipant,
+  setProcesses,
+  transferParticipant,
+  updateParticipant,
+  type ContactRecord,
+  type NewParticipant,
 } from './write-sql.js';
 import type { AddParticipantForm, Participant, UpdateParticipantForm } from './schemas.js';
 
@@ -37,21 +59,39 @@ export const UPDATE_FORM = 'updateParticipantFormDTO';
  */
 export type ValueChecks = 'refuse' | 'record';
 
-const contactOf = (contact: ContactForm): ContactRecord =>
-  ({ name: contact.name, email: contact.email ?? null, phoneNumber: contact.phoneNumber ?? null });
+const contactOf = (contact: ContactForm): ContactRecord => ({
+  name: contact.name,
+  email: contact.email ?? null,
+  phoneNumber: contact.phoneNumber ?? null,
+});
 
 /** A delete date must lie in the future: today's would remove the participant at once. */
 function deleteDateErrors(deleteDate: string | undefined): Entry[] {
   const today = new Date().toISOString().slice(0, 10);
   if (deleteDate === undefined || deleteDate > today) return [];
-  return [{ field: 'deleteDate', code: 'Future', rejectedValue: deleteDate, typeName: 'LocalDate', defaultMessage: 'must be a future date' }];
+  return [
+    {
+      field: 'deleteDate',
+      code: 'Future',
+      rejectedValue: deleteDate,
+      typeName: 'LocalDate',
+      defaultMessage: 'must be a future date',
+    },
+  ];
 }
 
 /** The organization identifier's refusal when it breaks its scheme's rule and `checks` refuses it; else none. */
 function identifierErrors(form: AddParticipantForm, checks: ValueChecks): Entry[] {
   const fault = valueFaultOf(form.icd, form.organizationIdentifier);
   if (fault === undefined || checks === 'record') return [];
-  return [{ field: 'organizationIdentifier', code: 'IdentifierRule', rejectedValue: form.organizationIdentifier, defaultMessage: fault }];
+  return [
+    {
+      field: 'organizationIdentifier',
+      code: 'IdentifierRule',
+      rejectedValue: form.organizationIdentifier,
+      defaultMessage: fault,
+    },
+  ];
 }
 
 /** What a new participant's write reads of the catalogue cache: its processes and the accepted ICDs. */
@@ -74,9 +114,16 @@ async function processIdsOf(
   found: readonly Entry[] = [],
 ): Promise<string[]> {
   const cachedIds = await catalogue?.processIdsOf(form.processes, tx);
-  const { ids, errors } = cachedIds ? { ids: cachedIds, errors: [] } : await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
+  const { ids, errors } = cachedIds
+    ? { ids: cachedIds, errors: [] }
+    : await resolveReferences(tx, PROCESS_REFERENCE, form.processes, 'processes');
   const rules = (await processSource(tx, catalogue).processesIn(ids)).map(processRuleOf);
-  const violations = [...found, ...errors, ...processRuleErrors(form.processes, rules, icd, currentIds), ...deleteDateErrors(form.deleteDate)];
+  const violations = [
+    ...found,
+    ...errors,
+    ...processRuleErrors(form.processes, rules, icd, currentIds),
+    ...deleteDateErrors(form.deleteDate),
+  ];
   if (violations.length > 0) throw ValidationError.of(objectName, violations);
   return ids;
 }
@@ -86,12 +133,22 @@ const processSource = (tx: Queryable, catalogue: HeldProcesses | undefined): Pro
   catalogue ? { processesIn: (ids) => catalogue.processesIn(ids, tx) } : processesFromDatabase(tx);
 
 /** The change log entry of a write the participant outlives, named by its qualified identifier (no write changes it). */
-const participantChange = (operation: 'create' | 'update' | 'transfer', before: Participant | null, after: Participant): Change =>
-  ({ resource: 'participant', identifier: after.qualifiedIdentifier, operation, before, after });
+const participantChange = (
+  operation: 'create' | 'update' | 'transfer',
+  before: Participant | null,
+  after: Participant,
+): Change => ({ resource: 'participant', identifier: after.qualifiedIdentifier, operation, before, after });
 
 /** The change log entry of a participant's end (after = null): deleted, expired, or migrated to another SMP. */
-const participantEnd = (operation: 'delete' | 'expire' | 'migrate') => (before: Participant): Change =>
-  ({ resource: 'participant', identifier: before.qualifiedIdentifier, operation, before, after: null });
+const participantEnd =
+  (operation: 'delete' | 'expire' | 'migrate') =>
+  (before: Participant): Change => ({
+    resource: 'participant',
+    identifier: before.qualifiedIdentifier,
+    operation,
+    before,
+    after: null,
+  });
 
 /**
  * Removes the participants whose delete date has come and logs each one's expiry ('expire', by the system, after =
@@ -110,7 +167,12 @@ export async function expireParticipants(tx: Queryable, due: ExpiryDue): Promise
  * in the other writes.
  */
 export async function registerParticipant(
-  tx: Queryable, actor: Actor, serviceProviderId: string, form: AddParticipantForm, catalogue?: HeldCatalogue, checks: ValueChecks = 'refuse',
+  tx: Queryable,
+  actor: Actor,
+  serviceProviderId: string,
+  form: AddParticipantForm,
+  catalogue?: HeldCatalogue,
+  checks: ValueChecks = 'refuse',
 ): Promise<Participant> {
   const record = newParticipantOf(serviceProviderId, form);
   const schemes = await (catalogue ?? identifierSchemesFromDatabase(tx)).identifierSchemes(tx);
@@ -158,7 +220,10 @@ export type BatchOutcome = Participant | 'present' | 'oneByOne';
  * processes inserted by multi-row statements, one 'create' change each logged by one insert.
  */
 export async function registerParticipants(
-  tx: Queryable, actor: Actor, registrations: readonly Registration[], checks: ValueChecks = 'refuse',
+  tx: Queryable,
+  actor: Actor,
+  registrations: readonly Registration[],
+  checks: ValueChecks = 'refuse',
 ): Promise<BatchOutcome[]> {
   const outcomes: BatchOutcome[] = registrations.map(() => 'oneByOne');
   const catalogue = await batchCatalogue(tx, registrations);
@@ -172,15 +237,22 @@ export async function registerParticipants(
   let stored: Map<number, Omit<Participant, 'processes'>>;
   for (;;) {
     await tx.query('SAVEPOINT participant_batch');
-    const inserted = await insertBatch(tx, [...wanted].map(([index, { record }]) => [index, record]));
-    const linked = await linkProcessesOf(tx, [...wanted].flatMap(([index, { processIds }]) => {
-      const participant = inserted.get(index);
-      return participant ? processIds.map((processId) => ({ participantId: participant.identifier, processId })) : [];
-    }));
+    const inserted = await insertBatch(
+      tx,
+      [...wanted].map(([index, { record }]) => [index, record]),
+    );
+    const linked = await linkProcessesOf(
+      tx,
+      [...wanted].flatMap(([index, { processIds }]) => {
+        const participant = inserted.get(index);
+        return participant ? processIds.map((processId) => ({ participantId: participant.identifier, processId })) : [];
+      }),
+    );
     const linkCount = new Map<string, number>();
     for (const link of linked) linkCount.set(link.participantId, (linkCount.get(link.participantId) ?? 0) + 1);
-    const refused = [...inserted].filter(([index, participant]) =>
-      (linkCount.get(participant.identifier) ?? 0) !== wanted.get(index)?.processIds.length);
+    const refused = [...inserted].filter(
+      ([index, participant]) => (linkCount.get(participant.identifier) ?? 0) !== wanted.get(index)?.processIds.length,
+    );
     stored = inserted;
     if (refused.length === 0) break;
     await tx.query('ROLLBACK TO SAVEPOINT participant_batch');
@@ -191,16 +263,34 @@ export async function registerParticipants(
     const participant = stored.get(index);
     outcomes[index] = participant ? { ...participant, processes: catalogue.processesIn(processIds) } : 'present';
   }
-  await appendChange(tx, actor, outcomes.filter((outcome): outcome is Participant => typeof outcome === 'object').map((after) =>
-    participantChange('create', null, after)));
+  await appendChange(
+    tx,
+    actor,
+    outcomes
+      .filter((outcome): outcome is Participant => typeof outcome === 'object')
+      .map((after) => participantChange('create', null, after)),
+  );
   return outcomes;
 }
 
 /** Inserts the records; the stored participants by the index of their record (those left out were present). */
-async function insertBatch(tx: Queryable, records: [number, NewParticipant][]): Promise<Map<number, Omit<Participant, 'processes'>>> {
-  const keyOf = (providerId: string, icd: string, organizationIdentifier: string) => `${providerId}|${icd}|${organizationIdentifier}`;
-  const inserted = new Map((await insertParticipants(tx, records.map(([, record]) => record))).map((participant) =>
-    [keyOf(participant.provider.identifier, participant.icd, participant.organizationIdentifier), participant]));
+async function insertBatch(
+  tx: Queryable,
+  records: [number, NewParticipant][],
+): Promise<Map<number, Omit<Participant, 'processes'>>> {
+  const keyOf = (providerId: string, icd: string, organizationIdentifier: string) =>
+    `${providerId}|${icd}|${organizationIdentifier}`;
+  const inserted = new Map(
+    (
+      await insertParticipants(
+        tx,
+        records.map(([, record]) => record),
+      )
+    ).map((participant) => [
+      keyOf(participant.provider.identifier, participant.icd, participant.organizationIdentifier),
+      participant,
+    ]),
+  );
   const stored = new Map<number, Omit<Participant, 'processes'>>();
   for (const [index, record] of records) {
     const key = keyOf(record.serviceProviderId.toLowerCase(), record.icd, record.organizationIdentifier);
@@ -246,8 +336,11 @@ async function batchCatalogue(tx: Queryable, registrations: readonly Registratio
       if (!named.every((process) => process !== undefined)) return undefined;
       const processIds = [...new Set(named.map((process) => process.identifier))];
       const rules = processesIn(processIds).map(processRuleOf);
-      const broken = newParticipantIcdErrors(schemes, form.icd).length + processRuleErrors(form.processes, rules, form.icd, []).length
-        + deleteDateErrors(form.deleteDate).length > 0;
+      const broken =
+        newParticipantIcdErrors(schemes, form.icd).length +
+          processRuleErrors(form.processes, rules, form.icd, []).length +
+          deleteDateErrors(form.deleteDate).length >
+        0;
       return broken ? undefined : processIds;
     },
   };
@@ -262,7 +355,12 @@ async function lockOwn(tx: Queryable, segment: string, scope: Scope): Promise<Pa
 
 /** Replaces the participant's processes, contact and delete date; returns it as the API shows it. */
 export async function updateRegistration(
-  tx: Queryable, actor: Actor, segment: string, scope: Scope, form: UpdateParticipantForm, catalogue?: HeldProcesses,
+  tx: Queryable,
+  actor: Actor,
+  segment: string,
+  scope: Scope,
+  form: UpdateParticipantForm,
+  catalogue?: HeldProcesses,
 ): Promise<Participant> {
   const participant = await lockOwn(tx, segment, scope);
   const processIds = await processIdsOf(tx, UPDATE_FORM, form, participant.icd, participant.processIds, catalogue);
@@ -277,15 +375,24 @@ export async function updateRegistration(
 
 /** Moves the participant to the service provider `targetSegment` names (its UUID, any case). */
 export async function transferRegistration(
-  tx: Queryable, actor: Actor, segment: string, scope: Scope, targetSegment: string, catalogue?: HeldProcesses,
+  tx: Queryable,
+  actor: Actor,
+  segment: string,
+  scope: Scope,
+  targetSegment: string,
+  catalogue?: HeldProcesses,
 ): Promise<void> {
   const participant = await lockOwn(tx, segment, scope);
   const target = targetSegment.toLowerCase();
   if (!(await serviceProviderExists(tx, target))) throw NotFoundError.instance(targetSegment);
-  if (isSpis(participant.icd)) await checkServiceProviderIdentifier(tx, actor, target, participant.organizationIdentifier);
+  if (isSpis(participant.icd))
+    await checkServiceProviderIdentifier(tx, actor, target, participant.organizationIdentifier);
   const before = await participantOfRecord(participant, processSource(tx, catalogue));
   await expireParticipants(tx, { organization: participant });
-  const after = await participantOfRecord(await transferParticipant(tx, participant, target), processSource(tx, catalogue));
+  const after = await participantOfRecord(
+    await transferParticipant(tx, participant, target),
+    processSource(tx, catalogue),
+  );
   await appendChange(tx, actor, participantChange('transfer', before, after));
 }
 
@@ -293,7 +400,12 @@ export async function transferRegistration(
  * Ends every participant of an organization another SMP has taken over (the SML migrated it), logged as 'migrate'
  * (after = null) so the audit, the feed and the Directory hear of it. Returns how many ended.
  */
-export async function endMigratedOrganization(tx: Queryable, actor: Actor, organization: Organization, catalogue?: HeldProcesses): Promise<number> {
+export async function endMigratedOrganization(
+  tx: Queryable,
+  actor: Actor,
+  organization: Organization,
+  catalogue?: HeldProcesses,
+): Promise<number> {
   await lockOrganization(tx, organization);
   const deleted = await deleteParticipants(tx, { kind: 'qualified', organization }, null);
   deleted.sort((a, b) => (a.identifier < b.identifier ? -1 : 1));
@@ -305,7 +417,11 @@ export async function endMigratedOrganization(tx: Queryable, actor: Actor, organ
 
 /** Deletes the participant the path segment names within the caller's scope (its qualified identifier); 404 when there is none. */
 export async function deleteRegistration(
-  tx: Queryable, actor: Actor, segment: string, scope: Scope, catalogue?: HeldProcesses,
+  tx: Queryable,
+  actor: Actor,
+  segment: string,
+  scope: Scope,
+  catalogue?: HeldProcesses,
 ): Promise<string> {
   const [deleted] = await deleteParticipants(tx, participantKeyOrNotFound(segment), scope);
   if (!deleted) throw participantNotFound(segment);
@@ -323,7 +439,10 @@ export const MOST_ENDED_AT_ONCE = 500;
  * remain.
  */
 export async function endParticipantsWithIcds(
-  tx: Queryable, actor: Actor, icds: readonly string[], catalogue?: HeldProcesses,
+  tx: Queryable,
+  actor: Actor,
+  icds: readonly string[],
+  catalogue?: HeldProcesses,
 ): Promise<{ ended: string[]; remaining: number }> {
   const { ids, total } = await participantIdsWithIcds(tx, icds, MOST_ENDED_AT_ONCE);
   const ended: string[] = [];

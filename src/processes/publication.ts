@@ -15,7 +15,8 @@ export const removedAt = (entry: Removable, now: number): boolean =>
   entry.removedFrom !== null && Date.parse(entry.removedFrom) <= now;
 
 /** Whether the entry is published at `now`: visible, and not removed. */
-export const publishedAt = (entry: Removable & { visible: boolean }, now: number): boolean => entry.visible && !removedAt(entry, now);
+export const publishedAt = (entry: Removable & { visible: boolean }, now: number): boolean =>
+  entry.visible && !removedAt(entry, now);
 
 /** The first removal instant after `now` of the processes and their document types; Infinity when none comes. */
 export function nextRemovalOf(processes: Iterable<Process | undefined>, now: number): number {
@@ -51,10 +52,19 @@ export function processPublishedAt(process: Process, now: number): Process | und
   if (removedAt(process, now)) return undefined;
   const kept = shown.get(process);
   if (kept && now >= kept.from && now < kept.until) return kept.process;
-  const instants = process.documentTypes.flatMap(({ removedFrom }) => (removedFrom === null ? [] : [Date.parse(removedFrom)]));
+  const instants = process.documentTypes.flatMap(({ removedFrom }) =>
+    removedFrom === null ? [] : [Date.parse(removedFrom)],
+  );
   const passed = instants.filter((instant) => instant <= now);
   const documentTypes = process.documentTypes.filter((documentType) => !removedAt(documentType, now));
-  const published = passed.length === 0 ? process : Object.freeze({ ...process, documentTypes: Object.freeze(documentTypes) as Process['documentTypes'] });
-  shown.set(process, { process: published, from: Math.max(-Infinity, ...passed), until: nextRemovalOf([process], now) });
+  const published =
+    passed.length === 0
+      ? process
+      : Object.freeze({ ...process, documentTypes: Object.freeze(documentTypes) as Process['documentTypes'] });
+  shown.set(process, {
+    process: published,
+    from: Math.max(-Infinity, ...passed),
+    until: nextRemovalOf([process], now),
+  });
   return published;
 }

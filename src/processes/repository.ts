@@ -1,4 +1,10 @@
-import { onForeignKeyViolation, onUniqueViolation, STREAM_BATCH_MAX_BYTES, type Database, type Queryable } from '../db/database.js';
+import {
+  onForeignKeyViolation,
+  onUniqueViolation,
+  STREAM_BATCH_MAX_BYTES,
+  type Database,
+  type Queryable,
+} from '../db/database.js';
 import { Conditions, escapeLikeWildcards, selectPage, utcInstant } from '../db/sql.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { CatalogueTable } from '../db/catalogue-table.js';
@@ -15,7 +21,10 @@ export const removedFromSet = (keep: string, instant: string) =>
   `removed_from = CASE WHEN ${keep}::boolean THEN removed_from ELSE date_trunc('second', ${instant}::timestamptz) END`;
 
 /** The parameters of `removedFromSet`, from a record's `removedFrom` (undefined: absent from the form; null: cleared). */
-export const removedFromParams = (removedFrom: string | null | undefined) => [removedFrom === undefined, removedFrom ?? null];
+export const removedFromParams = (removedFrom: string | null | undefined) => [
+  removedFrom === undefined,
+  removedFrom ?? null,
+];
 
 /** The JSON of a process's summary, as listed in dependencies and in a document type's processes. */
 export const processSummaryJson = (alias: string) =>
@@ -71,10 +80,13 @@ function filterConditions(filter: ProcessFilter): Conditions {
   const text = filter.query ?? filter.search;
   if (text) {
     const pattern = conditions.param(`%${escapeLikeWildcards(text)}%`);
-    conditions.where(`(p.title ILIKE ${pattern} OR p.alias ILIKE ${pattern} OR p.scheme || '::' || p.value ILIKE ${pattern})`);
+    conditions.where(
+      `(p.title ILIKE ${pattern} OR p.alias ILIKE ${pattern} OR p.scheme || '::' || p.value ILIKE ${pattern})`,
+    );
   }
   if (filter.domain?.length) conditions.where(`p.domain = ANY(${conditions.param(filter.domain)}::text[])`);
-  if (filter.requiredIcd?.length) conditions.where(`p.required_icds && ${conditions.param(filter.requiredIcd)}::text[]`);
+  if (filter.requiredIcd?.length)
+    conditions.where(`p.required_icds && ${conditions.param(filter.requiredIcd)}::text[]`);
   if (filter.restricted !== undefined) conditions.where(`p.restricted = ${conditions.param(filter.restricted)}`);
   if (filter.visible !== undefined) conditions.where(`p.visible = ${conditions.param(filter.visible)}`);
   if (filter.documentType) {
@@ -98,10 +110,18 @@ export async function findProcesses(db: Queryable, filter: ProcessFilter, page: 
 }
 
 /** Every hit, in batches that also stop at `maxBytes`: a process grows with its document types and dependencies. */
-export function streamProcesses(db: Database, filter: ProcessFilter, orderBy: string, maxBytes = STREAM_BATCH_MAX_BYTES) {
+export function streamProcesses(
+  db: Database,
+  filter: ProcessFilter,
+  orderBy: string,
+  maxBytes = STREAM_BATCH_MAX_BYTES,
+) {
   const conditions = filterConditions(filter);
   return db.stream<Process>(
-    `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`, conditions.params, undefined, maxBytes,
+    `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p ${conditions.clause} ${orderBy}`,
+    conditions.params,
+    undefined,
+    maxBytes,
   );
 }
 
@@ -121,20 +141,29 @@ export interface HeldProcesses {
 
 /** The processes read in `db` (a transaction sees its own writes): for callers without the catalogue cache. */
 export const processesFromDatabase = (db: Queryable): ProcessSource => ({
-  processesIn: async (ids) => ids.length === 0 ? [] : db.query<Process>(
-    `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p WHERE p.id = ANY($1::uuid[]) ORDER BY p.scheme || '::' || p.value, p.id`,
-    [ids],
-  ),
+  processesIn: async (ids) =>
+    ids.length === 0
+      ? []
+      : db.query<Process>(
+          `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p WHERE p.id = ANY($1::uuid[]) ORDER BY p.scheme || '::' || p.value, p.id`,
+          [ids],
+        ),
 });
 
 /** The processes named by identifier or by qualified identifier (`scheme::value`), in `processesIn`'s order: a batch's references at once. */
-export const processesNamed = async (db: Queryable, ids: readonly string[], names: readonly string[]): Promise<Process[]> =>
-  ids.length + names.length === 0 ? [] : db.query<Process>(
-    `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p
+export const processesNamed = async (
+  db: Queryable,
+  ids: readonly string[],
+  names: readonly string[],
+): Promise<Process[]> =>
+  ids.length + names.length === 0
+    ? []
+    : db.query<Process>(
+        `SELECT ${PROCESS_RESPONSE_COLUMNS} FROM processes p
       WHERE p.id = ANY($1::uuid[]) OR p.scheme || '::' || p.value = ANY($2::text[])
       ORDER BY p.scheme || '::' || p.value, p.id`,
-    [ids, names],
-  );
+        [ids, names],
+      );
 
 export interface ProcessRecord {
   qualifiedIdentifier: QualifiedIdentifier;
@@ -152,15 +181,26 @@ export interface ProcessRecord {
 }
 
 function duplicate(record: ProcessRecord): ConflictError {
-  return new ConflictError(`A process with qualified identifier '${formatQualifiedIdentifier(record.qualifiedIdentifier)}' already exists`);
+  return new ConflictError(
+    `A process with qualified identifier '${formatQualifiedIdentifier(record.qualifiedIdentifier)}' already exists`,
+  );
 }
 
 export async function insertProcess(tx: Queryable, record: ProcessRecord): Promise<string> {
   const [row] = await tx.query<{ id: string }>(
     `INSERT INTO processes (scheme, value, domain, title, alias, restricted, visible, required_icds, removed_from)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, date_trunc('second', $9::timestamptz)) ON CONFLICT (scheme, value) DO NOTHING RETURNING id`,
-    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.domain, record.title, record.alias,
-      record.restricted, record.visible, record.requiredICDs, record.removedFrom ?? null],
+    [
+      record.qualifiedIdentifier.scheme,
+      record.qualifiedIdentifier.value,
+      record.domain,
+      record.title,
+      record.alias,
+      record.restricted,
+      record.visible,
+      record.requiredICDs,
+      record.removedFrom ?? null,
+    ],
   );
   if (!row) throw duplicate(record);
   await replaceLinks(tx, row.id, record);
@@ -168,18 +208,32 @@ export async function insertProcess(tx: Queryable, record: ProcessRecord): Promi
 }
 
 export async function updateProcess(tx: Queryable, id: string, record: ProcessRecord): Promise<void> {
-  const [clash] = await tx.query(
-    'SELECT 1 FROM processes WHERE scheme = $1 AND value = $2 AND id <> $3',
-    [record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, id],
-  );
+  const [clash] = await tx.query('SELECT 1 FROM processes WHERE scheme = $1 AND value = $2 AND id <> $3', [
+    record.qualifiedIdentifier.scheme,
+    record.qualifiedIdentifier.value,
+    id,
+  ]);
   if (clash) throw duplicate(record);
-  const updated = await onUniqueViolation(tx.query(
-    `UPDATE processes SET scheme = $2, value = $3, domain = $4, title = $5, alias = $6, restricted = $7, visible = $8,
+  const updated = await onUniqueViolation(
+    tx.query(
+      `UPDATE processes SET scheme = $2, value = $3, domain = $4, title = $5, alias = $6, restricted = $7, visible = $8,
             required_icds = $9, ${removedFromSet('$10', '$11')}
       WHERE id = $1 RETURNING id`,
-    [id, record.qualifiedIdentifier.scheme, record.qualifiedIdentifier.value, record.domain, record.title, record.alias,
-      record.restricted, record.visible, record.requiredICDs, ...removedFromParams(record.removedFrom)],
-  ), () => duplicate(record));
+      [
+        id,
+        record.qualifiedIdentifier.scheme,
+        record.qualifiedIdentifier.value,
+        record.domain,
+        record.title,
+        record.alias,
+        record.restricted,
+        record.visible,
+        record.requiredICDs,
+        ...removedFromParams(record.removedFrom),
+      ],
+    ),
+    () => duplicate(record),
+  );
   if (updated.length === 0) throw NotFoundError.instance(id);
   await replaceLinks(tx, id, record);
 }
@@ -188,7 +242,8 @@ async function replaceLinks(tx: Queryable, id: string, record: ProcessRecord): P
   await tx.query('DELETE FROM process_capabilities WHERE process_id = $1', [id]);
   await tx.query('DELETE FROM process_document_types WHERE process_id = $1', [id]);
   await tx.query('DELETE FROM process_dependencies WHERE process_id = $1', [id]);
-  const deletedMeanwhile = (field: string) => () => new ConflictError(`A resource named in ${field} was deleted meanwhile; nothing was changed`);
+  const deletedMeanwhile = (field: string) => () =>
+    new ConflictError(`A resource named in ${field} was deleted meanwhile; nothing was changed`);
   await onForeignKeyViolation(
     tx.query('INSERT INTO process_capabilities SELECT $1, unnest($2::uuid[])', [id, record.capabilityIds]),
     deletedMeanwhile('capabilities'),

@@ -1,4 +1,9 @@
-import { resolveReferences, CAPABILITY_REFERENCE, DOCUMENT_TYPE_REFERENCE, PROCESS_REFERENCE } from '../db/references.js';
+import {
+  resolveReferences,
+  CAPABILITY_REFERENCE,
+  DOCUMENT_TYPE_REFERENCE,
+  PROCESS_REFERENCE,
+} from '../db/references.js';
 import type { Queryable } from '../db/database.js';
 import type { PageRequest } from '../core/paging.js';
 import { CATALOGUE_MANAGERS, EVERYONE } from '../http/auth.js';
@@ -9,7 +14,13 @@ import { IdentifierSchemeList } from '../identifier-schemes/schemes.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import {
-  deleteProcess, findProcesses, insertProcess, PROCESS_TABLE, streamProcesses, updateProcess, type ProcessRecord,
+  deleteProcess,
+  findProcesses,
+  insertProcess,
+  PROCESS_TABLE,
+  streamProcesses,
+  updateProcess,
+  type ProcessRecord,
 } from './repository.js';
 import { Process, ProcessFilter, ProcessForm, ProcessPage, ProcessQuery, REMOVED_FROM_KEEPS_NULL } from './schemas.js';
 
@@ -24,11 +35,19 @@ async function recordOf(tx: Queryable, form: ProcessForm, ownId?: string): Promi
   const schemes = new IdentifierSchemeList(await readIdentifierSchemes(tx));
   const errors = [
     ...unknownIcdErrors(schemes, 'requiredICDs', form.requiredICDs),
-    ...capabilities.errors, ...documentTypes.errors, ...dependencies.errors,
+    ...capabilities.errors,
+    ...documentTypes.errors,
+    ...dependencies.errors,
   ];
   const selfIndex = ownId ? dependencies.ids.indexOf(ownId) : -1;
   if (selfIndex >= 0) {
-    errors.push({ field: 'dependencies', code: 'SelfDependency', rejectedValue: ownId, typeName: 'Set', defaultMessage: 'a process cannot depend on itself' });
+    errors.push({
+      field: 'dependencies',
+      code: 'SelfDependency',
+      rejectedValue: ownId,
+      typeName: 'Set',
+      defaultMessage: 'a process cannot depend on itself',
+    });
   }
   if (errors.length > 0) throw ValidationError.of(FORM, errors);
   return {
@@ -53,7 +72,11 @@ const filtersNothing = (query: ProcessFilter) =>
 
 /** The processes the filter finds; 400 for a required ICD the registry does not know. */
 async function findFiltered(db: Queryable, page: PageRequest, query: ProcessFilter) {
-  const unknown = unknownIcdErrors(new IdentifierSchemeList(await readIdentifierSchemes(db)), 'requiredIcd', query.requiredIcd);
+  const unknown = unknownIcdErrors(
+    new IdentifierSchemeList(await readIdentifierSchemes(db)),
+    'requiredIcd',
+    query.requiredIcd,
+  );
   if (unknown.length > 0) throw ValidationError.of('queryParameters', unknown);
   return findProcesses(db, query, page);
 }

@@ -1,13 +1,25 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery, PageSchema } from '../core/paging.js';
 import {
-  CapabilityIdentifiable, DocumentTypeIdentifiable, FreeText, IcdSchema, Nullable, ProcessIdentifiable,
-  OptionalName, QualifiedIdentifierInput, QualifiedIdentifierString, RequiredName, TextBound, TextSearch, Uuid,
+  CapabilityIdentifiable,
+  DocumentTypeIdentifiable,
+  FreeText,
+  IcdSchema,
+  Nullable,
+  ProcessIdentifiable,
+  OptionalName,
+  QualifiedIdentifierInput,
+  QualifiedIdentifierString,
+  RequiredName,
+  TextBound,
+  TextSearch,
+  Uuid,
 } from '../core/schemas.js';
 
-const REMOVAL = 'the instant from which the entry is no longer published (SMP, Directory, public lookup), on every '
-  + 'instance at once; the participants that have it keep it on their record, marked by this field. From the code list\'s '
-  + 'removal date (its start, UTC) when `registry load-catalogue` loads one, or set by the authority';
+const REMOVAL =
+  'the instant from which the entry is no longer published (SMP, Directory, public lookup), on every ' +
+  "instance at once; the participants that have it keep it on their record, marked by this field. From the code list's " +
+  'removal date (its start, UTC) when `registry load-catalogue` loads one, or set by the authority';
 
 /** When an entry stops being published; null when no removal is set. */
 export const RemovedFrom = Nullable(Type.String({ format: 'date-time', description: `addition: ${REMOVAL}` }));
@@ -17,11 +29,17 @@ export const RemovedFrom = Nullable(Type.String({ format: 'date-time', descripti
  * older client's) never drops a code list's date; another instant moves it, and null clears it (the routes keep this
  * null: `REMOVED_FROM_KEEPS_NULL`).
  */
-export const RemovedFromInput = Type.Optional(Nullable(Type.String({
-  format: 'date-time', maxLength: 40,
-  description: `addition: ${REMOVAL}. An ISO 8601 instant with its offset, kept to the second; absent keeps the one set, null clears it `
-    + '(the entry is published again, unless a later code-list load sets its date again)',
-})));
+export const RemovedFromInput = Type.Optional(
+  Nullable(
+    Type.String({
+      format: 'date-time',
+      maxLength: 40,
+      description:
+        `addition: ${REMOVAL}. An ISO 8601 instant with its offset, kept to the second; absent keeps the one set, null clears it ` +
+        '(the entry is published again, unless a later code-list load sets its date again)',
+    }),
+  ),
+);
 
 /** The form property whose null clears (every other null in a form reads as absent). */
 export const REMOVED_FROM_KEEPS_NULL = ['removedFrom'] as const;
@@ -47,7 +65,13 @@ export type ProcessForm = Static<typeof ProcessForm>;
 const CapabilitySummary = Type.Object({ identifier: Uuid(), title: Type.String() }, { title: 'Capability' });
 
 const DocumentTypeSummary = Type.Object(
-  { identifier: Uuid(), qualifiedIdentifier: QualifiedIdentifierString, title: Type.String(), visible: Type.Boolean(), removedFrom: RemovedFrom },
+  {
+    identifier: Uuid(),
+    qualifiedIdentifier: QualifiedIdentifierString,
+    title: Type.String(),
+    visible: Type.Boolean(),
+    removedFrom: RemovedFrom,
+  },
   { title: 'DocumentTypeSummary' },
 );
 
@@ -88,8 +112,12 @@ export const ProcessPage = PageSchema(Process, 'ProcessPage');
 export const ProcessFilter = Type.Object({
   ...TextSearch('case-insensitive part of the title, alias or qualified identifier'),
   domain: Type.Optional(Type.Array(Type.String(), { description: 'any of these domains' })),
-  documentType: Type.Optional(Type.String({ description: 'identifier or qualified identifier of a linked document type' })),
-  dependency: Type.Optional(Type.String({ description: 'identifier or qualified identifier of a process depended on' })),
+  documentType: Type.Optional(
+    Type.String({ description: 'identifier or qualified identifier of a linked document type' }),
+  ),
+  dependency: Type.Optional(
+    Type.String({ description: 'identifier or qualified identifier of a process depended on' }),
+  ),
   requiredIcd: Type.Optional(Type.Array(IcdSchema, { description: 'any of these required ICDs' })),
   restricted: Type.Optional(Type.Boolean()),
   visible: Type.Optional(Type.Boolean()),

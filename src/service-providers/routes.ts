@@ -5,7 +5,11 @@ import { CATALOGUE_MANAGERS, ROLES } from '../http/auth.js';
 import { ValidationError } from '../core/errors.js';
 import { managedResourceRoutes, mediaTypesNamed } from '../http/resource-routes.js';
 import {
-  deleteServiceProvider, insertServiceProvider, SERVICE_PROVIDER_TABLE, updateServiceProvider, type ServiceProviderRecord,
+  deleteServiceProvider,
+  insertServiceProvider,
+  SERVICE_PROVIDER_TABLE,
+  updateServiceProvider,
+  type ServiceProviderRecord,
 } from './repository.js';
 import { ServiceProvider, ServiceProviderForm, ServiceProviderPage, ServiceProviderQuery } from './schemas.js';
 

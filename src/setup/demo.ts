@@ -67,7 +67,10 @@ export async function createDemoSet(db: Database): Promise<DemoUser | undefined>
       endpoints: await demoEndpoints(tx),
     });
     const serviceProviderId = await insertServiceProvider(tx, { title: 'Demo Service Provider One', accessPointId });
-    const otherServiceProviderId = await insertServiceProvider(tx, { title: 'Demo Service Provider Two', accessPointId });
+    const otherServiceProviderId = await insertServiceProvider(tx, {
+      title: 'Demo Service Provider Two',
+      accessPointId,
+    });
     await appendChange(tx, SYSTEM_ACTOR, [
       await created(tx, ACCESS_POINT_PROVIDER_TABLE, accessPointProviderId),
       await created(tx, ACCESS_POINT_TABLE, accessPointId),
@@ -84,22 +87,42 @@ export async function createDemoSet(db: Database): Promise<DemoUser | undefined>
 async function demoEndpoints(tx: Queryable) {
   const transportProfileId = await transportProfileIdOf(tx, AS4);
   return transportProfileId
-    ? [{
-      url: 'https://ap.demo.invalid/as4', transportProfileId, certificateTypes: ['PEPPOL_AP_PILOT'],
-      certificate: DEMO_AP_CERTIFICATE, serviceDescription: 'Demo access point (AS4)', technicalContactUrl: 'mailto:operations@ap.demo.invalid',
-    }]
+    ? [
+        {
+          url: 'https://ap.demo.invalid/as4',
+          transportProfileId,
+          certificateTypes: ['PEPPOL_AP_PILOT'],
+          certificate: DEMO_AP_CERTIFICATE,
+          serviceDescription: 'Demo access point (AS4)',
+          technicalContactUrl: 'mailto:operations@ap.demo.invalid',
+        },
+      ]
     : [];
 }
 
 /** With the billing process when the catalogue has it (the starter catalogue does). */
 async function addDemoParticipants(tx: Queryable, serviceProviderId: string): Promise<void> {
-  const { ids } = await resolveReferences(tx, PROCESS_REFERENCE, [{ qualifiedIdentifier: BILLING_PROCESS }], 'processes');
+  const { ids } = await resolveReferences(
+    tx,
+    PROCESS_REFERENCE,
+    [{ qualifiedIdentifier: BILLING_PROCESS }],
+    'processes',
+  );
   const processes = ids.map((identifier) => ({ identifier }));
   for (const participant of DEMO_PARTICIPANTS) {
-    await registerParticipant(tx, SYSTEM_ACTOR, serviceProviderId, { ...participant, contact: { name: participant.contact }, processes });
+    await registerParticipant(tx, SYSTEM_ACTOR, serviceProviderId, {
+      ...participant,
+      contact: { name: participant.contact },
+      processes,
+    });
   }
 }
 
 /** The change that adding the row `identifier` of `table` makes, the row as the API shows it. */
-const created = async (tx: Queryable, table: CatalogueTable, identifier: string): Promise<Change> =>
-  ({ resource: table.kind, identifier, operation: 'create', before: null, after: await resourceReads(table).getById(tx, identifier) });
+const created = async (tx: Queryable, table: CatalogueTable, identifier: string): Promise<Change> => ({
+  resource: table.kind,
+  identifier,
+  operation: 'create',
+  before: null,
+  after: await resourceReads(table).getById(tx, identifier),
+});

@@ -57,17 +57,25 @@ export function welcome(setup: Setup, baseUrl: string): string | undefined {
     lines.push(`  ADMIN:            username: ${admin.username}  password: ${password}`);
   }
   if (demo) {
-    lines.push(`  SERVICE_PROVIDER: username: ${demo.username}  password: ${demo.password}  (demo, acts for ${demo.serviceProvider})`);
+    lines.push(
+      `  SERVICE_PROVIDER: username: ${demo.username}  password: ${demo.password}  (demo, acts for ${demo.serviceProvider})`,
+    );
   }
   if (starter) {
-    lines.push(`  Catalogue: the starter catalogue (${starter.processes.added} core Peppol processes); follow the`,
+    lines.push(
+      `  Catalogue: the starter catalogue (${starter.processes.added} core Peppol processes); follow the`,
       '             official Peppol code lists with: ./registry load-catalogue reference-data/peppol-codelists-v9.7',
-      '             (the release the project ships) or the folder of a newer release');
+      '             (the release the project ships) or the folder of a newer release',
+    );
   }
   if (showsPasswords(setup)) lines.push('  These passwords are shown only this once.');
   if (demo) {
-    lines.push('', '  Try it:', `    curl -u '${demo.username}:${demo.password}' '${baseUrl}/rest/api/participants'`,
-      `    (the demo participants have the Peppol billing process ${BILLING_PROCESS})`);
+    lines.push(
+      '',
+      '  Try it:',
+      `    curl -u '${demo.username}:${demo.password}' '${baseUrl}/rest/api/participants'`,
+      `    (the demo participants have the Peppol billing process ${BILLING_PROCESS})`,
+    );
   }
   lines.push('');
   return lines.join('\n');
@@ -92,7 +100,11 @@ export interface WelcomeDelivery {
  * terminal, or without a password, it is printed; otherwise it goes into a file that only its owner can read, and
  * only the file's path is announced.
  */
-export function deliverWelcome(setup: Setup, message: string, { terminal, directory, print, announce }: WelcomeDelivery): void {
+export function deliverWelcome(
+  setup: Setup,
+  message: string,
+  { terminal, directory, print, announce }: WelcomeDelivery,
+): void {
   if (terminal || !showsPasswords(setup)) {
     print(message);
     return;

@@ -17,7 +17,14 @@ const here = dirname(fileURLToPath(import.meta.url));
  * The shipped Participant Identifier Schemes list (reference-data/, next to src/ and dist/ alike): a first start
  * follows the code list's ICDs, 0242 among them, rather than the specification's snapshot.
  */
-export const SHIPPED_IDENTIFIER_SCHEMES = join(here, '..', '..', 'reference-data', 'peppol-codelists-v9.7', 'participant-identifier-schemes.xml');
+export const SHIPPED_IDENTIFIER_SCHEMES = join(
+  here,
+  '..',
+  '..',
+  'reference-data',
+  'peppol-codelists-v9.7',
+  'participant-identifier-schemes.xml',
+);
 
 /** The shipped code lists are not beside the program: the checkout or release lacks `reference-data/`. */
 export class ReferenceDataMissingError extends Error {}
@@ -28,8 +35,10 @@ export class ReferenceDataMissingError extends Error {}
  */
 export async function checkReferenceData(): Promise<void> {
   await access(SHIPPED_IDENTIFIER_SCHEMES).catch(() => {
-    throw new ReferenceDataMissingError(`The shipped code lists are missing: ${SHIPPED_IDENTIFIER_SCHEMES} is not there. The registry runs `
-      + 'from its checkout or release with reference-data/ beside src/ and dist/: restore that directory (git checkout -- reference-data).');
+    throw new ReferenceDataMissingError(
+      `The shipped code lists are missing: ${SHIPPED_IDENTIFIER_SCHEMES} is not there. The registry runs ` +
+        'from its checkout or release with reference-data/ beside src/ and dist/: restore that directory (git checkout -- reference-data).',
+    );
   });
 }
 

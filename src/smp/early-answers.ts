@@ -15,20 +15,23 @@ const participantSegmentOf = (segment: string | undefined) =>
  * and a kept signed service metadata.
  */
 export function smpEarlyRoutes(publisher: SmpPublisher): EarlyRoute[] {
-  return [{
-    route: SERVICE_GROUP_ROUTE,
-    answer: ({ participantId }) => {
-      const participant = participantSegmentOf(participantId);
-      const body = participant && publisher.serviceGroupAtOnce(participantNamed(participant));
-      return body ? { body, contentType: XML } : undefined;
+  return [
+    {
+      route: SERVICE_GROUP_ROUTE,
+      answer: ({ participantId }) => {
+        const participant = participantSegmentOf(participantId);
+        const body = participant && publisher.serviceGroupAtOnce(participantNamed(participant));
+        return body ? { body, contentType: XML } : undefined;
+      },
     },
-  }, {
-    route: SERVICE_METADATA_ROUTE,
-    answer: ({ participantId, documentTypeId = '' }) => {
-      const participant = participantSegmentOf(participantId);
-      const lookup = participant && serviceLookupOf(participant, decodedSegment(documentTypeId));
-      const body = lookup && publisher.keptServiceMetadata(lookup.participant, lookup.documentType);
-      return body ? { body, contentType: XML } : undefined;
+    {
+      route: SERVICE_METADATA_ROUTE,
+      answer: ({ participantId, documentTypeId = '' }) => {
+        const participant = participantSegmentOf(participantId);
+        const lookup = participant && serviceLookupOf(participant, decodedSegment(documentTypeId));
+        const body = lookup && publisher.keptServiceMetadata(lookup.participant, lookup.documentType);
+        return body ? { body, contentType: XML } : undefined;
+      },
     },
-  }];
+  ];
 }

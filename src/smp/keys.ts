@@ -47,7 +47,9 @@ export class SmpKeys {
   /** The pair in use now, and the instant it stops being used (Infinity when none follows). */
   inUse(): { key: SmpKey; until: number } {
     if (!this.next) return { key: this.current, until: Infinity };
-    return this.clock() < this.next.from ? { key: this.current, until: this.next.from } : { key: this.next.key, until: Infinity };
+    return this.clock() < this.next.from
+      ? { key: this.current, until: this.next.from }
+      : { key: this.next.key, until: Infinity };
   }
 
   /** The pair in use as a TLS client certificate. */
@@ -61,7 +63,9 @@ export class SmpKeys {
  * How the SML and Directory clients present themselves (Peppol: the SMP certificate is their client certificate): the
  * pair in use at each call, never a development pair; unless files name another (`SML_CLIENT_*`, which win).
  */
-export function networkClientCertificate(keys: SmpKeys | undefined): { clientCertificate?: () => { cert: string; key: string } } {
+export function networkClientCertificate(keys: SmpKeys | undefined): {
+  clientCertificate?: () => { cert: string; key: string };
+} {
   return keys && !keys.current.development ? { clientCertificate: () => keys.clientCertificate() } : {};
 }
 
@@ -72,8 +76,9 @@ interface Log {
 
 export class SmpKeyError extends Error {}
 
-export const HOW_TO_CONFIGURE = 'set REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE to PEM files of the SMP '
-  + 'signing key (unencrypted PKCS#8 or PKCS#1 RSA) and its certificate (the Peppol SMP certificate in production)';
+export const HOW_TO_CONFIGURE =
+  'set REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE to PEM files of the SMP ' +
+  'signing key (unencrypted PKCS#8 or PKCS#1 RSA) and its certificate (the Peppol SMP certificate in production)';
 
 const DEV_KEY = 'smp-development-key.pem';
 const DEV_CERTIFICATE = 'smp-development-certificate.pem';
@@ -85,8 +90,14 @@ const DEV_CERTIFICATE = 'smp-development-certificate.pem';
 export async function loadSmpKey(settings: SmpKeySettings, log: Log): Promise<SmpKey | undefined> {
   const { REGISTRY_SMP_KEY_FILE: keyFile, REGISTRY_SMP_CERTIFICATE_FILE: certificateFile } = settings;
   if (keyFile !== undefined || certificateFile !== undefined) {
-    if (keyFile === undefined || certificateFile === undefined) throw new SmpKeyError(`SMP key: ${HOW_TO_CONFIGURE} (both, not one)`);
-    const key = await configuredPair('REGISTRY_SMP_KEY_FILE', keyFile, 'REGISTRY_SMP_CERTIFICATE_FILE', certificateFile);
+    if (keyFile === undefined || certificateFile === undefined)
+      throw new SmpKeyError(`SMP key: ${HOW_TO_CONFIGURE} (both, not one)`);
+    const key = await configuredPair(
+      'REGISTRY_SMP_KEY_FILE',
+      keyFile,
+      'REGISTRY_SMP_CERTIFICATE_FILE',
+      certificateFile,
+    );
     log.info(`SMP signing with ${certificateFile} (${describeCertificate(key.certificatePem)})`);
     return key;
   }
@@ -95,12 +106,18 @@ export async function loadSmpKey(settings: SmpKeySettings, log: Log): Promise<Sm
     return undefined;
   }
   const key = await developmentKey(settings.REGISTRY_DATA_DIR);
-  log.warn(`SMP signing with a development key and self-signed certificate from ${settings.REGISTRY_DATA_DIR}: `
-    + `NOT a Peppol SMP certificate, no network client will trust it; for production ${HOW_TO_CONFIGURE}`);
+  log.warn(
+    `SMP signing with a development key and self-signed certificate from ${settings.REGISTRY_DATA_DIR}: ` +
+      `NOT a Peppol SMP certificate, no network client will trust it; for production ${HOW_TO_CONFIGURE}`,
+  );
   return key;
 }
 
-const NEXT_SETTINGS = ['REGISTRY_SMP_NEXT_KEY_FILE', 'REGISTRY_SMP_NEXT_CERTIFICATE_FILE', 'REGISTRY_SMP_NEXT_CERTIFICATE_FROM'] as const;
+const NEXT_SETTINGS = [
+  'REGISTRY_SMP_NEXT_KEY_FILE',
+  'REGISTRY_SMP_NEXT_CERTIFICATE_FILE',
+  'REGISTRY_SMP_NEXT_CERTIFICATE_FROM',
+] as const;
 /** An ISO 8601 instant with its offset: every instance must read the same instant, whatever its time zone. */
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -109,45 +126,70 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{
  * incomplete, without a configured current pair, whose key does not belong to its certificate, or whose certificate
  * is not valid at the instant; and a fixed SML client certificate beside it (the SML expects the new one then).
  */
-export async function loadSmpKeys(settings: SmpKeySettings, log: Log, clock: () => number = Date.now): Promise<SmpKeys | undefined> {
+export async function loadSmpKeys(
+  settings: SmpKeySettings,
+  log: Log,
+  clock: () => number = Date.now,
+): Promise<SmpKeys | undefined> {
   const next = await loadNextSmpKey(settings);
   // Before loadSmpKey, which would make a development key where none is configured.
   if (next && (settings.REGISTRY_SMP_KEY_FILE === undefined || settings.REGISTRY_SMP_CERTIFICATE_FILE === undefined)) {
-    throw new SmpKeyError('SMP key: a next pair (REGISTRY_SMP_NEXT_...) replaces a configured one: set REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE too');
+    throw new SmpKeyError(
+      'SMP key: a next pair (REGISTRY_SMP_NEXT_...) replaces a configured one: set REGISTRY_SMP_KEY_FILE and REGISTRY_SMP_CERTIFICATE_FILE too',
+    );
   }
   const current = await loadSmpKey(settings, log);
   if (!current || !next) return current && new SmpKeys(current, undefined, clock);
   if (settings.SML_CLIENT_CERT_FILE !== undefined) {
-    throw new SmpKeyError('SMP key: SML_CLIENT_CERT_FILE would stay the SML client certificate after REGISTRY_SMP_NEXT_CERTIFICATE_FROM, when the SML '
-      + 'expects the next one: unset SML_CLIENT_CERT_FILE and SML_CLIENT_KEY_FILE (the SML and Directory clients then use the SMP\'s pair)');
+    throw new SmpKeyError(
+      'SMP key: SML_CLIENT_CERT_FILE would stay the SML client certificate after REGISTRY_SMP_NEXT_CERTIFICATE_FROM, when the SML ' +
+        "expects the next one: unset SML_CLIENT_CERT_FILE and SML_CLIENT_KEY_FILE (the SML and Directory clients then use the SMP's pair)",
+    );
   }
   const remaining = next.from - clock();
-  log.info(remaining > 0
-    ? `SMP certificate rollover at ${new Date(next.from).toISOString()}: the next pair signs and is the SML client certificate from then`
-    : `SMP certificate rollover at ${new Date(next.from).toISOString()} has taken place: the next pair is in use`);
+  log.info(
+    remaining > 0
+      ? `SMP certificate rollover at ${new Date(next.from).toISOString()}: the next pair signs and is the SML client certificate from then`
+      : `SMP certificate rollover at ${new Date(next.from).toISOString()} has taken place: the next pair is in use`,
+  );
   return new SmpKeys(current, next, clock);
 }
 
 async function loadNextSmpKey(settings: SmpKeySettings): Promise<NextSmpKey | undefined> {
   const given = NEXT_SETTINGS.filter((name) => settings[name] !== undefined);
   if (given.length === 0) return undefined;
-  const { REGISTRY_SMP_NEXT_KEY_FILE: keyFile, REGISTRY_SMP_NEXT_CERTIFICATE_FILE: certificateFile, REGISTRY_SMP_NEXT_CERTIFICATE_FROM: instant } = settings;
+  const {
+    REGISTRY_SMP_NEXT_KEY_FILE: keyFile,
+    REGISTRY_SMP_NEXT_CERTIFICATE_FILE: certificateFile,
+    REGISTRY_SMP_NEXT_CERTIFICATE_FROM: instant,
+  } = settings;
   if (keyFile === undefined || certificateFile === undefined || instant === undefined) {
-    throw new SmpKeyError(`SMP key: the next pair needs ${NEXT_SETTINGS.join(', ')} (all three, not ${given.join(', ')} alone)`);
+    throw new SmpKeyError(
+      `SMP key: the next pair needs ${NEXT_SETTINGS.join(', ')} (all three, not ${given.join(', ')} alone)`,
+    );
   }
   const from = Date.parse(instant);
   if (!INSTANT.test(instant) || Number.isNaN(from)) {
-    throw new SmpKeyError(`SMP key: REGISTRY_SMP_NEXT_CERTIFICATE_FROM must be an ISO 8601 instant with its offset (2026-03-19T00:00:00Z), not '${instant}'`);
+    throw new SmpKeyError(
+      `SMP key: REGISTRY_SMP_NEXT_CERTIFICATE_FROM must be an ISO 8601 instant with its offset (2026-03-19T00:00:00Z), not '${instant}'`,
+    );
   }
   let key: SmpKey;
   try {
-    key = await configuredPair('REGISTRY_SMP_NEXT_KEY_FILE', keyFile, 'REGISTRY_SMP_NEXT_CERTIFICATE_FILE', certificateFile);
+    key = await configuredPair(
+      'REGISTRY_SMP_NEXT_KEY_FILE',
+      keyFile,
+      'REGISTRY_SMP_NEXT_CERTIFICATE_FILE',
+      certificateFile,
+    );
   } catch (error) {
     throw error instanceof SmpKeyError ? new SmpKeyError(`next ${error.message}`) : error;
   }
   const certificate = new X509Certificate(key.certificatePem);
   if (from < Date.parse(certificate.validFrom) || from >= Date.parse(certificate.validTo)) {
-    throw new SmpKeyError(`next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM ${instant} (valid from ${certificate.validFrom} to ${certificate.validTo})`);
+    throw new SmpKeyError(
+      `next SMP certificate: not valid at REGISTRY_SMP_NEXT_CERTIFICATE_FROM ${instant} (valid from ${certificate.validFrom} to ${certificate.validTo})`,
+    );
   }
   return { key, from };
 }
@@ -166,13 +208,20 @@ async function readConfigured(setting: string, path: string): Promise<string> {
  * The pair two settings name. Files given the wrong way round are said to be swapped before anything else: the key
  * file's mode check would otherwise ask the operator to protect a certificate.
  */
-async function configuredPair(keySetting: string, keyFile: string, certificateSetting: string, certificateFile: string): Promise<SmpKey> {
+async function configuredPair(
+  keySetting: string,
+  keyFile: string,
+  certificateSetting: string,
+  certificateFile: string,
+): Promise<SmpKey> {
   const certificateText = await readConfigured(certificateSetting, certificateFile);
   if (holdsPrivateKey(certificateText)) {
     const swapped = holdsCertificate(await readConfigured(keySetting, keyFile));
-    throw new SmpKeyError(swapped
-      ? `SMP key: ${keySetting} and ${certificateSetting} look swapped: ${keyFile} holds a certificate and ${certificateFile} a private key`
-      : `SMP key: ${certificateSetting} names ${certificateFile}, which holds a private key, not a certificate`);
+    throw new SmpKeyError(
+      swapped
+        ? `SMP key: ${keySetting} and ${certificateSetting} look swapped: ${keyFile} holds a certificate and ${certificateFile} a private key`
+        : `SMP key: ${certificateSetting} names ${certificateFile}, which holds a private key, not a certificate`,
+    );
   }
   return checkedKey(readConfiguredKey(keySetting, keyFile), certificateText, false);
 }
@@ -220,10 +269,15 @@ async function developmentKey(dataDir: string): Promise<SmpKey> {
     const now = Date.now();
     // Loaded here only: a development key is made once, and the generator's module graph costs every start a few hundred ms.
     const { generate } = await import('selfsigned');
-    const pems = await generate([{ name: 'commonName', value: 'registry development SMP (not a Peppol certificate)' }], {
-      keySize: 2048, algorithm: 'sha256',
-      notBeforeDate: new Date(now - 60_000), notAfterDate: new Date(now + 10 * 365 * 24 * 3600_000),
-    });
+    const pems = await generate(
+      [{ name: 'commonName', value: 'registry development SMP (not a Peppol certificate)' }],
+      {
+        keySize: 2048,
+        algorithm: 'sha256',
+        notBeforeDate: new Date(now - 60_000),
+        notAfterDate: new Date(now + 10 * 365 * 24 * 3600_000),
+      },
+    );
     await mkdir(dataDir, { recursive: true });
     await writeFile(keyPath, pems.private, { mode: 0o600 });
     await writeFile(certificatePath, pems.cert);
@@ -246,7 +300,8 @@ export function checkedKey(privateKeyPem: string, certificatePem: string, develo
   } catch {
     throw new SmpKeyError('SMP key: not an unencrypted PEM private key');
   }
-  if (key.asymmetricKeyType !== 'rsa') throw new SmpKeyError('SMP key: must be an RSA key (the signature is RSA-SHA256)');
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new SmpKeyError('SMP key: must be an RSA key (the signature is RSA-SHA256)');
   if (!certificate.checkPrivateKey(key)) throw new SmpKeyError('SMP key: does not belong to the SMP certificate');
   const pem = certificate.toString();
   return { privateKeyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string, certificatePem: pem, development };

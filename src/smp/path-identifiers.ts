@@ -1,7 +1,12 @@
 import { ApiError, NotFoundError } from '../core/errors.js';
 import { hasIcdShape, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { characterXmlCannotCarry } from '../core/xml-text.js';
-import { isParticipantScheme, PARTICIPANT_SCHEME, storedOrganizationIdentifier, type Organization } from '../participants/identifiers.js';
+import {
+  isParticipantScheme,
+  PARTICIPANT_SCHEME,
+  storedOrganizationIdentifier,
+  type Organization,
+} from '../participants/identifiers.js';
 
 /** 400 in the common error body: the path names an identifier that does not parse. */
 class InvalidIdentifierError extends ApiError {
@@ -26,11 +31,14 @@ export function looksLikeIdentifier(segment: string): boolean {
  */
 export function parseIdentifier(segment: string, noun: string): QualifiedIdentifier {
   const unwritable = characterXmlCannotCarry(segment);
-  if (unwritable) throw new InvalidIdentifierError(`Invalid ${noun} identifier: it holds ${unwritable}, which XML cannot carry`);
+  if (unwritable)
+    throw new InvalidIdentifierError(`Invalid ${noun} identifier: it holds ${unwritable}, which XML cannot carry`);
   const id = parseQualifiedIdentifier(segment);
   if (!id) throw new InvalidIdentifierError(`Invalid ${noun} identifier '${segment}': expected scheme::value`);
   if (id.scheme.length > MAX_SCHEME_LENGTH || id.value.length > MAX_VALUE_LENGTH) {
-    throw new InvalidIdentifierError(`Invalid ${noun} identifier: longer than ${MAX_SCHEME_LENGTH} (scheme) or ${MAX_VALUE_LENGTH} (value) characters`);
+    throw new InvalidIdentifierError(
+      `Invalid ${noun} identifier: longer than ${MAX_SCHEME_LENGTH} (scheme) or ${MAX_VALUE_LENGTH} (value) characters`,
+    );
   }
   return id;
 }
@@ -65,8 +73,10 @@ export function participantOf(id: QualifiedIdentifier): NamedParticipant | undef
 }
 
 /** The participant identifier as stored and published. */
-export const participantIdentifierOf = (organization: Organization): QualifiedIdentifier =>
-  ({ scheme: PARTICIPANT_SCHEME, value: `${organization.icd}:${organization.organizationIdentifier}` });
+export const participantIdentifierOf = (organization: Organization): QualifiedIdentifier => ({
+  scheme: PARTICIPANT_SCHEME,
+  value: `${organization.icd}:${organization.organizationIdentifier}`,
+});
 
 /** The participant a participant path segment names: 400 when it does not parse, 404 when none can have it. */
 export function participantNamed(segment: string): NamedParticipant {
@@ -79,6 +89,12 @@ export function participantNamed(segment: string): NamedParticipant {
  * What a service metadata lookup names, from its two decoded path segments; throws as `participantNamed`. The
  * document type is matched exactly, scheme and value (POLICY 2): the answer repeats it as asked and as stored.
  */
-export function serviceLookupOf(participantSegment: string, documentTypeSegment: string): { participant: NamedParticipant; documentType: QualifiedIdentifier } {
-  return { participant: participantNamed(participantSegment), documentType: parseIdentifier(documentTypeSegment, 'document type') };
+export function serviceLookupOf(
+  participantSegment: string,
+  documentTypeSegment: string,
+): { participant: NamedParticipant; documentType: QualifiedIdentifier } {
+  return {
+    participant: participantNamed(participantSegment),
+    documentType: parseIdentifier(documentTypeSegment, 'document type'),
+  };
 }

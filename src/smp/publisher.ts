@@ -11,7 +11,13 @@ import { taggedAnswer, weakTagOf } from '../http/public-caching.js';
 import { HOW_TO_CONFIGURE, type SmpKey, type SmpKeys } from './keys.js';
 import { participantIdentifierOf, type NamedParticipant } from './path-identifiers.js';
 import { findOrganization, findServiceGroup } from './repository.js';
-import { catalogueHeldNow, catalogueOf, nextRemovalFor, publishedReferences, type ReceiversCatalogue } from './service-group.js';
+import {
+  catalogueHeldNow,
+  catalogueOf,
+  nextRemovalFor,
+  publishedReferences,
+  type ReceiversCatalogue,
+} from './service-group.js';
 import { publishedProcesses } from './service-metadata.js';
 import { SigningPool } from './signing-pool.js';
 import { businessCardXml, serviceGroupXml } from './xml.js';
@@ -38,7 +44,8 @@ function cacheKeys(organization: Organization, answer: string): [string, string]
 }
 
 /** Which of a participant's answers the service metadata of a document type is, among its kept answers. */
-const metadataAnswer = (documentType: QualifiedIdentifier) => `service metadata ${formatQualifiedIdentifier(documentType)}`;
+const metadataAnswer = (documentType: QualifiedIdentifier) =>
+  `service metadata ${formatQualifiedIdentifier(documentType)}`;
 
 const notFound = (what: string) => new NotFoundError(`No ${what} is published for this participant`);
 
@@ -115,7 +122,13 @@ export class SmpPublisher {
     return this.options.publicUrl === undefined ? undefined : this.kept(participant, 'service group');
   }
 
-  private serviceGroupOf(participant: NamedParticipant, found: OrganizationReceivers, held: ReceiversCatalogue, publicBase: string, builtAt: number | undefined): Buffer {
+  private serviceGroupOf(
+    participant: NamedParticipant,
+    found: OrganizationReceivers,
+    held: ReceiversCatalogue,
+    publicBase: string,
+    builtAt: number | undefined,
+  ): Buffer {
     const now = this.now();
     const references = publishedReferences(held, found.receivers, now);
     const body = Buffer.from(serviceGroupXml(participant.spelled, references, publicBase));
@@ -131,7 +144,9 @@ export class SmpPublisher {
 
   /** The participant's `answer` if it is kept; only answers to the spelling as stored are (`NamedParticipant.asStored`). */
   private kept(participant: NamedParticipant, answer: string): Buffer | undefined {
-    return participant.asStored ? this.options.cache?.get(...cacheKeys(participant.organization, answer), this.now()) : undefined;
+    return participant.asStored
+      ? this.options.cache?.get(...cacheKeys(participant.organization, answer), this.now())
+      : undefined;
   }
 
   /**
@@ -140,7 +155,10 @@ export class SmpPublisher {
    * copy is current by the answer's tag, the answer is not signed: `unchanged` carries the tag, for a 304.
    */
   async signedServiceMetadata(
-    participant: NamedParticipant, documentType: QualifiedIdentifier, client: string, callersCopyIsCurrent: (tag: string) => boolean = () => false,
+    participant: NamedParticipant,
+    documentType: QualifiedIdentifier,
+    client: string,
+    callersCopyIsCurrent: (tag: string) => boolean = () => false,
   ): Promise<Buffer | { unchanged: string }> {
     const { cache } = this.options;
     const { pool, keys, readTurns, signingTurns } = this.requireSigning();
@@ -149,7 +167,12 @@ export class SmpPublisher {
     const builtAt = cache?.epoch;
     const found = await this.receiversOf(participant.organization, (read) => readTurns.run(client, read));
     if (!found) throw notFound('service group');
-    const { processes, until: nextRemoval } = await publishedProcesses(this.options.catalogue, found.receivers, documentType, this.now());
+    const { processes, until: nextRemoval } = await publishedProcesses(
+      this.options.catalogue,
+      found.receivers,
+      documentType,
+      this.now(),
+    );
     if (processes.length === 0) throw notFound('service metadata for this document type');
     // What the answer shows: what is signed, and the certificate it is signed with (a rollover changes the answer).
     const tagWith = (key: SmpKey) => weakTagOf([key.certificatePem, participant.spelled, documentType, processes]);
@@ -170,20 +193,31 @@ export class SmpPublisher {
    * held, else read from the database in `turn`.
    */
   private async receiversOf(
-    organization: Organization, turn: (read: () => Promise<OrganizationReceivers | undefined>) => Promise<OrganizationReceivers | undefined>,
+    organization: Organization,
+    turn: (read: () => Promise<OrganizationReceivers | undefined>) => Promise<OrganizationReceivers | undefined>,
   ): Promise<OrganizationReceivers | undefined> {
     const held = await this.options.participants?.held();
-    return held ? held.receiversOf(organization) ?? undefined : turn(() => findServiceGroup(this.options.db, organization));
+    return held
+      ? (held.receiversOf(organization) ?? undefined)
+      : turn(() => findServiceGroup(this.options.db, organization));
   }
 
   /**
    * Keeps the participant's `answer` built from reads that started at `builtAt` (the cache's epoch then), until
    * `until` at the latest; only an answer to the spelling as stored (`NamedParticipant.asStored`).
    */
-  private keep(participant: NamedParticipant, answer: string, body: Buffer, found: { nextDeleteDate: string | null }, builtAt: number | undefined, until = Infinity): Buffer {
+  private keep(
+    participant: NamedParticipant,
+    answer: string,
+    body: Buffer,
+    found: { nextDeleteDate: string | null },
+    builtAt: number | undefined,
+    until = Infinity,
+  ): Buffer {
     // A delete date ends the answer at the start of that day (UTC), when the participant stops being live.
     const deleted = found.nextDeleteDate ? Date.parse(found.nextDeleteDate) : Infinity;
-    if (participant.asStored) this.options.cache?.set(...cacheKeys(participant.organization, answer), body, Math.min(deleted, until), builtAt);
+    if (participant.asStored)
+      this.options.cache?.set(...cacheKeys(participant.organization, answer), body, Math.min(deleted, until), builtAt);
     return body;
   }
 
@@ -218,4 +252,3 @@ function countryOf(countries: ReadonlyMap<string, string>, icd: string): string 
   const country = countries.get(icd);
   return country && /^[A-Z]{2}$/.test(country) ? country : 'ZZ';
 }
-

@@ -18,7 +18,10 @@ interface FoundOrganization {
   nextDeleteDate: string | null;
 }
 
-const ORGANIZATION = batchableRead(`SELECT ${ORGANIZATION_COLUMNS} FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`, ['text', 'text']);
+const ORGANIZATION = batchableRead(
+  `SELECT ${ORGANIZATION_COLUMNS} FROM participants pa WHERE ${OF_ORGANIZATION} HAVING count(*) > 0`,
+  ['text', 'text'],
+);
 
 /** Whether the organization has a live participant, and when the first of its participants' delete dates falls. */
 export function findOrganization(db: Queryable, organization: Organization): Promise<FoundOrganization | undefined> {
@@ -39,5 +42,8 @@ const SERVICE_GROUP = batchableRead(
  * service-metadata.ts).
  */
 export function findServiceGroup(db: Queryable, organization: Organization) {
-  return db.readOne<FoundOrganization & OrganizationReceivers>(SERVICE_GROUP, [organization.icd, organization.organizationIdentifier]);
+  return db.readOne<FoundOrganization & OrganizationReceivers>(SERVICE_GROUP, [
+    organization.icd,
+    organization.organizationIdentifier,
+  ]);
 }

@@ -18,8 +18,10 @@ export const XML = 'text/xml; charset=UTF-8';
 const IDENTIFIER = '[^/]*(?:::|%3[Aa]%3[Aa])[^/]*';
 // The lookups are the network's hottest requests: no request lines for them (see `quietLog`), but for other paths.
 const isLookup = (request: FastifyRequest) => looksLikeIdentifier((request.params as ParticipantParams).participantId);
-const routeOptions = (pattern: string) =>
-  ({ schema: { hide: true }, config: { pathPattern: new RegExp(`^${pattern}$`), quietLog: isLookup, publicRead: true } });
+const routeOptions = (pattern: string) => ({
+  schema: { hide: true },
+  config: { pathPattern: new RegExp(`^${pattern}$`), quietLog: isLookup, publicRead: true },
+});
 
 /** The route of the service group, as its metrics name it. */
 export const SERVICE_GROUP_ROUTE = '/:participantId';
@@ -36,20 +38,46 @@ export default async function smpRoutes(fastify: FastifyInstance, options: SmpRo
   const notOurs = (request: FastifyRequest<{ Params: ParticipantParams }>, reply: FastifyReply) =>
     !isLookup(request) && (reply.callNotFound(), true);
 
-  fastify.get<{ Params: ParticipantParams }>(SERVICE_GROUP_ROUTE, routeOptions(`/${IDENTIFIER}`), async (request, reply) => {
-    if (notOurs(request, reply)) return reply;
-    return reply.type(XML).send(await publisher.serviceGroup(participantNamed(request.params.participantId), `${request.protocol}://${request.host}`));
-  });
+  fastify.get<{ Params: ParticipantParams }>(
+    SERVICE_GROUP_ROUTE,
+    routeOptions(`/${IDENTIFIER}`),
+    async (request, reply) => {
+      if (notOurs(request, reply)) return reply;
+      return reply
+        .type(XML)
+        .send(
+          await publisher.serviceGroup(
+            participantNamed(request.params.participantId),
+            `${request.protocol}://${request.host}`,
+          ),
+        );
+    },
+  );
 
-  fastify.get<{ Params: ServiceParams }>(SERVICE_METADATA_ROUTE, routeOptions(`/${IDENTIFIER}/services/[^/]+`), async (request, reply) => {
-    if (notOurs(request, reply)) return reply;
-    const { participant, documentType } = serviceLookupOf(request.params.participantId, request.params.documentTypeId);
-    const answer = await publisher.signedServiceMetadata(participant, documentType, request.ip, (tag) => callersCopyIsCurrent(request, tag));
-    return Buffer.isBuffer(answer) ? reply.type(XML).send(answer) : reply.code(304).header('etag', answer.unchanged).send();
-  });
+  fastify.get<{ Params: ServiceParams }>(
+    SERVICE_METADATA_ROUTE,
+    routeOptions(`/${IDENTIFIER}/services/[^/]+`),
+    async (request, reply) => {
+      if (notOurs(request, reply)) return reply;
+      const { participant, documentType } = serviceLookupOf(
+        request.params.participantId,
+        request.params.documentTypeId,
+      );
+      const answer = await publisher.signedServiceMetadata(participant, documentType, request.ip, (tag) =>
+        callersCopyIsCurrent(request, tag),
+      );
+      return Buffer.isBuffer(answer)
+        ? reply.type(XML).send(answer)
+        : reply.code(304).header('etag', answer.unchanged).send();
+    },
+  );
 
-  fastify.get<{ Params: ParticipantParams }>('/businesscard/:participantId', routeOptions(`/businesscard/${IDENTIFIER}`), async (request, reply) => {
-    if (notOurs(request, reply)) return reply;
-    return reply.type(XML).send(await publisher.businessCard(participantNamed(request.params.participantId)));
-  });
+  fastify.get<{ Params: ParticipantParams }>(
+    '/businesscard/:participantId',
+    routeOptions(`/businesscard/${IDENTIFIER}`),
+    async (request, reply) => {
+      if (notOurs(request, reply)) return reply;
+      return reply.type(XML).send(await publisher.businessCard(participantNamed(request.params.participantId)));
+    },
+  );
 }

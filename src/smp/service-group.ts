@@ -8,7 +8,7 @@ import type { ServiceProvider } from '../service-providers/schemas.js';
 import { hrefSegment } from './xml.js';
 
 const bySchemeThenValue = (a: QualifiedIdentifier, b: QualifiedIdentifier) =>
-  (a.scheme < b.scheme ? -1 : a.scheme > b.scheme ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+  a.scheme < b.scheme ? -1 : a.scheme > b.scheme ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0;
 
 /**
  * The lists made, per held processes (a catalogue change holds new ones, so a list never outlives what it was made
@@ -30,9 +30,13 @@ function listOf(processes: HeldRows<Process>, ids: ReadonlySet<string>, now: num
   const rows = [...ids].map((id) => processes.row(id));
   for (const process of rows) {
     if (!process || !publishedAt(process, now)) continue;
-    for (const documentType of process.documentTypes) if (publishedAt(documentType, now)) listed.add(documentType.qualifiedIdentifier);
+    for (const documentType of process.documentTypes)
+      if (publishedAt(documentType, now)) listed.add(documentType.qualifiedIdentifier);
   }
-  const list = [...listed].flatMap((qualified) => parseQualifiedIdentifier(qualified) ?? []).sort(bySchemeThenValue).map(hrefSegment);
+  const list = [...listed]
+    .flatMap((qualified) => parseQualifiedIdentifier(qualified) ?? [])
+    .sort(bySchemeThenValue)
+    .map(hrefSegment);
   if (lists.size >= LISTS_KEPT) lists.clear();
   lists.set(key, { list, until: nextRemovalOf(rows, now) });
   return list;
@@ -50,37 +54,56 @@ export interface ReceiversCatalogue {
  * has an endpoint with a certificate (an endpoint without one is not published), each once, in scheme then value order
  * (by code unit, whatever the database's collation).
  */
-export function publishedReferences({ accessPointOf, processes }: ReceiversCatalogue, receivers: readonly Receiver[], now: number): readonly string[] {
+export function publishedReferences(
+  { accessPointOf, processes }: ReceiversCatalogue,
+  receivers: readonly Receiver[],
+  now: number,
+): readonly string[] {
   const published = receivers.filter(({ provider }) =>
-    accessPointOf(provider)?.endpoints.some((endpoint) => endpoint.certificate !== undefined));
+    accessPointOf(provider)?.endpoints.some((endpoint) => endpoint.certificate !== undefined),
+  );
   return listOf(processes, new Set(published.flatMap((receiver) => receiver.processes)), now);
 }
 
 /** The first removal instant after `now` among the receivers' processes and their document types: what an answer built from them holds until. */
 export function nextRemovalFor({ processes }: ReceiversCatalogue, receivers: readonly Receiver[], now: number): number {
-  return nextRemovalOf(processesOf(receivers).map((id) => processes.row(id)), now);
+  return nextRemovalOf(
+    processesOf(receivers).map((id) => processes.row(id)),
+    now,
+  );
 }
 
 const providersOf = (receivers: readonly Receiver[]) => receivers.map(({ provider }) => provider);
 const processesOf = (receivers: readonly Receiver[]) => receivers.flatMap((receiver) => receiver.processes);
 
-function receiversCatalogue(providers: HeldRows<ServiceProvider>, accessPoints: HeldRows<AccessPoint>, processes: HeldRows<Process>): ReceiversCatalogue {
+function receiversCatalogue(
+  providers: HeldRows<ServiceProvider>,
+  accessPoints: HeldRows<AccessPoint>,
+  processes: HeldRows<Process>,
+): ReceiversCatalogue {
   return { accessPointOf: (provider) => accessPoints.row(accessPointIdOf(providers, provider) ?? ''), processes };
 }
 
-const accessPointIdOf = (providers: HeldRows<ServiceProvider>, provider: string) => providers.row(provider)?.accessPoint?.identifier;
+const accessPointIdOf = (providers: HeldRows<ServiceProvider>, provider: string) =>
+  providers.row(provider)?.accessPoint?.identifier;
 const accessPointIdsOf = (providers: HeldRows<ServiceProvider>, receivers: readonly Receiver[]) =>
   receivers.flatMap(({ provider }) => accessPointIdOf(providers, provider) ?? []);
 
 /** What the catalogue holds of an organization's receivers, loaded where it is not held yet. */
-export async function catalogueOf(catalogue: CatalogueCache, receivers: readonly Receiver[]): Promise<ReceiversCatalogue> {
+export async function catalogueOf(
+  catalogue: CatalogueCache,
+  receivers: readonly Receiver[],
+): Promise<ReceiversCatalogue> {
   const providers = await catalogue.rowsHolding('service-provider', providersOf(receivers));
   const accessPoints = await catalogue.rowsHolding('access-point', accessPointIdsOf(providers, receivers));
   return receiversCatalogue(providers, accessPoints, await catalogue.rowsHolding('process', processesOf(receivers)));
 }
 
 /** As `catalogueOf`, from what the cache holds now alone; undefined when a kind must be loaded first. */
-export function catalogueHeldNow(catalogue: CatalogueCache, receivers: readonly Receiver[]): ReceiversCatalogue | undefined {
+export function catalogueHeldNow(
+  catalogue: CatalogueCache,
+  receivers: readonly Receiver[],
+): ReceiversCatalogue | undefined {
   const providers = catalogue.rowsHeldNow('service-provider', providersOf(receivers));
   const accessPoints = providers && catalogue.rowsHeldNow('access-point', accessPointIdsOf(providers, receivers));
   const processes = catalogue.rowsHeldNow('process', processesOf(receivers));

@@ -23,16 +23,22 @@ const toTheSecond = (timestamp: string | undefined) => (timestamp ? `${timestamp
  */
 function publishedEndpoints(accessPoint: AccessPoint): PublishedEndpoint[] {
   const email = accessPoint.provider.contact?.email;
-  return accessPoint.endpoints.flatMap(({ certificate, ...endpoint }) => certificate === undefined ? [] : [{
-    transportProfile: endpoint.transportProfile.value,
-    url: endpoint.url,
-    certificate,
-    serviceDescription: endpoint.serviceDescription ?? accessPoint.title,
-    technicalContactUrl: endpoint.technicalContactUrl ?? (email ? `mailto:${email}` : ''),
-    requireBusinessLevelSignature: endpoint.requireBusinessLevelSignature ?? false,
-    activationDate: toTheSecond(endpoint.serviceActivationDate),
-    expirationDate: toTheSecond(endpoint.serviceExpirationDate),
-  }]);
+  return accessPoint.endpoints.flatMap(({ certificate, ...endpoint }) =>
+    certificate === undefined
+      ? []
+      : [
+          {
+            transportProfile: endpoint.transportProfile.value,
+            url: endpoint.url,
+            certificate,
+            serviceDescription: endpoint.serviceDescription ?? accessPoint.title,
+            technicalContactUrl: endpoint.technicalContactUrl ?? (email ? `mailto:${email}` : ''),
+            requireBusinessLevelSignature: endpoint.requireBusinessLevelSignature ?? false,
+            activationDate: toTheSecond(endpoint.serviceActivationDate),
+            expirationDate: toTheSecond(endpoint.serviceExpirationDate),
+          },
+        ],
+  );
 }
 
 /**
@@ -43,7 +49,10 @@ function publishedEndpoints(accessPoint: AccessPoint): PublishedEndpoint[] {
  * the receivers' processes and document types, which an answer built from them holds until.
  */
 export async function publishedProcesses(
-  catalogue: CatalogueCache, receivers: readonly Receiver[], documentType: QualifiedIdentifier, now: number,
+  catalogue: CatalogueCache,
+  receivers: readonly Receiver[],
+  documentType: QualifiedIdentifier,
+  now: number,
 ): Promise<{ processes: PublishedProcess[]; until: number }> {
   const held = await catalogueOf(catalogue, receivers);
   const { accessPointOf, processes } = held;
@@ -53,11 +62,15 @@ export async function publishedProcesses(
     const accessPoint = accessPointOf(provider);
     const endpoints = accessPoint ? publishedEndpoints(accessPoint) : [];
     if (endpoints.length === 0) continue;
-    for (const id of ids) endpointsOf.set(id, [...endpointsOf.get(id) ?? [], ...endpoints]);
+    for (const id of ids) endpointsOf.set(id, [...(endpointsOf.get(id) ?? []), ...endpoints]);
   }
-  const published = processes.rowsIn([...endpointsOf.keys()], BY_SCHEME_THEN_VALUE)
-    .filter((process) => publishedAt(process, now)
-      && process.documentTypes.some((type) => publishedAt(type, now) && type.qualifiedIdentifier === wanted))
+  const published = processes
+    .rowsIn([...endpointsOf.keys()], BY_SCHEME_THEN_VALUE)
+    .filter(
+      (process) =>
+        publishedAt(process, now) &&
+        process.documentTypes.some((type) => publishedAt(type, now) && type.qualifiedIdentifier === wanted),
+    )
     .map((process) => ({
       process: parseQualifiedIdentifier(process.qualifiedIdentifier) as QualifiedIdentifier,
       endpoints: endpointsOf.get(process.identifier) ?? [],

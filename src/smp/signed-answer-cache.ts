@@ -110,6 +110,12 @@ export class SignedAnswerCache {
 const EVICTED_DOWN_TO = 0.9;
 
 /** What no SMP answer is built from: a change of it keeps every answer. */
-const UNPUBLISHED: ReadonlySet<ChangeNotice['resource']> = new Set(['user', 'capability', 'sign-in-lock', 'register-flag', 'removal-notice']);
+const UNPUBLISHED: ReadonlySet<ChangeNotice['resource']> = new Set([
+  'user',
+  'capability',
+  'sign-in-lock',
+  'register-flag',
+  'removal-notice',
+]);
 
 const keyOf = (participant: string, documentType: string) => `${participant}\u0000${documentType}`;

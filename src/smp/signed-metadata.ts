@@ -32,9 +32,25 @@ function escaper(references: Readonly<Record<string, string>>): (text: string) =
 const XML_1_1_LINE_ENDS = { '\u0085': '&#x85;', '\u2028': '&#x2028;' };
 const ESCAPED = {
   servedText: escaper({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#xD;', ...XML_1_1_LINE_ENDS }),
-  servedAttribute: escaper({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;', ...XML_1_1_LINE_ENDS }),
+  servedAttribute: escaper({
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+    '\t': '&#9;',
+    '\n': '&#10;',
+    '\r': '&#13;',
+    ...XML_1_1_LINE_ENDS,
+  }),
   canonicalText: escaper({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#xD;' }),
-  canonicalAttribute: escaper({ '&': '&amp;', '<': '&lt;', '"': '&quot;', '\t': '&#x9;', '\n': '&#xA;', '\r': '&#xD;' }),
+  canonicalAttribute: escaper({
+    '&': '&amp;',
+    '<': '&lt;',
+    '"': '&quot;',
+    '\t': '&#x9;',
+    '\n': '&#xA;',
+    '\r': '&#xD;',
+  }),
 };
 
 /** The document as served and as canonical, written side by side. */
@@ -89,12 +105,16 @@ const identifierElement = (forms: Forms, name: string, id: QualifiedIdentifier) 
   forms.textElement(name, id.value, { name: 'scheme', value: id.scheme });
 
 function endpointElement(forms: Forms, endpoint: PublishedEndpoint): void {
-  forms.start('smp:Endpoint', { name: 'transportProfile', value: endpoint.transportProfile }).both('><wsa:EndpointReference>')
-    .textElement('wsa:Address', endpoint.url).both('</wsa:EndpointReference>')
+  forms
+    .start('smp:Endpoint', { name: 'transportProfile', value: endpoint.transportProfile })
+    .both('><wsa:EndpointReference>')
+    .textElement('wsa:Address', endpoint.url)
+    .both('</wsa:EndpointReference>')
     .textElement('smp:RequireBusinessLevelSignature', String(endpoint.requireBusinessLevelSignature));
   if (endpoint.activationDate) forms.textElement('smp:ServiceActivationDate', endpoint.activationDate);
   if (endpoint.expirationDate) forms.textElement('smp:ServiceExpirationDate', endpoint.expirationDate);
-  forms.textElement('smp:Certificate', endpoint.certificate)
+  forms
+    .textElement('smp:Certificate', endpoint.certificate)
     .textElement('smp:ServiceDescription', endpoint.serviceDescription)
     .textElement('smp:TechnicalContactUrl', endpoint.technicalContactUrl)
     .both('</smp:Endpoint>');
@@ -106,7 +126,11 @@ const SERVED_ROOT = `<${ROOT} xmlns:smp="${SMP_NS}" xmlns:ids="${PEPPOL_IDENTIFI
 const CANONICAL_ROOT = `<${ROOT} xmlns:ids="${PEPPOL_IDENTIFIERS_NS}" xmlns:smp="${SMP_NS}" xmlns:wsa="${WSA_NS}">`;
 
 /** The document without its signature and without the root's end tag, in both forms. */
-function unsignedForms(participant: QualifiedIdentifier, documentType: QualifiedIdentifier, processes: readonly PublishedProcess[]): Forms {
+function unsignedForms(
+  participant: QualifiedIdentifier,
+  documentType: QualifiedIdentifier,
+  processes: readonly PublishedProcess[],
+): Forms {
   const forms = new Forms();
   forms.served = SERVED_ROOT;
   forms.canonical = CANONICAL_ROOT;
@@ -115,7 +139,9 @@ function unsignedForms(participant: QualifiedIdentifier, documentType: Qualified
   identifierElement(forms, 'ids:DocumentIdentifier', documentType);
   forms.list('smp:ProcessList', processes, ({ process, endpoints }) => {
     identifierElement(forms.both('<smp:Process>'), 'ids:ProcessIdentifier', process);
-    forms.list('smp:ServiceEndpointList', endpoints, (endpoint) => endpointElement(forms, endpoint)).both('</smp:Process>');
+    forms
+      .list('smp:ServiceEndpointList', endpoints, (endpoint) => endpointElement(forms, endpoint))
+      .both('</smp:Process>');
   });
   return forms.both('</smp:ServiceInformation></smp:ServiceMetadata>');
 }
@@ -128,7 +154,8 @@ const SIGNED_INFO = (() => {
   const forms = new Forms();
   forms.served = '<ds:SignedInfo>';
   forms.canonical = `<ds:SignedInfo xmlns:ds="${DS_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}" xmlns:smp="${SMP_NS}" xmlns:wsa="${WSA_NS}">`;
-  const method = (name: string, algorithm: string) => forms.start(`ds:${name}`, { name: 'Algorithm', value: algorithm }).empty(`ds:${name}`);
+  const method = (name: string, algorithm: string) =>
+    forms.start(`ds:${name}`, { name: 'Algorithm', value: algorithm }).empty(`ds:${name}`);
   method('CanonicalizationMethod', C14N);
   method('SignatureMethod', RSA_SHA256);
   forms.both('<ds:Reference URI=""><ds:Transforms>');
@@ -145,14 +172,21 @@ const SIGNED_INFO = (() => {
  * (up to U+0085 and U+2028, above), at the cost of a SHA-256 of the canonical document and one RSA signature.
  */
 export function signedServiceMetadata(
-  participant: QualifiedIdentifier, documentType: QualifiedIdentifier, processes: readonly PublishedProcess[], key: SigningKeyPems,
+  participant: QualifiedIdentifier,
+  documentType: QualifiedIdentifier,
+  processes: readonly PublishedProcess[],
+  key: SigningKeyPems,
 ): string {
   const forms = unsignedForms(participant, documentType, processes);
   const end = `</${ROOT}>`;
-  const digest = createHash('sha256').update(forms.canonical + end).digest('base64');
+  const digest = createHash('sha256')
+    .update(forms.canonical + end)
+    .digest('base64');
   const signedInfo = Buffer.from(SIGNED_INFO.before.canonical + digest + SIGNED_INFO.after);
   const signatureValue = sign('sha256', signedInfo, parsedKey(key.privateKeyPem)).toString('base64');
   const keyInfo = keyInfoContentOf(key.certificatePem, 'ds');
-  return `${XML_DECLARATION}${forms.served}<ds:Signature xmlns:ds="${DS_NS}">${SIGNED_INFO.before.served}${digest}${SIGNED_INFO.after}`
-    + `<ds:SignatureValue>${signatureValue}</ds:SignatureValue>${keyInfo ? `<ds:KeyInfo>${keyInfo}</ds:KeyInfo>` : ''}</ds:Signature>${end}`;
+  return (
+    `${XML_DECLARATION}${forms.served}<ds:Signature xmlns:ds="${DS_NS}">${SIGNED_INFO.before.served}${digest}${SIGNED_INFO.after}` +
+    `<ds:SignatureValue>${signatureValue}</ds:SignatureValue>${keyInfo ? `<ds:KeyInfo>${keyInfo}</ds:KeyInfo>` : ''}</ds:Signature>${end}`
+  );
 }

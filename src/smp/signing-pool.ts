@@ -17,7 +17,8 @@ export interface SigningTask {
   documentType: QualifiedIdentifier;
   processes: PublishedProcess[];
 }
-export type SigningReply = { id: number; xml: string; error?: undefined } | { id: number; error: string; xml?: undefined };
+export type SigningReply =
+  { id: number; xml: string; error?: undefined } | { id: number; error: string; xml?: undefined };
 
 // From the sources (tsx, the tests) the worker is TypeScript and needs tsx's loader for its imports; the build is JS.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
@@ -83,7 +84,12 @@ export class SigningPool {
     return this.threads.length;
   }
 
-  sign(key: SigningKeyPems, participant: QualifiedIdentifier, documentType: QualifiedIdentifier, processes: PublishedProcess[]): Promise<string> {
+  sign(
+    key: SigningKeyPems,
+    participant: QualifiedIdentifier,
+    documentType: QualifiedIdentifier,
+    processes: PublishedProcess[],
+  ): Promise<string> {
     if (this.closed) return Promise.reject(new Error('the signing pool is closed'));
     const thread = this.leastBusy();
     clearTimeout(thread.idleTimer);
@@ -96,10 +102,12 @@ export class SigningPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.threads.splice(0).map((thread) => {
-      clearTimeout(thread.idleTimer);
-      return thread.worker.terminate();
-    }));
+    await Promise.all(
+      this.threads.splice(0).map((thread) => {
+        clearTimeout(thread.idleTimer);
+        return thread.worker.terminate();
+      }),
+    );
   }
 
   /** An idle thread if there is one, else a new thread while there are fewer than `size`, else the least busy. */

@@ -36,7 +36,11 @@ function readBuildInfo(): BuildInfo {
 
 function checkedOutCommit(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).toString().trim() || null;
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PROJECT, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+        .toString()
+        .trim() || null
+    );
   } catch {
     return null;
   }

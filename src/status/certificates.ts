@@ -44,14 +44,21 @@ export interface WatchedCertificate extends CertificateInfo {
 const oneLine = (name: string) => name.split('\n').join(', ');
 
 /** A PEM or DER certificate as the registry shows it, at `now`. */
-export function certificateInfo(certificate: string | Buffer, now: number): CertificateInfo & { daysLeftExactly: number } {
+export function certificateInfo(
+  certificate: string | Buffer,
+  now: number,
+): CertificateInfo & { daysLeftExactly: number } {
   const parsed = new X509Certificate(certificate);
   const notAfter = parsed.validToDate.getTime();
   const daysLeftExactly = (notAfter - now) / DAY_MS;
   return {
-    subject: oneLine(parsed.subject), issuer: oneLine(parsed.issuer), serialNumber: parsed.serialNumber,
-    notBefore: parsed.validFromDate.toISOString(), notAfter: parsed.validToDate.toISOString(),
-    daysLeft: Math.floor(daysLeftExactly), daysLeftExactly,
+    subject: oneLine(parsed.subject),
+    issuer: oneLine(parsed.issuer),
+    serialNumber: parsed.serialNumber,
+    notBefore: parsed.validFromDate.toISOString(),
+    notAfter: parsed.validToDate.toISOString(),
+    daysLeft: Math.floor(daysLeftExactly),
+    daysLeftExactly,
   };
 }
 
@@ -100,13 +107,22 @@ export function smpIssuer(certificate: string | Buffer): Exclude<SmpIssuer, 'dev
 function smpCertificates(keys: SmpKeys, now: number): WatchedCertificate[] {
   const { key, until } = keys.inUse();
   const inUse: WatchedCertificate = {
-    use: 'smp', ...certificateInfo(key.certificatePem, now), ...(key.development ? { development: true } : {}),
+    use: 'smp',
+    ...certificateInfo(key.certificatePem, now),
+    ...(key.development ? { development: true } : {}),
     issuedBy: key.development ? 'development' : smpIssuer(key.certificatePem),
     ...(Number.isFinite(until) ? { usedUntil: until } : {}),
   };
-  const next = keys.next && now < keys.next.from
-    ? [{ use: 'smp_next' as const, ...certificateInfo(keys.next.key.certificatePem, now), from: new Date(keys.next.from).toISOString() }]
-    : [];
+  const next =
+    keys.next && now < keys.next.from
+      ? [
+          {
+            use: 'smp_next' as const,
+            ...certificateInfo(keys.next.key.certificatePem, now),
+            from: new Date(keys.next.from).toISOString(),
+          },
+        ]
+      : [];
   return [inUse, ...next];
 }
 
@@ -122,26 +138,43 @@ function storedCertificateInfo(base64Der: string, now: number): ReturnType<typeo
 /** Every access point endpoint's certificate, as the catalogue holds them. */
 async function accessPointCertificates(catalogue: CatalogueCache, now: number): Promise<WatchedCertificate[]> {
   const accessPoints = (await catalogue.rows('access-point')).rows;
-  return accessPoints.flatMap((accessPoint) => accessPoint.endpoints.flatMap((endpoint) => {
-    const info = endpoint.certificate === undefined ? undefined : storedCertificateInfo(endpoint.certificate, now);
-    return info
-      ? [{ use: 'access_point' as const, ...info, accessPoint: { identifier: accessPoint.identifier, title: accessPoint.title }, endpoint: endpoint.url }]
-      : [];
-  }));
+  return accessPoints.flatMap((accessPoint) =>
+    accessPoint.endpoints.flatMap((endpoint) => {
+      const info = endpoint.certificate === undefined ? undefined : storedCertificateInfo(endpoint.certificate, now);
+      return info
+        ? [
+            {
+              use: 'access_point' as const,
+              ...info,
+              accessPoint: { identifier: accessPoint.identifier, title: accessPoint.title },
+              endpoint: endpoint.url,
+            },
+          ]
+        : [];
+    }),
+  );
 }
 
 /** Every certificate the registry publishes or presents now, with its days left. */
-export async function watchedCertificates(sources: CertificateSources, now = Date.now()): Promise<WatchedCertificate[]> {
+export async function watchedCertificates(
+  sources: CertificateSources,
+  now = Date.now(),
+): Promise<WatchedCertificate[]> {
   return [
     ...(sources.keys ? smpCertificates(sources.keys, now) : []),
-    ...(sources.clientCertificate ? [{ use: 'client' as const, ...certificateInfo(sources.clientCertificate, now) }] : []),
-    ...await accessPointCertificates(sources.catalogue, now),
+    ...(sources.clientCertificate
+      ? [{ use: 'client' as const, ...certificateInfo(sources.clientCertificate, now) }]
+      : []),
+    ...(await accessPointCertificates(sources.catalogue, now)),
   ];
 }
 
 /** Those that expire within `days` (or have expired) while still in use, soonest first. */
 export function expiringWithin(certificates: readonly WatchedCertificate[], days: number): WatchedCertificate[] {
   return certificates
-    .filter((certificate) => certificate.daysLeftExactly <= days && Date.parse(certificate.notAfter) <= (certificate.usedUntil ?? Infinity))
+    .filter(
+      (certificate) =>
+        certificate.daysLeftExactly <= days && Date.parse(certificate.notAfter) <= (certificate.usedUntil ?? Infinity),
+    )
     .sort((a, b) => a.daysLeftExactly - b.daysLeftExactly);
 }

@@ -25,7 +25,9 @@ type Plan = [{ Plan: { 'Plan Rows': number } }];
  * estimated, never below the limit it passed.
  */
 async function boundedCount(db: Queryable, rows: string): Promise<Count> {
-  const [counted] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM (SELECT 1 FROM ${rows} LIMIT ${EXACT_COUNT_LIMIT + 1}) bounded`);
+  const [counted] = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM (SELECT 1 FROM ${rows} LIMIT ${EXACT_COUNT_LIMIT + 1}) bounded`,
+  );
   const count = counted?.count ?? 0;
   if (count <= EXACT_COUNT_LIMIT) return { count, exact: true };
   const [explained] = await db.query<{ 'QUERY PLAN': Plan }>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${rows}`);
@@ -47,12 +49,24 @@ export interface Counts {
 }
 
 /** The kinds the catalogue holds are counted in memory, exactly; the rest by bounded counts. `targets`: the deliveries configured. */
-export async function counts(db: Queryable, catalogue: CatalogueCache, targets: { sml: boolean; directory: boolean }): Promise<Counts> {
+export async function counts(
+  db: Queryable,
+  catalogue: CatalogueCache,
+  targets: { sml: boolean; directory: boolean },
+): Promise<Counts> {
   const [serviceProviders, accessPointProviders, accessPoints] = await Promise.all(
-    (['service-provider', 'access-point-provider', 'access-point'] as const).map(async (kind) => (await catalogue.rows(kind)).rows.length),
+    (['service-provider', 'access-point-provider', 'access-point'] as const).map(
+      async (kind) => (await catalogue.rows(kind)).rows.length,
+    ),
   );
-  const bySmlState = async () => Object.fromEntries(await Promise.all(SML_STATES.map(async (state) =>
-    [state, await boundedCount(db, `sml_participants WHERE state = '${state}'`)] as const))) as Record<SmlState, Count>;
+  const bySmlState = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        SML_STATES.map(
+          async (state) => [state, await boundedCount(db, `sml_participants WHERE state = '${state}'`)] as const,
+        ),
+      ),
+    ) as Record<SmlState, Count>;
   return {
     serviceProviders: serviceProviders as number,
     accessPointProviders: accessPointProviders as number,

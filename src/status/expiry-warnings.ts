@@ -1,6 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { counted } from '../core/plural.js';
-import { expiringWithin, watchedCertificates, type CertificateSources, type WatchedCertificate } from './certificates.js';
+import {
+  expiringWithin,
+  watchedCertificates,
+  type CertificateSources,
+  type WatchedCertificate,
+} from './certificates.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -14,9 +19,10 @@ const USES: Record<WatchedCertificate['use'], string> = {
 /** The log line's words: which certificate, and when it expires or expired. */
 function warningOf(certificate: WatchedCertificate): string {
   const where = certificate.endpoint ? ` of ${certificate.accessPoint?.title} (${certificate.endpoint})` : '';
-  const when = certificate.daysLeftExactly < 0
-    ? `expired on ${certificate.notAfter}`
-    : `expires on ${certificate.notAfter}, in ${counted(certificate.daysLeft, 'day')}`;
+  const when =
+    certificate.daysLeftExactly < 0
+      ? `expired on ${certificate.notAfter}`
+      : `expires on ${certificate.notAfter}, in ${counted(certificate.daysLeft, 'day')}`;
   return `the ${USES[certificate.use]}${where} ${when}: ${certificate.subject}`;
 }
 
@@ -29,10 +35,16 @@ export function expiryWarnings(sources: CertificateSources, days: number, log: F
   const warn = async () => {
     for (const certificate of expiringWithin(await watchedCertificates(sources), days)) {
       const { use, subject, issuer, serialNumber, notAfter, daysLeft, accessPoint, endpoint } = certificate;
-      log.warn({ certificate: { use, subject, issuer, serialNumber, notAfter, daysLeft, accessPoint, endpoint } }, warningOf(certificate));
+      log.warn(
+        { certificate: { use, subject, issuer, serialNumber, notAfter, daysLeft, accessPoint, endpoint } },
+        warningOf(certificate),
+      );
     }
   };
-  const warnOrSay = () => warn().catch((error: unknown) => log.error({ err: error }, 'the certificates\' expiry could not be checked; checked again tomorrow'));
+  const warnOrSay = () =>
+    warn().catch((error: unknown) =>
+      log.error({ err: error }, "the certificates' expiry could not be checked; checked again tomorrow"),
+    );
   return {
     start() {
       void warnOrSay();

@@ -43,7 +43,11 @@ async function statusOf(db: Database, options: StatusOptions): Promise<Static<ty
     ...buildInfo(),
     startedAt: new Date(options.startedAt).toISOString(),
     uptimeSeconds: Math.floor((now - options.startedAt) / 1000),
-    database: { kind: db.kind, migration: await lastMigration(db), migrationOfThisVersion: (await migrationFiles()).at(-1) ?? '' },
+    database: {
+      kind: db.kind,
+      migration: await lastMigration(db),
+      migrationOfThisVersion: (await migrationFiles()).at(-1) ?? '',
+    },
     smp: {
       publicUrl: options.publicUrl ?? null,
       certificate: smp ? { ...smp, development: smp.development === true, issuedBy: smp.issuedBy ?? 'other_ca' } : null,
@@ -51,10 +55,13 @@ async function statusOf(db: Database, options: StatusOptions): Promise<Static<ty
     },
     sml: sml ? { url: shownUrl(sml.url) ?? '(not a URL)', smpId: sml.smpId, caPinned: sml.caFile !== undefined } : null,
     directory: directory ? { url: shownUrl(directory.url) ?? '(not a URL)' } : null,
-    nationalRegister: options.nationalRegisterUrl === undefined
-      ? null
-      : { url: shownUrl(options.nationalRegisterUrl) ?? '(not a URL)', flagged: await flagCounts(db) },
-    clientCertificate: options.sources.clientCertificate ? certificateInfo(options.sources.clientCertificate, now) : null,
+    nationalRegister:
+      options.nationalRegisterUrl === undefined
+        ? null
+        : { url: shownUrl(options.nationalRegisterUrl) ?? '(not a URL)', flagged: await flagCounts(db) },
+    clientCertificate: options.sources.clientCertificate
+      ? certificateInfo(options.sources.clientCertificate, now)
+      : null,
     deliveries: await deliveryStatus(db),
     counts: await counts(db, options.sources.catalogue, { sml: sml !== undefined, directory: directory !== undefined }),
     certificateWarningDays: options.warningDays,
@@ -66,16 +73,22 @@ async function statusOf(db: Database, options: StatusOptions): Promise<Static<ty
 const statusRoutes: FastifyPluginAsyncTypebox<StatusOptions> = async (app, options) => {
   // Reads asked while one runs share it: a console left open in many tabs costs one read.
   const shared = sharedRuns<Static<typeof Status>>();
-  app.get('/status', {
-    schema: {
-      summary: 'The registry\'s status: version, database, SMP certificate and the next one, SML and Directory with their deliveries, '
-        + 'the national register with its flagged organizations, counts, and the certificates that expire soon',
-      description: 'Counts are exact up to 100,000 rows; beyond that `exact` is false and the count is PostgreSQL\'s estimate. No secret is shown: '
-        + 'URLs lose any password and query they carry; of a certificate, only what it publishes.',
-      response: { 200: Status },
+  app.get(
+    '/status',
+    {
+      schema: {
+        summary:
+          "The registry's status: version, database, SMP certificate and the next one, SML and Directory with their deliveries, " +
+          'the national register with its flagged organizations, counts, and the certificates that expire soon',
+        description:
+          "Counts are exact up to 100,000 rows; beyond that `exact` is false and the count is PostgreSQL's estimate. No secret is shown: " +
+          'URLs lose any password and query they carry; of a certificate, only what it publishes.',
+        response: { 200: Status },
+      },
+      config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['status.get'] },
     },
-    config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['status.get'] },
-  }, async () => shared('status', () => statusOf(app.db, options)));
+    async () => shared('status', () => statusOf(app.db, options)),
+  );
 };
 
 export default statusRoutes;

@@ -7,7 +7,10 @@ import type { TransportProfileForm } from './schemas.js';
 
 /** Endpoints name their transport profile by identifier or by its unique value. */
 export const TRANSPORT_PROFILE_REFERENCE: ReferenceTarget = {
-  table: 'transport_profiles', noun: 'transport profile', typeName: 'TransportProfileIdentifiable', alternateKey: 'value',
+  table: 'transport_profiles',
+  noun: 'transport profile',
+  typeName: 'TransportProfileIdentifiable',
+  alternateKey: 'value',
 };
 
 /** Transport profiles, as their routes read them and the catalogue cache holds them. */
@@ -20,7 +23,8 @@ export const TRANSPORT_PROFILE_TABLE: CatalogueTable<'transport-profile'> = {
   builtFrom: ['transport-profile'],
 };
 
-const duplicate = (form: TransportProfileForm) => new ConflictError(`A transport profile with value '${form.value}' already exists`);
+const duplicate = (form: TransportProfileForm) =>
+  new ConflictError(`A transport profile with value '${form.value}' already exists`);
 
 export async function insertTransportProfile(tx: Queryable, form: TransportProfileForm): Promise<string> {
   const [row] = await tx.query<{ id: string }>(
@@ -36,10 +40,15 @@ export async function updateTransportProfile(tx: Queryable, id: string, form: Tr
   await lockRow(tx, 'transport_profiles', id);
   const [clash] = await tx.query('SELECT 1 FROM transport_profiles WHERE value = $1 AND id <> $2', [form.value, id]);
   if (clash) throw duplicate(form);
-  await onUniqueViolation(tx.query(
-    'UPDATE transport_profiles SET value = $2, title = $3, restricted = $4 WHERE id = $1',
-    [id, form.value, form.title, form.restricted ?? false],
-  ), () => duplicate(form));
+  await onUniqueViolation(
+    tx.query('UPDATE transport_profiles SET value = $2, title = $3, restricted = $4 WHERE id = $1', [
+      id,
+      form.value,
+      form.title,
+      form.restricted ?? false,
+    ]),
+    () => duplicate(form),
+  );
 }
 
 export function deleteTransportProfile(tx: Queryable, id: string): Promise<void> {

@@ -7,11 +7,16 @@ export const TRANSPORT_PROFILE_VALUE_LENGTH = 500;
 export const TransportProfileForm = Type.Object(
   {
     value: IdentifierText({
-      minLength: 1, maxLength: TRANSPORT_PROFILE_VALUE_LENGTH, 'x-constraint': 'NotEmpty',
-      description: 'the transport profile identifier, unique; printable US-ASCII', examples: ['peppol-transport-as4-v2_0'],
+      minLength: 1,
+      maxLength: TRANSPORT_PROFILE_VALUE_LENGTH,
+      'x-constraint': 'NotEmpty',
+      description: 'the transport profile identifier, unique; printable US-ASCII',
+      examples: ['peppol-transport-as4-v2_0'],
     }),
     title: RequiredName(),
-    restricted: Type.Optional(Type.Boolean({ default: false, description: 'deprecated: no endpoint may newly use it' })),
+    restricted: Type.Optional(
+      Type.Boolean({ default: false, description: 'deprecated: no endpoint may newly use it' }),
+    ),
   },
   { title: 'TransportProfileForm' },
 );

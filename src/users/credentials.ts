@@ -7,7 +7,13 @@ import { TooManyRequestsError } from '../core/errors.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
-import { loginThrottle, type LoginThrottle, type LoginThrottleOptions, type PairLock, type SignInLock } from './login-throttle.js';
+import {
+  loginThrottle,
+  type LoginThrottle,
+  type LoginThrottleOptions,
+  type PairLock,
+  type SignInLock,
+} from './login-throttle.js';
 import { unknownUserHash, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
 import { followLocks, MAX_LOCKS_PER_ADDRESS, storeLock } from './sign-in-locks.js';
@@ -95,7 +101,8 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
     verified.clear();
   }
 
-  const cacheKey = (username: string, password: string) => hash('sha256', `${key}${username}\u0000${password}`, 'base64');
+  const cacheKey = (username: string, password: string) =>
+    hash('sha256', `${key}${username}\u0000${password}`, 'base64');
   const hashDigest = (passwordHash: string) => hash('sha256', `${key}\u0000${passwordHash}`, 'base64');
   // Each verified caller (the object the cache hands out again) with the digest of the password hash it matched.
   const verifiedHashes = new WeakMap<Caller, string>();
@@ -119,18 +126,30 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
    * One password check in its turn, counted by `counts` once the turns admit it (refused while the pair is locked);
    * null when it fails.
    */
-  async function checked(username: string, password: string, request: FastifyRequest, counts: LoginThrottle, failure: SecurityEvent) {
+  async function checked(
+    username: string,
+    password: string,
+    request: FastifyRequest,
+    counts: LoginThrottle,
+    failure: SecurityEvent,
+  ) {
     const address = request.ip;
     throttle.check(username, address);
-    const user = await hashing.run(address, async () => {
-      try {
-        const found = await findCredentials(db, username);
-        return (await verifyPassword(password, found?.passwordHash ?? unknownUserHash())) ? found : undefined;
-      } catch (error) {
-        counts.abandoned(username, address);
-        throw error;
-      }
-    }, () => counts.begin(username, address)).catch(naming(username));
+    const user = await hashing
+      .run(
+        address,
+        async () => {
+          try {
+            const found = await findCredentials(db, username);
+            return (await verifyPassword(password, found?.passwordHash ?? unknownUserHash())) ? found : undefined;
+          } catch (error) {
+            counts.abandoned(username, address);
+            throw error;
+          }
+        },
+        () => counts.begin(username, address),
+      )
+      .catch(naming(username));
     if (!user) {
       const { lock, delayMs } = counts.failed(username, address);
       events.record(request, failure, username);
@@ -147,7 +166,12 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
     return caller;
   }
 
-  async function check(username: string, password: string, request: FastifyRequest, entryKey: string): Promise<Caller | null> {
+  async function check(
+    username: string,
+    password: string,
+    request: FastifyRequest,
+    entryKey: string,
+  ): Promise<Caller | null> {
     const readAt = generation;
     const caller = await checked(username, password, request, throttle, 'sign_in_failed');
     if (!caller || readAt !== generation) return caller;
@@ -189,7 +213,8 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
       checking.set(entryKey, result);
       return result;
     },
-    checkPassword: (username, password, request) => checked(username, password, request, changes, 'password_change_failed'),
+    checkPassword: (username, password, request) =>
+      checked(username, password, request, changes, 'password_change_failed'),
     verifiedWith: (caller) => (passwordHash) => verifiedHashes.get(caller) === hashDigest(passwordHash),
     forgetAll,
     followLocks: () => followLocks(db, hold, { pollMs: options.throttle?.lockPollMs, onError }),

@@ -59,7 +59,11 @@ export function hashingQueue(options: HashingQueueOptions = {}): HashingQueue {
   return {
     async run(address, task, admitted) {
       if (turns.heldBy(address) >= perAddress || turns.waiting >= maxWaiting) {
-        throw tooManyRequests(1000, 'Too many password checks from this address at once; try again later', 'password_checks_refused');
+        throw tooManyRequests(
+          1000,
+          'Too many password checks from this address at once; try again later',
+          'password_checks_refused',
+        );
       }
       admitted?.();
       // The failure counts before the next turn is given.

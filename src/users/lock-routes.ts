@@ -13,26 +13,46 @@ import { SignInLockPage, SignInLockQuery } from './schemas.js';
  * it answers.
  */
 const signInLocks: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/', {
-    schema: {
-      summary: 'Find the sign-in locks in force: each username (or every one) refused from a client address after too many failed password checks, and until when',
-      querystring: SignInLockQuery, response: { 200: SignInLockPage },
+  app.get(
+    '/',
+    {
+      schema: {
+        summary:
+          'Find the sign-in locks in force: each username (or every one) refused from a client address after too many failed password checks, and until when',
+        querystring: SignInLockQuery,
+        response: { 200: SignInLockPage },
+      },
+      config: {
+        access: [Role.admin, Role.registryAuthority],
+        mediaTypes: ['sign-in-locks.find'],
+        objectName: 'signInLockFilter',
+      },
     },
-    config: { access: [Role.admin, Role.registryAuthority], mediaTypes: ['sign-in-locks.find'], objectName: 'signInLockFilter' },
-  }, async (request) => {
-    const page = pageRequest(request.query, SIGN_IN_LOCK_SORTABLE, SIGN_IN_LOCK_TIE_BREAKER, 'signInLockFilter');
-    const { total, rows } = await findLocks(app.db, page, request.query.username);
-    return pageOf(rows, total, page);
-  });
+    async (request) => {
+      const page = pageRequest(request.query, SIGN_IN_LOCK_SORTABLE, SIGN_IN_LOCK_TIE_BREAKER, 'signInLockFilter');
+      const { total, rows } = await findLocks(app.db, page, request.query.username);
+      return pageOf(rows, total, page);
+    },
+  );
 
-  app.delete('/:identifier', {
-    schema: { summary: 'Lift a sign-in lock: the username signs in again from that address at once, on every instance', params: UuidParams },
-    config: { access: [Role.admin], mediaTypes: ['sign-in-locks.delete'] },
-  }, async (request, reply) => {
-    const lifted = await app.db.transaction((tx) => liftLock(tx, request.params.identifier, actorOf(request)));
-    app.securityEvents.record(request, 'sign_in_lock_lifted', lifted.username, { lockedAddress: lifted.clientAddress, liftedBy: callerOf(request).username });
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/:identifier',
+    {
+      schema: {
+        summary: 'Lift a sign-in lock: the username signs in again from that address at once, on every instance',
+        params: UuidParams,
+      },
+      config: { access: [Role.admin], mediaTypes: ['sign-in-locks.delete'] },
+    },
+    async (request, reply) => {
+      const lifted = await app.db.transaction((tx) => liftLock(tx, request.params.identifier, actorOf(request)));
+      app.securityEvents.record(request, 'sign_in_lock_lifted', lifted.username, {
+        lockedAddress: lifted.clientAddress,
+        liftedBy: callerOf(request).username,
+      });
+      return reply.status(204).send();
+    },
+  );
 };
 
 export default signInLocks;

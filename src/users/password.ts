@@ -20,7 +20,9 @@ export function setHashCostForTests(n: number = COST.N): void {
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }
 
@@ -36,7 +38,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (algorithm !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
   const actual = await derive(password, Buffer.from(salt, 'base64'), {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: COST.maxmem,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: COST.maxmem,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

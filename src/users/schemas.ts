@@ -13,7 +13,10 @@ const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], title: 
 const userFields = {
   // No look-alikes (see username.ts); a colon could not be sent in HTTP Basic credentials anyway.
   username: Type.String({
-    minLength: 1, maxLength: MAX_USERNAME_LENGTH, pattern: USERNAME_PATTERN, 'x-constraint': 'NotEmpty',
+    minLength: 1,
+    maxLength: MAX_USERNAME_LENGTH,
+    pattern: USERNAME_PATTERN,
+    'x-constraint': 'NotEmpty',
     description: 'ASCII letters, digits and . _ @ -; unique, case-insensitively',
   }),
   role: RoleSchema,
@@ -22,14 +25,19 @@ const userFields = {
 };
 const MAX_PASSWORD_LENGTH = 1024;
 const Password = Type.String({
-  minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, writeOnly: true,
+  minLength: MIN_PASSWORD_LENGTH,
+  maxLength: MAX_PASSWORD_LENGTH,
+  writeOnly: true,
   description: `at least ${MIN_PASSWORD_LENGTH} characters, not the username, not one character repeated, not a common password; never returned`,
 });
 
 /** A new user: `serviceProvider` for the role SERVICE_PROVIDER, `accessPointProvider` for ACCESS_POINT_PROVIDER. */
 export const AddUserForm = Type.Object({ ...userFields, password: Password }, { title: 'AddUserForm' });
 /** A changed user; without `password` the password stays as it is. */
-export const UpdateUserForm = Type.Object({ ...userFields, password: Type.Optional(Password) }, { title: 'UpdateUserForm' });
+export const UpdateUserForm = Type.Object(
+  { ...userFields, password: Type.Optional(Password) },
+  { title: 'UpdateUserForm' },
+);
 export type UserForm = Static<typeof UpdateUserForm>;
 
 const Summary = (title: string) => Nullable(Type.Object({ identifier: Uuid(), title: Type.String() }, { title }));
@@ -50,41 +58,79 @@ export const UserPage = PageSchema(User, 'UserPage');
 export const UserQuery = Type.Object(PageQuery);
 
 /** A user's change of its own password: the current one, checked (and throttled) as a sign-in is, and the new one. */
-export const PasswordChangeForm = Type.Object({
-  currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH, writeOnly: true, 'x-constraint': 'NotEmpty', description: 'the password in use now' }),
-  newPassword: Password,
-}, { title: 'PasswordChangeForm' });
+export const PasswordChangeForm = Type.Object(
+  {
+    currentPassword: Type.String({
+      minLength: 1,
+      maxLength: MAX_PASSWORD_LENGTH,
+      writeOnly: true,
+      'x-constraint': 'NotEmpty',
+      description: 'the password in use now',
+    }),
+    newPassword: Password,
+  },
+  { title: 'PasswordChangeForm' },
+);
 export type PasswordChangeForm = Static<typeof PasswordChangeForm>;
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description });
 
 /** A sign-in lock in force: the pair refused, and until when. */
-export const SignInLockView = Type.Object({
-  identifier: Uuid({ description: 'the lock, to lift it' }),
-  username: Nullable(Type.String({
-    description: 'as the client sent it (locks are kept for unknown usernames too); null: every username from the address, '
-      + 'locked as a whole once it held LOGIN_MAX_LOCKS_PER_ADDRESS locks of others',
-  })),
-  clientAddress: Type.String({ description: 'the client address the username is refused from (see REGISTRY_TRUSTED_PROXIES)' }),
-  lockedAt: Instant('when the lock began'),
-  lockedUntil: Instant('when it ends unless an ADMIN lifts it earlier'),
-}, { title: 'SignInLock' });
+export const SignInLockView = Type.Object(
+  {
+    identifier: Uuid({ description: 'the lock, to lift it' }),
+    username: Nullable(
+      Type.String({
+        description:
+          'as the client sent it (locks are kept for unknown usernames too); null: every username from the address, ' +
+          'locked as a whole once it held LOGIN_MAX_LOCKS_PER_ADDRESS locks of others',
+      }),
+    ),
+    clientAddress: Type.String({
+      description: 'the client address the username is refused from (see REGISTRY_TRUSTED_PROXIES)',
+    }),
+    lockedAt: Instant('when the lock began'),
+    lockedUntil: Instant('when it ends unless an ADMIN lifts it earlier'),
+  },
+  { title: 'SignInLock' },
+);
 export type SignInLockView = Static<typeof SignInLockView>;
 
 export const SignInLockPage = PageSchema(SignInLockView, 'SignInLockPage');
 export const SignInLockQuery = Type.Object({
   ...PageQuery,
-  username: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_USERNAME_LENGTH, description: 'only the locks of this username (any letter case)' })),
+  username: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_USERNAME_LENGTH,
+      description: 'only the locks of this username (any letter case)',
+    }),
+  ),
 });
 
 /** Who is signed in: the user of the credentials or session of the request. */
-export const CurrentSession = Type.Object({
-  username: Type.String(),
-  role: RoleSchema,
-  expiresAt: Nullable(Type.String({ format: 'date-time', description: 'when the session ends at the latest (an idle half hour ends it sooner); null for Basic credentials' })),
-}, { title: 'CurrentSession' });
+export const CurrentSession = Type.Object(
+  {
+    username: Type.String(),
+    role: RoleSchema,
+    expiresAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'when the session ends at the latest (an idle half hour ends it sooner); null for Basic credentials',
+      }),
+    ),
+  },
+  { title: 'CurrentSession' },
+);
 
-export const OpenedSession = Type.Object({
-  ...CurrentSession.properties,
-  token: Type.String({ description: 'sent as `Authorization: Bearer <token>`; shown this once, stored by the service only as its SHA-256' }),
-}, { title: 'OpenedSession' });
+export const OpenedSession = Type.Object(
+  {
+    ...CurrentSession.properties,
+    token: Type.String({
+      description:
+        'sent as `Authorization: Bearer <token>`; shown this once, stored by the service only as its SHA-256',
+    }),
+  },
+  { title: 'OpenedSession' },
+);

@@ -39,10 +39,17 @@ export type StillVerified = (passwordHash: string) => boolean;
  * then ends it, or refused after it; null when the user is gone or its password changed. The user's ended sessions
  * and its oldest beyond the bound go; other users' ended sessions too, those no other transaction holds (never waited for).
  */
-export async function openSession(db: Database, userId: string, stillVerified: StillVerified): Promise<OpenedSession | null> {
+export async function openSession(
+  db: Database,
+  userId: string,
+  stillVerified: StillVerified,
+): Promise<OpenedSession | null> {
   const token = randomBytes(32).toString('base64url');
   const row = await db.transaction(async (tx) => {
-    const [user] = await tx.query<{ passwordHash: string }>('SELECT password_hash AS "passwordHash" FROM users WHERE id = $1 FOR NO KEY UPDATE', [userId]);
+    const [user] = await tx.query<{ passwordHash: string }>(
+      'SELECT password_hash AS "passwordHash" FROM users WHERE id = $1 FOR NO KEY UPDATE',
+      [userId],
+    );
     if (!user || !stillVerified(user.passwordHash)) return null;
     await tx.query(
       `DELETE FROM console_sessions WHERE token_hash IN (
@@ -67,7 +74,9 @@ export async function openSession(db: Database, userId: string, stillVerified: S
 /** When the session of `token` ends at the latest, or undefined when it has ended. */
 export async function sessionExpiry(db: Queryable, token: string): Promise<string | undefined> {
   const [row] = await db.query<{ expiresAt: string }>(
-    `SELECT ${utcInstant('expires_at')} AS "expiresAt" FROM console_sessions s WHERE token_hash = $1 AND ${LIVE}`, [hashOf(token)]);
+    `SELECT ${utcInstant('expires_at')} AS "expiresAt" FROM console_sessions s WHERE token_hash = $1 AND ${LIVE}`,
+    [hashOf(token)],
+  );
   return row?.expiresAt;
 }
 
@@ -80,7 +89,10 @@ export async function closeSession(db: Queryable, token: string): Promise<void> 
  * `kept`, the token of the request that changed its own password with the current one, goes on.
  */
 export async function closeSessionsOf(tx: Queryable, userId: string, kept?: string): Promise<void> {
-  await tx.query('DELETE FROM console_sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2', [userId, kept === undefined ? null : hashOf(kept)]);
+  await tx.query('DELETE FROM console_sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2', [
+    userId,
+    kept === undefined ? null : hashOf(kept),
+  ]);
 }
 
 /** The caller of a live session's token, read from the users table as it is now (role changes apply at once). */
@@ -99,7 +111,10 @@ export function sessionVerifier(db: Queryable): SessionVerifier {
       );
       if (!row) return null;
       // Best effort: while the primary is away (a standby answers the read), the session is used without its touch.
-      if (row.stale) await db.query('UPDATE console_sessions SET last_used_at = now() WHERE token_hash = $1', [hash]).catch(() => undefined);
+      if (row.stale)
+        await db
+          .query('UPDATE console_sessions SET last_used_at = now() WHERE token_hash = $1', [hash])
+          .catch(() => undefined);
       const { stale: _, ...caller } = row;
       return caller;
     },

@@ -29,12 +29,18 @@ export const LOCK_POLL_MS = 10_000;
 export const MAX_LOCKS_PER_ADDRESS = 3;
 
 export const SIGN_IN_LOCK_SORTABLE: Sortable = {
-  username: 'l.username_key', clientAddress: 'l.client_address', lockedAt: 'l.locked_at', lockedUntil: 'l.locked_until',
+  username: 'l.username_key',
+  clientAddress: 'l.client_address',
+  lockedAt: 'l.locked_at',
+  lockedUntil: 'l.locked_until',
 };
 export const SIGN_IN_LOCK_TIE_BREAKER = 'l.id';
 
 const asThrottleLock = (view: SignInLockView): SignInLock => ({
-  id: view.identifier, username: view.username ?? undefined, address: view.clientAddress, until: Date.parse(view.lockedUntil),
+  id: view.identifier,
+  username: view.username ?? undefined,
+  address: view.clientAddress,
+  until: Date.parse(view.lockedUntil),
 });
 
 /** Ended locks refuse nothing any more: they go. */
@@ -58,22 +64,26 @@ export async function storeLock(db: Database, lock: PairLock, maxPerAddress: num
     await tx.query('LOCK TABLE sign_in_locks IN SHARE ROW EXCLUSIVE MODE');
     await dropEndedLocks(tx);
     const held = await tx.query<SignInLockView & { usernameKey: string | null }>(
-      `SELECT ${VIEW}, l.username_key AS "usernameKey" FROM sign_in_locks l WHERE l.client_address = $1`, [lock.address]);
+      `SELECT ${VIEW}, l.username_key AS "usernameKey" FROM sign_in_locks l WHERE l.client_address = $1`,
+      [lock.address],
+    );
     const whole = held.find((view) => view.usernameKey === null);
     if (whole) return { lock: asThrottleLock(whole), addressLocked: false };
     const key = usernameKey(lock.username);
     const addressLocked = held.filter((view) => view.usernameKey !== key).length >= maxPerAddress;
     const [stored] = addressLocked
       ? await tx.query<SignInLockView>(
-        `INSERT INTO sign_in_locks AS l (client_address, locked_until) VALUES ($1, to_timestamp($2::float8 / 1000)) RETURNING ${VIEW}`,
-        [lock.address, lock.until])
+          `INSERT INTO sign_in_locks AS l (client_address, locked_until) VALUES ($1, to_timestamp($2::float8 / 1000)) RETURNING ${VIEW}`,
+          [lock.address, lock.until],
+        )
       : await tx.query<SignInLockView>(
-        `INSERT INTO sign_in_locks AS l (username, username_key, client_address, locked_until)
+          `INSERT INTO sign_in_locks AS l (username, username_key, client_address, locked_until)
          VALUES ($1, $2, $3, to_timestamp($4::float8 / 1000))
          ON CONFLICT (username_key, client_address) DO UPDATE
            SET username = excluded.username, locked_at = now(), locked_until = excluded.locked_until
          RETURNING ${VIEW}`,
-        [lock.username, key, lock.address, lock.until]);
+          [lock.username, key, lock.address, lock.until],
+        );
     const view = stored as SignInLockView;
     // Delivered at commit to every instance listening, this one too.
     await tx.query('SELECT pg_notify($1, $2)', [LOCKS_CHANNEL, view.identifier]);
@@ -83,7 +93,9 @@ export async function storeLock(db: Database, lock: PairLock, maxPerAddress: num
 
 /** The lock `id` while it is in force; undefined once it has ended or was lifted. */
 async function lockInForce(db: Queryable, id: string): Promise<SignInLock | undefined> {
-  const [view] = await db.query<SignInLockView>(`SELECT ${VIEW} FROM sign_in_locks l WHERE l.id = $1 AND ${IN_FORCE}`, [id]);
+  const [view] = await db.query<SignInLockView>(`SELECT ${VIEW} FROM sign_in_locks l WHERE l.id = $1 AND ${IN_FORCE}`, [
+    id,
+  ]);
   return view && asThrottleLock(view);
 }
 
@@ -92,7 +104,9 @@ async function lockInForce(db: Queryable, id: string): Promise<SignInLock | unde
  * first first: a throttle drops its ended locks from the oldest on.
  */
 async function locksInForce(db: Queryable): Promise<SignInLock[]> {
-  return (await db.query<SignInLockView>(`SELECT ${VIEW} FROM sign_in_locks l WHERE ${IN_FORCE} ORDER BY l.locked_until`)).map(asThrottleLock);
+  return (
+    await db.query<SignInLockView>(`SELECT ${VIEW} FROM sign_in_locks l WHERE ${IN_FORCE} ORDER BY l.locked_until`)
+  ).map(asThrottleLock);
 }
 
 export interface LockFollowing {
@@ -108,7 +122,11 @@ export interface LockFollowing {
  * delays a lock by a poll at most). The poll also drops the ended locks: no username a guesser sent outlasts its lock
  * by more than a poll. Resolves once following, to the function that stops it.
  */
-export async function followLocks(db: Database, hold: (lock: SignInLock) => void, options: LockFollowing): Promise<() => Promise<void>> {
+export async function followLocks(
+  db: Database,
+  hold: (lock: SignInLock) => void,
+  options: LockFollowing,
+): Promise<() => Promise<void>> {
   const all = coalesced(async () => {
     for (const lock of await locksInForce(db)) hold(lock);
   });
@@ -122,7 +140,13 @@ export async function followLocks(db: Database, hold: (lock: SignInLock) => void
     throw error;
   }
   // A poll that fails (the database away) is made good by the next.
-  const poll = setInterval(() => void dropEndedLocks(db).then(() => all.run()).catch(() => undefined), options.pollMs ?? LOCK_POLL_MS);
+  const poll = setInterval(
+    () =>
+      void dropEndedLocks(db)
+        .then(() => all.run())
+        .catch(() => undefined),
+    options.pollMs ?? LOCK_POLL_MS,
+  );
   poll.unref();
   return async () => {
     clearInterval(poll);
@@ -144,10 +168,18 @@ export function findLocks(db: Queryable, page: PageRequest, username?: string) {
  */
 export async function liftLock(tx: Queryable, id: string, actor: Actor): Promise<SignInLockView> {
   const [lifted] = await tx.query<SignInLockView & { inForce: boolean }>(
-    `DELETE FROM sign_in_locks l WHERE l.id = $1 RETURNING ${VIEW}, ${IN_FORCE} AS "inForce"`, [id]);
+    `DELETE FROM sign_in_locks l WHERE l.id = $1 RETURNING ${VIEW}, ${IN_FORCE} AS "inForce"`,
+    [id],
+  );
   // An ended lock refuses nothing: there is nothing to lift (and the transaction's rollback keeps it for the next store).
   if (!lifted?.inForce) throw NotFoundError.instance(id);
   const { inForce: _, ...lock } = lifted;
-  await appendChange(tx, actor, { resource: 'sign-in-lock', identifier: id, operation: 'delete', before: lock, after: null });
+  await appendChange(tx, actor, {
+    resource: 'sign-in-lock',
+    identifier: id,
+    operation: 'delete',
+    before: lock,
+    after: null,
+  });
   return lock;
 }

@@ -15,5 +15,7 @@ export const MAX_USERNAME_LENGTH = 100;
 /** Why a new username is refused (a setting, the command line: the API's schema says the same), or undefined. */
 export function usernameProblem(username: string): string | undefined {
   if (username.length > MAX_USERNAME_LENGTH) return `may have at most ${MAX_USERNAME_LENGTH} characters`;
-  return username !== '' && new RegExp(USERNAME_PATTERN).test(username) ? undefined : 'may have only ASCII letters, digits and . _ @ -';
+  return username !== '' && new RegExp(USERNAME_PATTERN).test(username)
+    ? undefined
+    : 'may have only ASCII letters, digits and . _ @ -';
 }

@@ -9,8 +9,16 @@ const DEFAULT_CONSOLE_ROOT = fileURLToPath(new URL('../console/', import.meta.ur
 
 /** The pages' policy: only files of this origin, no inline script or style, no framing. */
 export const CONSOLE_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'", "font-src 'self'",
-  "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 export interface ConsoleOptions {
@@ -39,7 +47,8 @@ export default async function webConsole(app: FastifyInstance, options: ConsoleO
     index: 'index.html',
     // Hashed file names change with their content: the assets may be cached for good, the page never.
     setHeaders: (response, path) => {
-      if (path.includes(`${join(root, 'assets')}`)) response.header('cache-control', 'public, max-age=31536000, immutable');
+      if (path.includes(`${join(root, 'assets')}`))
+        response.header('cache-control', 'public, max-age=31536000, immutable');
     },
   });
 }

@@ -27,7 +27,10 @@ export function expectStatus(response: LightMyRequestResponse, status: number) {
 }
 
 /** 401 without credentials, 403 for each of `forbidden`: the operation is refused before it does anything. */
-export async function expectRefused(call: (user: Caller) => Promise<LightMyRequestResponse>, forbidden: readonly TestUser[]) {
+export async function expectRefused(
+  call: (user: Caller) => Promise<LightMyRequestResponse>,
+  forbidden: readonly TestUser[],
+) {
   const anonymous = await call(null);
   expectErrorBody(anonymous, 401);
   expect(anonymous.headers['www-authenticate']).toBe('Basic realm="registry"');
@@ -39,7 +42,11 @@ export async function add(t: TestApp, url: string, payload: Record<string, unkno
   return expectStatus(await asAdmin(t).send('POST', url, payload), 201);
 }
 
-export const contactForm = (name = 'Nora Network') => ({ name, email: 'nora@provider.example', phoneNumber: '+47 22 00 00 00' });
+export const contactForm = (name = 'Nora Network') => ({
+  name,
+  email: 'nora@provider.example',
+  phoneNumber: '+47 22 00 00 00',
+});
 
 export const addAccessPointProvider = (t: TestApp, title = unique('AP provider')) =>
   add(t, '/rest/api/access-point-providers', { title, contact: contactForm() });
@@ -51,7 +58,9 @@ export function accessPointForm(providerId: string, profileValue: string, overri
   return {
     title: unique('Access point'),
     provider: { identifier: providerId },
-    endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: profileValue, certificateTypes: ['PEPPOL AP G3'] } }],
+    endpoints: [
+      { url: 'https://ap.example/as4', transportProfile: { value: profileValue, certificateTypes: ['PEPPOL AP G3'] } },
+    ],
     ...overrides,
   };
 }
@@ -79,9 +88,10 @@ export function useEndpointForms() {
     providerId = (await addAccessPointProvider(t)).identifier;
     profileValue = (await addTransportProfile(t)).value;
   });
-  const formWith = (endpoint: Record<string, unknown>) => accessPointForm(providerId, profileValue, {
-    endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: profileValue }, ...endpoint }],
-  });
+  const formWith = (endpoint: Record<string, unknown>) =>
+    accessPointForm(providerId, profileValue, {
+      endpoints: [{ url: 'https://ap.example/as4', transportProfile: { value: profileValue }, ...endpoint }],
+    });
   return { t, http: asAdmin(t), formWith };
 }
 
@@ -89,20 +99,41 @@ export function useEndpointForms() {
 export async function expectSortedByTitle(t: TestApp, url: string, titles: readonly string[]) {
   const { get } = asAdmin(t);
   const descending = expectStatus(await get(`${url}?sort=title,desc&size=2000`), 200);
-  const listed = (descending.content as Array<{ title: string }>).map((item) => item.title).filter((title) => titles.includes(title));
+  const listed = (descending.content as Array<{ title: string }>)
+    .map((item) => item.title)
+    .filter((title) => titles.includes(title));
   expect(listed).toEqual([...titles].sort().reverse());
   expect(descending.sort).toEqual({ sorted: true, unsorted: false, empty: false });
 
   const first = expectStatus(await get(`${url}?sort=title&size=1&page=0`), 200);
   const total = first.totalElements as number;
-  expect(first).toMatchObject({ size: 1, number: 0, first: true, numberOfElements: 1, totalPages: total, last: total === 1 });
+  expect(first).toMatchObject({
+    size: 1,
+    number: 0,
+    first: true,
+    numberOfElements: 1,
+    totalPages: total,
+    last: total === 1,
+  });
   const last = expectStatus(await get(`${url}?sort=title&size=1&page=${total - 1}`), 200);
-  expect(last).toMatchObject({ number: total - 1, last: true, first: total === 1, pageable: { pageNumber: total - 1, pageSize: 1, offset: total - 1 } });
+  expect(last).toMatchObject({
+    number: total - 1,
+    last: true,
+    first: total === 1,
+    pageable: { pageNumber: total - 1, pageSize: 1, offset: total - 1 },
+  });
   const beyond = expectStatus(await get(`${url}?page=${total}&size=1`), 200);
-  expect(beyond).toMatchObject({ content: [], empty: true, numberOfElements: 0, sort: { sorted: false, unsorted: true, empty: true } });
+  expect(beyond).toMatchObject({
+    content: [],
+    empty: true,
+    numberOfElements: 0,
+    sort: { sorted: false, unsorted: true, empty: true },
+  });
 
   const unknown = expectErrorBody(await get(`${url}?sort=password`), 400);
-  expect(unknown.errors).toEqual([expect.objectContaining({ field: 'sort', code: 'InvalidSortProperty', rejectedValue: 'password' })]);
+  expect(unknown.errors).toEqual([
+    expect.objectContaining({ field: 'sort', code: 'InvalidSortProperty', rejectedValue: 'password' }),
+  ]);
 }
 
 /** The versioned media type is answered when asked for; other types are refused with 406 and 415. */
@@ -116,10 +147,14 @@ export async function expectMediaTypes(t: TestApp, url: string, resource: string
   expectErrorBody(await get(url, t.users.admin, { accept: 'text/csv' }), 406);
 
   const added = await send('POST', url, JSON.stringify(form), t.users.admin, {
-    accept: vendor(`${resource}.add`), 'content-type': `${vendor(`${resource}.add`)};charset=UTF-8`,
+    accept: vendor(`${resource}.add`),
+    'content-type': `${vendor(`${resource}.add`)};charset=UTF-8`,
   });
   expectStatus(added, 201);
   expect(added.headers['content-type']).toBe(`${vendor(`${resource}.add`)};charset=UTF-8`);
   expectErrorBody(await send('POST', url, JSON.stringify(form), t.users.admin, { 'content-type': 'text/plain' }), 415);
-  expectErrorBody(await send('POST', url, JSON.stringify(form), t.users.admin, { 'content-type': vendor(`${resource}.update`) }), 415);
+  expectErrorBody(
+    await send('POST', url, JSON.stringify(form), t.users.admin, { 'content-type': vendor(`${resource}.update`) }),
+    415,
+  );
 }

@@ -41,7 +41,12 @@ export function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
 
-async function user(db: Database, username: TestUsername, role: Role, provider: { serviceProviderId?: string; accessPointProviderId?: string } = {}): Promise<TestUser> {
+async function user(
+  db: Database,
+  username: TestUsername,
+  role: Role,
+  provider: { serviceProviderId?: string; accessPointProviderId?: string } = {},
+): Promise<TestUser> {
   const password = passwordOf(username);
   await insertUser(db, { username, password, role, ...provider }, SYSTEM_ACTOR, passwordHashOf(username));
   return { username, password, authorization: basic(username, password) };
@@ -51,7 +56,10 @@ async function user(db: Database, username: TestUsername, role: Role, provider: 
  * The application on a database of its own (`open`: by default a fresh one), with one user of each role and the
  * providers they act for.
  */
-export async function startTestApp(options: Omit<AppOptions, 'db'> = {}, open: () => Promise<Database> = openTestDatabase): Promise<TestApp> {
+export async function startTestApp(
+  options: Omit<AppOptions, 'db'> = {},
+  open: () => Promise<Database> = openTestDatabase,
+): Promise<TestApp> {
   const db = await open();
   const [app_provider] = await db.query<{ id: string }>(
     `INSERT INTO access_point_providers (title, contact_name, contact_email) VALUES ('Test AP Provider', 'Ann Operator', 'ann@ap.example') RETURNING id`,
@@ -71,7 +79,9 @@ export async function startTestApp(options: Omit<AppOptions, 'db'> = {}, open: (
     admin: await user(db, 'admin', Role.admin),
     authority: await user(db, 'authority', Role.registryAuthority),
     serviceProvider: await user(db, 'provider-one', Role.serviceProvider, { serviceProviderId }),
-    otherServiceProvider: await user(db, 'provider-two', Role.serviceProvider, { serviceProviderId: otherServiceProviderId }),
+    otherServiceProvider: await user(db, 'provider-two', Role.serviceProvider, {
+      serviceProviderId: otherServiceProviderId,
+    }),
     accessPointProvider: await user(db, 'ap-provider', Role.accessPointProvider, { accessPointProviderId }),
   };
   const app = await buildApp({ db, ...options });
@@ -94,7 +104,9 @@ export async function startTestApp(options: Omit<AppOptions, 'db'> = {}, open: (
  * usable at once; its properties are read from the started app at the time they are used. With `listen`, the
  * app also listens on a free loopback port, whose address is `base` (for browsers and raw sockets).
  */
-export function useTestApp(options: { listen?: boolean; app?: Omit<AppOptions, 'db'> } = {}): TestApp & { readonly base: string } {
+export function useTestApp(
+  options: { listen?: boolean; app?: Omit<AppOptions, 'db'> } = {},
+): TestApp & { readonly base: string } {
   let started: TestApp | undefined;
   let base: string | undefined;
   beforeAll(async () => {
@@ -107,10 +119,18 @@ export function useTestApp(options: { listen?: boolean; app?: Omit<AppOptions, '
     return started;
   };
   return {
-    get app() { return current().app; },
-    get db() { return current().db; },
-    get fixture() { return current().fixture; },
-    get users() { return current().users; },
+    get app() {
+      return current().app;
+    },
+    get db() {
+      return current().db;
+    },
+    get fixture() {
+      return current().fixture;
+    },
+    get users() {
+      return current().users;
+    },
     get base() {
       if (base === undefined) throw new Error('useTestApp({ listen: true }) gives the address');
       return base;

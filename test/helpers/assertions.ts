@@ -38,7 +38,12 @@ export function expectErrorBody(response: AnyResponse, status: number, message?:
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expectSecurityHeaders(response);
   const body = response.json();
-  expect(body).toMatchObject({ status, path: expect.any(String), exception: expect.any(String), error: expect.any(String) });
+  expect(body).toMatchObject({
+    status,
+    path: expect.any(String),
+    exception: expect.any(String),
+    error: expect.any(String),
+  });
   expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
   expect(JSON.stringify(body)).not.toMatch(/\bat .+:\d+:\d+|SELECT |INSERT |node_modules/);
   if (message instanceof RegExp) expect(body.message).toMatch(message);
@@ -51,7 +56,9 @@ export function expectErrorBody(response: AnyResponse, status: number, message?:
  * refused with `code`, as answered at `url`.
  */
 export function expectSpecifiedValidationError(
-  response: AnyResponse, url: string, error: { objectName: string; field: string; code: string; rejectedValue: unknown; defaultMessage: string },
+  response: AnyResponse,
+  url: string,
+  error: { objectName: string; field: string; code: string; rejectedValue: unknown; defaultMessage: string },
 ) {
   const { objectName, field, code } = error;
   const message = `Validation failed for object='${objectName}'. Error count: 1`;
@@ -62,16 +69,18 @@ export function expectSpecifiedValidationError(
     exception: 'ValidationError',
     message,
     path: url,
-    errors: [{
-      objectName,
-      field,
-      rejectedValue: error.rejectedValue,
-      bindingFailure: false,
-      code,
-      codes: [`${code}.${objectName}.${field}`, `${code}.${field}`, `${code}.String`, code],
-      defaultMessage: error.defaultMessage,
-      arguments: [{ codes: [`${objectName}.${field}`, field], defaultMessage: field, code: field }],
-    }],
+    errors: [
+      {
+        objectName,
+        field,
+        rejectedValue: error.rejectedValue,
+        bindingFailure: false,
+        code,
+        codes: [`${code}.${objectName}.${field}`, `${code}.${field}`, `${code}.String`, code],
+        defaultMessage: error.defaultMessage,
+        arguments: [{ codes: [`${objectName}.${field}`, field], defaultMessage: field, code: field }],
+      },
+    ],
   });
 }
 
@@ -86,9 +95,16 @@ export function expectFieldError(
   const entry = body.errors?.find((error) => error.field === field && error.code === code);
   expect(entry, `${field} ${code} in ${JSON.stringify(body.errors)}`).toBeDefined();
   expect(entry).toMatchObject({ objectName, field, code, bindingFailure: expect.any(Boolean) });
-  expect((entry as { codes: string[] }).codes.slice(0, 2)).toEqual([`${code}.${objectName}.${field}`, `${code}.${field}`]);
+  expect((entry as { codes: string[] }).codes.slice(0, 2)).toEqual([
+    `${code}.${objectName}.${field}`,
+    `${code}.${field}`,
+  ]);
   expect((entry as { codes: string[] }).codes.at(-1)).toBe(code);
-  expect((entry as { arguments: unknown[] }).arguments[0]).toEqual({ codes: [`${objectName}.${field}`, field], defaultMessage: field, code: field });
+  expect((entry as { arguments: unknown[] }).arguments[0]).toEqual({
+    codes: [`${objectName}.${field}`, field],
+    defaultMessage: field,
+    code: field,
+  });
   if (defaultMessage !== undefined) expect(entry?.defaultMessage).toBe(defaultMessage);
   return entry as Record<string, unknown>;
 }
@@ -109,4 +125,5 @@ export const notNullEntry = (objectName: string, field: string, typeName: string
  * The middle of `values` (NaN when there are none): what the tests of fairness under a flood compare with, so that a
  * loaded machine slows both sides alike.
  */
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+export const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;

@@ -5,8 +5,14 @@ import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /** Debian's Chromium, headless, with nothing talking to the internet. */
@@ -20,10 +26,24 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 /** axe-core's WCAG 2.1 A/AA violations on the page once nothing on it is loading, each named by `where`. */
 export async function axeViolations(page: Page, where: string): Promise<string[]> {
   // A list that is loading is dimmed on purpose; what is checked is the page once its answers are in.
-  await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null, undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null, undefined, {
+    timeout: 20_000,
+  });
   await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } })
-    .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  const result = await page.evaluate(() =>
+    (
+      window as unknown as {
+        axe: {
+          run: (
+            context: Document,
+            options: object,
+          ) => Promise<{ passes: unknown[]; violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
+  );
   expect(result.passes.length, `axe checked ${where}`).toBeGreaterThan(5);
-  return result.violations.map((violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  return result.violations.map(
+    (violation) => `${where}: ${violation.id} ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+  );
 }

@@ -68,9 +68,21 @@ export const addDocumentType = (app: App, user: TestUser, overrides: Record<stri
  * Adds `payload` at `url` as `user` in the vendor media type of `resource` (`processes`, `document-types`): 201
  * in that media type, with the security headers; an anonymous get serves the same in its own. Returns the created.
  */
-export async function expectAddedAndServed(app: App, user: TestUser, url: string, resource: string, payload: Record<string, unknown>) {
+export async function expectAddedAndServed(
+  app: App,
+  user: TestUser,
+  url: string,
+  resource: string,
+  payload: Record<string, unknown>,
+) {
   const add = `application/vnd.registry.${resource}.add.v1+json`;
-  const response = await call(app, { method: 'POST', url, user, headers: { accept: add, 'content-type': `${add};charset=UTF-8` }, payload: JSON.stringify(payload) });
+  const response = await call(app, {
+    method: 'POST',
+    url,
+    user,
+    headers: { accept: add, 'content-type': `${add};charset=UTF-8` },
+    payload: JSON.stringify(payload),
+  });
   expect(response.statusCode, response.body).toBe(201);
   expect(response.headers['content-type']).toBe(`${add};charset=UTF-8`);
   expectSecurityHeaders(response);
@@ -91,7 +103,11 @@ export async function insertCapability(db: Database, title: string): Promise<str
  * A participant of `serviceProviderId` that has `processIds`, written straight to the database: the provider
  * needs no user to add it through the API, and the participant rules do not apply.
  */
-export async function insertParticipant(db: Database, serviceProviderId: string, processIds: string[]): Promise<string> {
+export async function insertParticipant(
+  db: Database,
+  serviceProviderId: string,
+  processIds: string[],
+): Promise<string> {
   const organization = uniqueNorwegianNumber();
   const [row] = await db.query<{ id: string }>(
     `INSERT INTO participants (service_provider_id, icd, organization_identifier, registration_date, last_modification_date, contact_name)
@@ -111,7 +127,12 @@ export async function insertParticipant(db: Database, serviceProviderId: string,
  * Runs `request` while another transaction holds `deletion` uncommitted, and commits that deletion once the
  * request had time to read the row and wait on it. Needs a second connection: PostgreSQL only.
  */
-export async function whileDeleting<T>(db: Database, deletion: string, params: unknown[], request: () => Promise<T>): Promise<T> {
+export async function whileDeleting<T>(
+  db: Database,
+  deletion: string,
+  params: unknown[],
+  request: () => Promise<T>,
+): Promise<T> {
   let deleted!: () => void;
   let commit!: () => void;
   const deleting = new Promise<void>((resolve) => (deleted = resolve));

@@ -6,9 +6,17 @@ import { generate } from 'selfsigned';
 const DAY = 24 * 60 * 60 * 1000;
 
 /** A self-signed certificate and its RSA key of `keySize` bits, valid from `from` until `until` (PEM). */
-export async function testCertificate(commonName: string, from = new Date(Date.now() - DAY), until = new Date(Date.now() + 365 * DAY), keySize = 2048) {
+export async function testCertificate(
+  commonName: string,
+  from = new Date(Date.now() - DAY),
+  until = new Date(Date.now() + 365 * DAY),
+  keySize = 2048,
+) {
   const pems = await generate([{ name: 'commonName', value: commonName }], {
-    keySize, algorithm: 'sha256', notBeforeDate: from, notAfterDate: until,
+    keySize,
+    algorithm: 'sha256',
+    notBeforeDate: from,
+    notAfterDate: until,
   });
   return { cert: pems.cert, key: pems.private };
 }
@@ -25,7 +33,21 @@ const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'p
 
 /** A self-signed certificate (a CA: its own trust anchor) valid for a day, and its key: `{name}.pem`, `{name}.key` in `dir`. */
 export function testSelfSigned(dir: string, name: string, subject: string): void {
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', subject, '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.pem`));
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    subject,
+    '-keyout',
+    join(dir, `${name}.key`),
+    '-out',
+    join(dir, `${name}.pem`),
+  );
 }
 
 /**
@@ -41,8 +63,33 @@ export function testPki(dir: string, clients: readonly string[]): void {
     ...clients.map((name): [string, string, string[]] => [name, `/CN=SMP ${name}`, []]),
   ];
   for (const [name, subject, extensions] of certificates) {
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', subject, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`));
-    openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial',
-      '-days', '1', '-out', file(`${name}.pem`), ...extensions);
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      subject,
+      '-keyout',
+      file(`${name}.key`),
+      '-out',
+      file(`${name}.csr`),
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-out',
+      file(`${name}.pem`),
+      ...extensions,
+    );
   }
 }

@@ -63,20 +63,33 @@ export async function startTestCluster(options: { synchronous?: boolean } = {}):
     const replayed = async () => {
       const [{ lsn } = { lsn: '' }] = await sql<{ lsn: string }>(primary, 'SELECT pg_current_wal_lsn() AS lsn');
       for (;;) {
-        const [row] = await sql<{ done: boolean }>(standby, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`);
+        const [row] = await sql<{ done: boolean }>(
+          standby,
+          `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`,
+        );
         if (row?.done) return;
         await sleep(20);
       }
     };
     return {
-      primary, standby, url, sql, replayed, stop,
+      primary,
+      standby,
+      url,
+      sql,
+      replayed,
+      stop,
       async calls(server, fragment) {
-        const [row] = await sql<{ calls: number }>(server,
-          `SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query LIKE '%' || ${pg.escapeLiteral(fragment)} || '%'`);
+        const [row] = await sql<{ calls: number }>(
+          server,
+          `SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query LIKE '%' || ${pg.escapeLiteral(fragment)} || '%'`,
+        );
         return row?.calls ?? 0;
       },
       async addPasswordRole(name, password) {
-        await sqlOn(primary.url(), `CREATE ROLE ${pg.escapeIdentifier(name)} LOGIN SUPERUSER PASSWORD ${pg.escapeLiteral(password)}`);
+        await sqlOn(
+          primary.url(),
+          `CREATE ROLE ${pg.escapeIdentifier(name)} LOGIN SUPERUSER PASSWORD ${pg.escapeLiteral(password)}`,
+        );
         for (const server of [primary, standby]) {
           const rules = join(server.dataDir, 'pg_hba.conf');
           writeFileSync(rules, `host all ${name} 127.0.0.1/32 scram-sha-256\n${readFileSync(rules, 'utf8')}`);

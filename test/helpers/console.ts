@@ -22,30 +22,48 @@ export interface OpenOptions {
  * file) is added to `problems`; requests to any other host are refused.
  */
 export function consoleOpener(browser: () => Browser, base: () => string, problems: string[]) {
-  return async function open(hash: string, options: OpenOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+  return async function open(
+    hash: string,
+    options: OpenOptions = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
     const origin = options.at ?? base();
-    const context = await browser().newContext({ acceptDownloads: true, locale: 'en-US', viewport: { width: options.width ?? WIDTHS.desktop, height: 900 } });
+    const context = await browser().newContext({
+      acceptDownloads: true,
+      locale: 'en-US',
+      viewport: { width: options.width ?? WIDTHS.desktop, height: 900 },
+    });
     const page = await context.newPage();
     page.on('console', (message) => {
       // A 4xx the console expects (a probe, a refused form) is logged by Chromium as a failed resource.
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console error: ${message.text()}`);
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
+        problems.push(`console error: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     // The API's 4xx are expected; a file of the page that is missing (such as its icon) is not.
     page.on('response', (response) => {
-      if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/rest/')) problems.push(`404 for ${response.url()}`);
+      if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/rest/'))
+        problems.push(`404 for ${response.url()}`);
     });
-    await page.route('**/*', (route) => (/^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) && route.request().url().includes(new URL(origin).host) ? route.continue() : route.abort()));
+    await page.route('**/*', (route) =>
+      /^(blob:)?https?:\/\/127\.0\.0\.1:/.test(route.request().url()) &&
+      route.request().url().includes(new URL(origin).host)
+        ? route.continue()
+        : route.abort(),
+    );
     await page.goto(`${origin}/`);
     if (options.user) await signInOn(page, options.user);
-    await page.evaluate((target) => { location.hash = target; }, hash);
+    await page.evaluate((target) => {
+      location.hash = target;
+    }, hash);
     return { context, page };
   };
 }
 
 /** Signs in through the form; the sign-out button is in the header (in the collapsed menu on a phone). */
 export async function signInOn(page: Page, user: TestUser): Promise<void> {
-  await page.evaluate(() => { location.hash = '#/sign-in'; });
+  await page.evaluate(() => {
+    location.hash = '#/sign-in';
+  });
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -31,7 +31,11 @@ export const testDatabaseKind = process.env.TEST_DATABASE === 'embedded' ? 'embe
  * schema.
  */
 export async function openTestDatabase(): Promise<Database> {
-  if (testDatabaseKind === 'embedded') return openEmbedded(undefined, await (migratedArchive ??= readFile(EMBEDDED_MIGRATED).then((bytes) => new Blob([bytes]))));
+  if (testDatabaseKind === 'embedded')
+    return openEmbedded(
+      undefined,
+      await (migratedArchive ??= readFile(EMBEDDED_MIGRATED).then((bytes) => new Blob([bytes]))),
+    );
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres({ connectionString: TEST_DATABASE_URL, maxConnections: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);
@@ -62,7 +66,11 @@ export async function schemaOf(db: Database): Promise<string> {
  * instance of the service sharing the database has.
  */
 export async function openSameSchema(db: Database, maxConnections = 4): Promise<Database> {
-  const other = openPostgres({ connectionString: TEST_DATABASE_URL, schema: `${await schemaOf(db)},public`, maxConnections });
+  const other = openPostgres({
+    connectionString: TEST_DATABASE_URL,
+    schema: `${await schemaOf(db)},public`,
+    maxConnections,
+  });
   await migrate(other);
   return other;
 }

@@ -34,15 +34,22 @@ export interface DeliveryTestApp {
 }
 
 /** Adds a participant with a process through `app`: it has its part in its organization's registration. */
-export const addServed = (app: App, user: TestUser, served: DeliveryTestApp['served'], overrides: Record<string, unknown> = {}): Promise<Participant> =>
-  addParticipant(app, user, { ...served, ...overrides });
+export const addServed = (
+  app: App,
+  user: TestUser,
+  served: DeliveryTestApp['served'],
+  overrides: Record<string, unknown> = {},
+): Promise<Participant> => addParticipant(app, user, { ...served, ...overrides });
 
 /**
  * The set-up of a delivery test file: before its tests, a local SML and Directory, a test app and an instance on
  * its database delivering to them (`prepare` sees that instance before it starts), handed to `use`; after its
  * tests, all closed.
  */
-export function useDeliveryTestApp(use: (started: DeliveryTestApp) => void, prepare: (app: App) => void = () => undefined): void {
+export function useDeliveryTestApp(
+  use: (started: DeliveryTestApp) => void,
+  prepare: (app: App) => void = () => undefined,
+): void {
   let sml: LocalSml | undefined;
   let directory: LocalDirectory | undefined;
   let t: TestApp | undefined;
@@ -55,7 +62,14 @@ export function useDeliveryTestApp(use: (started: DeliveryTestApp) => void, prep
     prepare(app);
     await app.ready();
     const [one, two] = [await addProcess(t.app, t.users.admin), await addProcess(t.app, t.users.admin)];
-    use({ sml, directory, t, app, served: { processes: [{ identifier: one.identifier }] }, servedToo: { processes: [{ identifier: two.identifier }] } });
+    use({
+      sml,
+      directory,
+      t,
+      app,
+      served: { processes: [{ identifier: one.identifier }] },
+      servedToo: { processes: [{ identifier: two.identifier }] },
+    });
   });
   afterAll(async () => {
     await app?.close();

@@ -23,7 +23,11 @@ function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** `root`: where the program's files are (a copy of the project's, for a start that lacks some of them). */
 function launch(entry: string, args: string[], env: Record<string, string>, root = ROOT): ChildProcess {
-  return spawn(process.execPath, [entry, ...args], { cwd: root, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [entry, ...args], {
+    cwd: root,
+    env: environment(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export interface Finished {
@@ -33,7 +37,11 @@ export interface Finished {
 }
 
 /** `closeStdout`: the reader closes the pipe before reading anything, as `| head` does once it has enough. */
-export function runCli(args: string[], env: Record<string, string>, options: { closeStdout?: boolean } = {}): Promise<Finished> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { closeStdout?: boolean } = {},
+): Promise<Finished> {
   return runToEnd('dist/cli.js', args, env, options);
 }
 
@@ -65,7 +73,12 @@ export async function programWithoutReferenceData(dir: string): Promise<string> 
   return dir;
 }
 
-function runToEnd(entry: string, args: string[], env: Record<string, string>, options: { closeStdout?: boolean; root?: string } = {}): Promise<Finished> {
+function runToEnd(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { closeStdout?: boolean; root?: string } = {},
+): Promise<Finished> {
   const child = launch(entry, args, env, options.root);
   if (options.closeStdout) child.stdout?.destroy();
   let stdout = '';
@@ -107,21 +120,26 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   exited.then(() => listeners.forEach((listener) => listener()));
 
-  const waitFor = (pattern: RegExp, timeoutMs = 90_000) => new Promise<RegExpMatchArray>((resolve, reject) => {
-    const check = () => {
-      const match = output.match(pattern);
-      if (match) done(() => resolve(match));
-      else if (child.exitCode !== null) done(() => reject(new Error(`server exited (${child.exitCode}) before printing ${pattern}:\n${output}`)));
-    };
-    const timer = setTimeout(() => done(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`))), timeoutMs);
-    const done = (settle: () => void) => {
-      clearTimeout(timer);
-      listeners.delete(check);
-      settle();
-    };
-    listeners.add(check);
-    check();
-  });
+  const waitFor = (pattern: RegExp, timeoutMs = 90_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = output.match(pattern);
+        if (match) done(() => resolve(match));
+        else if (child.exitCode !== null)
+          done(() => reject(new Error(`server exited (${child.exitCode}) before printing ${pattern}:\n${output}`)));
+      };
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`))),
+        timeoutMs,
+      );
+      const done = (settle: () => void) => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        settle();
+      };
+      listeners.add(check);
+      check();
+    });
 
   const [, address] = await waitFor(/registry listening on (http:\/\/[^"\s]+)/);
   return {

@@ -13,7 +13,10 @@ import { isPrintableAscii, isXmlText } from '../../src/core/xml-text.js';
 type JsonObject = Record<string, unknown>;
 
 interface Description {
-  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
   components?: { schemas?: Record<string, unknown> };
 }
 
@@ -49,7 +52,9 @@ export function failOnViolations() {
 function closed(schema: unknown, inAllOf = false): unknown {
   if (Array.isArray(schema)) return schema.map((item) => closed(item, inAllOf));
   if (typeof schema !== 'object' || schema === null) return schema;
-  const copy: JsonObject = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, closed(value, key === 'allOf')]));
+  const copy: JsonObject = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, closed(value, key === 'allOf')]),
+  );
   if ('properties' in copy && !('additionalProperties' in copy) && !inAllOf) copy.additionalProperties = false;
   if (typeof copy.$ref === 'string') copy.$ref = copy.$ref.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`);
   return copy;
@@ -57,9 +62,18 @@ function closed(schema: unknown, inAllOf = false): unknown {
 
 export interface DescribedResponses {
   /** The problem with a response, or undefined when the description admits it. */
-  check(request: { method: string; routeUrl: string | undefined }, status: number, contentType: string | undefined, body: string): string | undefined;
+  check(
+    request: { method: string; routeUrl: string | undefined },
+    status: number,
+    contentType: string | undefined,
+    body: string,
+  ): string | undefined;
   /** The operation's key in the description: `GET /rest/api/processes/{identifier}`. */
-  label(request: { method: string; routeUrl: string | undefined }, status: number, contentType: string | undefined): string;
+  label(
+    request: { method: string; routeUrl: string | undefined },
+    status: number,
+    contentType: string | undefined,
+  ): string;
 }
 
 /** A Fastify route URL as a path of the description: `:identifier` becomes `{identifier}`, no trailing slash. */
@@ -86,7 +100,11 @@ export function describedResponses(description: Description): DescribedResponses
   const label: DescribedResponses['label'] = (request, status, contentType) =>
     `${request.method} ${request.routeUrl === undefined ? '(no route)' : describedPath(request.routeUrl)} -> ${status} ${bareType(contentType) ?? '(no content type)'}`;
 
-  function schemaFor(request: { method: string; routeUrl: string | undefined }, status: number, type: string | undefined): { schema?: unknown; problem?: string } {
+  function schemaFor(
+    request: { method: string; routeUrl: string | undefined },
+    status: number,
+    type: string | undefined,
+  ): { schema?: unknown; problem?: string } {
     if (request.routeUrl === undefined) {
       // No route matched: the not-found handler and the router's errors answer with the common error body.
       return status >= 400 ? { schema: errorBody } : { problem: `status ${status} without a route` };
@@ -94,11 +112,15 @@ export function describedResponses(description: Description): DescribedResponses
     const operation = description.paths[describedPath(request.routeUrl)]?.[request.method.toLowerCase()];
     if (!operation) return { problem: 'the operation is not in the description' };
     const response = operation.responses?.[String(status)];
-    if (!response) return { problem: `status ${status} is not described; described: ${Object.keys(operation.responses ?? {}).join(', ')}` };
+    if (!response)
+      return {
+        problem: `status ${status} is not described; described: ${Object.keys(operation.responses ?? {}).join(', ')}`,
+      };
     if (!response.content) return {};
     if (!type) return { problem: 'no Content-Type, but the description has a body' };
     const media = response.content[type];
-    if (!media) return { problem: `media type ${type} is not described; described: ${Object.keys(response.content).join(', ')}` };
+    if (!media)
+      return { problem: `media type ${type} is not described; described: ${Object.keys(response.content).join(', ')}` };
     return { schema: media.schema };
   }
 
@@ -117,7 +139,8 @@ export function describedResponses(description: Description): DescribedResponses
       const type = bareType(contentType);
       const { schema, problem } = schemaFor(request, status, type);
       if (problem) return problem;
-      if (schema === undefined) return body === '' ? undefined : `a body was sent, but the description says status ${status} has none`;
+      if (schema === undefined)
+        return body === '' ? undefined : `a body was sent, but the description says status ${status} has none`;
       let value: unknown;
       try {
         value = JSON.parse(body);
@@ -129,7 +152,10 @@ export function describedResponses(description: Description): DescribedResponses
       return (validate.errors ?? [])
         .slice(0, 10)
         .map((error) => {
-          const extra = error.keyword === 'additionalProperties' ? ` '${(error.params as { additionalProperty: string }).additionalProperty}'` : '';
+          const extra =
+            error.keyword === 'additionalProperties'
+              ? ` '${(error.params as { additionalProperty: string }).additionalProperty}'`
+              : '';
           return `body${error.instancePath} ${error.message}${extra}`;
         })
         .join('; ');
@@ -157,7 +183,10 @@ function record(app: FastifyInstance, request: FastifyRequest, reply: FastifyRep
     if (problem) violations.push({ response: checker.label(described, reply.statusCode, contentType), problem });
   } catch (error) {
     // A description that cannot be built or compiled must fail the test, not turn the response into a 500.
-    violations.push({ response: `${request.method} ${request.url} -> ${reply.statusCode}`, problem: `the check failed: ${(error as Error).message}` });
+    violations.push({
+      response: `${request.method} ${request.url} -> ${reply.statusCode}`,
+      problem: `the check failed: ${(error as Error).message}`,
+    });
   }
 }
 
@@ -172,7 +201,12 @@ export function checkResponsesAgainstDescription(app: FastifyInstance): void {
       copy.on('end', () => record(app, request, reply, Buffer.concat(chunks).toString('utf8')));
       return payload.pipe(copy);
     }
-    const body = payload === undefined || payload === null ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload);
+    const body =
+      payload === undefined || payload === null
+        ? ''
+        : Buffer.isBuffer(payload)
+          ? payload.toString('utf8')
+          : String(payload);
     record(app, request, reply, body);
     return payload;
   });

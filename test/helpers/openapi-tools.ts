@@ -30,7 +30,10 @@ export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
     const depth = (match[1] ?? '').length / 4;
     segments.length = depth;
     segments.push(match[2] ?? '');
-    for (const method of (match[3] ?? '').split(',').map((name) => name.trim()).filter(Boolean)) {
+    for (const method of (match[3] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean)) {
       routes.push({ method, url: segments.join('') });
     }
   }

@@ -8,7 +8,8 @@ export const NORWEGIAN_WEIGHTS: readonly number[] = [3, 2, 7, 6, 5, 4, 3, 2];
 
 /** The Norwegian check digit of eight digits (weights 3, 2, 7, 6, 5, 4, 3, 2; mod 11); undefined when there is none (10). */
 export function norwegianCheckDigit(base: string): number | undefined {
-  const remainder = [...base].reduce((sum, digit, index) => sum + Number(digit) * (NORWEGIAN_WEIGHTS[index] as number), 0) % 11;
+  const remainder =
+    [...base].reduce((sum, digit, index) => sum + Number(digit) * (NORWEGIAN_WEIGHTS[index] as number), 0) % 11;
   const check = (11 - remainder) % 11;
   return check === 10 ? undefined : check;
 }

@@ -37,7 +37,11 @@ export interface Participant {
   [key: string]: unknown;
 }
 
-export async function addParticipant(app: App, user: TestUser, overrides: Record<string, unknown> = {}): Promise<Participant> {
+export async function addParticipant(
+  app: App,
+  user: TestUser,
+  overrides: Record<string, unknown> = {},
+): Promise<Participant> {
   const response = await call(app, { method: 'POST', url: PARTICIPANTS, user, payload: participantForm(overrides) });
   expect(response.statusCode, response.body).toBe(201);
   return response.json();

@@ -18,7 +18,11 @@ export interface RawOptions {
 }
 
 /** Sends bytes as they are (no HTTP client would send them) and reads the answer until the server closes. */
-export function sendRaw(address: { host: string; port: number }, request: string, options: RawOptions = {}): Promise<RawResponse> {
+export function sendRaw(
+  address: { host: string; port: number },
+  request: string,
+  options: RawOptions = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let trickle: NodeJS.Timeout | undefined;
     const socket = connect({ ...address, localAddress: options.localAddress }, () => {
@@ -31,7 +35,9 @@ export function sendRaw(address: { host: string; port: number }, request: string
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The server may close while the request is still being written; what it answered is still there.
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error),
+    );
     socket.on('close', () => {
       clearInterval(trickle);
       const text = Buffer.concat(chunks).toString('utf8');
@@ -44,10 +50,12 @@ export function sendRaw(address: { host: string; port: number }, request: string
 function parseResponse(text: string): RawResponse {
   const end = text.indexOf('\r\n\r\n');
   const [statusLine = '', ...headerLines] = text.slice(0, end).split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => {
-    const colon = line.indexOf(':');
-    return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-  }));
+  const headers = Object.fromEntries(
+    headerLines.map((line) => {
+      const colon = line.indexOf(':');
+      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+    }),
+  );
   const body = text.slice(end + 4);
   return { statusCode: Number(statusLine.split(' ')[1]), headers, body, json: () => JSON.parse(body) };
 }

@@ -16,7 +16,10 @@ export interface Call {
 }
 
 /** One request through `app.inject`, with `user`'s credentials. */
-export function call(app: App, { method = 'GET', url, user, payload, headers = {} }: Call): Promise<LightMyRequestResponse> {
+export function call(
+  app: App,
+  { method = 'GET', url, user, payload, headers = {} }: Call,
+): Promise<LightMyRequestResponse> {
   return app.inject({
     method,
     url,
@@ -36,8 +39,13 @@ export function requests(t: Pick<TestApp, 'app' | 'users'>, as: { reads: CallerN
   const named = (name: CallerName) => (name === null ? null : t.users[name]);
   return {
     get: (url: string, user: Caller = named(as.reads), headers: Headers = {}) => call(t.app, { url, user, headers }),
-    send: (method: 'POST' | 'PUT', url: string, payload: unknown, user: Caller = named(as.writes), headers: Headers = {}) =>
-      call(t.app, { method, url, user, payload, headers }),
+    send: (
+      method: 'POST' | 'PUT',
+      url: string,
+      payload: unknown,
+      user: Caller = named(as.writes),
+      headers: Headers = {},
+    ) => call(t.app, { method, url, user, payload, headers }),
     remove: (url: string, user: Caller = named(as.writes)) => call(t.app, { method: 'DELETE', url, user }),
   };
 }

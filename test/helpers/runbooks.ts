@@ -11,7 +11,13 @@ const MARKED = /<!-- runbook: ([\w-]+) -->\n( *)```\w+\n([\s\S]*?)\n *```/g;
 function runbooks(): Map<string, string> {
   const blocks = new Map<string, string>();
   for (const [, name, indent = '', text = ''] of readFileSync(OPERATIONS, 'utf8').matchAll(MARKED)) {
-    blocks.set(name as string, text.split('\n').map((line) => line.slice(indent.length)).join('\n'));
+    blocks.set(
+      name as string,
+      text
+        .split('\n')
+        .map((line) => line.slice(indent.length))
+        .join('\n'),
+    );
   }
   return blocks;
 }
@@ -29,7 +35,8 @@ export interface Ran {
 }
 
 /** `npm ci` stood in for: it would reinstall the node_modules a test's checkout shares with the project. */
-const NPM_CI_STOOD_IN = 'npm() { if [ "$1" = ci ]; then echo "(npm ci: this checkout shares the project\'s node_modules)"; else command npm "$@"; fi; }';
+const NPM_CI_STOOD_IN =
+  'npm() { if [ "$1" = ci ]; then echo "(npm ci: this checkout shares the project\'s node_modules)"; else command npm "$@"; fi; }';
 
 /**
  * Runs `script` in bash as an operator's shell runs what is pasted into it: with none of the test's options (a block
@@ -38,7 +45,11 @@ const NPM_CI_STOOD_IN = 'npm() { if [ "$1" = ci ]; then echo "(npm ci: this chec
 function runInShell(script: string, { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<Ran> {
   if (!existsSync(cwd)) throw new Error(`no ${cwd}`);
   const { DATABASE_URL: _, REGISTRY_DATA_DIR: __, TEST_DATABASE: ___, ...inherited } = process.env;
-  const child = spawn('bash', ['-c', script], { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', script], {
+    cwd,
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -58,13 +69,16 @@ const shellQuoted = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 
 /** A settings block with the installation's values in place of the examples: each of `values` must be one of its variables. */
 function withValues(text: string, values: Record<string, string>, unused: Set<string>): string {
-  return text.split('\n').map((line) => {
-    const setting = /^(export )?([A-Z_]+)=(?:'[^']*'|\S+)(.*)$/.exec(line);
-    const value = setting ? values[setting[2] as string] : undefined;
-    if (!setting || value === undefined) return line;
-    unused.delete(setting[2] as string);
-    return `${setting[1] ?? ''}${setting[2]}=${shellQuoted(value)}${setting[3]}`;
-  }).join('\n');
+  return text
+    .split('\n')
+    .map((line) => {
+      const setting = /^(export )?([A-Z_]+)=(?:'[^']*'|\S+)(.*)$/.exec(line);
+      const value = setting ? values[setting[2] as string] : undefined;
+      if (!setting || value === undefined) return line;
+      unused.delete(setting[2] as string);
+      return `${setting[1] ?? ''}${setting[2]}=${shellQuoted(value)}${setting[3]}`;
+    })
+    .join('\n');
 }
 
 export interface RunbookSession {
@@ -76,13 +90,24 @@ export interface RunbookSession {
  * The shell of an operator who ran the `settings` blocks as written (with `values` in place of the examples, `home`
  * as $HOME), once, and then runs the file's sequences one after another in it, in the file's order.
  */
-export async function runbookSession({ settings, values, home }: { settings: string[]; values: Record<string, string>; home: string }): Promise<RunbookSession> {
+export async function runbookSession({
+  settings,
+  values,
+  home,
+}: {
+  settings: string[];
+  values: Record<string, string>;
+  home: string;
+}): Promise<RunbookSession> {
   const unused = new Set(Object.keys(values));
   const script = settings.map((name) => withValues(runbook(name), values, unused)).join('\n');
   if (unused.size > 0) throw new Error(`the settings of docs/operations.md set no ${[...unused].join(', ')}`);
   const variables = [...script.matchAll(/^(?:export )?([A-Z_]+)=/gm)].map((match) => match[1]);
   // What the shell holds after them: their variables (exported or not, as set) and the directory they went to.
-  const set = await runInShell(`${script}\ndeclare -p ${variables.join(' ')}\nprintf 'cd %q\\n' "$PWD"`, { cwd: home, env: { HOME: home } });
+  const set = await runInShell(`${script}\ndeclare -p ${variables.join(' ')}\nprintf 'cd %q\\n' "$PWD"`, {
+    cwd: home,
+    env: { HOME: home },
+  });
   if (set.code !== 0) throw new Error(`the settings failed: ${set.stderr}`);
   const names = [...runbooks().keys()];
   let last = -1;

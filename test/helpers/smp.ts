@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
-import { accessPointForm, addAccessPointProvider, addTransportProfile, asAdmin, expectStatus } from './administration.js';
+import {
+  accessPointForm,
+  addAccessPointProvider,
+  addTransportProfile,
+  asAdmin,
+  expectStatus,
+} from './administration.js';
 import { addDocumentType, addProcess } from './catalogue.js';
 import { testCertificate } from './certificates.js';
 import { REFERENCE_DATA } from './code-lists.js';
@@ -57,7 +63,10 @@ export async function verifySignature(xml: string | Buffer, trustedCertificatePe
   const certificate = join(dir, 'smp.pem');
   try {
     await writeFile(certificate, trustedCertificatePem);
-    return await onFile(xml, (file) => ['xmlsec1', ['--verify', '--enabled-reference-uris', 'empty', '--trusted-pem', certificate, file]]);
+    return await onFile(xml, (file) => [
+      'xmlsec1',
+      ['--verify', '--enabled-reference-uris', 'empty', '--trusted-pem', certificate, file],
+    ]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -75,7 +84,8 @@ export async function expectValidSignedAnswer(xml: string | Buffer, trustedCerti
  * each as `scheme::value`, as libxml2 reads them.
  */
 export async function identifiersIn(xml: string | Buffer): Promise<{ participant: string; documentType: string }> {
-  const read = (element: string) => readByXpath(xml, `concat(//*[local-name()='${element}']/@scheme, '::', //*[local-name()='${element}'])`);
+  const read = (element: string) =>
+    readByXpath(xml, `concat(//*[local-name()='${element}']/@scheme, '::', //*[local-name()='${element}'])`);
   const documentType = await read('DocumentIdentifier');
   return { participant: await read('ParticipantIdentifier'), documentType: documentType === '::' ? '' : documentType };
 }
@@ -88,8 +98,15 @@ export const metadataPath = (participant: string, documentType: string) =>
 export async function useAccessPointOf(app: TestApp, serviceProviderId: string, accessPointId: string) {
   const own = asAdmin(app);
   const current = expectStatus(await own.get(`/rest/api/service-providers/${serviceProviderId}`), 200);
-  expectStatus(await own.send('PUT', `/rest/api/service-providers/${serviceProviderId}`,
-    { title: current.title, accessPoint: { identifier: accessPointId } }, app.users.authority), 200);
+  expectStatus(
+    await own.send(
+      'PUT',
+      `/rest/api/service-providers/${serviceProviderId}`,
+      { title: current.title, accessPoint: { identifier: accessPointId } },
+      app.users.authority,
+    ),
+    200,
+  );
 }
 
 /**
@@ -99,12 +116,35 @@ export async function useAccessPointOf(app: TestApp, serviceProviderId: string, 
 export async function publishedParticipant(t: TestApp) {
   const provider = await addAccessPointProvider(t);
   const profile = await addTransportProfile(t);
-  const endpoint = { url: 'https://published.example/as4', transportProfile: { value: profile.value }, certificate: (await testCertificate('published.example')).cert };
-  const accessPoint = expectStatus(await asAdmin(t).send('POST', '/rest/api/accessPoints',
-    accessPointForm(provider.identifier, profile.value, { endpoints: [endpoint] }), t.users.authority), 201);
+  const endpoint = {
+    url: 'https://published.example/as4',
+    transportProfile: { value: profile.value },
+    certificate: (await testCertificate('published.example')).cert,
+  };
+  const accessPoint = expectStatus(
+    await asAdmin(t).send(
+      'POST',
+      '/rest/api/accessPoints',
+      accessPointForm(provider.identifier, profile.value, { endpoints: [endpoint] }),
+      t.users.authority,
+    ),
+    201,
+  );
   await useAccessPointOf(t, t.fixture.serviceProviderId, accessPoint.identifier);
   const documentType = await addDocumentType(t.app, t.users.authority);
-  const process = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: documentType.identifier }] });
-  const participant = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: process.identifier }] });
-  return { provider, endpoint, accessPoint, documentType, process, participant, path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier) };
+  const process = await addProcess(t.app, t.users.authority, {
+    documentTypes: [{ identifier: documentType.identifier }],
+  });
+  const participant = await addParticipant(t.app, t.users.serviceProvider, {
+    processes: [{ identifier: process.identifier }],
+  });
+  return {
+    provider,
+    endpoint,
+    accessPoint,
+    documentType,
+    process,
+    participant,
+    path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier),
+  };
 }

@@ -22,7 +22,9 @@ export const useTestHashCost = () => setHashCostForTests(TEST_HASH_N);
 const HASHES = join(import.meta.dirname, '..', '..', 'test-output', 'test-user-hashes.json');
 
 export async function prepareTestUserHashes(): Promise<void> {
-  const hashes = Object.fromEntries(await Promise.all(TEST_USERNAMES.map(async (name) => [name, await hashPassword(passwordOf(name))])));
+  const hashes = Object.fromEntries(
+    await Promise.all(TEST_USERNAMES.map(async (name) => [name, await hashPassword(passwordOf(name))])),
+  );
   await writeFile(HASHES, JSON.stringify(hashes));
 }
 

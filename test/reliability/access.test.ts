@@ -24,8 +24,12 @@ interface SpecOperation {
 
 function specOperations(): SpecOperation[] {
   const specification = readFileSync(SPECIFICATION, 'utf8');
-  const summaryTable = specification.slice(specification.indexOf('### Summary table'), specification.indexOf('### Rules common to operations'));
-  return summaryTable.split('\n')
+  const summaryTable = specification.slice(
+    specification.indexOf('### Summary table'),
+    specification.indexOf('### Rules common to operations'),
+  );
+  return summaryTable
+    .split('\n')
     .map((line) => line.split('|').map((cell) => cell.trim()))
     .filter((cells) => /^(GET|POST|PUT|DELETE)$/.test(cells[1] ?? ''))
     .map((cells) => ({
@@ -44,7 +48,9 @@ const CALLERS: Caller[] = ['SP', 'APP', 'ADM', 'AUT', 'ANO', 'WRONG'];
 const t = useTestApp();
 
 function userOf(caller: Caller): TestUser | undefined {
-  return { SP: t.users.serviceProvider, APP: t.users.accessPointProvider, ADM: t.users.admin, AUT: t.users.authority }[caller as 'SP'];
+  return { SP: t.users.serviceProvider, APP: t.users.accessPointProvider, ADM: t.users.admin, AUT: t.users.authority }[
+    caller as 'SP'
+  ];
 }
 
 let wrongCalls = 0;
@@ -56,7 +62,9 @@ function wrongCredentials(): string {
   const users = Object.values(t.users);
   const user = users[wrongCalls % users.length] as TestUser;
   wrongCalls += 1;
-  return wrongCalls <= users.length * 2 ? basic(user.username, 'a-wrong-password') : basic(`unknown-${wrongCalls}`, 'a-wrong-password');
+  return wrongCalls <= users.length * 2
+    ? basic(user.username, 'a-wrong-password')
+    : basic(`unknown-${wrongCalls}`, 'a-wrong-password');
 }
 
 /** Fresh resources for one cell, so that a delete or transfer in one cell leaves the next untouched. */
@@ -70,10 +78,15 @@ async function resourcesForCell() {
 async function callCell(operation: SpecOperation, caller: Caller): Promise<LightMyRequestResponse> {
   const { process, documentType, participant } = await resourcesForCell();
   const byUuid = operation.path.includes('{identifier}');
-  const resource = operation.path.startsWith('/rest/api/processes') ? process.identifier
-    : operation.path.startsWith('/rest/api/document-types') ? documentType.identifier
-      : operation.path.startsWith('/rest/api/accessPoints') ? t.fixture.accessPointId
-        : byUuid ? participant.identifier : participant.qualifiedIdentifier;
+  const resource = operation.path.startsWith('/rest/api/processes')
+    ? process.identifier
+    : operation.path.startsWith('/rest/api/document-types')
+      ? documentType.identifier
+      : operation.path.startsWith('/rest/api/accessPoints')
+        ? t.fixture.accessPointId
+        : byUuid
+          ? participant.identifier
+          : participant.qualifiedIdentifier;
   const url = operation.path
     .replace(/\{(identifier|qualifiedIdentifier)\}/, encodeURIComponent(resource))
     .replace('{serviceProviderIdentifier}', t.fixture.otherServiceProviderId);
@@ -81,12 +94,17 @@ async function callCell(operation: SpecOperation, caller: Caller): Promise<Light
   const user = userOf(caller);
   if (user) headers.authorization = user.authorization;
   if (caller === 'WRONG') headers.authorization = wrongCredentials();
-  if (operation.purpose.includes('array variant')) headers.accept = `application/vnd.registry.${operation.path.split('/')[3]}.stream.v1+json`;
+  if (operation.purpose.includes('array variant'))
+    headers.accept = `application/vnd.registry.${operation.path.split('/')[3]}.stream.v1+json`;
   let payload: Record<string, unknown> | undefined;
   if (operation.method === 'POST' || (operation.method === 'PUT' && !url.includes('/transfer/'))) {
-    payload = operation.path.startsWith('/rest/api/processes') ? processForm()
-      : operation.path.startsWith('/rest/api/document-types') ? documentTypeForm()
-        : operation.method === 'POST' ? participantForm() : { processes: [], contact: { name: 'Changed Contact' } };
+    payload = operation.path.startsWith('/rest/api/processes')
+      ? processForm()
+      : operation.path.startsWith('/rest/api/document-types')
+        ? documentTypeForm()
+        : operation.method === 'POST'
+          ? participantForm()
+          : { processes: [], contact: { name: 'Changed Contact' } };
   }
   return t.app.inject({ method: operation.method, url, headers, ...(payload ? { payload } : {}) });
 }
@@ -100,7 +118,11 @@ function expected(operation: SpecOperation, caller: Caller): number {
 describe('the role matrix of the specification', () => {
   it('has every operation of the summary table', () => {
     expect(OPERATIONS).toHaveLength(25);
-    expect(OPERATIONS.filter((operation) => operation.roles.includes('ANO')).map((operation) => `${operation.method} ${operation.path}`)).toContain('GET /rest/api/processes');
+    expect(
+      OPERATIONS.filter((operation) => operation.roles.includes('ANO')).map(
+        (operation) => `${operation.method} ${operation.path}`,
+      ),
+    ).toContain('GET /rest/api/processes');
   });
 
   for (const operation of OPERATIONS) {
@@ -109,7 +131,8 @@ describe('the role matrix of the specification', () => {
       for (const caller of CALLERS) {
         const response = await callCell(operation, caller);
         const want = expected(operation, caller);
-        if (response.statusCode !== want) outcomes.push(`${caller}: expected ${want}, got ${response.statusCode} ${response.body.slice(0, 200)}`);
+        if (response.statusCode !== want)
+          outcomes.push(`${caller}: expected ${want}, got ${response.statusCode} ${response.body.slice(0, 200)}`);
         else if (want >= 400) expectErrorBody(response, want);
       }
       expect(outcomes).toEqual([]);
@@ -118,9 +141,12 @@ describe('the role matrix of the specification', () => {
 });
 
 describe('ownership between two providers', () => {
-  it('lets no provider see, change, move or delete another\'s participant, on any participant operation', async () => {
+  it("lets no provider see, change, move or delete another's participant, on any participant operation", async () => {
     const process = await addProcess(t.app, t.users.admin);
-    const owned = await addParticipant(t.app, t.users.serviceProvider, { processes: [{ identifier: process.identifier }], name: 'Owned By One AS' });
+    const owned = await addParticipant(t.app, t.users.serviceProvider, {
+      processes: [{ identifier: process.identifier }],
+      name: 'Owned By One AS',
+    });
     const other = t.users.otherServiceProvider;
     const qid = encodeURIComponent(owned.qualifiedIdentifier);
     const attempts: Array<[string, string, Record<string, unknown>?]> = [
@@ -134,14 +160,24 @@ describe('ownership between two providers', () => {
       ['DELETE', `/rest/api/participants/${owned.identifier}`],
     ];
     for (const [method, url, payload] of attempts) {
-      const response = await t.app.inject({ method: method as 'GET', url, headers: { authorization: other.authorization }, ...(payload ? { payload } : {}) });
+      const response = await t.app.inject({
+        method: method as 'GET',
+        url,
+        headers: { authorization: other.authorization },
+        ...(payload ? { payload } : {}),
+      });
       const body = expectErrorBody(response, 404);
-      if (url.includes(qid)) expect(body.message, `${method} ${url}`).toBe(`Couldn't find organization for ${owned.qualifiedIdentifier}`);
-      else expect(body.message, `${method} ${url}`).toMatch(/^Couldn't find organization for |^Unable to find instance/);
+      if (url.includes(qid))
+        expect(body.message, `${method} ${url}`).toBe(`Couldn't find organization for ${owned.qualifiedIdentifier}`);
+      else
+        expect(body.message, `${method} ${url}`).toMatch(/^Couldn't find organization for |^Unable to find instance/);
       expect(response.body).not.toContain('Owned By One');
     }
     // Searches of the other provider, paged and streamed, do not show it either.
-    const search = await t.app.inject({ url: `/rest/api/participants?query=${owned.organizationIdentifier}`, headers: { authorization: other.authorization } });
+    const search = await t.app.inject({
+      url: `/rest/api/participants?query=${owned.organizationIdentifier}`,
+      headers: { authorization: other.authorization },
+    });
     expect(search.json().totalElements).toBe(0);
     const stream = await t.app.inject({
       url: `/rest/api/participants?query=${owned.organizationIdentifier}`,
@@ -150,14 +186,26 @@ describe('ownership between two providers', () => {
     expect(stream.json()).toEqual([]);
     // Taking the same process for the same organization is refused: one process, one provider.
     const clash = await t.app.inject({
-      method: 'POST', url: '/rest/api/participants', headers: { authorization: other.authorization },
-      payload: participantForm({ organizationIdentifier: owned.organizationIdentifier, processes: [{ identifier: process.identifier }] }),
+      method: 'POST',
+      url: '/rest/api/participants',
+      headers: { authorization: other.authorization },
+      payload: participantForm({
+        organizationIdentifier: owned.organizationIdentifier,
+        processes: [{ identifier: process.identifier }],
+      }),
     });
     expectErrorBody(clash, 409);
 
     // Nothing changed for the owner.
-    const mine = await t.app.inject({ url: `/rest/api/participants/${qid}`, headers: { authorization: t.users.serviceProvider.authorization } });
+    const mine = await t.app.inject({
+      url: `/rest/api/participants/${qid}`,
+      headers: { authorization: t.users.serviceProvider.authorization },
+    });
     expect(mine.statusCode).toBe(200);
-    expect(mine.json()).toMatchObject({ identifier: owned.identifier, contact: owned.contact, provider: { identifier: t.fixture.serviceProviderId } });
+    expect(mine.json()).toMatchObject({
+      identifier: owned.identifier,
+      contact: owned.contact,
+      provider: { identifier: t.fixture.serviceProviderId },
+    });
   });
 });

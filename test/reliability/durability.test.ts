@@ -18,7 +18,9 @@ describe(`crash durability on ${testDatabaseKind === 'embedded' ? 'the embedded 
     storage = await freshStorage(testDatabaseKind);
     service = await startService(storage.env);
     const warned = service.output.some((line) => line.includes(EMBEDDED_DURABILITY));
-    expect(warned, 'the embedded database says at start-up what it cannot promise').toBe(testDatabaseKind === 'embedded');
+    expect(warned, 'the embedded database says at start-up what it cannot promise').toBe(
+      testDatabaseKind === 'embedded',
+    );
     const actors = await provision(service.url);
     const ledger = new Ledger();
     for (let round = 1; round <= ROUNDS; round += 1) {
@@ -26,7 +28,10 @@ describe(`crash durability on ${testDatabaseKind === 'embedded' ? 'the embedded 
       const load = runWriteLoad(service.url, actors, ledger, WORKERS, () => stopped);
       // Killed at a random moment once this round's writes are under way (a loaded machine takes seconds to the first).
       const acknowledgedBefore = ledger.acknowledged;
-      await vi.waitFor(() => expect(ledger.acknowledged, `round ${round}: no write answered`).toBeGreaterThan(acknowledgedBefore), { timeout: 60_000, interval: 20 });
+      await vi.waitFor(
+        () => expect(ledger.acknowledged, `round ${round}: no write answered`).toBeGreaterThan(acknowledgedBefore),
+        { timeout: 60_000, interval: 20 },
+      );
       await sleep(Math.random() * 3000);
       service.child.kill('SIGKILL');
       expect((await service.exited).signal).toBe('SIGKILL');
@@ -37,8 +42,10 @@ describe(`crash durability on ${testDatabaseKind === 'embedded' ? 'the embedded 
       expect(await verify(service.url, actors, ledger), `round ${round}`).toEqual([]);
       expect(ledger.serverErrors).toEqual([]);
     }
-    console.log(`crash durability (${testDatabaseKind}): ${ROUNDS} SIGKILL rounds, ${ledger.acknowledged} writes answered 2xx, ` +
-      `${ledger.refused} refused, ${ledger.unanswered} cut off by the kill, ${ledger.entities.length} entities and ` +
-      `${ledger.refusedMarkers.length} refused writes checked after each restart`);
+    console.log(
+      `crash durability (${testDatabaseKind}): ${ROUNDS} SIGKILL rounds, ${ledger.acknowledged} writes answered 2xx, ` +
+        `${ledger.refused} refused, ${ledger.unanswered} cut off by the kill, ${ledger.entities.length} entities and ` +
+        `${ledger.refusedMarkers.length} refused writes checked after each restart`,
+    );
   }, 600_000);
 });

@@ -74,8 +74,14 @@ describe('failed logins', () => {
   });
 
   it('answer 401 with the same body for an unknown user as for a wrong password', async () => {
-    const unknown = await t.app.inject({ url: '/rest/api/participants', headers: { authorization: basic(`ghost-${randomUUID()}`, 'x-password') } });
-    const wrong = await t.app.inject({ url: '/rest/api/participants', headers: { authorization: basic(t.users.admin.username, 'x-password') } });
+    const unknown = await t.app.inject({
+      url: '/rest/api/participants',
+      headers: { authorization: basic(`ghost-${randomUUID()}`, 'x-password') },
+    });
+    const wrong = await t.app.inject({
+      url: '/rest/api/participants',
+      headers: { authorization: basic(t.users.admin.username, 'x-password') },
+    });
     const strip = (body: Record<string, unknown>) => ({ ...body, timestamp: undefined });
     expect(strip(expectErrorBody(unknown, 401))).toEqual(strip(expectErrorBody(wrong, 401)));
     expect(unknown.headers['www-authenticate']).toBe(wrong.headers['www-authenticate']);
@@ -92,7 +98,9 @@ describe('password checks', () => {
     setHashCostForTests();
     const timed = `timed-${randomUUID()}`;
     await insertUser(t.db, { username: timed, password: 'the-timed-password', role: Role.registryAuthority });
-    const verifier = credentialVerifier(t.db, { throttle: { freeFailures: Number.POSITIVE_INFINITY, maxFailures: Number.POSITIVE_INFINITY } });
+    const verifier = credentialVerifier(t.db, {
+      throttle: { freeFailures: Number.POSITIVE_INFINITY, maxFailures: Number.POSITIVE_INFINITY },
+    });
     const request = { ip: '127.0.0.1' } as never;
     const time = async (username: string) => {
       const started = process.cpuUsage();
@@ -111,7 +119,10 @@ describe('password checks', () => {
     // Both run scrypt (tens of milliseconds), and their medians differ by less than a quarter.
     expect(u).toBeGreaterThan(10);
     expect(k).toBeGreaterThan(10);
-    expect(Math.abs(u - k) / Math.max(u, k), `unknown ${u.toFixed(1)} ms, wrong password ${k.toFixed(1)} ms`).toBeLessThan(0.25);
+    expect(
+      Math.abs(u - k) / Math.max(u, k),
+      `unknown ${u.toFixed(1)} ms, wrong password ${k.toFixed(1)} ms`,
+    ).toBeLessThan(0.25);
     // 25 checks at the service's cost: about 30 s of wall time once four files load both cores.
   }, 90_000);
   afterAll(() => useTestHashCost());

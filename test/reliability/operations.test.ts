@@ -15,7 +15,10 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
-  app = await buildApp({ db: t.db, logger: loggerOptions('trace', { write: (line: string) => void lines.push(line) }) });
+  app = await buildApp({
+    db: t.db,
+    logger: loggerOptions('trace', { write: (line: string) => void lines.push(line) }),
+  });
   await app.ready();
   management = buildManagementServer({ db: t.db, metrics: app.metrics });
 });
@@ -64,8 +67,12 @@ describe('metrics', () => {
     expect(text).toContain('http_requests_total{method="GET",route="/rest/api/processes",status="200"} 3');
     expect(text).toContain('http_requests_total{method="GET",route="/rest/api/processes/:identifier",status="404"} 1');
     expect(text).toContain('http_requests_total{method="GET",route="/rest/api/participants",status="401"} 1');
-    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/rest\/api\/processes",status="200"\} 3/);
-    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/rest\/api\/processes",status="200"\} 3/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/rest\/api\/processes",status="200"\} 3/,
+    );
+    expect(text).toMatch(
+      /http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/rest\/api\/processes",status="200"\} 3/,
+    );
     expect(text).not.toContain(unknown);
     expect(text).toMatch(/db_pool_connections\{state="total"\} [1-9]/);
     expect(text).toMatch(/db_pool_connections\{state="idle"\} \d/);
@@ -76,7 +83,7 @@ describe('metrics', () => {
 });
 
 describe('request ids', () => {
-  it('takes over the caller\'s x-request-id and answers with it, errors included', async () => {
+  it("takes over the caller's x-request-id and answers with it, errors included", async () => {
     const ok = await app.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'trace-42.a:b' } });
     expect(ok.headers['x-request-id']).toBe('trace-42.a:b');
     const error = await app.inject({ url: '/rest/api/participants', headers: { 'x-request-id': 'trace-43' } });
@@ -107,10 +114,16 @@ describe('logs', () => {
       payload: { username: `logged-${randomUUID().slice(0, 8)}`, password: secret, role: 'ADMIN' },
     });
     expect(created.statusCode, created.body).toBe(201);
-    const wrong = await app.inject({ url: '/rest/api/participants', headers: { authorization: basic(admin.username, secret) } });
+    const wrong = await app.inject({
+      url: '/rest/api/participants',
+      headers: { authorization: basic(admin.username, secret) },
+    });
     expect(wrong.statusCode).toBe(401);
     // Whoever logs a request with its headers or a body with a password gets them censored.
-    app.log.info({ headers: { authorization: admin.authorization }, body: { password: secret }, password: secret }, 'explicit');
+    app.log.info(
+      { headers: { authorization: admin.authorization }, body: { password: secret }, password: secret },
+      'explicit',
+    );
 
     expect(lines.length).toBeGreaterThan(4);
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -119,11 +132,19 @@ describe('logs', () => {
     expect(ofRequest[0]).toMatchObject({ level: 30, req: { method: 'POST', url: '/rest/api/users' } });
     expect(ofRequest[1]).toMatchObject({ level: 30, res: { statusCode: 201 }, responseTime: expect.any(Number) });
     const everything = lines.join('\n');
-    for (const leak of [secret, admin.password, admin.authorization, admin.authorization.slice(6), Buffer.from(`${admin.username}:${secret}`).toString('base64')]) {
+    for (const leak of [
+      secret,
+      admin.password,
+      admin.authorization,
+      admin.authorization.slice(6),
+      Buffer.from(`${admin.username}:${secret}`).toString('base64'),
+    ]) {
       expect(everything).not.toContain(leak);
     }
     expect(entries.find((entry) => entry.msg === 'explicit')).toMatchObject({
-      headers: { authorization: '[REDACTED]' }, body: { password: '[REDACTED]' }, password: '[REDACTED]',
+      headers: { authorization: '[REDACTED]' },
+      body: { password: '[REDACTED]' },
+      password: '[REDACTED]',
     });
   });
 
@@ -133,10 +154,14 @@ describe('logs', () => {
     await t.db.query(`ALTER TABLE participants ADD CONSTRAINT refuses_one_name CHECK (contact_name <> '${personal}')`);
     try {
       const failed = await app.inject({
-        method: 'POST', url: '/rest/api/participants',
+        method: 'POST',
+        url: '/rest/api/participants',
         headers: { authorization: t.users.serviceProvider.authorization, 'content-type': 'application/json' },
         payload: {
-          icd: '0192', organizationIdentifier: uniqueOrganization(), name: personal, processes: [],
+          icd: '0192',
+          organizationIdentifier: uniqueOrganization(),
+          name: personal,
+          processes: [],
           contact: { name: personal, email: 'kari@hemmelig.example', phoneNumber: '+47 99 99 99 99' },
         },
       });
@@ -145,7 +170,11 @@ describe('logs', () => {
       await t.db.query('ALTER TABLE participants DROP CONSTRAINT refuses_one_name');
     }
     const failure = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request failed');
-    expect(failure?.err).toMatchObject({ sqlState: '23514', constraint: 'refuses_one_name', sql: expect.stringMatching(/INSERT INTO participants/) });
+    expect(failure?.err).toMatchObject({
+      sqlState: '23514',
+      constraint: 'refuses_one_name',
+      sql: expect.stringMatching(/INSERT INTO participants/),
+    });
     const everything = lines.join('\n');
     for (const leak of [personal, 'kari@hemmelig.example', '+47 99 99 99 99']) expect(everything).not.toContain(leak);
   });
@@ -159,25 +188,46 @@ describe('logs', () => {
       unsigned: '/iso6523-actorid-upis::0192:100000008',
       notAnIdentifier: '/not-an-identifier',
     };
-    const answers = Object.fromEntries(await Promise.all(Object.entries(requests).map(async ([name, url]) =>
-      [name, await app.inject({ url, headers: { 'x-request-id': idOf(url) } })] as const)));
-    expect([answers.lookup?.statusCode, answers.unsigned?.statusCode, answers.notAnIdentifier?.statusCode]).toEqual([404, 503, 404]);
-    const messagesOf = (url: string) => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((entry) => entry.reqId === idOf(url)).map((entry) => entry.msg);
+    const answers = Object.fromEntries(
+      await Promise.all(
+        Object.entries(requests).map(
+          async ([name, url]) => [name, await app.inject({ url, headers: { 'x-request-id': idOf(url) } })] as const,
+        ),
+      ),
+    );
+    expect([answers.lookup?.statusCode, answers.unsigned?.statusCode, answers.notAnIdentifier?.statusCode]).toEqual([
+      404, 503, 404,
+    ]);
+    const messagesOf = (url: string) =>
+      lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry.reqId === idOf(url))
+        .map((entry) => entry.msg);
     expect(messagesOf(requests.lookup)).toEqual([]);
     // This app has no SMP key: the lookup is a 503, logged as every server error is.
     expect(messagesOf(requests.unsigned)).toEqual(expect.arrayContaining(['request completed']));
-    expect(messagesOf(requests.notAnIdentifier)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    expect(messagesOf(requests.notAnIdentifier)).toEqual(
+      expect.arrayContaining(['incoming request', 'request completed']),
+    );
     const metrics = await management.server.inject({ url: '/metrics' });
-    expect(metrics.body).toContain('http_requests_total{method="GET",route="/businesscard/:participantId",status="404"} 1');
+    expect(metrics.body).toContain(
+      'http_requests_total{method="GET",route="/businesscard/:participantId",status="404"} 1',
+    );
   });
 
   it('carry the request id on the lines a request logs itself', async () => {
     const ownLines: string[] = [];
-    const own = await buildApp({ db: t.db, logReads: false, logger: loggerOptions('info', { write: (line: string) => void ownLines.push(line) }) });
+    const own = await buildApp({
+      db: t.db,
+      logReads: false,
+      logger: loggerOptions('info', { write: (line: string) => void ownLines.push(line) }),
+    });
     try {
       const quietRead = await own.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'own-quiet' } });
-      const forwarded = await own.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'own-forwarded', 'x-forwarded-for': '203.0.113.9' } });
+      const forwarded = await own.inject({
+        url: '/rest/api/processes',
+        headers: { 'x-request-id': 'own-forwarded', 'x-forwarded-for': '203.0.113.9' },
+      });
       expect([quietRead.statusCode, forwarded.statusCode]).toEqual([200, 200]);
       const entries = ownLines.map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(entries.filter((entry) => entry.reqId === 'own-quiet')).toEqual([]);
@@ -191,18 +241,31 @@ describe('logs', () => {
 
   it('leave out the request lines of reads when the operator turns them off (LOG_REQUESTS=false), not those of writes', async () => {
     const quietLines: string[] = [];
-    const quiet = await buildApp({ db: t.db, logReads: false, logger: loggerOptions('info', { write: (line: string) => void quietLines.push(line) }) });
+    const quiet = await buildApp({
+      db: t.db,
+      logReads: false,
+      logger: loggerOptions('info', { write: (line: string) => void quietLines.push(line) }),
+    });
     try {
       const admin = t.users.admin;
       const read = await quiet.inject({ url: '/rest/api/processes', headers: { 'x-request-id': 'quiet-read' } });
       expect(read.statusCode).toBe(200);
       const write = await quiet.inject({
-        method: 'POST', url: '/rest/api/users', headers: { authorization: admin.authorization, 'x-request-id': 'logged-write', 'content-type': 'application/json' },
+        method: 'POST',
+        url: '/rest/api/users',
+        headers: {
+          authorization: admin.authorization,
+          'x-request-id': 'logged-write',
+          'content-type': 'application/json',
+        },
         payload: { username: `quiet-${randomUUID().slice(0, 8)}`, password: 'Quiet-Passw0rd-12', role: 'ADMIN' },
       });
       expect(write.statusCode, write.body).toBe(201);
-      const messagesOf = (reqId: string) => quietLines.map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((entry) => entry.reqId === reqId).map((entry) => entry.msg);
+      const messagesOf = (reqId: string) =>
+        quietLines
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((entry) => entry.reqId === reqId)
+          .map((entry) => entry.msg);
       expect(messagesOf('quiet-read')).toEqual([]);
       expect(messagesOf('logged-write')).toEqual(['incoming request', 'request completed']);
     } finally {

@@ -49,19 +49,32 @@ describe.skipIf(testDatabaseKind === 'embedded')('PostgreSQL outage under load',
     // Capabilities: a catalogue kind the write load does not change (its process writes drop the processes page).
     expect((await call(service.url, { path: '/rest/api/capabilities' })).status).toBe(200);
     proxy.cut();
-    const notReadyAfter = await until('readiness 503', async () => (await readiness(service as RunningService)).status === 503);
+    const notReadyAfter = await until(
+      'readiness 503',
+      async () => (await readiness(service as RunningService)).status === 503,
+    );
     expect(JSON.parse((await readiness(service)).body)).toEqual({ status: 'DOWN', database: 'DOWN' });
     expect((await call(service.managementUrl, { path: '/health/live' })).status).toBe(200);
     const fromDatabase = await call(service.url, { path: '/rest/api/participants', authorization: actors.admin });
     expect(fromDatabase.status).toBe(503);
-    expect(fromDatabase.json()).toMatchObject({ status: 503, error: 'Service Unavailable', exception: 'ServiceUnavailableError' });
+    expect(fromDatabase.json()).toMatchObject({
+      status: 503,
+      error: 'Service Unavailable',
+      exception: 'ServiceUnavailableError',
+    });
     const fromCatalogueCache = await call(service.url, { path: '/rest/api/capabilities' });
-    expect(fromCatalogueCache.status, 'the capabilities page read before the cut is answered from the catalogue cache').toBe(200);
+    expect(
+      fromCatalogueCache.status,
+      'the capabilities page read before the cut is answered from the catalogue cache',
+    ).toBe(200);
     await sleep(1500);
     const duringOutage = ledger.serverErrors.length;
 
     proxy.restore();
-    const readyAfter = await until('readiness 200', async () => (await readiness(service as RunningService)).status === 200);
+    const readyAfter = await until(
+      'readiness 200',
+      async () => (await readiness(service as RunningService)).status === 200,
+    );
     const afterRestore = ledger.acknowledged;
     await until('writes succeeding again', async () => ledger.acknowledged > afterRestore + 5);
     stopped = true;
@@ -69,11 +82,15 @@ describe.skipIf(testDatabaseKind === 'embedded')('PostgreSQL outage under load',
 
     expect(beforeCut).toBeGreaterThan(0);
     expect(duringOutage).toBeGreaterThan(0);
-    const unclean = ledger.serverErrors.filter((error) => !/(: | got )503 /.test(error) || LEAKS.test(error.replace(/^\S+ \S+/, '')));
+    const unclean = ledger.serverErrors.filter(
+      (error) => !/(: | got )503 /.test(error) || LEAKS.test(error.replace(/^\S+ \S+/, '')),
+    );
     expect(unclean, 'only clean 503 bodies while the database is away').toEqual([]);
     expect(await verify(service.url, actors, ledger)).toEqual([]);
     expect(service.child.exitCode).toBeNull();
-    console.log(`outage (postgres): not ready ${notReadyAfter} ms after the cut, ready again ${readyAfter} ms after restore, ` +
-      `${ledger.serverErrors.length} clean 503s, ${ledger.acknowledged} writes answered 2xx all kept, no restart`);
+    console.log(
+      `outage (postgres): not ready ${notReadyAfter} ms after the cut, ready again ${readyAfter} ms after restore, ` +
+        `${ledger.serverErrors.length} clean 503s, ${ledger.acknowledged} writes answered 2xx all kept, no restart`,
+    );
   }, 120_000);
 });

@@ -32,18 +32,36 @@ describe('races on one organization', () => {
     for (let round = 0; round < ROUNDS; round += 1) {
       const organizationIdentifier = uniqueOrganization();
       const path = `/rest/api/participants/${encodeURIComponent(`iso6523-actorid-upis::0192:${organizationIdentifier}`)}`;
-      const references = () => shuffle(processes.map((process) => ({ identifier: process.identifier }))).slice(0, 1 + Math.floor(Math.random() * 2));
+      const references = () =>
+        shuffle(processes.map((process) => ({ identifier: process.identifier }))).slice(
+          0,
+          1 + Math.floor(Math.random() * 2),
+        );
       const request = (user: TestUser, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
         t.app.inject({ method, url, headers: { authorization: user.authorization }, ...(payload ? { payload } : {}) });
-      const add = (user: TestUser) => request(user, 'POST', '/rest/api/participants', participantForm({ organizationIdentifier, processes: references() }));
-      const update = (user: TestUser) => request(user, 'PUT', path, { processes: references(), contact: { name: 'Racing' } });
+      const add = (user: TestUser) =>
+        request(
+          user,
+          'POST',
+          '/rest/api/participants',
+          participantForm({ organizationIdentifier, processes: references() }),
+        );
+      const update = (user: TestUser) =>
+        request(user, 'PUT', path, { processes: references(), contact: { name: 'Racing' } });
       const transfer = (from: TestUser, to: string) => request(from, 'PUT', `${path}/transfer/${to}`);
       const remove = (user: TestUser) => request(user, 'DELETE', path);
       const calls: Array<() => Promise<LightMyRequestResponse>> = shuffle([
-        () => add(one), () => add(two), () => add(one), () => add(two),
-        () => update(one), () => update(two),
-        () => transfer(one, t.fixture.otherServiceProviderId), () => transfer(two, t.fixture.serviceProviderId),
-        () => remove(one), () => remove(two), () => add(one),
+        () => add(one),
+        () => add(two),
+        () => add(one),
+        () => add(two),
+        () => update(one),
+        () => update(two),
+        () => transfer(one, t.fixture.otherServiceProviderId),
+        () => transfer(two, t.fixture.serviceProviderId),
+        () => remove(one),
+        () => remove(two),
+        () => add(one),
       ]);
       const responses = await Promise.all(calls.map((call) => call()));
       for (const response of responses) {
@@ -63,7 +81,9 @@ describe('races on one organization', () => {
         [organizationIdentifier],
       );
       expect(twice, `round ${round}`).toEqual([]);
-      const union = await t.app.inject({ url: `/rest/api/organizations/${encodeURIComponent(`iso6523-actorid-upis::0192:${organizationIdentifier}`)}/processes` });
+      const union = await t.app.inject({
+        url: `/rest/api/organizations/${encodeURIComponent(`iso6523-actorid-upis::0192:${organizationIdentifier}`)}/processes`,
+      });
       if (union.statusCode === 200) {
         const identifiers = union.json<{ identifier: string }[]>().map((process) => process.identifier);
         expect(new Set(identifiers).size).toBe(identifiers.length);
@@ -74,6 +94,8 @@ describe('races on one organization', () => {
     // The races really raced: some requests won and some lost.
     expect(statuses.get(201) ?? 0).toBeGreaterThan(0);
     expect(statuses.get(409) ?? 0).toBeGreaterThan(0);
-    console.log(`races (${process.env.TEST_DATABASE}): ${ROUNDS} rounds of 11 concurrent writes; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.log(
+      `races (${process.env.TEST_DATABASE}): ${ROUNDS} rounds of 11 concurrent writes; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
   }, 120_000);
 });

@@ -36,19 +36,39 @@ function useServer(options: Omit<AppOptions, 'db'>) {
 }
 
 /** A GET of the participants over a new connection from `from`; `signal` ends it unanswered. */
-function send(port: number, from: string, authorization: string, forwardedFor?: string, signal?: AbortSignal): Promise<Sent> {
+function send(
+  port: number,
+  from: string,
+  authorization: string,
+  forwardedFor?: string,
+  signal?: AbortSignal,
+): Promise<Sent> {
   const started = performance.now();
-  const headers: Record<string, string> = { authorization, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) };
+  const headers: Record<string, string> = {
+    authorization,
+    ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+  };
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, localAddress: from, path: '/rest/api/participants', headers, agent: false, signal };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      localAddress: from,
+      path: '/rest/api/participants',
+      headers,
+      agent: false,
+      signal,
+    };
     const call = request(options, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         resolve({
-          statusCode: response.statusCode as number, headers: response.headers as Record<string, string>, body,
-          json: () => JSON.parse(body), ms: performance.now() - started,
+          statusCode: response.statusCode as number,
+          headers: response.headers as Record<string, string>,
+          body,
+          json: () => JSON.parse(body),
+          ms: performance.now() - started,
         });
       });
     });
@@ -103,11 +123,18 @@ describe('behind a proxy named in REGISTRY_TRUSTED_PROXIES', () => {
 });
 
 describe('guesses sent at once from one address', () => {
-  const server = useServer({ loginThrottle: { maxFailures: 10, lockMs: 60_000, freeFailures: 100 }, hashing: { perAddress: 100 } });
+  const server = useServer({
+    loginThrottle: { maxFailures: 10, lockMs: 60_000, freeFailures: 100 },
+    hashing: { perAddress: 100 },
+  });
 
   it('are checked at most LOGIN_MAX_FAILURES times; the rest, and then the right password, are answered 429', async () => {
     const owner = t.users.otherServiceProvider;
-    const guesses = await Promise.all(Array.from({ length: 40 }, (_, i) => send(server.port, '127.0.0.3', basic(owner.username, `guess-${i}-password`))));
+    const guesses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        send(server.port, '127.0.0.3', basic(owner.username, `guess-${i}-password`)),
+      ),
+    );
     expect(count(guesses, 401), JSON.stringify(statuses(guesses))).toBe(10);
     expect(count(guesses, 429)).toBe(30);
     for (const refused of guesses.filter((guess) => guess.statusCode === 429)) {
@@ -134,11 +161,13 @@ describe('password checks', () => {
 
     // A client's first burst, before its credentials are kept, is answered in full.
     server.app.credentials.forgetAll();
-    const burst = await Promise.all(Array.from({ length: 20 }, () => send(server.port, '127.0.0.6', t.users.authority.authorization)));
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () => send(server.port, '127.0.0.6', t.users.authority.authorization)),
+    );
     expect(statuses(burst)).toEqual(Array(20).fill(200));
   });
 
-  it('leave a provider\'s sign-in prompt while sixteen other addresses flood unknown usernames', async () => {
+  it("leave a provider's sign-in prompt while sixteen other addresses flood unknown usernames", async () => {
     const signIn = async (from: string) => {
       server.app.credentials.forgetAll();
       const answer = await send(server.port, from, t.users.serviceProvider.authorization);
@@ -159,7 +188,9 @@ describe('password checks', () => {
       }
     };
     // Three connections each: a flood at least as heavy as a provider's sign-in, within LOGIN_CHECKS_PER_ADDRESS.
-    const floods = Array.from({ length: 16 }, (_, i) => Array.from({ length: 3 }, () => flood(`127.0.1.${i + 1}`))).flat();
+    const floods = Array.from({ length: 16 }, (_, i) =>
+      Array.from({ length: 3 }, () => flood(`127.0.1.${i + 1}`)),
+    ).flat();
     try {
       await new Promise((resolve) => setTimeout(resolve, 2000));
       // Its right password never fails, so its checks go before the flood's, however often it signed in lately.
@@ -167,7 +198,9 @@ describe('password checks', () => {
       const flooded = [await signIn(provider), await signIn(provider), await signIn(provider)];
       await expect.poll(() => checkedDuringTheFlood.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(9);
       const floodsCheck = median(checkedDuringTheFlood);
-      console.log(`a provider's sign-in: ${Math.max(...quiet).toFixed(0)} ms quiet (slowest of ten), ${flooded.map((ms) => ms.toFixed(0)).join(', ')} ms during the flood, whose checks took ${floodsCheck.toFixed(0)} ms (median of ${checkedDuringTheFlood.length})`);
+      console.log(
+        `a provider's sign-in: ${Math.max(...quiet).toFixed(0)} ms quiet (slowest of ten), ${flooded.map((ms) => ms.toFixed(0)).join(', ')} ms during the flood, whose checks took ${floodsCheck.toFixed(0)} ms (median of ${checkedDuringTheFlood.length})`,
+      );
       // In turn among the flood's 48 connections, it would wait as long as their checks; ahead of them, for the one check
       // running and its own. Against the same moment's flood, so that a loaded machine slows both alike.
       expect(Math.max(...flooded)).toBeLessThan(floodsCheck / 3);

@@ -3,7 +3,15 @@ import { startLocalSml, type LocalSml } from '../../dev/local-sml.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { uniqueOrganization } from '../helpers/participants.js';
 import { cleanUpAfterAll } from './harness/clean-up.js';
-import { call, freshStorage, provision, startService, stopService, type RunningService, type Storage } from './harness/service.js';
+import {
+  call,
+  freshStorage,
+  provision,
+  startService,
+  stopService,
+  type RunningService,
+  type Storage,
+} from './harness/service.js';
 
 const SMP_ID = 'reliability-smp';
 const PARTICIPANTS = 12;
@@ -31,8 +39,16 @@ describe(`SML delivery through a SIGKILL on ${testDatabaseKind === 'embedded' ? 
     for (let index = 0; index < PARTICIPANTS; index += 1) {
       const organizationIdentifier = uniqueOrganization();
       const answer = await call(service.url, {
-        method: 'POST', path: '/rest/api/participants', authorization: provider.authorization,
-        body: { icd: '0192', organizationIdentifier, name: 'Killed Before Delivery AS', processes: [], contact: { name: 'Ops' } },
+        method: 'POST',
+        path: '/rest/api/participants',
+        authorization: provider.authorization,
+        body: {
+          icd: '0192',
+          organizationIdentifier,
+          name: 'Killed Before Delivery AS',
+          processes: [],
+          contact: { name: 'Ops' },
+        },
       });
       expect(answer.status, answer.body).toBe(201);
       added.push(`iso6523-actorid-upis::0192:${organizationIdentifier}`);
@@ -47,7 +63,9 @@ describe(`SML delivery through a SIGKILL on ${testDatabaseKind === 'embedded' ? 
     await vi.waitFor(() => expect(held().size).toBe(PARTICIPANTS), { timeout: 30_000, interval: 100 });
     expect([...held()].sort()).toEqual([...added].sort());
     expect(sml.calls.create).toBe(PARTICIPANTS);
-    console.log(`SML delivery through SIGKILL (${testDatabaseKind}): ${PARTICIPANTS} committed before the kill, ` +
-      `${sml.calls.create} delivered after the restart, ${sml.calls.create - PARTICIPANTS} duplicates, ${PARTICIPANTS - held().size} lost`);
+    console.log(
+      `SML delivery through SIGKILL (${testDatabaseKind}): ${PARTICIPANTS} committed before the kill, ` +
+        `${sml.calls.create} delivered after the restart, ${sml.calls.create - PARTICIPANTS} duplicates, ${PARTICIPANTS - held().size} lost`,
+    );
   }, 240_000);
 });

@@ -1,6 +1,13 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { I18n, setActiveLanguage, translator, type Language, type TextKey } from './i18n.js';
-import { AccessPoints, AccessPointProviders, CatalogueAdmin, ServiceProviders, TransportProfiles, Users } from './pages/managed/kinds.js';
+import {
+  AccessPoints,
+  AccessPointProviders,
+  CatalogueAdmin,
+  ServiceProviders,
+  TransportProfiles,
+  Users,
+} from './pages/managed/kinds.js';
 import { Catalogue } from './pages/catalogue.js';
 import { Audit, Deliveries } from './pages/changes.js';
 import { ImportParticipants } from './pages/import.js';
@@ -12,7 +19,15 @@ import { SignIn } from './pages/sign-in.js';
 import { StatusPage } from './pages/status.js';
 import { href, navigate, useRoute } from './router.js';
 import { roleName } from './words.js';
-import { isAuthority, isProvider, onSessionEnded, restoreSession, sessionIsLive, signOut, type Session } from './session.js';
+import {
+  isAuthority,
+  isProvider,
+  onSessionEnded,
+  restoreSession,
+  sessionIsLive,
+  signOut,
+  type Session,
+} from './session.js';
 
 interface Page {
   path: string;
@@ -91,7 +106,13 @@ export function App() {
 
   const onSignedIn = (signed: Session) => {
     setSession(signed);
-    navigate(signed.role === 'SERVICE_PROVIDER' ? 'participants' : signed.role === 'ACCESS_POINT_PROVIDER' ? 'lookup' : 'status');
+    navigate(
+      signed.role === 'SERVICE_PROVIDER'
+        ? 'participants'
+        : signed.role === 'ACCESS_POINT_PROVIDER'
+          ? 'lookup'
+          : 'status',
+    );
   };
   const onSignOut = () => {
     void signOut();
@@ -107,35 +128,89 @@ export function App() {
   function content() {
     if (first === 'sign-in') return <SignIn onSignedIn={onSignedIn} />;
     if (!page) return <p>{t('notFound')}</p>;
-    if (!page.allowed(session)) return <p role="alert">{session ? t('forbidden') : t('needSignIn')}{session ? null : <> <a href={href('sign-in')}>{t('signIn')}</a></>}</p>;
+    if (!page.allowed(session))
+      return (
+        <p role="alert">
+          {session ? t('forbidden') : t('needSignIn')}
+          {session ? null : (
+            <>
+              {' '}
+              <a href={href('sign-in')}>{t('signIn')}</a>
+            </>
+          )}
+        </p>
+      );
     switch (page.path) {
-      case 'lookup': return <Lookup asked={rest[0] !== undefined && rest[1] !== undefined ? { icd: rest[0], number: rest[1] } : undefined} />;
-      case 'catalogue': return <Catalogue />;
+      case 'lookup':
+        return (
+          <Lookup
+            asked={rest[0] !== undefined && rest[1] !== undefined ? { icd: rest[0], number: rest[1] } : undefined}
+          />
+        );
+      case 'catalogue':
+        return <Catalogue />;
       case 'participants':
         if (rest[0] === 'new') return <ParticipantForm />;
         if (rest[0] === 'edit' && rest[1]) return <ParticipantForm identifier={rest[1]} />;
         return <Participants authority={isAuthority(session)} />;
-      case 'import': return <ImportParticipants />;
-      case 'status': return <StatusPage />;
-      case 'service-providers': return <ServiceProviders />;
-      case 'access-point-providers': return <AccessPointProviders />;
-      case 'access-points': return <AccessPoints />;
-      case 'transport-profiles': return <TransportProfiles />;
-      case 'users': return <Users />;
-      case 'audit': return <Audit authority={isAuthority(session)} />;
-      case 'deliveries': return <Deliveries />;
-      case 'password': return session ? <ChangePassword /> : null;
-      default: return <CatalogueAdmin />;
+      case 'import':
+        return <ImportParticipants />;
+      case 'status':
+        return <StatusPage />;
+      case 'service-providers':
+        return <ServiceProviders />;
+      case 'access-point-providers':
+        return <AccessPointProviders />;
+      case 'access-points':
+        return <AccessPoints />;
+      case 'transport-profiles':
+        return <TransportProfiles />;
+      case 'users':
+        return <Users />;
+      case 'audit':
+        return <Audit authority={isAuthority(session)} />;
+      case 'deliveries':
+        return <Deliveries />;
+      case 'password':
+        return session ? <ChangePassword /> : null;
+      default:
+        return <CatalogueAdmin />;
     }
   }
 
   return (
     <I18n.Provider value={i18n}>
-      <a class="skip" href="#main" onClick={(event) => { event.preventDefault(); main.current?.focus(); }}>{t('skip')}</a>
-      <header class="top" onKeyDown={(event) => { if (event.key === 'Escape' && menuOpen) { setMenuOpen(false); menuButton.current?.focus(); } }}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          main.current?.focus();
+        }}
+      >
+        {t('skip')}
+      </a>
+      <header
+        class="top"
+        onKeyDown={(event) => {
+          if (event.key === 'Escape' && menuOpen) {
+            setMenuOpen(false);
+            menuButton.current?.focus();
+          }
+        }}
+      >
         <div class="bar">
-          <a class="brand" href={href('lookup')}>{t('appName')}</a>
-          <button type="button" class="menu-toggle" ref={menuButton} aria-expanded={menuOpen} aria-controls="site-menu" onClick={() => setMenuOpen(!menuOpen)}>
+          <a class="brand" href={href('lookup')}>
+            {t('appName')}
+          </a>
+          <button
+            type="button"
+            class="menu-toggle"
+            ref={menuButton}
+            aria-expanded={menuOpen}
+            aria-controls="site-menu"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
             <span aria-hidden="true">☰</span> {t('menu')}
           </button>
         </div>
@@ -144,7 +219,13 @@ export function App() {
             <ul>
               {PAGES.filter((candidate) => candidate.allowed(session) && !candidate.inAccount).map((candidate) => (
                 <li key={candidate.path}>
-                  <a href={href(candidate.path)} aria-current={candidate === page ? 'page' : undefined} onClick={() => setMenuOpen(false)}>{t(candidate.label)}</a>
+                  <a
+                    href={href(candidate.path)}
+                    aria-current={candidate === page ? 'page' : undefined}
+                    onClick={() => setMenuOpen(false)}
+                  >
+                    {t(candidate.label)}
+                  </a>
                 </li>
               ))}
             </ul>
@@ -153,25 +234,49 @@ export function App() {
             <label class="language">
               <span class="visually-hidden">{t('language')}</span>
               <select value={language} onChange={(event) => chooseLanguage(event.currentTarget.value as Language)}>
-                <option value="nb" lang="nb">Norsk bokmål</option>
-                <option value="en" lang="en">English</option>
+                <option value="nb" lang="nb">
+                  Norsk bokmål
+                </option>
+                <option value="en" lang="en">
+                  English
+                </option>
               </select>
             </label>
             {session ? (
               <>
-                <span class="who"><span class="visually-hidden">{t('signedInAs')} </span><strong>{session.username}</strong> <small>{roleName(t, session.role)}</small></span>
-                <a class="button" href={href('password')} aria-current={first === 'password' ? 'page' : undefined} onClick={() => setMenuOpen(false)}>{t('changePassword')}</a>
-                <button type="button" onClick={onSignOut}>{t('signOut')}</button>
+                <span class="who">
+                  <span class="visually-hidden">{t('signedInAs')} </span>
+                  <strong>{session.username}</strong> <small>{roleName(t, session.role)}</small>
+                </span>
+                <a
+                  class="button"
+                  href={href('password')}
+                  aria-current={first === 'password' ? 'page' : undefined}
+                  onClick={() => setMenuOpen(false)}
+                >
+                  {t('changePassword')}
+                </a>
+                <button type="button" onClick={onSignOut}>
+                  {t('signOut')}
+                </button>
               </>
-            ) : <a class="button" href={href('sign-in')}>{t('signIn')}</a>}
+            ) : (
+              <a class="button" href={href('sign-in')}>
+                {t('signIn')}
+              </a>
+            )}
           </div>
         </div>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
-        {session?.role === 'ACCESS_POINT_PROVIDER' && first === 'lookup' ? <p class="status">{t('noConsole')}</p> : null}
+        {session?.role === 'ACCESS_POINT_PROVIDER' && first === 'lookup' ? (
+          <p class="status">{t('noConsole')}</p>
+        ) : null}
         {content()}
       </main>
-      <footer class="version"><small>{t('versionFooter', { version: __REGISTRY_VERSION__ })}</small></footer>
+      <footer class="version">
+        <small>{t('versionFooter', { version: __REGISTRY_VERSION__ })}</small>
+      </footer>
     </I18n.Provider>
   );
 }

@@ -4,16 +4,33 @@ import { isTextKey, type TextKey, type Translate } from './i18n.js';
 type Entry = Schemas['ChangeEntry'];
 type State = Record<string, unknown>;
 
-const isState = (value: unknown): value is State => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isState = (value: unknown): value is State =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const stateOf = (value: unknown): State => (isState(value) ? value : {});
 const textOf = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** The words of a resource's fields where the console has them (`fieldTitle`), else the field's own name. */
 const FIELDS: Record<string, TextKey> = {
-  title: 'title', name: 'name', domain: 'domain', alias: 'alias', restricted: 'restricted', visible: 'visible',
-  processes: 'processes', documentTypes: 'documentTypes', dependencies: 'dependsOn', capabilities: 'capabilities',
-  requiredICDs: 'requiredIcds', contact: 'contact', provider: 'provider', endpoints: 'endpoints', accessPoint: 'accessPoint',
-  role: 'role', username: 'username', value: 'value', qualifiedIdentifier: 'identifier', url: 'url',
+  title: 'title',
+  name: 'name',
+  domain: 'domain',
+  alias: 'alias',
+  restricted: 'restricted',
+  visible: 'visible',
+  processes: 'processes',
+  documentTypes: 'documentTypes',
+  dependencies: 'dependsOn',
+  capabilities: 'capabilities',
+  requiredICDs: 'requiredIcds',
+  contact: 'contact',
+  provider: 'provider',
+  endpoints: 'endpoints',
+  accessPoint: 'accessPoint',
+  role: 'role',
+  username: 'username',
+  value: 'value',
+  qualifiedIdentifier: 'identifier',
+  url: 'url',
 };
 const fieldName = (t: Translate, field: string) => (FIELDS[field] ? t(FIELDS[field]) : field);
 
@@ -29,12 +46,21 @@ const nameOf = (item: unknown): string | undefined => {
 /** A list of named values (processes, document types, endpoints), by the identifier (or name) of each. */
 function namedList(value: unknown): Map<string, string> | undefined {
   if (!Array.isArray(value) || !value.every((item) => nameOf(item) !== undefined)) return undefined;
-  return new Map(value.map((item) => [textOf(stateOf(item).identifier) ?? (nameOf(item) as string), nameOf(item) as string]));
+  return new Map(
+    value.map((item) => [textOf(stateOf(item).identifier) ?? (nameOf(item) as string), nameOf(item) as string]),
+  );
 }
 
 /** A value as a line shows it, cut short: the full detail has the rest. */
 function shortValue(value: unknown): string {
-  const text = value === null || value === undefined ? '–' : Array.isArray(value) ? value.map(shortValue).join(', ') : typeof value === 'object' ? '…' : String(value);
+  const text =
+    value === null || value === undefined
+      ? '–'
+      : Array.isArray(value)
+        ? value.map(shortValue).join(', ')
+        : typeof value === 'object'
+          ? '…'
+          : String(value);
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
@@ -42,12 +68,18 @@ function shortValue(value: unknown): string {
 export function subjectOf(entry: Entry, t: Translate): string | undefined {
   const state = stateOf(entry.after ?? entry.before);
   if (entry.resource === 'participant') {
-    const number = textOf(state.icd) && textOf(state.organizationIdentifier) ? `${String(state.icd)}:${String(state.organizationIdentifier)}` : undefined;
+    const number =
+      textOf(state.icd) && textOf(state.organizationIdentifier)
+        ? `${String(state.icd)}:${String(state.organizationIdentifier)}`
+        : undefined;
     return [textOf(state.name), number].filter(Boolean).join(' · ') || undefined;
   }
   if (entry.resource === 'sign-in-lock') {
     if (!textOf(state.clientAddress)) return undefined;
-    return t('auditLockOf', { username: textOf(state.username) ?? t('everyUsername'), address: String(state.clientAddress) });
+    return t('auditLockOf', {
+      username: textOf(state.username) ?? t('everyUsername'),
+      address: String(state.clientAddress),
+    });
   }
   return nameOf(state) ?? textOf(state.schemeName) ?? textOf(state.value);
 }
@@ -62,10 +94,14 @@ export function summaryOf(entry: Entry, t: Translate): string[] {
     const state = entry.after === null ? before : after;
     return Object.entries(state).flatMap(([field, value]) => {
       const names = namedList(value);
-      return names && names.size > 0 ? [t('auditList', { field: fieldName(t, field), names: [...names.values()].join(', ') })] : [];
+      return names && names.size > 0
+        ? [t('auditList', { field: fieldName(t, field), names: [...names.values()].join(', ') })]
+        : [];
     });
   }
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((field) => !BOOKKEEPING.has(field));
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (field) => !BOOKKEEPING.has(field),
+  );
   return fields.flatMap((field) => lineOf(t, field, before[field], after[field]));
 }
 
@@ -84,9 +120,11 @@ function lineOf(t: Translate, field: string, before: unknown, after: unknown): s
   }
   if (isState(before) || isState(after)) {
     const [oldName, newName] = [nameOf(before), nameOf(after)];
-    return [oldName && newName && oldName !== newName
-      ? t('auditFromTo', { field: label, before: oldName, after: newName })
-      : t('auditFieldChanged', { field: label })];
+    return [
+      oldName && newName && oldName !== newName
+        ? t('auditFromTo', { field: label, before: oldName, after: newName })
+        : t('auditFieldChanged', { field: label }),
+    ];
   }
   return [t('auditFromTo', { field: label, before: shortValue(before), after: shortValue(after) })];
 }

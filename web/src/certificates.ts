@@ -41,14 +41,17 @@ function element(der: Uint8Array, offset: number): Element {
 
 function children(der: Uint8Array, parent: Element): Element[] {
   const found: Element[] = [];
-  for (let offset = parent.start; offset < parent.end; offset = found[found.length - 1]!.end) found.push(element(der, offset));
+  for (let offset = parent.start; offset < parent.end; offset = found[found.length - 1]!.end)
+    found.push(element(der, offset));
   return found;
 }
 
 /** UTCTime (YYMMDDHHMMSSZ, 1950–2049) or GeneralizedTime (YYYYMMDDHHMMSSZ) as an ISO date-time. */
 function timeOf(der: Uint8Array, time: Element): string | undefined {
   const text = String.fromCharCode(...der.subarray(time.start, time.end));
-  const match = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(time.tag === 0x17 || time.tag === 0x18 ? text : '');
+  const match = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(
+    time.tag === 0x17 || time.tag === 0x18 ? text : '',
+  );
   if (!match) return undefined;
   const [, year = '', month, day, hour, minute, second] = match;
   const fullYear = year.length === 4 ? year : `${Number(year) >= 50 ? 19 : 20}${year}`;
@@ -61,7 +64,11 @@ export const EXPIRY_WARNING_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** Whether a certificate has expired, expires within `warningDays`, or neither; with its whole days left. */
-export function expiryOf(expiry: string, now = new Date(), warningDays = EXPIRY_WARNING_DAYS): { state: 'expired' | 'expiring' | 'valid'; daysLeft: number } {
+export function expiryOf(
+  expiry: string,
+  now = new Date(),
+  warningDays = EXPIRY_WARNING_DAYS,
+): { state: 'expired' | 'expiring' | 'valid'; daysLeft: number } {
   const left = Date.parse(expiry) - now.getTime();
   const daysLeft = Math.floor(left / DAY_MS);
   return { state: left < 0 ? 'expired' : left <= warningDays * DAY_MS ? 'expiring' : 'valid', daysLeft };

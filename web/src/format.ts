@@ -18,7 +18,9 @@ function leaves(value: unknown, path = '', into = new Map<string, string>()): Ma
 export function fieldChanges(before: unknown, after: unknown): FieldChange[] {
   const [old, now] = [leaves(before), leaves(after)];
   const paths = [...new Set([...old.keys(), ...now.keys()])];
-  return paths.filter((path) => old.get(path) !== now.get(path)).map((path) => ({ path, before: old.get(path), after: now.get(path) }));
+  return paths
+    .filter((path) => old.get(path) !== now.get(path))
+    .map((path) => ({ path, before: old.get(path), after: now.get(path) }));
 }
 
 /** A `datetime-local` input's value (the user's local time) as the API's date-time; empty stays absent. */
@@ -39,7 +41,10 @@ export function age(seconds: number): string {
 
 /** A timestamp in the reader's language and time zone, to the second. */
 export function when(iso: string, language: string): string {
-  return new Date(iso).toLocaleString(language === 'nb' ? 'nb-NO' : 'en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+  return new Date(iso).toLocaleString(language === 'nb' ? 'nb-NO' : 'en-GB', {
+    dateStyle: 'medium',
+    timeStyle: 'medium',
+  });
 }
 
 /** The API's date-time as a `datetime-local` input's value, in the user's local time (to the second). */
@@ -53,5 +58,8 @@ export function isoToLocal(iso: string | undefined): string {
 
 /** A day (`YYYY-MM-DD`, UTC) in the reader's language. */
 export function day(date: string, language: string): string {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString(language === 'nb' ? 'nb-NO' : 'en-GB', { timeZone: 'UTC', dateStyle: 'medium' });
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(language === 'nb' ? 'nb-NO' : 'en-GB', {
+    timeZone: 'UTC',
+    dateStyle: 'medium',
+  });
 }

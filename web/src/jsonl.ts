@@ -4,13 +4,25 @@ export type AddParticipantForm = Schemas['AddParticipantForm'];
 
 export type ParsedLine = { number: number; form: AddParticipantForm } | { number: number; error: string };
 
-const FORM_KEYS = ['icd', 'organizationIdentifier', 'organizationPartIdentifier', 'sourceIndicator', 'name', 'contact', 'deleteDate'] as const;
+const FORM_KEYS = [
+  'icd',
+  'organizationIdentifier',
+  'organizationPartIdentifier',
+  'sourceIndicator',
+  'name',
+  'contact',
+  'deleteDate',
+] as const;
 
 /** As the API and the command-line import: a JSON null counts as an absent property. */
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, child]) => child !== null).map(([key, child]) => [key, withoutNulls(child)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, child]) => child !== null)
+      .map(([key, child]) => [key, withoutNulls(child)]),
+  );
 }
 
 /**
@@ -40,7 +52,9 @@ export function parseParticipantLines(text: string): ParsedLine[] {
     const processes = Array.isArray(record.processes) ? record.processes : [];
     form.processes = processes.map((process: unknown) => {
       const named = (process ?? {}) as { identifier?: unknown; qualifiedIdentifier?: unknown };
-      return named.qualifiedIdentifier !== undefined ? { qualifiedIdentifier: named.qualifiedIdentifier } : { identifier: named.identifier };
+      return named.qualifiedIdentifier !== undefined
+        ? { qualifiedIdentifier: named.qualifiedIdentifier }
+        : { identifier: named.identifier };
     });
     lines.push({ number, form: form as unknown as AddParticipantForm });
   });
@@ -52,7 +66,10 @@ export function parseParticipantLines(text: string): ParsedLine[] {
  * and U+2029 are escaped, as the service's export does: readers that end a line at them would break it in two.
  */
 export function exportLine(participant: Schemas['Participant']): string {
-  const processes = (participant.processes ?? []).map(({ qualifiedIdentifier, title }) => ({ qualifiedIdentifier, title }));
+  const processes = (participant.processes ?? []).map(({ qualifiedIdentifier, title }) => ({
+    qualifiedIdentifier,
+    title,
+  }));
   const json = JSON.stringify({ ...participant, processes });
   return `${json.replace(/[\u2028\u2029]/g, (separator) => `\\u${separator.charCodeAt(0).toString(16)}`)}\n`;
 }

@@ -17,9 +17,16 @@ export function receivableDocumentTypes(processes: readonly OrganizationProcess[
     for (const type of process.documentTypes) {
       const known = types.get(type.identifier);
       if (!known || process.receivableSince < known.since) {
-        types.set(type.identifier, { identifier: type.identifier, title: type.title, qualifiedIdentifier: type.qualifiedIdentifier, since: process.receivableSince });
+        types.set(type.identifier, {
+          identifier: type.identifier,
+          title: type.title,
+          qualifiedIdentifier: type.qualifiedIdentifier,
+          since: process.receivableSince,
+        });
       }
     }
   }
-  return [...types.values()].sort((a, b) => a.title.localeCompare(b.title) || a.qualifiedIdentifier.localeCompare(b.qualifiedIdentifier));
+  return [...types.values()].sort(
+    (a, b) => a.title.localeCompare(b.title) || a.qualifiedIdentifier.localeCompare(b.qualifiedIdentifier),
+  );
 }

@@ -5,7 +5,11 @@ import { useEffect, useState } from 'preact/hooks';
  * `/iso6523-actorid-upis::0192:987654325`) can never collide with a page of the console.
  */
 export function currentRoute(): string[] {
-  return location.hash.replace(/^#\/?/, '').split('/').filter((part) => part !== '').map(decodeURIComponent);
+  return location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((part) => part !== '')
+    .map(decodeURIComponent);
 }
 
 export function useRoute(): string[] {

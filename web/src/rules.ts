@@ -17,12 +17,19 @@ export interface ProcessHint {
  * newly taken, a process with required ICDs only by a participant with one of them, and a process only with
  * every process it depends on. Processes the participant already had (`kept`) are not checked, as in the API.
  */
-export function processHint(process: Process, icd: string, chosen: ReadonlySet<string>, kept: ReadonlySet<string> = new Set()): ProcessHint {
+export function processHint(
+  process: Process,
+  icd: string,
+  chosen: ReadonlySet<string>,
+  kept: ReadonlySet<string> = new Set(),
+): ProcessHint {
   if (kept.has(process.identifier)) return { restricted: false, requiredIcds: [], missingDependencies: [] };
   return {
     restricted: process.restricted,
     requiredIcds: process.requiredICDs.length > 0 && !process.requiredICDs.includes(icd) ? process.requiredICDs : [],
-    missingDependencies: process.dependencies.filter((dependency) => !chosen.has(dependency.identifier)).map((dependency) => dependency.title),
+    missingDependencies: process.dependencies
+      .filter((dependency) => !chosen.has(dependency.identifier))
+      .map((dependency) => dependency.title),
   };
 }
 
@@ -37,5 +44,7 @@ export function hintText(t: Translate, hint: ProcessHint): string {
     hint.restricted ? t('ruleRestricted') : '',
     hint.requiredIcds.length > 0 ? t('ruleIcd', { icds: hint.requiredIcds.join(', ') }) : '',
     hint.missingDependencies.length > 0 ? t('ruleDependency', { names: hint.missingDependencies.join(', ') }) : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

@@ -1,4 +1,14 @@
-import { api, authorizationOf, forgetCredentials, ok, problemOf, useAuthorization, waitWords, type Problem, type Role } from './api/client.js';
+import {
+  api,
+  authorizationOf,
+  forgetCredentials,
+  ok,
+  problemOf,
+  useAuthorization,
+  waitWords,
+  type Problem,
+  type Role,
+} from './api/client.js';
 import { activeTranslator } from './i18n.js';
 
 export interface Session {
@@ -41,7 +51,8 @@ export async function signIn(username: string, password: string): Promise<Sessio
   try {
     const answer = await api.POST('/rest/api/sessions', {});
     const t = activeTranslator();
-    if (answer.response.status === 401) throw { ...problemOf(401, answer.error), message: t('badCredentials') } satisfies Problem;
+    if (answer.response.status === 401)
+      throw { ...problemOf(401, answer.error), message: t('badCredentials') } satisfies Problem;
     if (answer.response.status === 429) {
       const wait = waitWords(t, Number(answer.response.headers.get('retry-after') ?? 60));
       throw { ...problemOf(429, answer.error), message: t('signInLocked', { wait }) } satisfies Problem;
@@ -95,5 +106,6 @@ api.use({
   },
 });
 
-export const isAuthority = (session: Session | null) => session?.role === 'ADMIN' || session?.role === 'REGISTRY_AUTHORITY';
+export const isAuthority = (session: Session | null) =>
+  session?.role === 'ADMIN' || session?.role === 'REGISTRY_AUTHORITY';
 export const isProvider = (session: Session | null) => session?.role === 'SERVICE_PROVIDER';

@@ -3,9 +3,17 @@ import type { TextKey, Translate } from './i18n.js';
 
 /** The fields of a participant's add form by the API's names, as the form labels them. */
 const PARTICIPANT_FIELDS: Readonly<Record<string, TextKey>> = {
-  icd: 'icd', organizationIdentifier: 'organizationNumber', organizationPartIdentifier: 'organizationPart', name: 'organizationName',
-  contact: 'contact', 'contact.name': 'contactName', 'contact.email': 'email', 'contact.phoneNumber': 'phone',
-  processes: 'processes', sourceIndicator: 'sourceIndicator', deleteDate: 'deleteDate',
+  icd: 'icd',
+  organizationIdentifier: 'organizationNumber',
+  organizationPartIdentifier: 'organizationPart',
+  name: 'organizationName',
+  contact: 'contact',
+  'contact.name': 'contactName',
+  'contact.email': 'email',
+  'contact.phoneNumber': 'phone',
+  processes: 'processes',
+  sourceIndicator: 'sourceIndicator',
+  deleteDate: 'deleteDate',
 };
 
 /**

@@ -70,7 +70,10 @@ export function decodedSegment(segment: string): string {
  * method, a query string, a body, a path that does not parse) goes to the route.
  */
 export function earlyAnswers(
-  routes: readonly EarlyRoute[], record: RequestRecorder, requestIdOf: (request: IncomingMessage) => string, smpCacheControl: string,
+  routes: readonly EarlyRoute[],
+  record: RequestRecorder,
+  requestIdOf: (request: IncomingMessage) => string,
+  smpCacheControl: string,
 ): EarlyAnswers {
   const patterns = routes.map((route) => ({ route, pattern: patternOf(route.route) }));
   return (request: IncomingMessage, response: ServerResponse) => {
@@ -87,7 +90,11 @@ export function earlyAnswers(
   };
 }
 
-function earlyAnswer(patterns: ReadonlyArray<{ route: EarlyRoute; pattern: Pattern }>, segments: readonly string[], headers: IncomingHttpHeaders) {
+function earlyAnswer(
+  patterns: ReadonlyArray<{ route: EarlyRoute; pattern: Pattern }>,
+  segments: readonly string[],
+  headers: IncomingHttpHeaders,
+) {
   try {
     for (const { route, pattern } of patterns) {
       const params = paramsOf(pattern, segments);

@@ -25,7 +25,9 @@ async function fingerprintStatement(db: Database): Promise<string> {
     `SELECT quote_ident(table_name) AS name FROM information_schema.tables
       WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
   );
-  const parts = tables.map(({ name }) =>
-    `SELECT '${name}' || ':' || count(*) || ':' || coalesce(sum(hashtextextended(t::text, 0)), 0) AS part FROM ${name} t`);
+  const parts = tables.map(
+    ({ name }) =>
+      `SELECT '${name}' || ':' || count(*) || ':' || coalesce(sum(hashtextextended(t::text, 0)), 0) AS part FROM ${name} t`,
+  );
   return `SELECT string_agg(part, '|' ORDER BY part) AS fingerprint FROM (${parts.join(' UNION ALL ')}) parts`;
 }

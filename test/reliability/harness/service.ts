@@ -61,13 +61,22 @@ const ENTRY = { source: ['--import', 'tsx', 'src/server.ts'], built: ['dist/serv
 
 /** Starts the service on free ports and resolves once both ports listen. */
 export function startService(
-  env: Record<string, string>, timeoutMs = 90_000, entry: keyof typeof ENTRY = 'built', keepLines = Number.POSITIVE_INFINITY,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+  entry: keyof typeof ENTRY = 'built',
+  keepLines = Number.POSITIVE_INFINITY,
 ): Promise<RunningService> {
   const { DATABASE_URL: _, REGISTRY_DATA_DIR: __, TEST_DATABASE: ___, ...inherited } = process.env;
   const child = spawn(process.execPath, ENTRY[entry], {
     env: {
-      ...inherited, HOST: '127.0.0.1', PORT: '0', MANAGEMENT_PORT: '0', LOG_LEVEL: 'info',
-      REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD, REGISTRY_DEMO: 'false', ...env,
+      ...inherited,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      MANAGEMENT_PORT: '0',
+      LOG_LEVEL: 'info',
+      REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      REGISTRY_DEMO: 'false',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -77,7 +86,10 @@ export function startService(
   );
   return new Promise((resolve, reject) => {
     let url: string | undefined;
-    const timer = setTimeout(() => fail(new Error(`service did not start in ${timeoutMs} ms:\n${output.join('\n')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`service did not start in ${timeoutMs} ms:\n${output.join('\n')}`)),
+      timeoutMs,
+    );
     const fail = (error: Error) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
@@ -104,7 +116,9 @@ export function startService(
         lines.forEach(onLine);
       });
     }
-    void exited.then(({ code, signal }) => fail(new Error(`service exited (${code ?? signal}) before listening:\n${output.join('\n')}`)));
+    void exited.then(({ code, signal }) =>
+      fail(new Error(`service exited (${code ?? signal}) before listening:\n${output.join('\n')}`)),
+    );
   });
 }
 
@@ -129,35 +143,48 @@ export interface Call {
 }
 
 /** One request on a connection of its own (no keep-alive), so a killed server fails exactly the requests it had. */
-export function call(baseUrl: string, { method = 'GET', path, authorization, body, timeoutMs = 30_000, requestId, agent, accept }: Call): Promise<Answer> {
+export function call(
+  baseUrl: string,
+  { method = 'GET', path, authorization, body, timeoutMs = 30_000, requestId, agent, accept }: Call,
+): Promise<Answer> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const request = http.request(new URL(path, baseUrl), {
-      method,
-      agent: agent ?? false,
-      timeout: timeoutMs,
-      headers: {
-        ...(authorization ? { authorization } : {}),
-        ...(requestId ? { 'x-request-id': requestId } : {}),
-        ...(accept ? { accept } : {}),
-        ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+    const request = http.request(
+      new URL(path, baseUrl),
+      {
+        method,
+        agent: agent ?? false,
+        timeout: timeoutMs,
+        headers: {
+          ...(authorization ? { authorization } : {}),
+          ...(requestId ? { 'x-request-id': requestId } : {}),
+          ...(accept ? { accept } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+        },
       },
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers, json: () => JSON.parse(text) });
-      });
-    });
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: response.statusCode ?? 0,
+            body: text,
+            headers: response.headers,
+            json: () => JSON.parse(text),
+          });
+        });
+      },
+    );
     request.on('timeout', () => request.destroy(new Error('timeout')));
     request.on('error', reject);
     request.end(payload);
   });
 }
 
-export const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+export const basic = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
 export interface Actors {
   admin: string;
@@ -174,14 +201,29 @@ async function created(baseUrl: string, request: Call): Promise<{ identifier: st
 export async function provision(baseUrl: string): Promise<Actors> {
   const admin = basic('admin', ADMIN_PASSWORD);
   const post = (path: string, body: unknown) => created(baseUrl, { method: 'POST', path, authorization: admin, body });
-  const apProvider = await post('/rest/api/access-point-providers', { title: 'Reliability AP provider', contact: { name: 'Ops' } });
-  const accessPoint = await post('/rest/api/accessPoints', { title: 'Reliability AP', provider: { identifier: apProvider.identifier }, endpoints: [] });
+  const apProvider = await post('/rest/api/access-point-providers', {
+    title: 'Reliability AP provider',
+    contact: { name: 'Ops' },
+  });
+  const accessPoint = await post('/rest/api/accessPoints', {
+    title: 'Reliability AP',
+    provider: { identifier: apProvider.identifier },
+    endpoints: [],
+  });
   const providers = [];
   for (const n of [1, 2]) {
-    const provider = await post('/rest/api/service-providers', { title: `Reliability SP ${n}`, accessPoint: { identifier: accessPoint.identifier } });
+    const provider = await post('/rest/api/service-providers', {
+      title: `Reliability SP ${n}`,
+      accessPoint: { identifier: accessPoint.identifier },
+    });
     const username = `reliability-sp-${n}`;
     const password = `reliability-sp-${n}-password`;
-    await post('/rest/api/users', { username, password, role: 'SERVICE_PROVIDER', serviceProvider: { identifier: provider.identifier } });
+    await post('/rest/api/users', {
+      username,
+      password,
+      role: 'SERVICE_PROVIDER',
+      serviceProvider: { identifier: provider.identifier },
+    });
     providers.push({ id: provider.identifier, authorization: basic(username, password) });
   }
   return { admin, providers };

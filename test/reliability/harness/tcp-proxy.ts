@@ -41,9 +41,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       open = true;
     },
     refused: () => refused,
-    close: () => new Promise((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

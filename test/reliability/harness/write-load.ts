@@ -74,14 +74,24 @@ async function write(ctx: Context, entity: Entity, next: string | null, request:
 async function refusedWrite(ctx: Context, kind: Entity['kind'], marker: string, request: Call, expected: number) {
   ctx.ledger.refusedMarkers.push({ kind, marker });
   const answer = await send(ctx.ledger, ctx.baseUrl, request);
-  if (answer.status !== expected) ctx.ledger.serverErrors.push(`expected ${expected} for ${request.method} ${request.path}, got ${answer.status} ${answer.body}`);
+  if (answer.status !== expected)
+    ctx.ledger.serverErrors.push(
+      `expected ${expected} for ${request.method} ${request.path}, got ${answer.status} ${answer.body}`,
+    );
   ctx.ledger.refused += 1;
 }
 
 function processForm(value: string, title: string) {
   return {
-    domain: 'reliability', title, qualifiedIdentifier: `reliability-procid::${value}`, restricted: false, visible: true,
-    capabilities: [], documentTypes: [], dependencies: [], requiredICDs: [],
+    domain: 'reliability',
+    title,
+    qualifiedIdentifier: `reliability-procid::${value}`,
+    restricted: false,
+    visible: true,
+    capabilities: [],
+    documentTypes: [],
+    dependencies: [],
+    requiredICDs: [],
   };
 }
 
@@ -90,16 +100,37 @@ async function processChain(ctx: Context) {
   const entity: Entity = { kind: 'process', key: `urn:rel:${SPARE()}${SPARE()}`, acked: null };
   ctx.ledger.entities.push(entity);
   let title = `created ${SPARE()}`;
-  const added = await write(ctx, entity, title, { method: 'POST', path: '/rest/api/processes', authorization: admin, body: processForm(entity.key, title) });
+  const added = await write(ctx, entity, title, {
+    method: 'POST',
+    path: '/rest/api/processes',
+    authorization: admin,
+    body: processForm(entity.key, title),
+  });
   if (added.status !== 201) return;
   const { identifier } = added.json<{ identifier: string }>();
   const marker = `refused-${SPARE()}${SPARE()}`;
-  await refusedWrite(ctx, 'process', marker, { method: 'POST', path: '/rest/api/processes', authorization: admin, body: processForm(entity.key, marker) }, 409);
+  await refusedWrite(
+    ctx,
+    'process',
+    marker,
+    { method: 'POST', path: '/rest/api/processes', authorization: admin, body: processForm(entity.key, marker) },
+    409,
+  );
   for (let i = 0; i < 3 && !ctx.stopped(); i += 1) {
     title = `updated ${i} ${SPARE()}`;
-    await write(ctx, entity, title, { method: 'PUT', path: `/rest/api/processes/${identifier}`, authorization: admin, body: processForm(entity.key, title) });
+    await write(ctx, entity, title, {
+      method: 'PUT',
+      path: `/rest/api/processes/${identifier}`,
+      authorization: admin,
+      body: processForm(entity.key, title),
+    });
   }
-  if (Math.random() < 0.5) await write(ctx, entity, null, { method: 'DELETE', path: `/rest/api/processes/${identifier}`, authorization: admin });
+  if (Math.random() < 0.5)
+    await write(ctx, entity, null, {
+      method: 'DELETE',
+      path: `/rest/api/processes/${identifier}`,
+      authorization: admin,
+    });
 }
 
 async function participantChain(ctx: Context) {
@@ -108,52 +139,92 @@ async function participantChain(ctx: Context) {
   ctx.ledger.entities.push(entity);
   const path = `/rest/api/participants/${encodeURIComponent(`iso6523-actorid-upis::0192:${entity.key}`)}`;
   const form = (contact: string, name = 'Reliability AS') => ({
-    icd: '0192', organizationIdentifier: entity.key, name, processes: [], contact: { name: contact },
+    icd: '0192',
+    organizationIdentifier: entity.key,
+    name,
+    processes: [],
+    contact: { name: contact },
   });
   let contact = `contact ${SPARE()}`;
-  const added = await write(ctx, entity, `${one.id}|${contact}`, { method: 'POST', path: '/rest/api/participants', authorization: one.authorization, body: form(contact) });
+  const added = await write(ctx, entity, `${one.id}|${contact}`, {
+    method: 'POST',
+    path: '/rest/api/participants',
+    authorization: one.authorization,
+    body: form(contact),
+  });
   if (added.status !== 201) return;
   const marker = `refused${SPARE()}${SPARE()}`;
-  await refusedWrite(ctx, 'participant', marker, { method: 'POST', path: '/rest/api/participants', authorization: one.authorization, body: form('x', marker) }, 409);
+  await refusedWrite(
+    ctx,
+    'participant',
+    marker,
+    { method: 'POST', path: '/rest/api/participants', authorization: one.authorization, body: form('x', marker) },
+    409,
+  );
   let owner = one;
   for (let step = 0; step < 4 && !ctx.stopped(); step += 1) {
     if (step === 2) {
-      await write(ctx, entity, `${two.id}|${contact}`, { method: 'PUT', path: `${path}/transfer/${two.id}`, authorization: owner.authorization });
+      await write(ctx, entity, `${two.id}|${contact}`, {
+        method: 'PUT',
+        path: `${path}/transfer/${two.id}`,
+        authorization: owner.authorization,
+      });
       owner = two;
       continue;
     }
     contact = `contact ${step} ${SPARE()}`;
-    await write(ctx, entity, `${owner.id}|${contact}`, { method: 'PUT', path, authorization: owner.authorization, body: { processes: [], contact: { name: contact } } });
+    await write(ctx, entity, `${owner.id}|${contact}`, {
+      method: 'PUT',
+      path,
+      authorization: owner.authorization,
+      body: { processes: [], contact: { name: contact } },
+    });
   }
-  if (Math.random() < 0.5) await write(ctx, entity, null, { method: 'DELETE', path, authorization: owner.authorization });
+  if (Math.random() < 0.5)
+    await write(ctx, entity, null, { method: 'DELETE', path, authorization: owner.authorization });
 }
 
 /** Runs `workers` loops of process and participant chains until `stop` or until the service is gone. */
-export async function runWriteLoad(baseUrl: string, actors: Actors, ledger: Ledger, workers: number, stopped: () => boolean) {
+export async function runWriteLoad(
+  baseUrl: string,
+  actors: Actors,
+  ledger: Ledger,
+  workers: number,
+  stopped: () => boolean,
+) {
   const ctx: Context = { baseUrl, actors, ledger, stopped };
-  await Promise.all(Array.from({ length: workers }, async (_, worker) => {
-    while (!stopped()) {
-      try {
-        await (worker % 2 === 0 ? processChain(ctx) : participantChain(ctx));
-      } catch (error) {
-        if (error instanceof Gone) return;
-        if (!(error instanceof Indeterminate)) throw error;
+  await Promise.all(
+    Array.from({ length: workers }, async (_, worker) => {
+      while (!stopped()) {
+        try {
+          await (worker % 2 === 0 ? processChain(ctx) : participantChain(ctx));
+        } catch (error) {
+          if (error instanceof Gone) return;
+          if (!(error instanceof Indeterminate)) throw error;
+        }
       }
-    }
-  }));
+    }),
+  );
 }
 
 /** The state of an entity as the service shows it now, in the ledger's notation. */
 async function stateOf(baseUrl: string, actors: Actors, entity: Entity): Promise<string | null> {
   if (entity.kind === 'process') {
     const answer = await call(baseUrl, { path: `/rest/api/processes?size=5&query=${encodeURIComponent(entity.key)}` });
-    const hits = answer.json<{ content: { qualifiedIdentifier: string; title: string }[] }>().content
-      .filter((process) => process.qualifiedIdentifier === `reliability-procid::${entity.key}`);
+    const hits = answer
+      .json<{ content: { qualifiedIdentifier: string; title: string }[] }>()
+      .content.filter((process) => process.qualifiedIdentifier === `reliability-procid::${entity.key}`);
     return hits[0]?.title ?? null;
   }
-  const answer = await call(baseUrl, { path: `/rest/api/participants?size=5&query=${entity.key}`, authorization: actors.admin });
-  const hits = answer.json<{ content: { organizationIdentifier: string; provider: { identifier: string }; contact: { name: string } }[] }>().content
-    .filter((participant) => participant.organizationIdentifier === entity.key);
+  const answer = await call(baseUrl, {
+    path: `/rest/api/participants?size=5&query=${entity.key}`,
+    authorization: actors.admin,
+  });
+  const hits = answer
+    .json<{
+      content: { organizationIdentifier: string; provider: { identifier: string }; contact: { name: string } }[];
+    }>()
+    .content.filter((participant) => participant.organizationIdentifier === entity.key);
   return hits[0] ? `${hits[0].provider.identifier}|${hits[0].contact.name}` : null;
 }
 
@@ -166,7 +237,8 @@ export async function verify(baseUrl: string, actors: Actors, ledger: Ledger): P
   for (const entity of ledger.entities) {
     const actual = await stateOf(baseUrl, actors, entity);
     const allowed = 'pending' in entity ? [entity.acked, entity.pending] : [entity.acked];
-    if (!allowed.includes(actual)) violations.push(`${entity.kind} ${entity.key}: ${actual} is none of ${JSON.stringify(allowed)}`);
+    if (!allowed.includes(actual))
+      violations.push(`${entity.kind} ${entity.key}: ${actual} is none of ${JSON.stringify(allowed)}`);
     entity.acked = actual;
     delete entity.pending;
   }

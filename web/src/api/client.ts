@@ -45,9 +45,10 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   return data as T;
 }
 
-
 /** A find operation's answer as its page (the API answers an array only for the `.stream` media type). */
-export async function page<P extends { content: unknown[] }>(call: Promise<{ data?: P | unknown[]; error?: unknown; response: Response }>): Promise<P> {
+export async function page<P extends { content: unknown[] }>(
+  call: Promise<{ data?: P | unknown[]; error?: unknown; response: Response }>,
+): Promise<P> {
   const data = await ok(call);
   if (Array.isArray(data)) throw problemOf(0, { message: 'expected a page, got an array' });
   return data;

@@ -12,8 +12,14 @@ type Entry = NonNullable<ErrorBody['errors']>[number];
 
 /** The API's constraint codes a reader gets in their own words; any other code keeps the API's message. */
 const PLAIN: Record<string, TextKey> = {
-  NotNull: 'plainRequired', NotEmpty: 'plainRequired', Email: 'plainEmail', Pattern: 'plainPattern', OneOf: 'plainOneOf',
-  URL: 'plainUrl', UniqueElements: 'plainUnique', Icd: 'plainIcd',
+  NotNull: 'plainRequired',
+  NotEmpty: 'plainRequired',
+  Email: 'plainEmail',
+  Pattern: 'plainPattern',
+  OneOf: 'plainOneOf',
+  URL: 'plainUrl',
+  UniqueElements: 'plainUnique',
+  Icd: 'plainIcd',
 };
 
 /** A size's bounds are its constraint arguments after the field itself: max, then min. */
@@ -27,7 +33,8 @@ function plainSize(t: Translate, entry: Entry): string {
 export function characterWords(t: Translate, character: string): string {
   const code = `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
   if (character === '\t') return t('characterTab');
-  if (character === '\n' || character === '\r' || character === '\u2028' || character === '\u2029') return t('characterLineBreak');
+  if (character === '\n' || character === '\r' || character === '\u2028' || character === '\u2029')
+    return t('characterLineBreak');
   if (character === '\u00A0' || character === '\u202F') return t('characterNoBreakSpace');
   return /\p{C}/u.test(character) ? t('characterControl', { code }) : t('characterShown', { character });
 }
@@ -38,7 +45,9 @@ function plainCharacter(t: Translate, entry: Entry): string | undefined {
   if (!named?.[1]) return undefined;
   const character = String.fromCodePoint(Number.parseInt(named[1], 16));
   if (character === ' ') return t('plainSpaceRefused');
-  return t(entry.code === 'XmlCharacters' ? 'plainCharacterXml' : 'plainCharacterRefused', { character: characterWords(t, character) });
+  return t(entry.code === 'XmlCharacters' ? 'plainCharacterXml' : 'plainCharacterRefused', {
+    character: characterWords(t, character),
+  });
 }
 
 function plainMessage(t: Translate, entry: Entry): string {
@@ -53,11 +62,14 @@ function plainMessage(t: Translate, entry: Entry): string {
 
 /** An entry of a list (`requiredICDs[1]`) says which value it is about: a form shows the list as one field. */
 function withValue(entry: Entry, text: string): string {
-  return /\[\d+\]$/.test(entry.field) && typeof entry.rejectedValue === 'string' ? `“${entry.rejectedValue}”: ${text}` : text;
+  return /\[\d+\]$/.test(entry.field) && typeof entry.rejectedValue === 'string'
+    ? `“${entry.rejectedValue}”: ${text}`
+    : text;
 }
 
 /** Two messages as one: sentences follow each other, the API's own phrases are separated by a semicolon. */
-const joined = (first: string | undefined, next: string) => (first === undefined ? next : `${first}${/[.!?]$/.test(first) ? ' ' : '; '}${next}`);
+const joined = (first: string | undefined, next: string) =>
+  first === undefined ? next : `${first}${/[.!?]$/.test(first) ? ' ' : '; '}${next}`;
 
 /**
  * A failed call as the console shows it. A validation failure (its message names the API's form object, such
@@ -71,16 +83,22 @@ export function problemOf(status: number, body: unknown, t: Translate = activeTr
     const text = withValue(entry, plainMessage(t, entry));
     fields[entry.field] = joined(fields[entry.field], text);
   }
-  const message = entries.length > 0 ? t('checkFields') : error.message ?? `HTTP ${status}`;
+  const message = entries.length > 0 ? t('checkFields') : (error.message ?? `HTTP ${status}`);
   return { status, message, fields };
 }
 
 /** A call that got no answer at all (the service stopped, the network down): status 0, and what to do. */
-export const unreachable = (t: Translate = activeTranslator()): Problem => ({ status: 0, message: t('unreachable'), fields: {} });
+export const unreachable = (t: Translate = activeTranslator()): Problem => ({
+  status: 0,
+  message: t('unreachable'),
+  fields: {},
+});
 
 /** How long a `Retry-After` of `seconds` is, in words: whole minutes, or seconds under one. */
 export function waitWords(t: Translate, seconds: number): string {
-  return seconds < 60 ? t('waitSeconds', { count: Math.max(1, Math.ceil(seconds)) }) : t('waitMinutes', { count: Math.ceil(seconds / 60) });
+  return seconds < 60
+    ? t('waitSeconds', { count: Math.max(1, Math.ceil(seconds)) })
+    : t('waitMinutes', { count: Math.ceil(seconds / 60) });
 }
 
 export function isProblem(value: unknown): value is Problem {
@@ -88,13 +106,17 @@ export function isProblem(value: unknown): value is Problem {
 }
 
 /** Whether the API's field `path` is `slot` or inside it (`contact.email` in `contact`, `requiredICDs[1]` in `requiredICDs`). */
-const isWithin = (path: string, slot: string) => path === slot || path.startsWith(`${slot}.`) || path.startsWith(`${slot}[`);
+const isWithin = (path: string, slot: string) =>
+  path === slot || path.startsWith(`${slot}.`) || path.startsWith(`${slot}[`);
 
 /**
  * The messages of a form's fields (`slots`, the API's names of what the form shows): each of the API's fields goes
  * to the most specific slot it is within, so every message shows once, at its field, or among the `unplaced`.
  */
-export function placeMessages(fields: Record<string, string>, slots: readonly string[]): { at: (slot: string) => string | undefined; unplaced: Array<[string, string]> } {
+export function placeMessages(
+  fields: Record<string, string>,
+  slots: readonly string[],
+): { at: (slot: string) => string | undefined; unplaced: Array<[string, string]> } {
   const placed = new Map<string, string[]>();
   const unplaced: Array<[string, string]> = [];
   for (const [path, message] of Object.entries(fields)) {

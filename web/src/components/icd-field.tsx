@@ -26,14 +26,20 @@ function icdHint(t: ReturnType<typeof useT>, schemes: Scheme[], icd: string): st
  * An ICD field that says what the ICD is (`0192`: Enhetsregisteret, the Norwegian organization number) from the
  * loaded Participant Identifier Schemes code list, and offers every ICD of it with its name.
  */
-export function IcdField(props: { label: string; value: string; error?: string } & InputHTMLAttributes<HTMLInputElement>) {
+export function IcdField(
+  props: { label: string; value: string; error?: string } & InputHTMLAttributes<HTMLInputElement>,
+) {
   const t = useT();
   const schemes = useSchemes();
   const list = useId();
   return (
     <>
       <Field {...props} inputMode="numeric" maxLength={4} list={list} hint={icdHint(t, schemes, props.value)} />
-      <datalist id={list}>{schemes.map((scheme) => <option key={scheme.icd} value={scheme.icd} label={schemeWords(scheme)} />)}</datalist>
+      <datalist id={list}>
+        {schemes.map((scheme) => (
+          <option key={scheme.icd} value={scheme.icd} label={schemeWords(scheme)} />
+        ))}
+      </datalist>
     </>
   );
 }

@@ -26,18 +26,31 @@ export function useFormReset(element: { current: HTMLElement | null }, reset: ()
  * removable, then the entries (`what`, a plural noun) that can be added, filtered by title or code. Each chosen entry is a hidden input
  * `name` carrying its identifier, so the form's body reads them as it reads its other fields (`getAll(name)`).
  */
-export function LinkPicker(props: { name: string; legend: string; what: string; options: Linkable[]; initial: Linkable[]; error?: string }) {
+export function LinkPicker(props: {
+  name: string;
+  legend: string;
+  what: string;
+  options: Linkable[];
+  initial: Linkable[];
+  error?: string;
+}) {
   const t = useT();
   const id = useId();
   const root = useRef<HTMLFieldSetElement>(null);
   const [chosen, setChosen] = useState<Linkable[]>(props.initial);
   const [filter, setFilter] = useState('');
   const [announcement, setAnnouncement] = useState('');
-  useFormReset(root, () => { setChosen(props.initial); setFilter(''); setAnnouncement(''); });
+  useFormReset(root, () => {
+    setChosen(props.initial);
+    setFilter('');
+    setAnnouncement('');
+  });
   const chosenIds = new Set(chosen.map((entry) => entry.identifier));
   const needle = filter.trim().toLowerCase();
   const offered = props.options.filter((entry) => !chosenIds.has(entry.identifier));
-  const matching = offered.filter((entry) => `${entry.title} ${entry.qualifiedIdentifier ?? ''}`.toLowerCase().includes(needle));
+  const matching = offered.filter((entry) =>
+    `${entry.title} ${entry.qualifiedIdentifier ?? ''}`.toLowerCase().includes(needle),
+  );
   const shown = matching.slice(0, SHOWN_AT_MOST);
   const focusFilter = () => root.current?.querySelector<HTMLInputElement>('input[type="search"]')?.focus();
   const add = (entry: Linkable) => {
@@ -62,24 +75,41 @@ export function LinkPicker(props: { name: string; legend: string; what: string; 
           <li key={entry.identifier}>
             <input type="hidden" name={props.name} value={entry.identifier} />
             <EntryName entry={entry} />
-            <button type="button" aria-label={`${t('remove')}: ${entry.title}`} onClick={() => remove(entry)}>{t('remove')}</button>
+            <button type="button" aria-label={`${t('remove')}: ${entry.title}`} onClick={() => remove(entry)}>
+              {t('remove')}
+            </button>
           </li>
         ))}
       </ul>
-      <Field label={t('linksFilter', { what: props.what })} name={`${props.name}Filter`} type="search" value={filter} autocomplete="off"
+      <Field
+        label={t('linksFilter', { what: props.what })}
+        name={`${props.name}Filter`}
+        type="search"
+        value={filter}
+        autocomplete="off"
         onInput={(event) => setFilter(event.currentTarget.value)}
-        onKeyDown={(event) => { if (event.key === 'Enter') event.preventDefault(); }} />
-      <p class="hint" role="status">{announcement ? `${announcement} ` : ''}{t('shownOf', { shown: shown.length, total: offered.length })}</p>
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') event.preventDefault();
+        }}
+      />
+      <p class="hint" role="status">
+        {announcement ? `${announcement} ` : ''}
+        {t('shownOf', { shown: shown.length, total: offered.length })}
+      </p>
       {shown.length > 0 ? (
         <ul class="candidates process-list" aria-label={t('linksCandidates', { what: props.what })} tabIndex={0}>
           {shown.map((entry) => (
             <li key={entry.identifier}>
               <EntryName entry={entry} />
-              <button type="button" aria-label={`${t('addThis')}: ${entry.title}`} onClick={() => add(entry)}>{t('addThis')}</button>
+              <button type="button" aria-label={`${t('addThis')}: ${entry.title}`} onClick={() => add(entry)}>
+                {t('addThis')}
+              </button>
             </li>
           ))}
         </ul>
-      ) : <p class="empty">{t('none')}</p>}
+      ) : (
+        <p class="empty">{t('none')}</p>
+      )}
     </fieldset>
   );
 }
@@ -87,7 +117,13 @@ export function LinkPicker(props: { name: string; legend: string; what: string; 
 function EntryName({ entry }: { entry: Linkable }) {
   return (
     <span class="process-name">
-      <strong>{entry.title}</strong>{entry.qualifiedIdentifier ? <> <code class="id">{entry.qualifiedIdentifier}</code></> : null}
+      <strong>{entry.title}</strong>
+      {entry.qualifiedIdentifier ? (
+        <>
+          {' '}
+          <code class="id">{entry.qualifiedIdentifier}</code>
+        </>
+      ) : null}
     </span>
   );
 }

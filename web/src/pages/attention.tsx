@@ -19,12 +19,18 @@ const totalOf = (call: Promise<{ data?: { totalElements: number }; error?: unkno
 export function ParticipantAttentionCard() {
   const t = useT();
   const { language } = useContext(I18n);
-  const removals = useLoad(() => ok(api.GET('/rest/api/catalogue/removals', { params: { query: { days: 90, limit: NAMED_REMOVALS } } })), []);
-  const counts = useLoad(async () => ({
-    identifierFaults: await totalOf(api.GET('/rest/api/identifier-faults', { params: { query: { size: 1 } } })),
-    removedIcds: await totalOf(api.GET('/rest/api/removed-icd-participants', { params: { query: { size: 1 } } })),
-    registerFlags: await totalOf(api.GET('/rest/api/national-register/flags', { params: { query: { size: 1 } } })),
-  }), []);
+  const removals = useLoad(
+    () => ok(api.GET('/rest/api/catalogue/removals', { params: { query: { days: 90, limit: NAMED_REMOVALS } } })),
+    [],
+  );
+  const counts = useLoad(
+    async () => ({
+      identifierFaults: await totalOf(api.GET('/rest/api/identifier-faults', { params: { query: { size: 1 } } })),
+      removedIcds: await totalOf(api.GET('/rest/api/removed-icd-participants', { params: { query: { size: 1 } } })),
+      registerFlags: await totalOf(api.GET('/rest/api/national-register/flags', { params: { query: { size: 1 } } })),
+    }),
+    [],
+  );
   const coming = removals.data?.removals ?? [];
   const found = counts.data;
   const lines = [
@@ -41,18 +47,25 @@ export function ParticipantAttentionCard() {
           <p>{t('attentionRemovalsIntro')}</p>
           <ul class="removals">
             {coming.map((removal) => (
-              <li key={`${removal.participant.identifier} ${removal.process.identifier} ${removal.documentType?.identifier ?? ''}`}>
+              <li
+                key={`${removal.participant.identifier} ${removal.process.identifier} ${removal.documentType?.identifier ?? ''}`}
+              >
                 {t('attentionRemoval', {
-                  when: when(removal.removedFrom, language), participant: removal.participant.qualifiedIdentifier,
+                  when: when(removal.removedFrom, language),
+                  participant: removal.participant.qualifiedIdentifier,
                   what: removal.documentType?.qualifiedIdentifier ?? removal.process.qualifiedIdentifier,
                 })}
               </li>
             ))}
           </ul>
-          {(removals.data?.total ?? 0) > coming.length ? <p>{t('attentionMoreRemovals', { count: (removals.data?.total ?? 0) - coming.length })}</p> : null}
+          {(removals.data?.total ?? 0) > coming.length ? (
+            <p>{t('attentionMoreRemovals', { count: (removals.data?.total ?? 0) - coming.length })}</p>
+          ) : null}
         </>
       ) : null}
-      {lines.map((line) => <p key={line}>{line}</p>)}
+      {lines.map((line) => (
+        <p key={line}>{line}</p>
+      ))}
       <FormProblem problem={removals.problem ?? counts.problem} />
     </section>
   );

@@ -18,12 +18,19 @@ interface LineResult {
 
 /** One line as the export writes it and the import reads it. */
 const EXAMPLE_LINE = JSON.stringify({
-  icd: '0192', organizationIdentifier: '921000049', name: 'Newcomer Bakery AS',
+  icd: '0192',
+  organizationIdentifier: '921000049',
+  name: 'Newcomer Bakery AS',
   processes: [{ qualifiedIdentifier: 'cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' }],
   contact: { name: 'Kari Nordmann', email: 'kari@bakery.example' },
 });
 
-const OUTCOME_TEXT = { imported: 'importImported', present: 'importPresent', refused: 'importRefused', unsent: 'importRefused' } as const;
+const OUTCOME_TEXT = {
+  imported: 'importImported',
+  present: 'importPresent',
+  refused: 'importRefused',
+  unsent: 'importRefused',
+} as const;
 
 /** The API's answer to a line's add: a participant the provider has already is "already present", as the command line counts it. */
 function outcomeOf(status: number, message: string): Outcome {
@@ -37,12 +44,18 @@ function outcomeOf(status: number, message: string): Outcome {
  */
 async function importLine(line: ParsedLine, t: Translate): Promise<LineResult> {
   if ('error' in line) return { number: line.number, outcome: 'refused', text: line.error, fields: [] };
-  const answer = await api.POST('/rest/api/participants', { body: line.form }).catch((error: unknown) => (isProblem(error) ? error : unreachable(t)));
+  const answer = await api
+    .POST('/rest/api/participants', { body: line.form })
+    .catch((error: unknown) => (isProblem(error) ? error : unreachable(t)));
   if ('status' in answer) return { number: line.number, outcome: 'unsent', text: t('importUnreachable'), fields: [] };
   const problem = problemOf(answer.response.status, answer.error, t);
   const outcome = outcomeOf(answer.response.status, problem.message);
-  if (outcome !== 'refused') return { number: line.number, outcome, text: `${line.form.icd}:${line.form.organizationIdentifier}`, fields: [] };
-  const fields = Object.entries(problem.fields).map(([field, message]): [string, string] => [participantFieldWords(t, field), message]);
+  if (outcome !== 'refused')
+    return { number: line.number, outcome, text: `${line.form.icd}:${line.form.organizationIdentifier}`, fields: [] };
+  const fields = Object.entries(problem.fields).map(([field, message]): [string, string] => [
+    participantFieldWords(t, field),
+    message,
+  ]);
   return { number: line.number, outcome, text: fields.length > 0 ? t('importLineRefused') : problem.message, fields };
 }
 
@@ -77,10 +90,22 @@ export function ImportParticipants() {
   const columns: Column<LineResult>[] = [
     { key: 'number', label: t('line'), render: (result) => result.number },
     {
-      key: 'result', label: t('result'), render: (result) => (
+      key: 'result',
+      label: t('result'),
+      render: (result) => (
         <>
-          <span class={isRefused(result) ? 'failed' : 'ok'}>{isRefused(result) ? '✗' : '✓'} {t(OUTCOME_TEXT[result.outcome])}: {result.text}</span>
-          {result.fields.length > 0 ? <ul class="line-fields">{result.fields.map(([field, message]) => <li key={field}><mark>{field}</mark>: {message}</li>)}</ul> : null}
+          <span class={isRefused(result) ? 'failed' : 'ok'}>
+            {isRefused(result) ? '✗' : '✓'} {t(OUTCOME_TEXT[result.outcome])}: {result.text}
+          </span>
+          {result.fields.length > 0 ? (
+            <ul class="line-fields">
+              {result.fields.map(([field, message]) => (
+                <li key={field}>
+                  <mark>{field}</mark>: {message}
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </>
       ),
     },
@@ -90,20 +115,47 @@ export function ImportParticipants() {
       <h1>{t('importTitle')}</h1>
       <p>{t('importIntro')}</p>
       <p>{t('importExample')}</p>
-      <pre class="example"><code>{EXAMPLE_LINE}</code></pre>
+      <pre class="example">
+        <code>{EXAMPLE_LINE}</code>
+      </pre>
       <form class="inline" onSubmit={run}>
         <div class="field">
           <label for="import-file">{t('file')}</label>
-          <input id="import-file" type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson,text/plain" required onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)} />
+          <input
+            id="import-file"
+            type="file"
+            accept=".jsonl,.ndjson,.json,application/x-ndjson,text/plain"
+            required
+            onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)}
+          />
         </div>
-        <button type="submit" class="primary" disabled={!file || running}>{t('start')}</button>
+        <button type="submit" class="primary" disabled={!file || running}>
+          {t('start')}
+        </button>
       </form>
       <div class="progress-row">
         <progress aria-label={t('progressLabel')} max={progress?.total || 1} value={progress?.done ?? 0} />
         {running && progress ? <Status text={`${progress.done} / ${progress.total}`} /> : null}
-        {!running && progress ? <Status text={t('importReport', { imported: count('imported'), present: count('present'), refused: results.filter(isRefused).length, total: progress.total })} /> : null}
+        {!running && progress ? (
+          <Status
+            text={t('importReport', {
+              imported: count('imported'),
+              present: count('present'),
+              refused: results.filter(isRefused).length,
+              total: progress.total,
+            })}
+          />
+        ) : null}
       </div>
-      {results.length > 0 ? <DataTable caption={t('result')} columns={columns} rows={results} loading={running} rowKey={(result) => String(result.number)} /> : null}
+      {results.length > 0 ? (
+        <DataTable
+          caption={t('result')}
+          columns={columns}
+          rows={results}
+          loading={running}
+          rowKey={(result) => String(result.number)}
+        />
+      ) : null}
     </section>
   );
 }

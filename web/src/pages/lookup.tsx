@@ -9,7 +9,8 @@ import { receivableDocumentTypes } from '../receivable.js';
 import { navigate } from '../router.js';
 
 export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
-export const participantIdOf = (icd: string, number: string) => `${PARTICIPANT_SCHEME}::${icd}:${organizationNumberOf(number).toLowerCase()}`;
+export const participantIdOf = (icd: string, number: string) =>
+  `${PARTICIPANT_SCHEME}::${icd}:${organizationNumberOf(number).toLowerCase()}`;
 
 interface Found {
   participantId: string;
@@ -35,10 +36,16 @@ export function Lookup({ asked }: { asked: { icd: string; number: string } | und
     try {
       const path = { params: { path: { qualifiedIdentifier: participantId } } };
       const [summary, processes] = await Promise.all([
-        api.GET('/rest/api/organizations/{qualifiedIdentifier}', path), api.GET('/rest/api/organizations/{qualifiedIdentifier}/processes', path),
+        api.GET('/rest/api/organizations/{qualifiedIdentifier}', path),
+        api.GET('/rest/api/organizations/{qualifiedIdentifier}/processes', path),
       ]);
-      if (summary.response.status === 404 || processes.response.status === 404) setResult({ participantId, found: null });
-      else setResult({ participantId, found: { summary: await ok(Promise.resolve(summary)), processes: await ok(Promise.resolve(processes)) } });
+      if (summary.response.status === 404 || processes.response.status === 404)
+        setResult({ participantId, found: null });
+      else
+        setResult({
+          participantId,
+          found: { summary: await ok(Promise.resolve(summary)), processes: await ok(Promise.resolve(processes)) },
+        });
     } catch (error) {
       setProblem(problemFrom(error));
     } finally {
@@ -68,10 +75,25 @@ export function Lookup({ asked }: { asked: { icd: string; number: string } | und
       <h1>{t('lookupTitle')}</h1>
       <p>{t('lookupIntro')}</p>
       <form class="inline" onSubmit={submit} role="search">
-        <IcdField label={t('icd')} name="icd" pattern="[0-9]{4}" required value={icd}
-          onInput={(event) => setIcd(event.currentTarget.value)} error={problem?.fields.qualifiedIdentifier} />
-        <Field label={t('organizationNumber')} name="organizationNumber" required value={number} onInput={(event) => setNumber(event.currentTarget.value)} />
-        <button type="submit" class="primary" disabled={busy}>{t('find')}</button>
+        <IcdField
+          label={t('icd')}
+          name="icd"
+          pattern="[0-9]{4}"
+          required
+          value={icd}
+          onInput={(event) => setIcd(event.currentTarget.value)}
+          error={problem?.fields.qualifiedIdentifier}
+        />
+        <Field
+          label={t('organizationNumber')}
+          name="organizationNumber"
+          required
+          value={number}
+          onInput={(event) => setNumber(event.currentTarget.value)}
+        />
+        <button type="submit" class="primary" disabled={busy}>
+          {t('find')}
+        </button>
       </form>
       <FormProblem problem={problem} shown={['qualifiedIdentifier']} />
       <div class="result" aria-live="polite" aria-busy={busy}>
@@ -86,26 +108,44 @@ export function Lookup({ asked }: { asked: { icd: string; number: string } | und
 function OrganizationProcesses({ participantId, found }: Found) {
   const t = useT();
   const { language } = useContext(I18n);
-  if (found === null) return <p class="status">{t('notRegistered')} <code>{participantId}</code></p>;
+  if (found === null)
+    return (
+      <p class="status">
+        {t('notRegistered')} <code>{participantId}</code>
+      </p>
+    );
   const { summary, processes } = found;
   const since = (date: string) => <span class="since">{t('since', { date: day(date, language) })}</span>;
   return (
     <article class="card organization">
       <h2>{summary.name ?? participantId}</h2>
       <dl class="summary">
-        <div><dt>{t('identifier')}</dt><dd><code>{participantId}</code> · <a href={`/${participantId}`}>{t('smpLookup')}</a></dd></div>
-        <div><dt>{t('servedBy')}</dt><dd>{summary.providers.map((provider) => provider.title).join(', ')}</dd></div>
+        <div>
+          <dt>{t('identifier')}</dt>
+          <dd>
+            <code>{participantId}</code> · <a href={`/${participantId}`}>{t('smpLookup')}</a>
+          </dd>
+        </div>
+        <div>
+          <dt>{t('servedBy')}</dt>
+          <dd>{summary.providers.map((provider) => provider.title).join(', ')}</dd>
+        </div>
       </dl>
       <h3>{t('processes')}</h3>
       <ul class="processes">
         {processes.map((process) => (
-          <li key={process.identifier}><strong>{process.title}</strong> · {since(process.receivableSince)} <code class="id">{process.qualifiedIdentifier}</code></li>
+          <li key={process.identifier}>
+            <strong>{process.title}</strong> · {since(process.receivableSince)}{' '}
+            <code class="id">{process.qualifiedIdentifier}</code>
+          </li>
         ))}
       </ul>
       <h3>{t('documentTypes')}</h3>
       <ul class="processes">
         {receivableDocumentTypes(processes).map((type) => (
-          <li key={type.identifier}><strong>{type.title}</strong> · {since(type.since)} <code class="id">{type.qualifiedIdentifier}</code></li>
+          <li key={type.identifier}>
+            <strong>{type.title}</strong> · {since(type.since)} <code class="id">{type.qualifiedIdentifier}</code>
+          </li>
         ))}
       </ul>
       <p class="hint">{t('sinceNote')}</p>

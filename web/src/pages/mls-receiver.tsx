@@ -10,7 +10,13 @@ type Receiver = Schemas['MlsReceiver'];
  * it is registered, with the one button that registers it; `onRegistered` hears of the participant it made. A provider
  * sees its own; with `authority`, the authority picks the provider (the API registers it for the provider named).
  */
-export function MlsReceiverCard({ authority = false, onRegistered }: { authority?: boolean; onRegistered: () => void }) {
+export function MlsReceiverCard({
+  authority = false,
+  onRegistered,
+}: {
+  authority?: boolean;
+  onRegistered: () => void;
+}) {
   const t = useT();
   const receivers = useLoad(() => ok(api.GET('/rest/api/mls-receivers', {})), []);
   const action = useAction();
@@ -19,11 +25,15 @@ export function MlsReceiverCard({ authority = false, onRegistered }: { authority
   const receiver = receivers.data?.find((one) => one.serviceProvider.identifier === chosen) ?? receivers.data?.[0];
   const pending = receiver?.addresses.filter((address) => !address.receivesMls) ?? [];
   const body = authority && receiver ? { serviceProvider: { identifier: receiver.serviceProvider.identifier } } : {};
-  const register = () => action.run(() => ok(api.POST('/rest/api/mls-receivers', { body })), () => {
-    setNotice(t('mlsDone', { address: pending.map((address) => address.qualifiedIdentifier).join(', ') }));
-    receivers.reload();
-    onRegistered();
-  });
+  const register = () =>
+    action.run(
+      () => ok(api.POST('/rest/api/mls-receivers', { body })),
+      () => {
+        setNotice(t('mlsDone', { address: pending.map((address) => address.qualifiedIdentifier).join(', ') }));
+        receivers.reload();
+        onRegistered();
+      },
+    );
   const choose = (identifier: string) => {
     setChosen(identifier);
     setNotice('');
@@ -34,12 +44,20 @@ export function MlsReceiverCard({ authority = false, onRegistered }: { authority
       <h2 id="mls-heading">{t('mlsTitle')}</h2>
       <p>{t(authority ? 'mlsIntroAuthority' : 'mlsIntro')}</p>
       {authority && receivers.data && receivers.data.length > 0 ? (
-        <Select label={t('resourceServiceProvider')} name="mlsProvider" initial={receiver?.serviceProvider.identifier}
+        <Select
+          label={t('resourceServiceProvider')}
+          name="mlsProvider"
+          initial={receiver?.serviceProvider.identifier}
           options={receivers.data.map(({ serviceProvider }) => [serviceProvider.identifier, serviceProvider.title])}
-          onChange={(event) => choose(event.currentTarget.value)} />
+          onChange={(event) => choose(event.currentTarget.value)}
+        />
       ) : null}
       {receiver ? <Addresses receiver={receiver} authority={authority} /> : null}
-      {pending.length > 0 ? <button type="button" class="primary" onClick={register} disabled={action.busy}>{t('mlsRegister')}</button> : null}
+      {pending.length > 0 ? (
+        <button type="button" class="primary" onClick={register} disabled={action.busy}>
+          {t('mlsRegister')}
+        </button>
+      ) : null}
       {notice ? <Status text={notice} /> : null}
       <FormProblem problem={action.problem ?? receivers.problem} />
     </section>
@@ -55,8 +73,11 @@ function Addresses({ receiver, authority }: { receiver: Receiver; authority: boo
     <>
       {receiver.addresses.map((address) => (
         <p key={address.qualifiedIdentifier} class="mls-address">
-          {authority ? t('mlsAddressOf', { provider }) : t('mlsAddress')}: <code>{address.qualifiedIdentifier}</code> ({t('mlsSeat', { seat: address.seatId })}).{' '}
-          {address.receivesMls ? t(authority ? 'mlsRegisteredOf' : 'mlsRegistered') : t(authority ? 'mlsNotRegisteredOf' : 'mlsNotRegistered')}
+          {authority ? t('mlsAddressOf', { provider }) : t('mlsAddress')}: <code>{address.qualifiedIdentifier}</code> (
+          {t('mlsSeat', { seat: address.seatId })}).{' '}
+          {address.receivesMls
+            ? t(authority ? 'mlsRegisteredOf' : 'mlsRegistered')
+            : t(authority ? 'mlsNotRegisteredOf' : 'mlsNotRegistered')}
         </p>
       ))}
     </>

@@ -20,15 +20,32 @@ export function domainName(t: Translate, domain: string): string {
 
 /** Whether the filter's text is in the process's title, domain, identifier, alias or one of its document types' titles. */
 const matches = (process: Process, needle: string, t: Translate) =>
-  [process.title, process.domain, domainName(t, process.domain), process.qualifiedIdentifier, process.alias ?? '', ...process.documentTypes.map((type) => type.title)]
-    .some((text) => text.toLowerCase().includes(needle));
+  [
+    process.title,
+    process.domain,
+    domainName(t, process.domain),
+    process.qualifiedIdentifier,
+    process.alias ?? '',
+    ...process.documentTypes.map((type) => type.title),
+  ].some((text) => text.toLowerCase().includes(needle));
 
 /** The processes `process` depends on that are not chosen, when each of them could itself be added now. */
-function addableDependencies(process: Process, byId: ReadonlyMap<string, Process>, icd: string, chosen: ReadonlySet<string>): Process[] | undefined {
-  const missing = process.dependencies.filter((dependency) => !chosen.has(dependency.identifier)).map((dependency) => byId.get(dependency.identifier));
-  const addable = missing.every((dependency) => dependency && !dependency.restricted
-    && (dependency.requiredICDs.length === 0 || dependency.requiredICDs.includes(icd)));
-  return addable ? missing as Process[] : undefined;
+function addableDependencies(
+  process: Process,
+  byId: ReadonlyMap<string, Process>,
+  icd: string,
+  chosen: ReadonlySet<string>,
+): Process[] | undefined {
+  const missing = process.dependencies
+    .filter((dependency) => !chosen.has(dependency.identifier))
+    .map((dependency) => byId.get(dependency.identifier));
+  const addable = missing.every(
+    (dependency) =>
+      dependency &&
+      !dependency.restricted &&
+      (dependency.requiredICDs.length === 0 || dependency.requiredICDs.includes(icd)),
+  );
+  return addable ? (missing as Process[]) : undefined;
 }
 
 /**
@@ -38,8 +55,13 @@ function addableDependencies(process: Process, byId: ReadonlyMap<string, Process
  * with them. Buttons throughout, so it is all keyboard-operable; focus stays in place as processes move.
  */
 export function ProcessPicker(props: {
-  catalogue: Process[]; icd: string; chosen: string[]; kept: ReadonlySet<string>; messages: Record<string, string>;
-  error?: string; onChange: (chosen: string[]) => void;
+  catalogue: Process[];
+  icd: string;
+  chosen: string[];
+  kept: ReadonlySet<string>;
+  messages: Record<string, string>;
+  error?: string;
+  onChange: (chosen: string[]) => void;
 }) {
   const t = useT();
   const { catalogue, icd, chosen, kept } = props;
@@ -52,12 +74,15 @@ export function ProcessPicker(props: {
 
   const byId = new Map(catalogue.map((process) => [process.identifier, process]));
   const chosenSet = new Set(chosen);
-  const chosenProcesses = chosen.map((id) => byId.get(id)).filter((process): process is Process => process !== undefined);
+  const chosenProcesses = chosen
+    .map((id) => byId.get(id))
+    .filter((process): process is Process => process !== undefined);
   const needle = filter.trim().toLowerCase();
   const offered = catalogue.filter((process) => process.visible && !chosenSet.has(process.identifier));
   const candidates = offered.filter((process) => (!domain || process.domain === domain) && matches(process, needle, t));
-  const domains = [...new Set(catalogue.filter((process) => process.visible).map((process) => process.domain))]
-    .sort((a, b) => domainName(t, a).localeCompare(domainName(t, b)));
+  const domains = [...new Set(catalogue.filter((process) => process.visible).map((process) => process.domain))].sort(
+    (a, b) => domainName(t, a).localeCompare(domainName(t, b)),
+  );
 
   useEffect(() => {
     if (!focusAfter || !root.current) return;
@@ -93,39 +118,84 @@ export function ProcessPicker(props: {
           return (
             <li key={process.identifier} class={note ? 'warn' : undefined}>
               <ProcessName process={process} />
-              <button type="button" aria-label={`${t('remove')}: ${process.title}`} aria-describedby={note ? noteId : undefined}
-                onClick={() => remove(process, index)}>{t('remove')}</button>
-              {note ? <p class="field-error" id={noteId}>{note}</p> : null}
+              <button
+                type="button"
+                aria-label={`${t('remove')}: ${process.title}`}
+                aria-describedby={note ? noteId : undefined}
+                onClick={() => remove(process, index)}
+              >
+                {t('remove')}
+              </button>
+              {note ? (
+                <p class="field-error" id={noteId}>
+                  {note}
+                </p>
+              ) : null}
             </li>
           );
         })}
       </ul>
       <h3 id="candidates-heading">{t('addProcesses')}</h3>
       <div class="picker-filters" ref={filters}>
-        <Field label={t('filterProcesses')} name="processFilter" type="search" value={filter} autocomplete="off"
+        <Field
+          label={t('filterProcesses')}
+          name="processFilter"
+          type="search"
+          value={filter}
+          autocomplete="off"
           onInput={(event) => setFilter(event.currentTarget.value)}
-          onKeyDown={(event) => { if (event.key === 'Enter') event.preventDefault(); }} />
-        <Select label={t('domain')} name="processDomain" value={domain} options={[['', t('allDomains')], ...domains.map((name): [string, string] => [name, domainName(t, name)])]}
-          onChange={(event) => setDomain(event.currentTarget.value)} />
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') event.preventDefault();
+          }}
+        />
+        <Select
+          label={t('domain')}
+          name="processDomain"
+          value={domain}
+          options={[['', t('allDomains')], ...domains.map((name): [string, string] => [name, domainName(t, name)])]}
+          onChange={(event) => setDomain(event.currentTarget.value)}
+        />
       </div>
-      <p class="hint" role="status">{announcement ? `${announcement} ` : ''}{t('shownOf', { shown: candidates.length, total: offered.length })}</p>
+      <p class="hint" role="status">
+        {announcement ? `${announcement} ` : ''}
+        {t('shownOf', { shown: candidates.length, total: offered.length })}
+      </p>
       {/* A scrolled box: focusable, so that a keyboard scrolls it even when it holds no button. */}
       <ul class="candidates process-list" aria-labelledby="candidates-heading" tabIndex={0}>
         {candidates.map((process, index) => {
           const hint = processHint(process, icd, chosenSet, kept);
           const blocked = hintBlocks(hint);
-          const dependencies = blocked && !hint.restricted && hint.requiredIcds.length === 0 ? addableDependencies(process, byId, icd, chosenSet) : undefined;
+          const dependencies =
+            blocked && !hint.restricted && hint.requiredIcds.length === 0
+              ? addableDependencies(process, byId, icd, chosenSet)
+              : undefined;
           const reasonId = `candidate-${process.identifier}-reason`;
           return (
             <li key={process.identifier} class={blocked ? 'blocked' : undefined}>
               <ProcessName process={process} />
-              {!blocked ? <button type="button" aria-label={`${t('addThis')}: ${process.title}`} onClick={() => add([process], index)}>{t('addThis')}</button> : null}
+              {!blocked ? (
+                <button
+                  type="button"
+                  aria-label={`${t('addThis')}: ${process.title}`}
+                  onClick={() => add([process], index)}
+                >
+                  {t('addThis')}
+                </button>
+              ) : null}
               {dependencies ? (
-                <button type="button" aria-describedby={reasonId} onClick={() => add([...dependencies, process], index)}>
+                <button
+                  type="button"
+                  aria-describedby={reasonId}
+                  onClick={() => add([...dependencies, process], index)}
+                >
                   {t('addWithDependencies', { names: dependencies.map((dependency) => dependency.title).join(', ') })}
                 </button>
               ) : null}
-              {blocked ? <p class="hint" id={reasonId}><strong>{t('cannotAddYet')}:</strong> {hintText(t, hint)}</p> : null}
+              {blocked ? (
+                <p class="hint" id={reasonId}>
+                  <strong>{t('cannotAddYet')}:</strong> {hintText(t, hint)}
+                </p>
+              ) : null}
             </li>
           );
         })}
@@ -139,7 +209,8 @@ function ProcessName({ process }: { process: Process }) {
   const t = useT();
   return (
     <span class="process-name">
-      <strong>{process.title}</strong> <span class="domain">{domainName(t, process.domain)}</span> <code class="id">{process.qualifiedIdentifier}</code>
+      <strong>{process.title}</strong> <span class="domain">{domainName(t, process.domain)}</span>{' '}
+      <code class="id">{process.qualifiedIdentifier}</code>
     </span>
   );
 }

@@ -25,10 +25,28 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
     <section class="narrow">
       <h1>{t('signIn')}</h1>
       <form onSubmit={submit}>
-        <Field label={t('username')} name="username" autocomplete="username" required value={username} onInput={(event) => setUsername(event.currentTarget.value)} />
-        <Field label={t('password')} name="password" type="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} hint={t('signInHint')} />
+        <Field
+          label={t('username')}
+          name="username"
+          autocomplete="username"
+          required
+          value={username}
+          onInput={(event) => setUsername(event.currentTarget.value)}
+        />
+        <Field
+          label={t('password')}
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(event) => setPassword(event.currentTarget.value)}
+          hint={t('signInHint')}
+        />
         <FormProblem problem={problem} />
-        <button type="submit" class="primary" disabled={busy}>{busy ? t('working') : t('signIn')}</button>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? t('working') : t('signIn')}
+        </button>
       </form>
     </section>
   );

@@ -37,23 +37,57 @@ function useDeliveriesHeldUp(status: Status): Attention[] {
   const deliveries = status.deliveries.flatMap((delivery): Attention[] => {
     const target = targetName(t, delivery.target);
     if (delivery.attempts > 0) {
-      return [{ key: `delivery-${delivery.target}`, severity: 'problem', act,
-        text: t('attentionDeliveryFailing', { target, attempts: delivery.attempts, error: peerErrorWords(t, delivery.lastError ?? '') }) }];
+      return [
+        {
+          key: `delivery-${delivery.target}`,
+          severity: 'problem',
+          act,
+          text: t('attentionDeliveryFailing', {
+            target,
+            attempts: delivery.attempts,
+            error: peerErrorWords(t, delivery.lastError ?? ''),
+          }),
+        },
+      ];
     }
     if (delivery.setAside > 0) {
-      return [{ key: `delivery-${delivery.target}`, severity: 'warning', act,
-        text: t('attentionSetAside', { target, count: delivery.setAside }) }];
+      return [
+        {
+          key: `delivery-${delivery.target}`,
+          severity: 'warning',
+          act,
+          text: t('attentionSetAside', { target, count: delivery.setAside }),
+        },
+      ];
     }
     if (delivery.pending > 0 && delivery.oldestPendingSeconds > HELD_UP_AFTER_SECONDS) {
-      return [{ key: `delivery-${delivery.target}`, severity: 'warning', act,
-        text: t('attentionDeliveryWaiting', { target, pending: delivery.pending, age: age(delivery.oldestPendingSeconds) }) }];
+      return [
+        {
+          key: `delivery-${delivery.target}`,
+          severity: 'warning',
+          act,
+          text: t('attentionDeliveryWaiting', {
+            target,
+            pending: delivery.pending,
+            age: age(delivery.oldestPendingSeconds),
+          }),
+        },
+      ];
     }
     return [];
   });
   const sml = status.counts.sml;
-  const heldUp = sml && sml.held_elsewhere.count + sml.refused.count > 0
-    ? [{ key: 'held-up', severity: 'warning' as const, act, text: t('attentionHeldUp', { heldElsewhere: sml.held_elsewhere.count, refused: sml.refused.count }) }]
-    : [];
+  const heldUp =
+    sml && sml.held_elsewhere.count + sml.refused.count > 0
+      ? [
+          {
+            key: 'held-up',
+            severity: 'warning' as const,
+            act,
+            text: t('attentionHeldUp', { heldElsewhere: sml.held_elsewhere.count, refused: sml.refused.count }),
+          },
+        ]
+      : [];
   return [...deliveries, ...heldUp];
 }
 
@@ -61,8 +95,10 @@ function useDeliveriesHeldUp(status: Status): Attention[] {
 function signingAttention(t: Translate, certificate: Status['smp']['certificate']): Attention[] {
   if (certificate === null) return [{ key: 'smp-none', severity: 'problem', text: t('attentionNoSmpKey') }];
   const text = {
-    development: t('attentionDevelopmentKey'), self_signed: t('certificateSelfSigned', { subject: certificate.subject }),
-    other_ca: t('certificateNotPeppol', { issuer: certificate.issuer }), peppol_smp_ca: undefined,
+    development: t('attentionDevelopmentKey'),
+    self_signed: t('certificateSelfSigned', { subject: certificate.subject }),
+    other_ca: t('certificateNotPeppol', { issuer: certificate.issuer }),
+    peppol_smp_ca: undefined,
   }[certificate.issuedBy];
   return text ? [{ key: 'smp-untrusted', severity: 'warning', text }] : [];
 }
@@ -73,12 +109,18 @@ function useCertificatesExpiring(status: Status): Attention[] {
   const { language } = useContext(I18n);
   const signing = signingAttention(t, status.smp.certificate);
   const expiring = status.expiringCertificates.map((certificate: Expiring): Attention => {
-    const named = t(`certificateUse_${certificate.use}`, { accessPoint: certificate.accessPoint?.title ?? '', endpoint: certificate.endpoint ?? '' });
+    const named = t(`certificateUse_${certificate.use}`, {
+      accessPoint: certificate.accessPoint?.title ?? '',
+      endpoint: certificate.endpoint ?? '',
+    });
     const date = when(certificate.notAfter, language);
     return {
       key: `certificate-${certificate.use}-${certificate.endpoint ?? ''}-${certificate.serialNumber}`,
       severity: certificate.daysLeft < 0 ? 'problem' : 'warning',
-      text: certificate.daysLeft < 0 ? t('certificateExpiredOn', { certificate: named, date }) : t('certificateExpiresIn', { certificate: named, date, days: certificate.daysLeft }),
+      text:
+        certificate.daysLeft < 0
+          ? t('certificateExpiredOn', { certificate: named, date })
+          : t('certificateExpiresIn', { certificate: named, date, days: certificate.daysLeft }),
       ...(certificate.use === 'access_point' ? { act: { page: 'access-points', label: 'accessPoints' } as const } : {}),
     };
   });
@@ -98,16 +140,25 @@ const ATTENTION: readonly AttentionBlock[] = [useDeliveriesHeldUp, useCertificat
 /** Problems first, then warnings; each says what, and links to where it is acted on. */
 function NeedsAttention({ status }: { status: Status }) {
   const t = useT();
-  const items = ATTENTION.flatMap((block) => block(status)).sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'problem' ? -1 : 1));
+  const items = ATTENTION.flatMap((block) => block(status)).sort((a, b) =>
+    a.severity === b.severity ? 0 : a.severity === 'problem' ? -1 : 1,
+  );
   return (
     <section class="card status-card" aria-labelledby="attention-heading">
       <h2 id="attention-heading">{t('needsAttention')}</h2>
-      {items.length === 0 ? <p class="ok">{t('nothingNeedsAttention')}</p> : (
+      {items.length === 0 ? (
+        <p class="ok">{t('nothingNeedsAttention')}</p>
+      ) : (
         <ul class="attention">
           {items.map((item) => (
             <li key={item.key} class={item.severity}>
               <strong>{t(item.severity === 'problem' ? 'attentionProblem' : 'attentionWarning')}:</strong> {item.text}
-              {item.act ? <> <a href={href(item.act.page)}>{t(item.act.label)}</a></> : null}
+              {item.act ? (
+                <>
+                  {' '}
+                  <a href={href(item.act.page)}>{t(item.act.label)}</a>
+                </>
+              ) : null}
             </li>
           ))}
         </ul>
@@ -118,13 +169,31 @@ function NeedsAttention({ status }: { status: Status }) {
 
 /** A term and what it is, in a card's list. */
 function Entry({ term, children }: { term: string; children: ComponentChildren }) {
-  return <div><dt>{term}</dt><dd>{children}</dd></div>;
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
 }
 
-function Certificate({ certificate }: { certificate: { subject: string; issuer: string; notAfter: string; daysLeft: number } }) {
+function Certificate({
+  certificate,
+}: {
+  certificate: { subject: string; issuer: string; notAfter: string; daysLeft: number };
+}) {
   const t = useT();
   const { language } = useContext(I18n);
-  return <>{t('certificateLine', { subject: certificate.subject, issuer: certificate.issuer, date: when(certificate.notAfter, language), days: certificate.daysLeft })}</>;
+  return (
+    <>
+      {t('certificateLine', {
+        subject: certificate.subject,
+        issuer: certificate.issuer,
+        date: when(certificate.notAfter, language),
+        days: certificate.daysLeft,
+      })}
+    </>
+  );
 }
 
 function TheRegistry({ status }: { status: Status }) {
@@ -136,27 +205,52 @@ function TheRegistry({ status }: { status: Status }) {
       <h2 id="registry-heading">{t('theRegistry')}</h2>
       <dl class="facts">
         <Entry term={t('version')}>
-          {status.version}{status.commit ? <> · {t('commit')} <code>{status.commit.slice(0, 12)}</code></> : null}
-          {' · '}{status.builtAt ? <>{t('builtAt')} <time dateTime={status.builtAt}>{when(status.builtAt, language)}</time></> : t('runsFromSources')}
+          {status.version}
+          {status.commit ? (
+            <>
+              {' '}
+              · {t('commit')} <code>{status.commit.slice(0, 12)}</code>
+            </>
+          ) : null}
+          {' · '}
+          {status.builtAt ? (
+            <>
+              {t('builtAt')} <time dateTime={status.builtAt}>{when(status.builtAt, language)}</time>
+            </>
+          ) : (
+            t('runsFromSources')
+          )}
         </Entry>
         <Entry term={t('started')}>
-          <time dateTime={status.startedAt}>{when(status.startedAt, language)}</time> · {t('uptime', { age: age(status.uptimeSeconds) })}
+          <time dateTime={status.startedAt}>{when(status.startedAt, language)}</time> ·{' '}
+          {t('uptime', { age: age(status.uptimeSeconds) })}
         </Entry>
         <Entry term={t('database')}>
-          {t(database.kind === 'postgres' ? 'databasePostgres' : 'databaseEmbedded')} · {t('migration')} <code>{database.migration ?? '–'}</code>
-          {database.migration !== database.migrationOfThisVersion ? <> ({t('migrationOther', { migration: database.migrationOfThisVersion })})</> : null}
+          {t(database.kind === 'postgres' ? 'databasePostgres' : 'databaseEmbedded')} · {t('migration')}{' '}
+          <code>{database.migration ?? '–'}</code>
+          {database.migration !== database.migrationOfThisVersion ? (
+            <> ({t('migrationOther', { migration: database.migrationOfThisVersion })})</>
+          ) : null}
         </Entry>
         <Entry term={t('smpCertificate')}>
-          {status.smp.certificate
-            ? <><Certificate certificate={status.smp.certificate} />{status.smp.certificate.development ? ` · ${t('developmentCertificate')}` : ''}</>
-            : <span class="failed">{t('noSmpCertificate')}</span>}
+          {status.smp.certificate ? (
+            <>
+              <Certificate certificate={status.smp.certificate} />
+              {status.smp.certificate.development ? ` · ${t('developmentCertificate')}` : ''}
+            </>
+          ) : (
+            <span class="failed">{t('noSmpCertificate')}</span>
+          )}
         </Entry>
         {status.smp.next ? (
           <Entry term={t('nextSmpCertificate')}>
-            <Certificate certificate={status.smp.next} /> · {t('takesOverAt', { instant: when(status.smp.next.from, language) })}
+            <Certificate certificate={status.smp.next} /> ·{' '}
+            {t('takesOverAt', { instant: when(status.smp.next.from, language) })}
           </Entry>
         ) : null}
-        <Entry term={t('publicUrl')}>{status.smp.publicUrl ? <code>{status.smp.publicUrl}</code> : t('publicUrlNone')}</Entry>
+        <Entry term={t('publicUrl')}>
+          {status.smp.publicUrl ? <code>{status.smp.publicUrl}</code> : t('publicUrlNone')}
+        </Entry>
       </dl>
     </section>
   );
@@ -170,16 +264,37 @@ function TheNetwork({ status }: { status: Status }) {
       <h2 id="network-configuration-heading">{t('networkConfiguration')}</h2>
       <dl class="facts">
         <Entry term={t('sml')}>
-          {status.sml ? <><code>{status.sml.url}</code> · {t('smpId')} <code>{status.sml.smpId}</code>{status.sml.caPinned ? ` · ${t('caPinned')}` : ''}</> : t('notConfigured')}
+          {status.sml ? (
+            <>
+              <code>{status.sml.url}</code> · {t('smpId')} <code>{status.sml.smpId}</code>
+              {status.sml.caPinned ? ` · ${t('caPinned')}` : ''}
+            </>
+          ) : (
+            t('notConfigured')
+          )}
         </Entry>
-        <Entry term={t('directory')}>{status.directory ? <code>{status.directory.url}</code> : t('notConfigured')}</Entry>
+        <Entry term={t('directory')}>
+          {status.directory ? <code>{status.directory.url}</code> : t('notConfigured')}
+        </Entry>
         <Entry term={t('clientCertificate')}>
-          {status.clientCertificate ? <Certificate certificate={status.clientCertificate} /> : t('clientCertificateIsSmp')}
+          {status.clientCertificate ? (
+            <Certificate certificate={status.clientCertificate} />
+          ) : (
+            t('clientCertificateIsSmp')
+          )}
         </Entry>
       </dl>
-      {status.deliveries.length > 0
-        ? <DataTable caption={t('deliveries')} columns={columns} rows={status.deliveries} loading={false} rowKey={(delivery) => delivery.target} />
-        : <p class="status">{t('noDeliveries')}</p>}
+      {status.deliveries.length > 0 ? (
+        <DataTable
+          caption={t('deliveries')}
+          columns={columns}
+          rows={status.deliveries}
+          loading={false}
+          rowKey={(delivery) => delivery.target}
+        />
+      ) : (
+        <p class="status">{t('noDeliveries')}</p>
+      )}
     </section>
   );
 }
@@ -200,11 +315,16 @@ function Counts({ status }: { status: Status }) {
         <Entry term={t('participants')}>{counted(counts.participants)}</Entry>
         {counts.sml ? (
           <Entry term={t('organizationsInSml')}>
-            {t('stateRegistered')} {counted(counts.sml.registered)} · {t('stateHeldElsewhere')} {counted(counts.sml.held_elsewhere)}
-            {' · '}{t('stateRefused')} {counted(counts.sml.refused)} · {t('stateMigratingOut')} {counted(counts.sml.migrating_out)}
+            {t('stateRegistered')} {counted(counts.sml.registered)} · {t('stateHeldElsewhere')}{' '}
+            {counted(counts.sml.held_elsewhere)}
+            {' · '}
+            {t('stateRefused')} {counted(counts.sml.refused)} · {t('stateMigratingOut')}{' '}
+            {counted(counts.sml.migrating_out)}
           </Entry>
         ) : null}
-        {counts.directory ? <Entry term={t('organizationsInDirectory')}>{counted(counts.directory.pushed)}</Entry> : null}
+        {counts.directory ? (
+          <Entry term={t('organizationsInDirectory')}>{counted(counts.directory.pushed)}</Entry>
+        ) : null}
       </dl>
       <p class="hint">{t('countsNote')}</p>
     </section>
@@ -219,7 +339,9 @@ export function StatusPage() {
     <section>
       <div class="heading">
         <h1>{t('statusPage')}</h1>
-        <button type="button" onClick={status.reload} disabled={status.loading}>{t('refresh')}</button>
+        <button type="button" onClick={status.reload} disabled={status.loading}>
+          {t('refresh')}
+        </button>
       </div>
       <p>{t('statusIntro')}</p>
       <FormProblem problem={status.problem} />
@@ -230,7 +352,11 @@ export function StatusPage() {
           <TheNetwork status={status.data} />
           <Counts status={status.data} />
         </div>
-      ) : <p class="status" role="status">{t('loading')}</p>}
+      ) : (
+        <p class="status" role="status">
+          {t('loading')}
+        </p>
+      )}
     </section>
   );
 }

@@ -2,12 +2,29 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok, page, type Problem } from '../../api/client.js';
 import type { paths } from '../../api/schema.js';
-import { Confirm, DataTable, Field, fieldMessages, FormProblem, Modal, Pager, problemFrom, Status, useAction, useLoad, type Column } from '../../components/ui.js';
+import {
+  Confirm,
+  DataTable,
+  Field,
+  fieldMessages,
+  FormProblem,
+  Modal,
+  Pager,
+  problemFrom,
+  Status,
+  useAction,
+  useLoad,
+  type Column,
+} from '../../components/ui.js';
 import { useT, type TextKey, type Translate } from '../../i18n.js';
 
 /** A collection path whose items are at `{path}/{identifier}`, read one by one: the path of a resource the authority manages. */
 type ManagedPath = {
-  [P in keyof paths]: `${P}/{identifier}` extends keyof paths ? (paths[`${P}/{identifier}`] extends { get: { responses: { 200: unknown } } } ? P : never) : never;
+  [P in keyof paths]: `${P}/{identifier}` extends keyof paths
+    ? paths[`${P}/{identifier}`] extends { get: { responses: { 200: unknown } } }
+      ? P
+      : never
+    : never;
 }[keyof paths];
 type ItemOf<P extends ManagedPath> = paths[`${P}/{identifier}` & keyof paths];
 /** What a request or response carries as JSON (each media type of an operation carries the same schema). */
@@ -55,7 +72,9 @@ interface ResourceKind<T, Add, Update> {
 }
 
 /** Declares a kind: its rows and bodies are the API's own types of its `path`. */
-export const resourceKind = <P extends ManagedPath>(kind: ResourceKind<Row<P>, AddForm<P>, UpdateForm<P>> & { path: P }) => kind;
+export const resourceKind = <P extends ManagedPath>(
+  kind: ResourceKind<Row<P>, AddForm<P>, UpdateForm<P>> & { path: P },
+) => kind;
 
 type Query = Record<string, string | number | string[] | undefined>;
 type Answer<T = unknown> = Promise<{ data?: T; error?: unknown; response: Response }>;
@@ -90,7 +109,13 @@ export const text = (form: HTMLFormElement, name: string) => String(new FormData
 export const firstError = (error: FieldError, ...fields: string[]) => fields.map(error).find(Boolean);
 
 /** A paged table of one resource with edit (in a dialog) and delete (confirmed) per row, and an add form. */
-export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }: { kind: ResourceKind<T, Add, Update>; nested?: boolean }) {
+export function ResourcePage<T extends Identified, Add, Update>({
+  kind,
+  nested,
+}: {
+  kind: ResourceKind<T, Add, Update>;
+  nested?: boolean;
+}) {
   const t = useT();
   const [query, setQuery] = useState('');
   const [pageNumber, setPage] = useState(0);
@@ -104,20 +129,45 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
   const [adding, setAdding] = useState(false);
   const search = query.trim();
   const list = useLoad(
-    () => find<T>(kind.path, { ...(kind.searchable ? { query: search || undefined } : {}), page: pageNumber, size, sort: kind.sort }),
+    () =>
+      find<T>(kind.path, {
+        ...(kind.searchable ? { query: search || undefined } : {}),
+        page: pageNumber,
+        size,
+        sort: kind.sort,
+      }),
     [pageNumber, size, query],
   );
   const Heading = nested ? 'h2' : 'h1';
-  const columns: Column<T>[] = [...kind.columns(t), {
-    key: 'actions', label: t('actions'),
-    render: (row) => (
-      <div class="row-actions">
-        <button type="button" aria-label={`${t('edit')} ${kind.label(row)}`} onClick={() => void edit(row)}>{t('edit')}</button>
-        <button type="button" class="danger" aria-label={`${t('delete')} ${kind.label(row)}`} onClick={() => { setNotice(''); setDeleting(row); }}>{t('delete')}</button>
-      </div>
-    ),
-  }];
-  const saved = () => { setNotice(t('saved')); list.reload(); };
+  const columns: Column<T>[] = [
+    ...kind.columns(t),
+    {
+      key: 'actions',
+      label: t('actions'),
+      render: (row) => (
+        <div class="row-actions">
+          <button type="button" aria-label={`${t('edit')} ${kind.label(row)}`} onClick={() => void edit(row)}>
+            {t('edit')}
+          </button>
+          <button
+            type="button"
+            class="danger"
+            aria-label={`${t('delete')} ${kind.label(row)}`}
+            onClick={() => {
+              setNotice('');
+              setDeleting(row);
+            }}
+          >
+            {t('delete')}
+          </button>
+        </div>
+      ),
+    },
+  ];
+  const saved = () => {
+    setNotice(t('saved'));
+    list.reload();
+  };
   // Edited as it is now, not as the row was listed: another list of the page (a process added with a document type)
   // may have changed it since, and a form of the listed state would save that change away.
   const edit = async (row: T) => {
@@ -148,21 +198,82 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
       <Heading>{t(kind.title)}</Heading>
       {kind.searchable ? (
         <form class="inline" role="search" aria-label={t(kind.title)} onSubmit={(event) => event.preventDefault()}>
-          <Field label={t('search')} name="query" type="search" value={query} onInput={(event) => { setQuery(event.currentTarget.value); setPage(0); setNotice(''); }} />
+          <Field
+            label={t('search')}
+            name="query"
+            type="search"
+            value={query}
+            onInput={(event) => {
+              setQuery(event.currentTarget.value);
+              setPage(0);
+              setNotice('');
+            }}
+          />
         </form>
       ) : null}
       {notice ? <Status text={notice} /> : null}
       <FormProblem problem={editProblem ?? list.problem} />
-      <DataTable caption={t(kind.title)} columns={columns} rows={list.data?.content} loading={list.loading} rowKey={(row) => row.identifier} placeholderRows={3} />
-      <Pager page={pageNumber} size={size} totalPages={list.data?.totalPages} totalElements={list.data?.totalElements} onPage={(value) => { setPage(value); setNotice(''); }} onSize={(value) => { setSize(value); setPage(0); }} />
-      <details class="card" onToggle={(event) => { setNotice(''); setAdding(event.currentTarget.open); }}>
+      <DataTable
+        caption={t(kind.title)}
+        columns={columns}
+        rows={list.data?.content}
+        loading={list.loading}
+        rowKey={(row) => row.identifier}
+        placeholderRows={3}
+      />
+      <Pager
+        page={pageNumber}
+        size={size}
+        totalPages={list.data?.totalPages}
+        totalElements={list.data?.totalElements}
+        onPage={(value) => {
+          setPage(value);
+          setNotice('');
+        }}
+        onSize={(value) => {
+          setSize(value);
+          setPage(0);
+        }}
+      />
+      <details
+        class="card"
+        onToggle={(event) => {
+          setNotice('');
+          setAdding(event.currentTarget.open);
+        }}
+      >
         <summary>{t(kind.addTitle)}</summary>
         {adding ? <ResourceForm kind={kind} done={saved} /> : null}
       </details>
-      <Modal open={editing !== null} wide title={`${t('edit')}: ${editing ? kind.label(editing) : ''}`} onClose={() => setEditing(null)}>
-        {editing ? <ResourceForm key={editing.identifier} kind={kind} current={editing} done={() => { setEditing(null); saved(); }} cancel={() => setEditing(null)} /> : null}
+      <Modal
+        open={editing !== null}
+        wide
+        title={`${t('edit')}: ${editing ? kind.label(editing) : ''}`}
+        onClose={() => setEditing(null)}
+      >
+        {editing ? (
+          <ResourceForm
+            key={editing.identifier}
+            kind={kind}
+            current={editing}
+            done={() => {
+              setEditing(null);
+              saved();
+            }}
+            cancel={() => setEditing(null)}
+          />
+        ) : null}
       </Modal>
-      <Confirm open={deleting !== null} title={t('delete')} confirmLabel={t('delete')} onConfirm={remove} onCancel={() => { setDeleting(null); setProblem(null); }}>
+      <Confirm
+        open={deleting !== null}
+        title={t('delete')}
+        confirmLabel={t('delete')}
+        onConfirm={remove}
+        onCancel={() => {
+          setDeleting(null);
+          setProblem(null);
+        }}
+      >
         <p>{t('confirmDelete', { name: deleting ? kind.label(deleting) : '' })}</p>
         <FormProblem problem={problem} />
       </Confirm>
@@ -171,7 +282,12 @@ export function ResourcePage<T extends Identified, Add, Update>({ kind, nested }
 }
 
 /** Adds a resource (POST), or with `current` updates it (PUT); the API's messages show at their fields. */
-function ResourceForm<T extends Identified, Add, Update>(props: { kind: ResourceKind<T, Add, Update>; current?: T; done: () => void; cancel?: () => void }) {
+function ResourceForm<T extends Identified, Add, Update>(props: {
+  kind: ResourceKind<T, Add, Update>;
+  current?: T;
+  done: () => void;
+  cancel?: () => void;
+}) {
   const { kind, current } = props;
   const t = useT();
   const action = useAction();
@@ -179,10 +295,19 @@ function ResourceForm<T extends Identified, Add, Update>(props: { kind: Resource
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const body = kind.body(form, current);
-    const save = () => (current
-      ? ok(managedApi.PUT(itemPath(kind.path), { ...byId(current.identifier), body: kind.updateBody ? kind.updateBody(body) : body }))
-      : ok(managedApi.POST(kind.path, { body })));
-    return action.run(save, () => { if (!current) form.reset(); props.done(); });
+    const save = () =>
+      current
+        ? ok(
+            managedApi.PUT(itemPath(kind.path), {
+              ...byId(current.identifier),
+              body: kind.updateBody ? kind.updateBody(body) : body,
+            }),
+          )
+        : ok(managedApi.POST(kind.path, { body }));
+    return action.run(save, () => {
+      if (!current) form.reset();
+      props.done();
+    });
   };
   const error: FieldError = fieldMessages(action.problem, kind.shown);
   const Fields = kind.Fields;
@@ -191,8 +316,14 @@ function ResourceForm<T extends Identified, Add, Update>(props: { kind: Resource
       <Fields current={current} error={error} />
       <FormProblem problem={action.problem} shown={kind.shown} />
       <div class="buttons">
-        <button type="submit" class="primary" disabled={action.busy}>{action.busy ? t('working') : current ? t('save') : t('add')}</button>
-        {props.cancel ? <button type="button" onClick={props.cancel}>{t('cancel')}</button> : null}
+        <button type="submit" class="primary" disabled={action.busy}>
+          {action.busy ? t('working') : current ? t('save') : t('add')}
+        </button>
+        {props.cancel ? (
+          <button type="button" onClick={props.cancel}>
+            {t('cancel')}
+          </button>
+        ) : null}
       </div>
     </form>
   );
