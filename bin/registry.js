@@ -13,6 +13,6 @@ if (!existsSync(cli)) {
   process.exit(1);
 }
 // Node keeps the compiled code of the modules a command loads (in the system's temporary directory), so the next
-// command compiles none of them again: a fifth of a command's start (docs/decisions.md, "A command line that answers at once").
+// command compiles none of them again: a fifth of a command's start (docs/design/operations.md, "The command line").
 enableCompileCache();
 await import(cli.href);
