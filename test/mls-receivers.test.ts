@@ -160,7 +160,7 @@ describe("a service provider's own identifier (ICD 0242): its Message Level Stat
       }).catch((error: unknown) => error);
       expect(outcome).toBeInstanceOf(ImportError);
       expect((outcome as ImportError).message.split('\n')).toEqual([
-        'Imported 1 participants (0 already present); 1 of 2 lines are wrong and were not imported.',
+        'Imported 1 participant (0 already present); 1 of 2 lines is wrong and was not imported.',
         'line 2: 0242:000777 is the service provider identifier of the provider whose Peppol access point certificate has a Seat ID ' +
           "ending in 000777; the access point certificates of the service provider 'Provider Two' carry the Seat ID PSE000456.",
       ]);

@@ -341,7 +341,7 @@ describe('the JSON lines import against Enhetsregisteret', () => {
     }).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(ImportError);
     expect((outcome as Error).message).toContain(`line 2: Enhetsregisteret has no organization ${unknown}`);
-    expect((outcome as Error).message).toMatch(/^Imported 1 participants/);
+    expect((outcome as Error).message).toMatch(/^Imported 1 participant /);
     const found = await call(t.app, {
       url: byQualified(`iso6523-actorid-upis::0192:${known}`),
       user: t.users.serviceProvider,

@@ -176,7 +176,7 @@ describe.runIf(testDatabaseKind === 'embedded')('npm start', () => {
         env: environment(dataDir) as Record<string, string>,
       });
       expect(upgraded.code, `${upgraded.stdout}\n${upgraded.stderr}`).toBe(0);
-      expect(upgraded.stdout).toContain('Applied 1 migrations: 999_upgrade_probe.sql.');
+      expect(upgraded.stdout).toContain('Applied 1 migration: 999_upgrade_probe.sql.');
       expect(stamp().commit).toBe(git(upstream, 'rev-parse', 'HEAD'));
 
       const server = spawn(join(checkout, 'node_modules', '.bin', 'node'), ['dist/server.js'], {

@@ -273,7 +273,10 @@ async function expectVerifiedOutside(verified: readonly Verified[]): Promise<voi
   const certificateFile = (pem: string) => certificateFiles.get(pem) as string;
   const altered = verified.slice(0, 3).map(({ xml }, index) => {
     const file = join(dir, `altered-${index}.xml`);
-    return { file, xml: xml.replace('</ids:ParticipantIdentifier>', 'x</ids:ParticipantIdentifier>') };
+    // An attribute on the signed root: whatever the generated texts hold, the digest can no longer match.
+    const changed = xml.replace('<smp:SignedServiceMetadata ', '<smp:SignedServiceMetadata altered="yes" ');
+    expect(changed).not.toBe(xml);
+    return { file, xml: changed };
   });
   await Promise.all(altered.map(({ file, xml }) => writeFile(file, xml)));
 
