@@ -7,11 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedKey, SmpKeys, type SmpKey } from '../src/smp/keys.js';
 import { SignedAnswerCache } from '../src/smp/signed-answer-cache.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { addProcess } from './helpers/catalogue.js';
 import { testCertificate } from './helpers/certificates.js';
-import { byQualified } from './helpers/participants.js';
-import { call } from './helpers/requests.js';
-import { expectValidSignedAnswer, publishedParticipant } from './helpers/smp.js';
+import { addProcessTo, expectValidSignedAnswer, publishedParticipant } from './helpers/smp.js';
 
 /** A real HTTP cache in front of the registry: Debian's nginx (scripts/install-system-packages.sh installs it). */
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
@@ -140,19 +137,7 @@ describe.skipIf(!NGINX)(
       expect((await throughCache(path)).status).toBe('HIT');
 
       // A process added to the participant: seen within the bound, however much of it the kept answer had left.
-      const added = await addProcess(t.app, t.users.authority, {
-        documentTypes: [{ identifier: documentType.identifier }],
-      });
-      const updated = await call(t.app, {
-        method: 'PUT',
-        url: byQualified(participant.qualifiedIdentifier),
-        user: t.users.serviceProvider,
-        payload: {
-          contact: participant.contact,
-          processes: [{ identifier: process.identifier }, { identifier: added.identifier }],
-        },
-      });
-      expect(updated.statusCode, updated.body).toBe(200);
+      const added = await addProcessTo(t, { participant, process }, documentType.identifier);
       const changedAt = Date.now();
       const withProcess = await secondsUntilSeen(path, changedAt, (body) =>
         body.includes(added.qualifiedIdentifier.split('::')[1] as string),

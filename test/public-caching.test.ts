@@ -7,9 +7,7 @@ import { SigningPool } from '../src/smp/signing-pool.js';
 import { participantsHeld, startTestApp, type TestApp } from './helpers/app.js';
 import { addDocumentType, addProcess } from './helpers/catalogue.js';
 import { testCertificate } from './helpers/certificates.js';
-import { byQualified } from './helpers/participants.js';
-import { call } from './helpers/requests.js';
-import { expectValidSignedAnswer, metadataPath, publishedParticipant } from './helpers/smp.js';
+import { addProcessTo, expectValidSignedAnswer, metadataPath, publishedParticipant } from './helpers/smp.js';
 
 const PUBLIC_URL = 'https://smp.example/registry';
 const HOUR = 3600_000;
@@ -124,19 +122,7 @@ describe('the signed service metadata', () => {
     await addProcess(t.app, t.users.authority);
     expect(await tagOf(path)).toBe(tag);
 
-    const added = await addProcess(t.app, t.users.authority, {
-      documentTypes: [{ identifier: documentType.identifier }],
-    });
-    const updated = await call(t.app, {
-      method: 'PUT',
-      url: byQualified(participant.qualifiedIdentifier),
-      user: t.users.serviceProvider,
-      payload: {
-        contact: participant.contact,
-        processes: [{ identifier: process.identifier }, { identifier: added.identifier }],
-      },
-    });
-    expect(updated.statusCode, updated.body).toBe(200);
+    const added = await addProcessTo(t, { participant, process }, documentType.identifier);
     const withProcess = await get(path, { 'if-none-match': tag });
     expect(withProcess.status).toBe(200);
     expect(await withProcess.text()).toContain(added.qualifiedIdentifier.split('::')[1]);
@@ -214,19 +200,7 @@ describe('the other public reads', () => {
     const path = `/${encodeURIComponent(participant.qualifiedIdentifier)}`;
     const tag = await tagOf(path);
     const documentType = await addDocumentType(t.app, t.users.authority);
-    const added = await addProcess(t.app, t.users.authority, {
-      documentTypes: [{ identifier: documentType.identifier }],
-    });
-    const updated = await call(t.app, {
-      method: 'PUT',
-      url: byQualified(participant.qualifiedIdentifier),
-      user: t.users.serviceProvider,
-      payload: {
-        contact: participant.contact,
-        processes: [{ identifier: process.identifier }, { identifier: added.identifier }],
-      },
-    });
-    expect(updated.statusCode, updated.body).toBe(200);
+    await addProcessTo(t, { participant, process }, documentType.identifier);
     const changed = await get(path, { 'if-none-match': tag });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(tag);

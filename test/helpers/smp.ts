@@ -15,7 +15,8 @@ import {
 import { addDocumentType, addProcess } from './catalogue.js';
 import { testCertificate } from './certificates.js';
 import { REFERENCE_DATA } from './code-lists.js';
-import { addParticipant } from './participants.js';
+import { addParticipant, byQualified } from './participants.js';
+import { call } from './requests.js';
 
 const run = promisify(execFile);
 export const SMP_XSD_DIR = join(REFERENCE_DATA, 'peppol-smp-xsd');
@@ -147,4 +148,27 @@ export async function publishedParticipant(t: TestApp) {
     participant,
     path: metadataPath(participant.qualifiedIdentifier, documentType.qualifiedIdentifier),
   };
+}
+
+/**
+ * Gives a published participant a second process carrying the document type `documentTypeId` (a change its SMP
+ * answers show); the process added.
+ */
+export async function addProcessTo(
+  t: TestApp,
+  { participant, process }: Pick<Awaited<ReturnType<typeof publishedParticipant>>, 'participant' | 'process'>,
+  documentTypeId: string,
+) {
+  const added = await addProcess(t.app, t.users.authority, { documentTypes: [{ identifier: documentTypeId }] });
+  const updated = await call(t.app, {
+    method: 'PUT',
+    url: byQualified(participant.qualifiedIdentifier),
+    user: t.users.serviceProvider,
+    payload: {
+      contact: participant.contact,
+      processes: [{ identifier: process.identifier }, { identifier: added.identifier }],
+    },
+  });
+  expect(updated.statusCode, updated.body).toBe(200);
+  return added;
 }
