@@ -351,7 +351,7 @@ async function startService(
       REGISTRY_ADMIN_PASSWORD: store.data.password,
       // Every user of the load signs in from this one address: their checks (the warm-up's, a minute's cache misses)
       // must not meet the per-address bound meant for one client.
-      LOGIN_CHECKS_PER_ADDRESS: '1000',
+      SIGN_IN_CHECKS_PER_ADDRESS: '1000',
       MANAGEMENT_PORT: String(managementPort),
       ...smpEnv,
     },

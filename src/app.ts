@@ -60,7 +60,7 @@ import serviceProviders from './service-providers/routes.js';
 import transportProfiles from './transport-profiles/routes.js';
 import { credentialVerifier, type Credentials } from './users/credentials.js';
 import type { HashingQueueOptions } from './users/hashing-queue.js';
-import type { LoginThrottleOptions } from './users/login-throttle.js';
+import type { SignInThrottleOptions } from './users/sign-in-throttle.js';
 import users from './users/routes.js';
 import signInLocks from './users/lock-routes.js';
 import { securityEventLog } from './http/security-events.js';
@@ -101,7 +101,7 @@ export interface AppOptions {
   /** `false`: reads answered below 500 write no request lines (LOG_REQUESTS); default true. */
   logReads?: boolean;
   bodyLimit?: number;
-  loginThrottle?: LoginThrottleOptions;
+  signInThrottle?: SignInThrottleOptions;
   /** The turns of the password checks: at once, and per client address (see hashing-queue.ts). */
   hashing?: HashingQueueOptions;
   /** REGISTRY_TRUSTED_PROXIES: addresses and CIDRs whose X-Forwarded-For gives `request.ip`; none by default. */
@@ -242,7 +242,7 @@ export async function buildApp(options: AppOptions) {
   app.decorate(
     'credentials',
     credentialVerifier(signIn, {
-      throttle: options.loginThrottle,
+      throttle: options.signInThrottle,
       hashing: options.hashing,
       events: app.securityEvents,
       onError: (error) =>

@@ -49,11 +49,11 @@ const ConfigSchema = Type.Object({
   /** Health and metrics, apart from the API: loopback unless configured otherwise. */
   MANAGEMENT_PORT: Type.Integer({ default: 9090, minimum: 0, maximum: 65535 }),
   MANAGEMENT_HOST: Type.String({ default: '127.0.0.1' }),
-  /** Failed logins of one username from one address before that address is refused (429) for a while. */
-  LOGIN_MAX_FAILURES: Type.Integer({ default: 10, minimum: 1 }),
-  LOGIN_LOCK_SECONDS: Type.Integer({ default: 300, minimum: 1 }),
+  /** Failed sign-ins of one username from one address before that address is refused (429) for a while. */
+  SIGN_IN_MAX_FAILURES: Type.Integer({ default: 10, minimum: 1 }),
+  SIGN_IN_LOCK_SECONDS: Type.Integer({ default: 300, minimum: 1 }),
   /** Locks of usernames one client address may hold; at one more, every username from it is locked (one lock). */
-  LOGIN_MAX_LOCKS_PER_ADDRESS: Type.Integer({ default: 3, minimum: 1 }),
+  SIGN_IN_MAX_LOCKS_PER_ADDRESS: Type.Integer({ default: 3, minimum: 1 }),
   /** The base URL clients reach the service at (behind a TLS proxy): the SMP's `href`s start with it. */
   REGISTRY_PUBLIC_URL: Type.Optional(Type.String({ minLength: 1 })),
   /** The SMP signing key and its certificate (PEM files); without them see src/smp/keys.ts. */
@@ -71,9 +71,9 @@ const ConfigSchema = Type.Object({
   /** Proxies (addresses, CIDRs, comma-separated) whose X-Forwarded-For is believed; unset: none, the peer is the client. */
   REGISTRY_TRUSTED_PROXIES: Type.Optional(Type.String()),
   /** Password checks (scrypt) running at once over all clients; the rest wait their turn. */
-  LOGIN_CHECKS_AT_ONCE: Type.Integer({ default: 1, minimum: 1 }),
+  SIGN_IN_CHECKS_AT_ONCE: Type.Integer({ default: 1, minimum: 1 }),
   /** Password checks of one client address running or waiting; beyond them that address gets 429 at once. */
-  LOGIN_CHECKS_PER_ADDRESS: Type.Integer({ default: 4, minimum: 1 }),
+  SIGN_IN_CHECKS_PER_ADDRESS: Type.Integer({ default: 4, minimum: 1 }),
   // SMP certificate rollover and the SML's CA (issue 24).
   /** The next SMP signing key and its certificate (PEM files): they replace the current pair at the instant below. */
   REGISTRY_SMP_NEXT_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
@@ -165,15 +165,42 @@ function allowedBy(schema: SettingSchema | undefined): string {
     : 'a text that is not empty';
 }
 
-/** One ConfigError for every setting env-schema refused, each with its value (unless secret) and what it allows. */
-function refusedSettings(error: unknown, env: NodeJS.ProcessEnv): ConfigError {
+/**
+ * The old names of settings, still read: the sign-in settings were `LOGIN_*` until "login" and "sign-in" became one
+ * word (issue 51). An old name is read only when its new name is not set.
+ */
+export const SETTING_ALIASES = {
+  SIGN_IN_MAX_FAILURES: 'LOGIN_MAX_FAILURES',
+  SIGN_IN_LOCK_SECONDS: 'LOGIN_LOCK_SECONDS',
+  SIGN_IN_MAX_LOCKS_PER_ADDRESS: 'LOGIN_MAX_LOCKS_PER_ADDRESS',
+  SIGN_IN_CHECKS_AT_ONCE: 'LOGIN_CHECKS_AT_ONCE',
+  SIGN_IN_CHECKS_PER_ADDRESS: 'LOGIN_CHECKS_PER_ADDRESS',
+} as const satisfies Partial<Record<keyof typeof ConfigSchema.properties, string>>;
+
+/** `env` with each setting set only by its old name copied to its new one, and the old name each one came from. */
+function withAliases(env: NodeJS.ProcessEnv): { data: NodeJS.ProcessEnv; setAs: Map<string, string> } {
+  const data = { ...env };
+  const setAs = new Map<string, string>();
+  for (const [setting, alias] of Object.entries(SETTING_ALIASES)) {
+    if (env[setting] !== undefined || env[alias] === undefined) continue;
+    data[setting] = env[alias];
+    setAs.set(setting, alias);
+  }
+  return { data, setAs };
+}
+
+/**
+ * One ConfigError for every setting env-schema refused, each with its value (unless secret) and what it allows; a
+ * setting given by its old name is named as it was given.
+ */
+function refusedSettings(error: unknown, env: NodeJS.ProcessEnv, setAs: Map<string, string>): ConfigError {
   const paths =
     (error as { errors?: { instancePath: string }[] }).errors?.map((entry) => entry.instancePath.replace(/^\//, '')) ??
     [];
   const settings = [...new Set(paths)].filter((setting) => setting in ConfigSchema.properties);
   if (settings.length === 0) return new ConfigError(`Configuration: ${(error as Error).message}`);
   const problems = settings.map((setting) => ({
-    setting,
+    setting: setAs.get(setting) ?? setting,
     allowed: allowedBy(ConfigSchema.properties[setting as keyof typeof ConfigSchema.properties] as SettingSchema),
   }));
   const shown = (setting: string) => (SECRET.test(setting) ? '' : ` is '${env[setting]}'`);
@@ -212,6 +239,18 @@ export function smlOptionsOf(config: Config) {
   };
 }
 
+/** The sign-in throttle's and the password checks' settings, as buildApp takes them. */
+export function signInOptionsOf(config: Config) {
+  return {
+    signInThrottle: {
+      maxFailures: config.SIGN_IN_MAX_FAILURES,
+      lockMs: config.SIGN_IN_LOCK_SECONDS * 1000,
+      maxLocksPerAddress: config.SIGN_IN_MAX_LOCKS_PER_ADDRESS,
+    },
+    hashing: { concurrency: config.SIGN_IN_CHECKS_AT_ONCE, perAddress: config.SIGN_IN_CHECKS_PER_ADDRESS },
+  };
+}
+
 /** Enhetsregisteret's settings; undefined when NATIONAL_REGISTER_URL is unset. */
 export function nationalRegisterOptionsOf(config: Config): NationalRegisterSettings | undefined {
   if (!config.NATIONAL_REGISTER_URL) return undefined;
@@ -243,10 +282,11 @@ function isHttpUrl(text: string): boolean {
 /** The settings of `env`, with their defaults; a ConfigError naming every setting that is not allowed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   let config: Config;
+  const { data, setAs } = withAliases(env);
   try {
-    config = envSchema<Config>({ schema: ConfigSchema, data: env, dotenv: false });
+    config = envSchema<Config>({ schema: ConfigSchema, data, dotenv: false });
   } catch (error) {
-    throw refusedSettings(error, env);
+    throw refusedSettings(error, env, setAs);
   }
   if (config.REGISTRY_PUBLIC_URL !== undefined && !isHttpUrl(config.REGISTRY_PUBLIC_URL)) {
     throw new ConfigError(

@@ -20,6 +20,7 @@ import {
   directoryOptionsOf,
   loadConfig,
   nationalRegisterOptionsOf,
+  signInOptionsOf,
   smlOptionsOf,
   type Config,
 } from './config.js';
@@ -196,12 +197,7 @@ async function serve(config: Config): Promise<void> {
     identifierValueChecks: config.IDENTIFIER_VALUE_CHECKS,
     bodyLimit: config.BODY_LIMIT,
     changePageMaxBytes: config.CHANGE_PAGE_MAX_BYTES,
-    loginThrottle: {
-      maxFailures: config.LOGIN_MAX_FAILURES,
-      lockMs: config.LOGIN_LOCK_SECONDS * 1000,
-      maxLocksPerAddress: config.LOGIN_MAX_LOCKS_PER_ADDRESS,
-    },
-    hashing: { concurrency: config.LOGIN_CHECKS_AT_ONCE, perAddress: config.LOGIN_CHECKS_PER_ADDRESS },
+    ...signInOptionsOf(config),
     trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
     sml,
     directory: directoryOptionsOf(config),

@@ -46,7 +46,7 @@ interface ManagedResource {
 
 // Each resource's writes with a wrong ADMIN password are three failed sign-ins of one username, and a correct
 // one answered from the verified-credentials cache does not reset the count: the throttle is not what is tested.
-const t = useTestApp({ app: { loginThrottle: { freeFailures: 1000, maxFailures: 1000 } } });
+const t = useTestApp({ app: { signInThrottle: { freeFailures: 1000, maxFailures: 1000 } } });
 const http = asAdmin(t);
 
 const RESOURCES: Record<string, ManagedResource> = {

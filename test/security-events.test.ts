@@ -64,7 +64,7 @@ const get = (app: App, authorization: string | undefined, remoteAddress: string,
   app.inject({ url, headers: authorization ? { authorization } : {}, remoteAddress });
 
 describe('sign-in events', () => {
-  const logging = useLoggingApp({ loginThrottle: { maxFailures: 3, lockMs: 60_000, freeFailures: 100 } });
+  const logging = useLoggingApp({ signInThrottle: { maxFailures: 3, lockMs: 60_000, freeFailures: 100 } });
 
   it('a failed sign-in, a lock and a refusal of the locked pair: one line each, with username and address, never the password', async () => {
     const user = t.users.authority;
@@ -184,7 +184,7 @@ describe('sign-in events', () => {
 });
 
 describe('an address locked as a whole', () => {
-  const logging = useLoggingApp({ loginThrottle: { maxFailures: 1, lockMs: 60_000, freeFailures: 100 } });
+  const logging = useLoggingApp({ signInThrottle: { maxFailures: 1, lockMs: 60_000, freeFailures: 100 } });
 
   it('is one line when it is locked and one when an ADMIN lifts it, with no username', async () => {
     const address = '203.0.113.25';

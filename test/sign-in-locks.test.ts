@@ -19,7 +19,7 @@ import { feedEnd } from './helpers/feed.js';
  */
 
 const MAX_FAILURES = 5;
-/** LOGIN_MAX_LOCKS_PER_ADDRESS's default: the locks of other usernames one address holds before it is locked as a whole. */
+/** SIGN_IN_MAX_LOCKS_PER_ADDRESS's default: the locks of other usernames one address holds before it is locked as a whole. */
 const DEFAULT_LOCKS_PER_ADDRESS = 3;
 /** Far longer than a test takes, however slow the machine: a Retry-After well under it means the lock was shortened. */
 const LOCK_MS = 600_000;
@@ -33,7 +33,7 @@ beforeAll(async () => {
   t = await startTestApp();
   app = await buildApp({
     db: t.db,
-    loginThrottle: { maxFailures: MAX_FAILURES, lockMs: LOCK_MS, freeFailures: 100, maxEntries: 20 },
+    signInThrottle: { maxFailures: MAX_FAILURES, lockMs: LOCK_MS, freeFailures: 100, maxEntries: 20 },
   });
   checkResponsesAgainstDescription(app);
   await app.ready();
@@ -228,7 +228,7 @@ describe('an address guessing many usernames', () => {
   /** Each wrong password locks its pair at once, as the review's 120 wrong passwords with 120 new usernames did. */
   let quick: App;
   beforeAll(async () => {
-    quick = await buildApp({ db: t.db, loginThrottle: { maxFailures: 1, lockMs: LOCK_MS, freeFailures: 1000 } });
+    quick = await buildApp({ db: t.db, signInThrottle: { maxFailures: 1, lockMs: LOCK_MS, freeFailures: 1000 } });
     checkResponsesAgainstDescription(quick);
     await quick.ready();
   });
@@ -299,7 +299,7 @@ describe('an address guessing many usernames', () => {
   });
 
   it('keeps no ended lock: its username and address are dropped from the database soon after it ends', async () => {
-    const brief = await buildApp({ db: t.db, loginThrottle: { maxFailures: 1, lockMs: 300, lockPollMs: 100 } });
+    const brief = await buildApp({ db: t.db, signInThrottle: { maxFailures: 1, lockMs: 300, lockPollMs: 100 } });
     await brief.ready();
     try {
       const owner = await newUser();

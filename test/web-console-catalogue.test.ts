@@ -41,7 +41,7 @@ describe('the catalogue edited in the console, published by the SMP', () => {
     const pems = await testCertificate('smp.browser.example');
     t = await startTestApp({
       console: { root: CONSOLE_ROOT },
-      loginThrottle: { maxFailures: 2, freeFailures: 100 },
+      signInThrottle: { maxFailures: 2, freeFailures: 100 },
       smp: { keys: new SmpKeys(checkedKey(pems.key, pems.cert, true)), publicUrl: 'https://smp.browser.example' },
     });
     await addTransportProfile(t, { value: 'browser-as4-v2', title: 'Browser AS4' });

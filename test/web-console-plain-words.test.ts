@@ -54,7 +54,7 @@ describe('the console in plain words, in Chromium', () => {
       // An SML nobody answers at, on an address no provider should read.
       sml: { url: 'http://127.0.0.1:9/', smpId: 'PLAIN-WORDS-SMP', timeoutMs: 500 },
       delivery: { retryMs: { first: 600_000, max: 600_000 } },
-      loginThrottle: { freeFailures: 5, maxFailures: 2 },
+      signInThrottle: { freeFailures: 5, maxFailures: 2 },
     });
     await loadCatalogue(test.db, (await readCodeLists([CODE_LISTS])).catalogue);
     // No SML and no Directory: nothing is delivered.

@@ -35,7 +35,7 @@ describe('the status page in Chromium', () => {
       sml: { url: 'http://127.0.0.1:9/', smpId: 'STATUS-PAGE-SMP', timeoutMs: 500 },
       delivery: { retryMs: { first: 600_000, max: 600_000 } },
       // Two wrong passwords lock a username at an address, without slowing: a locked sign-in needs attention.
-      loginThrottle: { freeFailures: 5, maxFailures: 2 },
+      signInThrottle: { freeFailures: 5, maxFailures: 2 },
     });
     for (const attempt of ['first-wrong-password', 'second-wrong-password']) {
       const answer = await t.app.inject({

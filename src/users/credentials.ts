@@ -8,12 +8,12 @@ import type { ChangeNotice } from '../db/change-log.js';
 import type { Database } from '../db/database.js';
 import { hashingQueue, type HashingQueueOptions } from './hashing-queue.js';
 import {
-  loginThrottle,
-  type LoginThrottle,
-  type LoginThrottleOptions,
+  signInThrottle,
+  type SignInThrottle,
+  type SignInThrottleOptions,
   type PairLock,
   type SignInLock,
-} from './login-throttle.js';
+} from './sign-in-throttle.js';
 import { unknownUserHash, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
 import { followLocks, MAX_LOCKS_PER_ADDRESS, storeLock } from './sign-in-locks.js';
@@ -23,8 +23,8 @@ import { MAX_USERNAME_LENGTH } from './username.js';
 export interface CredentialCacheOptions {
   ttlMs?: number;
   maxEntries?: number;
-  /** Slowing down and refusing repeated failures (see login-throttle.ts). */
-  throttle?: LoginThrottleOptions;
+  /** Slowing down and refusing repeated failures (see sign-in-throttle.ts). */
+  throttle?: SignInThrottleOptions;
   /** The turns of the password checks themselves (see hashing-queue.ts). */
   hashing?: HashingQueueOptions;
   /** Where failed sign-ins and locks are logged and counted (http/security-events.ts); nowhere without it. */
@@ -84,11 +84,11 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
   const verified = new Map<string, { caller: Caller; expires: number }>();
   // Bumped by forgetAll: a check that read the users table before a change must not cache what it read.
   let generation = 0;
-  const throttle = loginThrottle(options.throttle);
+  const throttle = signInThrottle(options.throttle);
   // Wrong current passwords of a password change are counted apart: the right password the same client signs in with
   // (its tab's Basic credentials, checked again whenever the cache is dropped) ends a sign-in's count, and must not end
   // the count of guesses at the password it does not know. Their lock is a sign-in lock all the same.
-  const changes = loginThrottle(options.throttle);
+  const changes = signInThrottle(options.throttle);
   // Both hold every lock: a lock refuses a sign-in and a password change alike, and a lift ends it for both.
   const both = [throttle, changes];
   const hashing = hashingQueue(options.hashing);
@@ -130,7 +130,7 @@ export function credentialVerifier(db: Database, options: CredentialCacheOptions
     username: string,
     password: string,
     request: FastifyRequest,
-    counts: LoginThrottle,
+    counts: SignInThrottle,
     failure: SecurityEvent,
   ) {
     const address = request.ip;

@@ -81,6 +81,8 @@ export const SignInLockView = Type.Object(
     identifier: Uuid({ description: 'the lock, to lift it' }),
     username: Nullable(
       Type.String({
+        // The setting's old name (now SIGN_IN_MAX_LOCKS_PER_ADDRESS, which it is still an alias of): the description
+        // stays as published.
         description:
           'as the client sent it (locks are kept for unknown usernames too); null: every username from the address, ' +
           'locked as a whole once it held LOGIN_MAX_LOCKS_PER_ADDRESS locks of others',

@@ -4,7 +4,7 @@ import { Conditions, selectPage } from '../db/sql.js';
 import { coalesced } from '../core/concurrency.js';
 import { NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
-import type { PairLock, SignInLock } from './login-throttle.js';
+import type { PairLock, SignInLock } from './sign-in-throttle.js';
 import type { SignInLockView } from './schemas.js';
 import { usernameKey } from './username.js';
 
@@ -25,7 +25,7 @@ const IN_FORCE = 'l.locked_until > now()';
 const LOCKS_CHANNEL = 'registry_sign_in_locks';
 /** How often each instance reads the locks in force again and drops the ended ones, unless told otherwise. */
 export const LOCK_POLL_MS = 10_000;
-/** LOGIN_MAX_LOCKS_PER_ADDRESS's default. */
+/** SIGN_IN_MAX_LOCKS_PER_ADDRESS's default. */
 export const MAX_LOCKS_PER_ADDRESS = 3;
 
 export const SIGN_IN_LOCK_SORTABLE: Sortable = {

@@ -11,7 +11,7 @@ export const passwordOf = (username: string) => `${username}-secret-password`;
 
 /**
  * The N of the suite's scrypt hashes (the service's is 2^15): 32 times cheaper, the same check. Thousands of sign-ins
- * at the service's cost took minutes of both cores; only the test of a check's cost (login-throttle) uses that one.
+ * at the service's cost took minutes of both cores; only the test of a check's cost (sign-in-throttle) uses that one.
  */
 export const TEST_HASH_N = 2 ** 10;
 

@@ -56,7 +56,7 @@ function userOf(caller: Caller): TestUser | undefined {
 let wrongCalls = 0;
 /**
  * A real username with a wrong password, or an unknown username: each real user at most twice, which stays
- * below the login throttle's free failures, so that the matrix tests roles and not the throttle.
+ * below the sign-in throttle's free failures, so that the matrix tests roles and not the throttle.
  */
 function wrongCredentials(): string {
   const users = Object.values(t.users);

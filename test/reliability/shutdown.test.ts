@@ -20,7 +20,7 @@ let storage: Storage | undefined;
 let service: RunningService | undefined;
 cleanUpAfterAll(() => ({ service, storage }));
 
-/** Failed logins of one username: from the fourth on, each is answered only after a growing delay. */
+/** Failed sign-ins of one username: from the fourth on, each is answered only after a growing delay. */
 async function slowRequests(running: RunningService) {
   const wrong = basic(`nobody-${Date.now()}`, 'wrong-password');
   for (let i = 0; i < 4; i += 1)
@@ -61,7 +61,7 @@ describe('graceful shutdown', () => {
     const tookMs = performance.now() - signalledAt;
     stopped = true;
     await load;
-    // The slow ones were in flight (held by the login throttle) when the signal came, and still got their answer.
+    // The slow ones were in flight (held by the sign-in throttle) when the signal came, and still got their answer.
     for (const answer of await Promise.all(slow)) expect(answer.status).toBe(401);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(tookMs).toBeLessThan(10_000);

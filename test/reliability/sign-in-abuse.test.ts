@@ -88,7 +88,7 @@ describe('behind a proxy named in REGISTRY_TRUSTED_PROXIES', () => {
   const lines: string[] = [];
   const server = useServer({
     trustedProxies: '127.0.0.1, ::1',
-    loginThrottle: { maxFailures: 5, lockMs: 60_000, freeFailures: 100 },
+    signInThrottle: { maxFailures: 5, lockMs: 60_000, freeFailures: 100 },
     logger: loggerOptions('warn', { write: (line: string) => void lines.push(line) }),
   });
 
@@ -126,11 +126,11 @@ describe('behind a proxy named in REGISTRY_TRUSTED_PROXIES', () => {
 
 describe('guesses sent at once from one address', () => {
   const server = useServer({
-    loginThrottle: { maxFailures: 10, lockMs: 60_000, freeFailures: 100 },
+    signInThrottle: { maxFailures: 10, lockMs: 60_000, freeFailures: 100 },
     hashing: { perAddress: 100 },
   });
 
-  it('are checked at most LOGIN_MAX_FAILURES times; the rest, and then the right password, are answered 429', async () => {
+  it('are checked at most SIGN_IN_MAX_FAILURES times; the rest, and then the right password, are answered 429', async () => {
     const owner = t.users.otherServiceProvider;
     const guesses = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -149,9 +149,9 @@ describe('guesses sent at once from one address', () => {
 });
 
 describe('password checks', () => {
-  const server = useServer({ loginThrottle: { freeFailures: 10_000, maxFailures: 10_000 } });
+  const server = useServer({ signInThrottle: { freeFailures: 10_000, maxFailures: 10_000 } });
 
-  it('of one address beyond LOGIN_CHECKS_PER_ADDRESS are answered 429 at once; the same credentials sent at once make one check', async () => {
+  it('of one address beyond SIGN_IN_CHECKS_PER_ADDRESS are answered 429 at once; the same credentials sent at once make one check', async () => {
     // At the service's scrypt cost (the suite lowers it): a check outlasts the burst's arrival, as it does in service,
     // even when a loaded machine spreads the twelve requests out.
     setHashCostForTests();
@@ -194,7 +194,7 @@ describe('password checks', () => {
         if (answer?.statusCode === 401) checkedDuringTheFlood.push(answer.ms);
       }
     };
-    // Three connections each: a flood at least as heavy as a provider's sign-in, within LOGIN_CHECKS_PER_ADDRESS.
+    // Three connections each: a flood at least as heavy as a provider's sign-in, within SIGN_IN_CHECKS_PER_ADDRESS.
     const floods = Array.from({ length: 16 }, (_, i) =>
       Array.from({ length: 3 }, () => flood(`127.0.1.${i + 1}`)),
     ).flat();

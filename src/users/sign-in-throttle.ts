@@ -1,7 +1,7 @@
 import { TooManyRequestsError } from '../core/errors.js';
 import { usernameKey } from './username.js';
 
-export interface LoginThrottleOptions {
+export interface SignInThrottleOptions {
   /** Failures of one username (from anywhere) answered at once; later ones are answered more and more slowly. */
   freeFailures?: number;
   /** The delay of the first slowed failure; it doubles with each further failure, up to `maxDelayMs`. */
@@ -18,7 +18,7 @@ export interface LoginThrottleOptions {
   windowMs?: number;
   /**
    * The two that follow are the store's (sign-in-locks.ts), not the throttle's, which holds whatever is stored. Locks of
-   * usernames one client address may hold; at one more, the address is locked as a whole (LOGIN_MAX_LOCKS_PER_ADDRESS).
+   * usernames one client address may hold; at one more, the address is locked as a whole (SIGN_IN_MAX_LOCKS_PER_ADDRESS).
    */
   maxLocksPerAddress?: number;
   /** How often the locks in force are read again from the database and the ended ones dropped. */
@@ -44,7 +44,7 @@ export interface SignInLock {
 /** The lock the throttle makes: of one pair. */
 export type PairLock = SignInLock & { username: string };
 
-export interface LoginThrottle {
+export interface SignInThrottle {
   /** Throws the 429 when this username (or every one) is refused for this address, before any password is checked. */
   check(username: string, address: string): void;
   /** Counts a password check about to run (one the hashing queue admitted), or throws the 429 when this address has no check left. */
@@ -106,7 +106,7 @@ function boundedCounts(max: number, windowMs: number) {
 
 /**
  * The locks in force, apart from the counts: a flood of checks of other usernames can evict counts, never a lock. Each
- * lock costs `maxFailures` password checks, whose rate LOGIN_CHECKS_AT_ONCE bounds, so the locks in force are bounded
+ * lock costs `maxFailures` password checks, whose rate SIGN_IN_CHECKS_AT_ONCE bounds, so the locks in force are bounded
  * by that rate over one lock's time; a lock ends with its time (dropped when met, and from the oldest on as others come).
  */
 function heldLocks() {
@@ -151,7 +151,7 @@ function heldLocks() {
  * address (the one REGISTRY_TRUSTED_PROXIES lets through), so a guesser cannot lock the owner's clients elsewhere
  * out. Unknown usernames are treated exactly like known ones, so the throttle tells nobody which exist.
  */
-export function loginThrottle(options: LoginThrottleOptions = {}): LoginThrottle {
+export function signInThrottle(options: SignInThrottleOptions = {}): SignInThrottle {
   const freeFailures = options.freeFailures ?? 3;
   const firstDelayMs = options.firstDelayMs ?? 250;
   const maxDelayMs = options.maxDelayMs ?? 4000;

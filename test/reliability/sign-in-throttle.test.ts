@@ -17,7 +17,7 @@ beforeAll(async () => {
   t = await startTestApp();
   app = await buildApp({
     db: t.db,
-    loginThrottle: { freeFailures: 2, firstDelayMs: 150, maxDelayMs: 600, maxFailures: 5, lockMs: LOCK_MS },
+    signInThrottle: { freeFailures: 2, firstDelayMs: 150, maxDelayMs: 600, maxFailures: 5, lockMs: LOCK_MS },
   });
   await app.ready();
 });
@@ -26,20 +26,20 @@ afterAll(async () => {
   await t.close();
 });
 
-async function login(authorization: string, remoteAddress: string) {
+async function signIn(authorization: string, remoteAddress: string) {
   const started = performance.now();
   const response = await app.inject({ url: '/rest/api/participants', headers: { authorization }, remoteAddress });
   return { response, ms: performance.now() - started };
 }
 
-describe('failed logins', () => {
+describe('failed sign-ins', () => {
   it('are slowed down, then refused with 429 for a while, without locking the owner out elsewhere', async () => {
     const owner = t.users.serviceProvider;
     const wrong = basic(owner.username, 'not-the-password');
     const attacker = '203.0.113.7';
     const tries = [];
     for (let i = 0; i < 5; i += 1) {
-      const attempt = await login(wrong, attacker);
+      const attempt = await signIn(wrong, attacker);
       expectErrorBody(attempt.response, 401, 'Bad credentials');
       tries.push(attempt.ms);
     }
@@ -49,7 +49,7 @@ describe('failed logins', () => {
     expect(tries[4]).toBeGreaterThanOrEqual(600);
 
     // Refused even with the right password: a locked-out guesser learns nothing, not even from the cache.
-    const refused = await login(owner.authorization, attacker);
+    const refused = await signIn(owner.authorization, attacker);
     const body = expectErrorBody(refused.response, 429, 'Too many failed attempts; try again later');
     expect(body.exception).toBe('TooManyRequestsError');
     expect(Number(refused.response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -57,20 +57,21 @@ describe('failed logins', () => {
     expect(refused.response.headers['www-authenticate']).toBeUndefined();
     // Refused at once, not held for the throttle's delay (600 ms by now): a bound a loaded machine keeps, where 100 ms was not.
     expect(refused.ms).toBeLessThan(600);
-    expectErrorBody((await login(wrong, attacker)).response, 429);
+    expectErrorBody((await signIn(wrong, attacker)).response, 429);
 
     // The owner's clients elsewhere keep working all along, and other users are untouched.
-    expect((await login(owner.authorization, '198.51.100.20')).response.statusCode).toBe(200);
-    expect((await login(t.users.otherServiceProvider.authorization, attacker)).response.statusCode).toBe(200);
+    expect((await signIn(owner.authorization, '198.51.100.20')).response.statusCode).toBe(200);
+    expect((await signIn(t.users.otherServiceProvider.authorization, attacker)).response.statusCode).toBe(200);
 
     await new Promise((resolve) => setTimeout(resolve, LOCK_MS + 100));
-    expect((await login(owner.authorization, attacker)).response.statusCode).toBe(200);
+    expect((await signIn(owner.authorization, attacker)).response.statusCode).toBe(200);
   });
 
   it('are throttled the same way for usernames that do not exist, so the throttle reveals none', async () => {
     const nobody = basic(`nobody-${randomUUID()}`, 'whatever-password');
-    for (let i = 0; i < 5; i += 1) expectErrorBody((await login(nobody, '192.0.2.9')).response, 401, 'Bad credentials');
-    expectErrorBody((await login(nobody, '192.0.2.9')).response, 429);
+    for (let i = 0; i < 5; i += 1)
+      expectErrorBody((await signIn(nobody, '192.0.2.9')).response, 401, 'Bad credentials');
+    expectErrorBody((await signIn(nobody, '192.0.2.9')).response, 429);
   });
 
   it('answer 401 with the same body for an unknown user as for a wrong password', async () => {
