@@ -18,6 +18,8 @@ const RESOURCES = [
   'participants',
   'processes',
   'service-providers',
+  'sessions',
+  'sign-in-locks',
   'transport-profiles',
   'users',
 ];
@@ -58,8 +60,10 @@ const RESOURCE_NEEDS = {
   processes: ['identifier-schemes'],
   // A service provider names its access points; ending one expires its participants.
   'service-providers': ['access-points', 'participants'],
-  // A user acts for a service provider or an access point provider.
-  users: ['access-point-providers', 'service-providers'],
+  // A user acts for a service provider or an access point provider; its credential check takes the sign-in throttle,
+  // the sign-in locks and the turns, and a new password or its deletion ends its sessions. Neither imports users: the
+  // username fold the locks key by is core/username.ts, the role a session answers with is http/auth.ts's.
+  users: ['access-point-providers', 'service-providers', 'sessions', 'sign-in-locks'],
 };
 
 /** Sideways imports between the parts built on resources: none forms a circle. */

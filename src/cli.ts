@@ -28,7 +28,7 @@ import { Role } from './http/auth.js';
 import { ApiError } from './core/errors.js';
 import { KeyFileError } from './core/private-key-file.js';
 import { hashPassword } from './users/password.js';
-import { usernameProblem } from './users/username.js';
+import { usernameProblem } from './core/username.js';
 import { findCredentials, getUser, insertUser, updateUser } from './users/repository.js';
 
 const USAGE = `Usage: registry <command> [arguments]

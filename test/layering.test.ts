@@ -71,6 +71,25 @@ describe('the floors of src/ (README, "Code layout")', () => {
     expect(errors).toEqual([expect.stringContaining('src/processes/ may import only core, db, http')]);
   });
 
+  it('holds sessions and sign-in locks to resource floors of their own: users import them, never the other way', async () => {
+    const users =
+      "export { closeSessionsOf } from '../sessions/sessions.js';\n" +
+      "export { storeLock } from '../sign-in-locks/sign-in-locks.js';\n";
+    expect(await layeringErrors('src/users/probe.ts', users)).toEqual([]);
+    expect(
+      await layeringErrors('src/sessions/probe.ts', "export { findCredentials } from '../users/repository.js';\n"),
+    ).toEqual([expect.stringContaining('src/sessions/ may import only core, db, http')]);
+    expect(
+      await layeringErrors(
+        'src/sign-in-locks/probe.ts',
+        "export { credentialVerifier } from '../users/credentials.js';\n",
+      ),
+    ).toEqual([expect.stringContaining('src/sign-in-locks/ may import only core, db, http')]);
+    expect(
+      await layeringErrors('src/sessions/probe.ts', "export { storeLock } from '../sign-in-locks/sign-in-locks.js';\n"),
+    ).toHaveLength(1);
+  });
+
   it('fails the lint of src/ importing dev/, from its top and from a folder', async () => {
     const source = "export { startLocalSml } from '../dev/local-sml.js';\n";
     expect(await layeringErrors('src/app.ts', source)).toEqual([expect.stringContaining('src/ never imports dev/')]);

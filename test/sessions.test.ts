@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { SESSIONS_PER_USER } from '../src/users/sessions.js';
+import { SESSIONS_PER_USER } from '../src/sessions/sessions.js';
 import { basic, startOtherInstance, useTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { expectErrorBody, expectSecurityHeaders } from './helpers/assertions.js';
 import { testDatabaseKind } from './helpers/database.js';

@@ -16,7 +16,7 @@ import { addParticipant, uniqueOrganization } from './helpers/participants.js';
 import { startLocalSml } from '../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../src/network/sml-client.js';
 import { base64Der, expiredCertificate, testCertificate } from './helpers/certificates.js';
-import { MAX_LOCKS_PER_ADDRESS, storeLock } from '../src/users/sign-in-locks.js';
+import { MAX_LOCKS_PER_ADDRESS, storeLock } from '../src/sign-in-locks/sign-in-locks.js';
 
 /** Every page of the console, as the role that sees it. */
 const PAGES: Array<{ name: string; hash: string; as: 'anonymous' | 'provider' | 'admin'; ready: string }> = [

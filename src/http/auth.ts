@@ -1,6 +1,7 @@
 import basicAuth from '@fastify/basic-auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { Type } from 'typebox';
 import { ForbiddenError, UnauthorizedError } from '../core/errors.js';
 
 export const Role = {
@@ -11,6 +12,8 @@ export const Role = {
 } as const;
 export type Role = (typeof Role)[keyof typeof Role];
 export const ROLES: readonly Role[] = Object.values(Role);
+/** The roles as a schema: what a user is, and who is signed in, answer with (component `Role`). */
+export const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], title: 'Role' });
 
 /** Who may call an operation: roles, and `ANONYMOUS` for callers without credentials. */
 export type Access = Role | 'ANONYMOUS';

@@ -46,7 +46,7 @@ declare module 'fastify' {
   }
 }
 
-/** The longest username a log line carries: no user has a longer one (users/schemas.ts), a guesser may send any. */
+/** The longest username a log line carries: no user has a longer one (core/username.ts), a guesser may send any. */
 const MAX_LOGGED_USERNAME = 100;
 
 /** The username of the request's Basic credentials, when it has any (its password is never read here). */

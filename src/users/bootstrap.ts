@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { Role } from '../http/auth.js';
 import { passwordProblem } from './password-rules.js';
 import { insertUser } from './repository.js';
-import { usernameProblem } from './username.js';
+import { usernameProblem } from '../core/username.js';
 
 /** REGISTRY_ADMIN_USERNAME or _PASSWORD is one no user may have: the operator sets another before the first start. */
 export class FirstAdminError extends Error {}

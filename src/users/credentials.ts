@@ -13,23 +13,23 @@ import {
   type SignInThrottleOptions,
   type PairLock,
   type SignInLock,
-} from './sign-in-throttle.js';
+} from '../sign-in-locks/sign-in-throttle.js';
 import { unknownUserHash, verifyPassword } from './password.js';
 import { findCredentials } from './repository.js';
-import { followLocks, MAX_LOCKS_PER_ADDRESS, storeLock } from './sign-in-locks.js';
-import type { StillVerified } from './sessions.js';
-import { MAX_USERNAME_LENGTH } from './username.js';
+import { followLocks, MAX_LOCKS_PER_ADDRESS, storeLock } from '../sign-in-locks/sign-in-locks.js';
+import type { StillVerified } from '../sessions/sessions.js';
+import { MAX_USERNAME_LENGTH } from '../core/username.js';
 
 export interface CredentialCacheOptions {
   ttlMs?: number;
   maxEntries?: number;
-  /** Slowing down and refusing repeated failures (see sign-in-throttle.ts). */
+  /** Slowing down and refusing repeated failures (see sign-in-locks/sign-in-throttle.ts). */
   throttle?: SignInThrottleOptions;
   /** The turns of the password checks themselves (see hashing-queue.ts). */
   hashing?: HashingQueueOptions;
   /** Where failed sign-ins and locks are logged and counted (http/security-events.ts); nowhere without it. */
   events?: SecurityEventLog;
-  /** A lock that could not be stored (it still holds in this process) or read; see sign-in-locks.ts. */
+  /** A lock that could not be stored (it still holds in this process) or read; see sign-in-locks/sign-in-locks.ts. */
   onError?: (error: unknown) => void;
 }
 
@@ -47,8 +47,8 @@ export interface Credentials extends CredentialVerifier {
   /** Forgets every verified credential. */
   forgetAll(): void;
   /**
-   * Holds the sign-in locks in force and then each one stored on any instance (sign-in-locks.ts), so this process
-   * refuses what the database holds; resolves to the function that stops following.
+   * Holds the sign-in locks in force and then each one stored on any instance (sign-in-locks/sign-in-locks.ts), so
+   * this process refuses what the database holds; resolves to the function that stops following.
    */
   followLocks(): Promise<() => Promise<void>>;
   /**

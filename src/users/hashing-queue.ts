@@ -1,5 +1,5 @@
 import { fairTurns } from '../core/concurrency.js';
-import { tooManyRequests } from './sign-in-throttle.js';
+import { tooManyRequests } from '../sign-in-locks/sign-in-throttle.js';
 
 export interface HashingQueueOptions {
   /** Password checks hashing at once over all clients: the rest of libuv's thread pool stays free for the others. */

@@ -1,5 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { usernameKey } from './username.js';
+import { usernameKey } from '../core/username.js';
 
 // zxcvbn-ts's list of the commonest passwords (about 49,000, lower case), from leaked password sets.
 const COMMON_PASSWORDS = new Set(dictionary['passwords-common']);

@@ -1,14 +1,14 @@
 import { appendChange, SYSTEM_ACTOR, type Actor } from '../db/change-log.js';
 import { onForeignKeyViolation, onUniqueViolation, type Queryable } from '../db/database.js';
 import { deletedMeanwhile, lockRow, optionalSummaryJson } from '../db/rows.js';
-import { closeSessionsOf } from './sessions.js';
+import { closeSessionsOf } from '../sessions/sessions.js';
 import { resourceReads } from '../db/sql.js';
 import { Role, type Caller } from '../http/auth.js';
 import { ConflictError } from '../core/errors.js';
 import type { Sortable } from '../core/paging.js';
 import { hashPassword } from './password.js';
 import type { User } from './schemas.js';
-import { usernameKey } from './username.js';
+import { usernameKey } from '../core/username.js';
 
 export async function findCredentials(
   db: Queryable,

@@ -16,7 +16,7 @@ import { ValidationError } from '../core/errors.js';
 import { pageOf, pageRequest } from '../core/paging.js';
 import { UuidParams } from '../core/schemas.js';
 import { hashPassword } from './password.js';
-import { closeSessionsOf } from './sessions.js';
+import { closeSessionsOf } from '../sessions/sessions.js';
 import { passwordProblem } from './password-rules.js';
 import {
   deleteUser,

@@ -1,5 +1,5 @@
 import { TooManyRequestsError } from '../core/errors.js';
-import { usernameKey } from './username.js';
+import { usernameKey } from '../core/username.js';
 
 export interface SignInThrottleOptions {
   /** Failures of one username (from anywhere) answered at once; later ones are answered more and more slowly. */

@@ -6,7 +6,7 @@ import { NotFoundError } from '../core/errors.js';
 import type { PageRequest, Sortable } from '../core/paging.js';
 import type { PairLock, SignInLock } from './sign-in-throttle.js';
 import type { SignInLockView } from './schemas.js';
-import { usernameKey } from './username.js';
+import { usernameKey } from '../core/username.js';
 
 /**
  * The sign-in locks in force, in the database (migrations 030, 072): every instance refuses a locked pair, however many

@@ -1,4 +1,4 @@
-import { asciiLowerCase } from '../core/ascii-case.js';
+import { asciiLowerCase } from './ascii-case.js';
 
 /**
  * The one identity of a username, the same in JavaScript and in SQL: ASCII letters folded to lower case and
@@ -9,7 +9,7 @@ export const usernameKey = asciiLowerCase;
 
 /** Letters, digits and `._@-` of ASCII: no character of a new username can pass for another. */
 export const USERNAME_PATTERN = '^[A-Za-z0-9._@-]*$';
-/** No username is longer: a sign-in with a longer one is refused before any check (credentials.ts). */
+/** No username is longer: a sign-in with a longer one is refused before any check (users/credentials.ts). */
 export const MAX_USERNAME_LENGTH = 100;
 
 /** Why a new username is refused (a setting, the command line: the API's schema says the same), or undefined. */
