@@ -1,7 +1,8 @@
+import { NOT_HELD } from '../core/held.js';
 import { decodedSegment, type EarlyRoute } from '../http/early-answers/dispatcher.js';
 import { plainResponseType, vendorMediaType } from '../http/media-types.js';
 import { NEGOTIATED_VARY } from '../http/public-caching.js';
-import type { HeldSearchIndex } from '../participants/held-search-index.js';
+import type { HeldParticipants } from '../participants/held-participants.js';
 import { parseOrganization } from '../participants/identifiers.js';
 import type { Process } from '../processes/schemas.js';
 import { organizationProcessesJson } from './json.js';
@@ -10,7 +11,7 @@ import { ORGANIZATION_PROCESSES_MEDIA_TYPES, ORGANIZATION_PROCESSES_ROUTE } from
 
 /** The database view the public lookup reads (an anonymous caller's: the standby's, with standbys). */
 export interface PublicLookupView {
-  participantSearch: Pick<HeldSearchIndex, 'heldNow'>;
+  heldParticipants: Pick<HeldParticipants, 'heldNow'>;
   /** The catalogue cache's processes `ids` name, in their order, when it holds every one now; else undefined. */
   catalogue: { processesHeldNow(ids: readonly string[]): Process[] | undefined };
 }
@@ -30,7 +31,8 @@ export function organizationEarlyRoutes(view: PublicLookupView): EarlyRoute[] {
         if (headers.authorization !== undefined) return undefined;
         const mediaType = plainResponseType(headers.accept, OWN_TYPES);
         const organization = mediaType && parseOrganization(decodedSegment(qualifiedIdentifier));
-        const since = organization && view.participantSearch.heldNow()?.processesSinceOf(organization);
+        const held = organization ? view.heldParticipants.heldNow() : NOT_HELD;
+        const since = held !== NOT_HELD && organization ? held.processesSinceOf(organization) : undefined;
         const found = since && view.catalogue.processesHeldNow([...since.keys()]);
         if (!mediaType || !since || !found) return undefined;
         return {

@@ -1,6 +1,7 @@
+import { NOT_HELD } from '../core/held.js';
 import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
-import type { HeldSearchIndex } from '../participants/held-search-index.js';
+import type { HeldParticipants } from '../participants/held-participants.js';
 import { qualifiedIdentifierOf, type Organization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ProcessSource } from '../processes/repository.js';
@@ -34,7 +35,7 @@ export interface ReceivableProcess {
 export async function organizationProcesses(
   db: Queryable,
   processes: ProcessSource,
-  participants: Pick<HeldSearchIndex, 'held'>,
+  participants: Pick<HeldParticipants, 'held'>,
   organization: Organization,
 ): Promise<ReceivableProcess[] | undefined> {
   const since = await processesSince(db, participants, organization);
@@ -60,11 +61,11 @@ export function receivable(
 /** Each process of the organization's live participants with the day since when (YYYY-MM-DD); undefined without one. */
 async function processesSince(
   db: Queryable,
-  participants: Pick<HeldSearchIndex, 'held'>,
+  participants: Pick<HeldParticipants, 'held'>,
   organization: Organization,
 ): Promise<ReadonlyMap<string, string> | undefined> {
   const held = await participants.held();
-  if (held) return held.processesSinceOf(organization) ?? undefined;
+  if (held !== NOT_HELD) return held.processesSinceOf(organization);
   const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(ORGANIZATION_PROCESSES, [
     organization.icd,
     organization.organizationIdentifier,

@@ -5,7 +5,9 @@ import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
 import { isSpis } from '../participants/service-provider-identifiers.js';
-import type { HeldSearchIndex, OrganizationReceivers } from '../participants/held-search-index.js';
+import { NOT_HELD } from '../core/held.js';
+import type { HeldParticipants } from '../participants/held-participants.js';
+import { heldReceiversOf, type OrganizationReceivers } from './receivers.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { taggedAnswer, weakTagOf } from '../http/public-caching.js';
 import { HOW_TO_CONFIGURE, type SmpKey, type SmpKeys } from './keys.js';
@@ -27,7 +29,7 @@ export interface PublisherOptions {
   /** The catalogue held from the same database as `db`: the service groups' processes, providers and access points. */
   catalogue: CatalogueCache;
   /** The participants held from the same database as `db`: an organization's receivers, once loaded. */
-  participants?: Pick<HeldSearchIndex, 'held' | 'heldNow'>;
+  participants?: Pick<HeldParticipants, 'held' | 'heldNow'>;
   /** Without a pair the signed answers are 503 (a PostgreSQL server without a configured key). */
   keys: SmpKeys | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
@@ -111,7 +113,8 @@ export class SmpPublisher {
     const kept = this.keptServiceGroup(participant);
     if (kept) return kept;
     const builtAt = this.options.cache?.epoch;
-    const found = participants?.heldNow()?.receiversOf(participant.organization);
+    const snapshot = participants?.heldNow() ?? NOT_HELD;
+    const found = snapshot === NOT_HELD ? undefined : heldReceiversOf(snapshot, participant.organization);
     if (!found) return undefined;
     const held = catalogueHeldNow(catalogue, found.receivers);
     return held && this.serviceGroupOf(participant, found, held, publicUrl, builtAt);
@@ -196,9 +199,9 @@ export class SmpPublisher {
     organization: Organization,
     turn: (read: () => Promise<OrganizationReceivers | undefined>) => Promise<OrganizationReceivers | undefined>,
   ): Promise<OrganizationReceivers | undefined> {
-    const held = await this.options.participants?.held();
-    return held
-      ? (held.receiversOf(organization) ?? undefined)
+    const held = (await this.options.participants?.held()) ?? NOT_HELD;
+    return held !== NOT_HELD
+      ? heldReceiversOf(held, organization)
       : turn(() => findServiceGroup(this.options.db, organization));
   }
 

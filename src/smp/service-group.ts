@@ -3,7 +3,7 @@ import type { CatalogueCache, HeldRows } from '../catalogue-cache/catalogue-cach
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { nextRemovalOf, publishedAt } from '../processes/publication.js';
 import type { Process } from '../processes/schemas.js';
-import type { Receiver } from '../participants/search-index.js';
+import type { Receiver } from './receivers.js';
 import type { ServiceProvider } from '../service-providers/schemas.js';
 import { hrefSegment } from './xml.js';
 
