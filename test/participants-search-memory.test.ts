@@ -231,7 +231,7 @@ describe('the participants not held in memory (PARTICIPANT_SEARCH_IN_MEMORY=fals
         }
         return serviceGroupReads() - before;
       };
-      const participantsHeldNow = async () =>
+      const participantsInMemory = async () =>
         (await off.app.metrics.getSingleMetric('participant_search_memory_participants')?.get())?.values[0]?.value;
       expect(await statementsOfLookups()).toBe(2);
 
@@ -244,7 +244,7 @@ describe('the participants not held in memory (PARTICIPANT_SEARCH_IN_MEMORY=fals
       // The write has caught this instance up with the replaced log; whatever it would load has loaded.
       await vi.waitFor(() => expect(off.app.heldParticipants.state).not.toBe('loading'));
       expect(await statementsOfLookups()).toBe(3);
-      expect(await participantsHeldNow()).toBe(0);
+      expect(await participantsInMemory()).toBe(0);
     } finally {
       await off.close();
     }

@@ -80,7 +80,7 @@ declare module 'fastify' {
 /**
  * The organization lookups the participants held answer, as the database's finders would: undefined when the
  * organization has no live participant. Held state or nothing: a snapshot is given only when it shows every change
- * heard (`HeldParticipants.held`), else `NOT_HELD`, and the database answers.
+ * heard (`HeldParticipants.held`, `caughtUp`), else `NOT_HELD`, and the database answers.
  */
 export interface ParticipantsSnapshot {
   /** The organization's live participants with their providers and processes; undefined when it has none. */
@@ -196,7 +196,7 @@ export class HeldParticipants {
    */
   async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<IndexedAnswer | NotHeld> {
     const text = searchTextOf(filter);
-    if (!text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0 || !(await this.caughtUp()))
+    if (!text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0 || !(await this.catchUp()))
       return NOT_HELD;
     const search: IndexedSearch = { ...indexedFilter(filter, scope), text, offset: page.offset, size: page.size };
     const key = JSON.stringify(search);
@@ -213,21 +213,25 @@ export class HeldParticipants {
    * or a text asked for.
    */
   async total(filter: ParticipantFilter, scope: Scope): Promise<number | NotHeld> {
-    if (searchTextOf(filter) || !(await this.caughtUp())) return NOT_HELD;
+    if (searchTextOf(filter) || !(await this.catchUp())) return NOT_HELD;
     return this.index.countOf(indexedFilter(filter, scope));
   }
 
   /**
-   * The participants held, to be read at once, when they show every change heard (like a search, it first reads what
-   * changed); `NOT_HELD` when the database has to answer (not loaded).
+   * The participants held, as a snapshot to be read at once, when they show every change heard: loaded, nothing
+   * pending, no reload running; else `NOT_HELD`, and the database answers. The one way they answer from memory: an
+   * early answer takes this alone (it must not wait), a route's `caughtUp` gives the same snapshot.
    */
-  async held(): Promise<ParticipantsSnapshot | NotHeld> {
-    return (await this.caughtUp()) ? this.lookups : NOT_HELD;
+  held(): ParticipantsSnapshot | NotHeld {
+    return this.showsEveryChange() ? this.lookups : NOT_HELD;
   }
 
-  /** As `held`, without waiting: `NOT_HELD` also while a change heard is not read yet (an early answer must not wait). */
-  heldNow(): ParticipantsSnapshot | NotHeld {
-    return this.showsEveryChange() ? this.lookups : NOT_HELD;
+  /**
+   * As `held`, once what changed is read (like a search): the snapshot whenever they are loaded, `NOT_HELD` when the
+   * database has to answer. A route's path.
+   */
+  async caughtUp(): Promise<ParticipantsSnapshot | NotHeld> {
+    return (await this.catchUp()) ? this.lookups : NOT_HELD;
   }
 
   private readonly lookups: ParticipantsSnapshot = {
@@ -256,7 +260,7 @@ export class HeldParticipants {
   }
 
   /** Whether the index is loaded and has applied the changes heard so far. */
-  private async caughtUp(): Promise<boolean> {
+  private async catchUp(): Promise<boolean> {
     if (this.current !== 'ready') return false;
     await (this.changed.size > 0 ? this.reload() : this.reloading);
     return this.current === 'ready';
