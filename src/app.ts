@@ -6,7 +6,7 @@ import type { Registry } from 'prom-client';
 import { catchingUpAfterWrites, changeSignal, type ChangeSignal } from './db/change-signal.js';
 import { Replication, type ReplicationOptions, type StandbyDatabase } from './db/replication.js';
 import { following, standbyView, viewsByRequest, type DatabaseView } from './held-state.js';
-import { HeldSearchIndex } from './participants/held-search-index.js';
+import { HeldParticipants } from './participants/held-participants.js';
 import readRouting from './http/read-routing.js';
 import type { Database } from './db/database.js';
 import { CatalogueCache } from './catalogue-cache/catalogue-cache.js';
@@ -155,10 +155,10 @@ export interface SmpOptions {
  */
 function loadSearchIndexes(app: FastifyInstance, views: ReadonlySet<DatabaseView>) {
   app.addHook('onReady', () => {
-    for (const view of views) void view.participantSearch.load();
+    for (const view of views) void view.heldParticipants.load();
   });
   app.addHook('onClose', () => {
-    for (const view of views) view.participantSearch.stop();
+    for (const view of views) view.heldParticipants.stop();
   });
 }
 
@@ -200,7 +200,7 @@ export async function buildApp(options: AppOptions) {
     db: catchingUpAfterWrites(options.db, changes),
     catalogue: following(new CatalogueCache(options.db), changes),
     changes,
-    participantSearch: following(new HeldSearchIndex(options.db, onSearchIndexError), changes),
+    heldParticipants: following(new HeldParticipants(options.db, onSearchIndexError), changes),
   };
   // With hot standbys, the standby routes read through `reads`, and the decorators stand for the view of the request.
   const replication = options.standbys?.length
@@ -216,7 +216,7 @@ export async function buildApp(options: AppOptions) {
   app.decorate('changes', served.changes);
   app.decorate('db', served.db);
   app.decorate('catalogue', served.catalogue);
-  app.decorate('participantSearch', served.participantSearch);
+  app.decorate('heldParticipants', served.heldParticipants);
   app.decorate('replication', replication);
   const smpKeys = options.smp?.keys;
   const certificates: CertificateSources = {
@@ -235,7 +235,7 @@ export async function buildApp(options: AppOptions) {
       () => removalCounts(options.db, null, REMOVALS_DEFAULT_DAYS),
     ),
   );
-  watchSearchIndex(app.metrics, primary.participantSearch);
+  watchSearchIndex(app.metrics, primary.heldParticipants);
   app.decorate('securityEvents', securityEventLog(securityEventCounter(app.metrics)));
   // Sign-in reads the primary while it answers (a standby through its loss); its locks are written on the primary.
   const signIn = replication?.primaryFirst ?? primary.db;
@@ -402,7 +402,7 @@ function wireNationalRegister(app: FastifyInstance, options: AppOptions) {
 }
 
 async function smpRoutesOptions(
-  { db, catalogue, participantSearch }: Pick<DatabaseView, 'db' | 'catalogue' | 'participantSearch'>,
+  { db, catalogue, heldParticipants }: Pick<DatabaseView, 'db' | 'catalogue' | 'heldParticipants'>,
   options: SmpOptions,
   keys: SmpKeys | undefined,
   log: FastifyBaseLogger,
@@ -414,7 +414,7 @@ async function smpRoutesOptions(
   const publisher = new SmpPublisher({
     db,
     catalogue,
-    participants: participantSearch,
+    participants: heldParticipants,
     keys,
     countries,
     cache: options.cache,

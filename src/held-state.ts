@@ -6,14 +6,14 @@ import type { Database } from './db/database.js';
 import type { ChangeNotice } from './db/change-log.js';
 import type { ChangeSignal } from './db/change-signal.js';
 import type { Replication } from './db/replication.js';
-import { HeldSearchIndex } from './participants/held-search-index.js';
+import { HeldParticipants } from './participants/held-participants.js';
 
 /** What a request reads with: its database, the catalogue cache built from it, and the log that cache follows. */
 export interface DatabaseView {
   db: Database;
   catalogue: CatalogueCache;
   changes: ChangeSignal;
-  participantSearch: HeldSearchIndex;
+  heldParticipants: HeldParticipants;
 }
 
 /** What follows the change log: the catalogue cache, the participant search in memory. */
@@ -39,7 +39,7 @@ export function standbyView(replication: Replication, onSearchIndexError: (error
     db: replication.reads,
     catalogue: following(new CatalogueCache(replication.reads), replication.changes),
     changes: replication.changes,
-    participantSearch: following(new HeldSearchIndex(replication.reads, onSearchIndexError), replication.changes),
+    heldParticipants: following(new HeldParticipants(replication.reads, onSearchIndexError), replication.changes),
   };
 }
 
@@ -62,7 +62,7 @@ export function viewsByRequest(primary: DatabaseView, standby: DatabaseView, rep
       db: contextual(primary.db, now('db')),
       catalogue: contextual(primary.catalogue, now('catalogue')),
       changes: contextual(primary.changes, now('changes')),
-      participantSearch: contextual(primary.participantSearch, now('participantSearch')),
+      heldParticipants: contextual(primary.heldParticipants, now('heldParticipants')),
     } satisfies DatabaseView,
   };
 }

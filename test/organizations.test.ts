@@ -13,7 +13,7 @@ import {
   uniqueOrganization,
 } from './helpers/participants.js';
 import { call } from './helpers/requests.js';
-import { HeldSearchIndex } from '../src/participants/held-search-index.js';
+import { HeldParticipants } from '../src/participants/held-participants.js';
 
 const t = useTestApp();
 
@@ -203,7 +203,7 @@ describe('over HTTP, where organization processes held in memory are sent before
       vendor('organization.processes'),
     ]) {
       const headers: Record<string, string> = { 'x-request-id': 'early-lookup', ...(accept && { accept }) };
-      const routed = vi.spyOn(HeldSearchIndex.prototype, 'held');
+      const routed = vi.spyOn(HeldParticipants.prototype, 'caughtUp');
       const before = await answered();
       const early = await fetch(`${origin}${url(qualified)}`, { headers });
       // A query string is the router's to strip: that spelling is answered by the route.
@@ -221,7 +221,7 @@ describe('over HTTP, where organization processes held in memory are sent before
   it('answers the upper-case spelling of the organization as the route does, without the route', async () => {
     const spelled = url(qualified.toUpperCase());
     expect((await fetch(`${origin}${spelled}?first=1`)).status).toBe(200);
-    const routed = vi.spyOn(HeldSearchIndex.prototype, 'held');
+    const routed = vi.spyOn(HeldParticipants.prototype, 'caughtUp');
     const early = await fetch(`${origin}${spelled}`);
     expect(routed).not.toHaveBeenCalled();
     const byRoute = await fetch(`${origin}${spelled}?again=1`);
@@ -234,7 +234,7 @@ describe('over HTTP, where organization processes held in memory are sent before
   });
 
   it('leaves credentials, other Accept headers and unknown organizations to the route', async () => {
-    const routed = vi.spyOn(HeldSearchIndex.prototype, 'held');
+    const routed = vi.spyOn(HeldParticipants.prototype, 'caughtUp');
     try {
       const withCredentials = await fetch(`${origin}${url(qualified)}`, {
         headers: { authorization: t.users.serviceProvider.authorization },

@@ -82,12 +82,12 @@ const filtered = (row: IndexedRow, filter: IndexedFilter) =>
   row.lastModificationDay <= (filter.modifiedTo ?? Infinity);
 
 /** What the database's service group reads of an organization's rows: its live ones' providers and processes. */
-function expectedReceivers(rows: readonly IndexedRow[], today: number) {
+function expectedLiveParticipants(rows: readonly IndexedRow[], today: number) {
   const live = rows.filter((row) => row.deleteDay === null || row.deleteDay > today);
   if (live.length === 0) return undefined;
   const deleteDays = live.flatMap((row) => row.deleteDay ?? []);
   return {
-    receivers: live
+    participants: live
       .map((row) => ({ provider: row.serviceProviderId, processes: row.processes.map(([id]) => id).sort() }))
       .sort((a, b) => a.provider.localeCompare(b.provider)),
     nextDeleteDay: deleteDays.length === 0 ? null : Math.min(...deleteDays),
@@ -194,9 +194,10 @@ describe('the participant search in memory', () => {
       for (const { icd, organizationIdentifier } of organizations.slice(0, 60)) {
         const today = TODAY + random.pick([-3, 0, 1]);
         const rows = held.get(`${icd}:${organizationIdentifier}`) ?? [];
-        expect(index.receiversOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`).toEqual(
-          expectedReceivers(rows, today),
-        );
+        expect(
+          index.liveParticipantsOf(icd, organizationIdentifier, today),
+          `${icd}:${organizationIdentifier}`,
+        ).toEqual(expectedLiveParticipants(rows, today));
         expect(index.processesSinceOf(icd, organizationIdentifier, today), `${icd}:${organizationIdentifier}`).toEqual(
           expectedProcessesSince(rows, today),
         );

@@ -148,8 +148,8 @@ beforeAll(async () => {
     ]);
   }
   // The dates were set past the API and its change log: the search in memory reads them as a restart would.
-  await t.app.participantSearch.load();
-  expect(t.app.participantSearch.state).toBe('ready');
+  await t.app.heldParticipants.load();
+  expect(t.app.heldParticipants.state).toBe('ready');
   const everything = await call(t.app, { url: `${PARTICIPANTS}?size=2000&processes=true`, user: admin });
   all.push(...everything.json().content);
   expect(all).toHaveLength(ROWS.length);

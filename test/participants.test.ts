@@ -795,7 +795,7 @@ describe('deleteDate', () => {
       dayFromToday(-daysAgo),
     ]);
     // The day came past the API and its change log: the search in memory reads it as a restart would.
-    await t.app.participantSearch.load();
+    await t.app.heldParticipants.load();
   }
 
   it('removes a participant from every answer once its delete date has come', async () => {

@@ -567,7 +567,7 @@ describe('with the signed-answer cache (wired to the change log)', () => {
       operation: 'update',
     };
     cache.onChange(notice);
-    cached.app.participantSearch.onChange(notice);
+    cached.app.heldParticipants.onChange(notice);
     expectErrorBody(await cached.app.inject(path), 404);
   });
 

@@ -5,6 +5,7 @@ import type { AccessPoint } from '../access-points/schemas.js';
 import { CAPABILITY_TABLE } from '../capabilities/repository.js';
 import type { Capability } from '../capabilities/schemas.js';
 import type { ChangeNotice } from '../db/change-log.js';
+import { NOT_HELD, type NotHeld } from '../core/held.js';
 import type { PageRequest, SortOrder } from '../core/paging.js';
 import { qualifiedNameOf } from '../core/schemas.js';
 import type { Queryable } from '../db/database.js';
@@ -252,38 +253,42 @@ export class CatalogueCache implements HeldIdentifierSchemes {
     return this.kinds[kind].rows.get(db);
   }
 
-  /** The processes `ids` name (`rowsHolding`), in qualified identifier order; one deleted meanwhile is left out. */
-  async processesIn(ids: readonly string[], db?: Queryable): Promise<Process[]> {
-    return (await this.rowsHolding('process', ids, db)).rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
+  /**
+   * The rows of `kind` as held now, when they are loaded and hold every one of `ids`; else `NOT_HELD`. The one way the
+   * cache answers from what it holds: an early answer takes this alone, a route's `rowsHolding` starts with it.
+   */
+  rowsHeld<K extends CatalogueKind>(kind: K, ids: readonly string[]): HeldRows<CatalogueRows[K]> | NotHeld {
+    const held = this.kinds[kind].rows.now();
+    return held && ids.every((id) => held.row(id) !== undefined) ? held : NOT_HELD;
   }
 
   /**
-   * The rows of `kind`, loaded again when one of `ids` (read from the database) is not among them: a row newer than
-   * the held ones, committed by another instance whose change is not heard yet. Still missing: deleted meanwhile.
+   * The rows of `kind` holding every one of `ids` (read from the database): `rowsHeld` when it has them, else loaded,
+   * and loaded again when one is not among them: a row newer than the held ones, committed by another instance whose
+   * change is not heard yet. Still missing: deleted meanwhile.
    */
   async rowsHolding<K extends CatalogueKind>(
     kind: K,
     ids: readonly string[],
     db?: Queryable,
   ): Promise<HeldRows<CatalogueRows[K]>> {
+    const now = this.rowsHeld(kind, ids);
+    if (now !== NOT_HELD) return now;
     const held = await this.rows(kind, db);
     if (ids.every((id) => held.row(id) !== undefined)) return held;
     this.kinds[kind].rows.drop();
     return this.rows(kind, db);
   }
 
-  /**
-   * The rows of `kind` as held now, when they are loaded and hold every one of `ids`; else undefined, and
-   * `rowsHolding` loads them. For an answer that must not wait.
-   */
-  rowsHeldNow<K extends CatalogueKind>(kind: K, ids: readonly string[]): HeldRows<CatalogueRows[K]> | undefined {
-    const held = this.kinds[kind].rows.now();
-    return held && ids.every((id) => held.row(id) !== undefined) ? held : undefined;
+  /** The processes `ids` name as held now (`rowsHeld`), in qualified identifier order; else `NOT_HELD`. */
+  processesHeld(ids: readonly string[]): Process[] | NotHeld {
+    const held = this.rowsHeld('process', ids);
+    return held === NOT_HELD ? NOT_HELD : held.rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
   }
 
-  /** As `processesIn`, without waiting: undefined unless the processes held now hold every one of `ids`. */
-  processesHeldNow(ids: readonly string[]): Process[] | undefined {
-    return this.rowsHeldNow('process', ids)?.rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
+  /** The processes `ids` name (`rowsHolding`), in qualified identifier order; one deleted meanwhile is left out. */
+  async processesIn(ids: readonly string[], db?: Queryable): Promise<Process[]> {
+    return (await this.rowsHolding('process', ids, db)).rowsIn(ids, BY_QUALIFIED_IDENTIFIER);
   }
 
   /**

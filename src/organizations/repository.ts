@@ -1,6 +1,7 @@
+import { NOT_HELD, type NotHeld } from '../core/held.js';
 import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
-import type { HeldSearchIndex } from '../participants/held-search-index.js';
+import type { HeldParticipants } from '../participants/held-participants.js';
 import { qualifiedIdentifierOf, type Organization } from '../participants/identifiers.js';
 import { participantIsLive } from '../participants/repository.js';
 import type { ProcessSource } from '../processes/repository.js';
@@ -28,17 +29,38 @@ export interface ReceivableProcess {
 /**
  * The published processes of all live participants of an organization, each once, in qualified identifier order, each with
  * the day since which one of them has had it; undefined when the organization has no live participant. The
- * participants held in memory give the process ids and days (the database until they are loaded), `processes` (the
- * catalogue cache) the processes.
+ * participants' snapshot once they have read what changed (`caughtUp`) gives the process ids and days (the database
+ * until they are loaded), `processes` (the catalogue cache: the processes held, else loaded) the processes.
  */
 export async function organizationProcesses(
   db: Queryable,
   processes: ProcessSource,
-  participants: Pick<HeldSearchIndex, 'held'>,
+  participants: Pick<HeldParticipants, 'caughtUp'>,
   organization: Organization,
 ): Promise<ReceivableProcess[] | undefined> {
   const since = await processesSince(db, participants, organization);
   return since && receivable(since, await processes.processesIn([...since.keys()]));
+}
+
+/** The catalogue's processes as held now (the catalogue cache's `processesHeld`), in qualified identifier order. */
+export interface HeldProcesses {
+  processesHeld(ids: readonly string[]): Process[] | NotHeld;
+}
+
+/**
+ * The organization's processes as `organizationProcesses` finds them, from memory alone, for an early answer: the
+ * participants' snapshot (`HeldParticipants.held`) and the processes the catalogue holds, the snapshots the route reads
+ * when they are there. `NOT_HELD` when either is not, or the organization has no live participant: the route answers.
+ */
+export function organizationProcessesHeld(
+  participants: Pick<HeldParticipants, 'held'>,
+  processes: HeldProcesses,
+  organization: Organization,
+): ReceivableProcess[] | NotHeld {
+  const held = participants.held();
+  const since = held === NOT_HELD ? undefined : held.processesSinceOf(organization);
+  const found = since ? processes.processesHeld([...since.keys()]) : NOT_HELD;
+  return since && found !== NOT_HELD ? receivable(since, found) : NOT_HELD;
 }
 
 /**
@@ -60,11 +82,11 @@ export function receivable(
 /** Each process of the organization's live participants with the day since when (YYYY-MM-DD); undefined without one. */
 async function processesSince(
   db: Queryable,
-  participants: Pick<HeldSearchIndex, 'held'>,
+  participants: Pick<HeldParticipants, 'caughtUp'>,
   organization: Organization,
 ): Promise<ReadonlyMap<string, string> | undefined> {
-  const held = await participants.held();
-  if (held) return held.processesSinceOf(organization) ?? undefined;
+  const held = await participants.caughtUp();
+  if (held !== NOT_HELD) return held.processesSinceOf(organization);
   const row = await db.readOne<{ registered: boolean; held: { id: string; since: string }[] }>(ORGANIZATION_PROCESSES, [
     organization.icd,
     organization.organizationIdentifier,

@@ -56,7 +56,7 @@ const organizations: FastifyPluginAsyncTypebox = async (app) => {
       const { qualifiedIdentifier } = request.params;
       const organization = parseOrganization(qualifiedIdentifier);
       const processes =
-        organization && (await organizationProcesses(app.db, app.catalogue, app.participantSearch, organization));
+        organization && (await organizationProcesses(app.db, app.catalogue, app.heldParticipants, organization));
       if (!processes) throw NotFoundError.organization(qualifiedIdentifier);
       return sendJson(reply, organizationProcessesJson(processes));
     },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
+import { NOT_HELD } from '../core/held.js';
 import type { Queryable } from '../db/database.js';
 import { callerOf, Role, type Access } from '../http/auth.js';
 import { pageOf, pageRequest } from '../core/paging.js';
@@ -137,16 +138,19 @@ const participants: FastifyPluginAsyncTypebox<ParticipantRoutesOptions> = async 
       const scope = scopeOf(request);
       if (request.wantsStream)
         return sendJsonArray(reply, Participant, streamParticipants(app.db, request.query, scope, page.orderBy));
-      const indexed = await app.participantSearch.search(request.query, scope, page);
-      const { total, rows } = indexed
-        ? await participantsFound(app.db, indexed, request.query, scope)
-        : await findParticipants(
-            app.db,
-            request.query,
-            scope,
-            page,
-            await app.participantSearch.total(request.query, scope),
-          );
+      const indexed = await app.heldParticipants.search(request.query, scope, page);
+      if (indexed !== NOT_HELD) {
+        const { total, rows } = await participantsFound(app.db, indexed, request.query, scope);
+        return pageOf(rows, total, page);
+      }
+      const counted = await app.heldParticipants.total(request.query, scope);
+      const { total, rows } = await findParticipants(
+        app.db,
+        request.query,
+        scope,
+        page,
+        counted === NOT_HELD ? undefined : counted,
+      );
       return pageOf(rows, total, page);
     },
   );

@@ -13,9 +13,28 @@
  *
  * It also holds each participant's processes (as a shared set of their ids) and the day it was given each (its first
  * day, and a shared tuple of the days after it), so that a cold SMP lookup finds an organization's live participants
- * with their providers and processes (`receiversOf`), and the public lookup its processes with since when it has had
+ * with their providers and processes (`liveParticipantsOf`), and the public lookup its processes with since when it has had
  * them (`processesSinceOf`), without a statement.
+ *
+ * Its structures each have their file: the postings (`postings.ts`), the columns (`columns.ts`) and a search's page
+ * (`search-pages.ts`); `held-participants.ts` loads it and keeps it true to the change log.
  */
+
+import {
+  Codes,
+  codesOf,
+  DELETE_DAY,
+  ICD,
+  ID_WORDS,
+  MODIFIED_DAY,
+  NO_DELETE_DAY,
+  PROVIDER,
+  RECORD,
+  SharedTuples,
+  TextArena,
+} from './columns.js';
+import { ANCHORED_POSITIONS, INDEXED_TEXT_MIN_LENGTH, keysOf, PostingLists, trigramAt, TWO_48 } from './postings.js';
+import { AllHits, FirstByIdentifier } from './search-pages.js';
 
 /** A participant as the index holds it: the columns a search filters on, and its processes. */
 export interface IndexedRow {
@@ -35,16 +54,16 @@ export interface IndexedRow {
 /** A process of a participant: its id, and the day (since 1970-01-01, UTC) the participant was given it. */
 export type HeldProcess = readonly [id: string, sinceDay: number];
 
-/** A live participant of an organization as the SMP publishes it: its provider and its processes' ids. */
-export interface Receiver {
+/** A live participant of an organization: its provider and its processes' ids (the SMP's `Receiver`). */
+export interface LiveParticipant {
   provider: string;
   processes: readonly string[];
 }
 
-/** An organization's live participants as its service group needs them, and the first of their delete days. */
-export interface HeldReceivers {
+/** An organization's live participants, and the first of their delete days. */
+export interface LiveParticipants {
   /** By provider id: whichever instance answers lists them alike. */
-  receivers: Receiver[];
+  participants: LiveParticipant[];
   /** Days since 1970-01-01 (UTC); null when none has a delete date. */
   nextDeleteDay: number | null;
 }
@@ -73,214 +92,8 @@ export interface IndexedAnswer {
   ids: string[];
 }
 
-/** Trigrams shorter texts cannot be looked up by: the database answers them. */
-export const INDEXED_TEXT_MIN_LENGTH = 3;
-
-/**
- * Positions of the organization identifier whose trigrams are listed (anchored to their position): enough to make a
- * prefix's rarest list short, while a long identifier does not list all of its trigrams.
- */
-const ANCHORED_POSITIONS = 6;
-const NO_DELETE_DAY = 0x7fffffff;
-const TWO_16 = 0x10000;
-const TWO_48 = 2 ** 48;
 /** Beyond this many rows to skip and show, every hit is sorted instead of keeping the first ones in a heap. */
 const HEAP_LIMIT = 1000;
-
-const trigramAt = (text: string, at: number) =>
-  (text.charCodeAt(at) * TWO_16 + text.charCodeAt(at + 1)) * TWO_16 + text.charCodeAt(at + 2);
-
-/** The distinct keys a participant is listed under: its name's trigrams, its identifier's first anchored ones. */
-function keysOf(nameLower: string, organizationIdentifier: string): Set<number> {
-  const keys = new Set<number>();
-  for (let at = 0; at + INDEXED_TEXT_MIN_LENGTH <= nameLower.length; at += 1) keys.add(trigramAt(nameLower, at));
-  const anchored = Math.min(ANCHORED_POSITIONS, organizationIdentifier.length - INDEXED_TEXT_MIN_LENGTH + 1);
-  for (let at = 0; at < anchored; at += 1) keys.add((at + 1) * TWO_48 + trigramAt(organizationIdentifier, at));
-  return keys;
-}
-
-/**
- * The postings: for each key, an unordered list of ordinals (removal swaps the last entry in), all in one pool. A list
- * that outgrows its room moves to the pool's end with twice the room; the pool, when full, is copied into a new one
- * without the rooms left behind. Thousands of lists growing apart would each leave freed buffers that the allocator
- * keeps: one pool, large enough to be mapped on its own, is given back whole when it is replaced.
- */
-class PostingLists {
-  private pool = new Uint32Array(1 << 16);
-  private end = 0;
-  private readonly lists = new Map<number, number>();
-  private starts = new Int32Array(1024);
-  private lengths = new Int32Array(1024);
-  private rooms = new Int32Array(1024);
-
-  /** The list of `key` (a number for `entries`), or -1 when no participant was ever listed under it. */
-  listOf(key: number): number {
-    return this.lists.get(key) ?? -1;
-  }
-
-  lengthOf(list: number): number {
-    return this.lengths[list] as number;
-  }
-
-  /** The list's ordinals, valid until the next change. */
-  entries(list: number): Uint32Array {
-    const start = this.starts[list] as number;
-    return this.pool.subarray(start, start + (this.lengths[list] as number));
-  }
-
-  add(key: number, ordinal: number): void {
-    const list = this.lists.get(key) ?? this.newList(key);
-    if (this.lengths[list] === this.rooms[list]) this.move(list, Math.max(4, (this.rooms[list] as number) * 2));
-    this.pool[(this.starts[list] as number) + (this.lengths[list] as number)] = ordinal;
-    this.lengths[list] = (this.lengths[list] as number) + 1;
-  }
-
-  /** Recent participants are at the end, where the search for them starts. */
-  remove(key: number, ordinal: number): void {
-    const list = this.lists.get(key);
-    if (list === undefined) return;
-    const start = this.starts[list] as number;
-    const last = start + (this.lengths[list] as number) - 1;
-    const at = this.pool.lastIndexOf(ordinal, last);
-    if (at < start) return;
-    this.pool[at] = this.pool[last] as number;
-    this.lengths[list] = last - start;
-  }
-
-  /**
-   * The lists of the first `ordinals` participants (a load), each sized exactly, with a little room at the pool's end
-   * for the lists that grow first. `keysAt` is asked twice for each: to size the lists, then to fill them.
-   */
-  static of(ordinals: number, keysAt: (ordinal: number) => Iterable<number>): PostingLists {
-    const postings = new PostingLists();
-    for (let ordinal = 0; ordinal < ordinals; ordinal += 1) {
-      for (const key of keysAt(ordinal)) {
-        const list = postings.lists.get(key) ?? postings.newList(key);
-        postings.rooms[list] = (postings.rooms[list] as number) + 1;
-      }
-    }
-    let end = 0;
-    for (let list = 0; list < postings.lists.size; list += 1) {
-      postings.starts[list] = end;
-      end += postings.rooms[list] as number;
-    }
-    postings.pool = new Uint32Array(end + Math.max(1 << 16, Math.ceil(end / 8)));
-    postings.end = end;
-    for (let ordinal = 0; ordinal < ordinals; ordinal += 1) {
-      for (const key of keysAt(ordinal)) {
-        const list = postings.lists.get(key) as number;
-        postings.pool[(postings.starts[list] as number) + (postings.lengths[list] as number)] = ordinal;
-        postings.lengths[list] = (postings.lengths[list] as number) + 1;
-      }
-    }
-    return postings;
-  }
-
-  private newList(key: number): number {
-    const list = this.lists.size;
-    if (list === this.starts.length) {
-      const grown = (array: Int32Array) => {
-        const larger = new Int32Array(array.length * 2);
-        larger.set(array);
-        return larger;
-      };
-      [this.starts, this.lengths, this.rooms] = [grown(this.starts), grown(this.lengths), grown(this.rooms)];
-    }
-    this.lists.set(key, list);
-    return list;
-  }
-
-  private move(list: number, room: number): void {
-    if (this.end + room > this.pool.length) {
-      let used = room;
-      for (let other = 0; other < this.lists.size; other += 1) used += this.rooms[other] as number;
-      this.repack(Math.max(1 << 16, Math.ceil(used * 1.25)));
-    }
-    const start = this.starts[list] as number;
-    this.pool.copyWithin(this.end, start, start + (this.lengths[list] as number));
-    this.starts[list] = this.end;
-    this.rooms[list] = room;
-    this.end += room;
-  }
-
-  /** Copies every list, with its room, into a new pool of `size`: the rooms lists left behind are dropped. */
-  private repack(size: number): void {
-    const pool = new Uint32Array(size);
-    let end = 0;
-    for (let list = 0; list < this.lists.size; list += 1) {
-      const start = this.starts[list] as number;
-      pool.set(this.pool.subarray(start, start + (this.lengths[list] as number)), end);
-      this.starts[list] = end;
-      end += this.rooms[list] as number;
-    }
-    this.pool = pool;
-    this.end = end;
-  }
-}
-
-/** A small dictionary of repeated strings (ICDs, providers) as numbers, so a participant holds a number each. */
-class Codes {
-  private readonly numbers = new Map<string, number>();
-  private readonly values = [''];
-
-  of(value: string): number {
-    let code = this.numbers.get(value);
-    if (code === undefined) {
-      this.numbers.set(value, (code = this.values.length));
-      this.values.push(value);
-    }
-    return code;
-  }
-
-  valueAt(code: number): string {
-    return this.values[code] ?? '';
-  }
-
-  /** 0 for a value no participant has had: it matches none. */
-  known(value: string): number {
-    return this.numbers.get(value) ?? 0;
-  }
-}
-
-/**
- * The tuples participants hold, each once, counted by the participants holding them: a process id set (organizations
- * share a handful), or how many days after its first process it was given each (participants given all at once share
- * one, and those given some later share one per gap: far fewer than the days themselves would make). A tuple
- * nobody holds any longer is let go, so no sequence of changes makes them grow beyond the participants' own.
- */
-class SharedTuples<T extends string | number> {
-  private readonly numbers = new Map<string, number>();
-  private readonly tuples: Array<readonly T[] | undefined> = [];
-  private readonly holders: number[] = [];
-  private readonly free: number[] = [];
-
-  /** The number of the tuple `values`, held once more. */
-  hold(values: readonly T[]): number {
-    const key = values.join(' ');
-    let tuple = this.numbers.get(key);
-    if (tuple === undefined) {
-      tuple = this.free.pop() ?? this.tuples.length;
-      this.numbers.set(key, tuple);
-      this.tuples[tuple] = Object.freeze([...values]);
-      this.holders[tuple] = 0;
-    }
-    this.holders[tuple] = (this.holders[tuple] as number) + 1;
-    return tuple;
-  }
-
-  release(tuple: number): void {
-    const holders = (this.holders[tuple] as number) - 1;
-    this.holders[tuple] = holders;
-    if (holders > 0) return;
-    this.numbers.delete(this.valuesOf(tuple).join(' '));
-    this.tuples[tuple] = undefined;
-    this.free.push(tuple);
-  }
-
-  valuesOf(tuple: number): readonly T[] {
-    return this.tuples[tuple] ?? [];
-  }
-}
 
 /** FNV-1a of the organization's key, for the open-addressed table that finds a participant's ordinal. */
 function hashOf(icd: number, organizationIdentifier: string): number {
@@ -291,78 +104,12 @@ function hashOf(icd: number, organizationIdentifier: string): number {
   return hash >>> 0;
 }
 
-/**
- * The search texts (each participant's name, then its organization identifier) as UTF-16 code units in one array
- * off the JavaScript heap: a search compares them in place, some six times faster than a string's `indexOf` per
- * hit, and two million strings no longer weigh on every garbage collection. A text replaced or removed leaves its
- * room unused until the index compacts the array.
- */
-class TextArena {
-  chars = new Uint16Array(1 << 16);
-  end = 0;
-  unused = 0;
-
-  append(text: string): number {
-    if (this.end + text.length > this.chars.length) {
-      const grown = new Uint16Array(Math.max(this.chars.length * 2, this.end + text.length));
-      grown.set(this.chars.subarray(0, this.end));
-      this.chars = grown;
-    }
-    const start = this.end;
-    for (let at = 0; at < text.length; at += 1) this.chars[start + at] = text.charCodeAt(at);
-    this.end += text.length;
-    return start;
-  }
-
-  text(start: number, length: number): string {
-    return String.fromCharCode(...this.chars.subarray(start, start + length));
-  }
-
-  equals(start: number, length: number, text: string): boolean {
-    if (length !== text.length) return false;
-    for (let at = 0; at < length; at += 1) if (this.chars[start + at] !== text.charCodeAt(at)) return false;
-    return true;
-  }
-
-  startsWith(start: number, length: number, codes: Uint16Array): boolean {
-    if (length < codes.length) return false;
-    for (let at = 0; at < codes.length; at += 1) if (this.chars[start + at] !== codes[at]) return false;
-    return true;
-  }
-
-  holds(start: number, length: number, codes: Uint16Array): boolean {
-    const { chars } = this;
-    const first = codes[0] as number;
-    for (let at = start, last = start + length - codes.length; at <= last; at += 1) {
-      if (chars[at] !== first) continue;
-      let matched = 1;
-      while (matched < codes.length && chars[at + matched] === codes[matched]) matched += 1;
-      if (matched === codes.length) return true;
-    }
-    return false;
-  }
-}
-
-/** The UTF-16 code units of `text`, as the arena holds them. */
-function codesOf(text: string): Uint16Array {
-  const codes = new Uint16Array(text.length);
-  for (let at = 0; at < text.length; at += 1) codes[at] = text.charCodeAt(at);
-  return codes;
-}
-
 /** Where a participant's text starts in the arena, and its name's and identifier's lengths: `SPAN` numbers each. */
 const SPAN = 2;
 /** The lengths of an ordinal not in use. */
 const UNUSED = -1;
 /** Room left unused in the arena beyond which, once it is half of the arena, the texts are compacted. */
 const COMPACT_AFTER = 1 << 20;
-
-const RECORD = 8;
-const DELETE_DAY = 0;
-const MODIFIED_DAY = 1;
-const ICD = 2;
-const PROVIDER = 3;
-const ID_WORDS = 4;
 
 const EMPTY_SLOT = -1;
 const FREED_SLOT = -2;
@@ -377,10 +124,7 @@ export class ParticipantSearchIndex {
   private readonly arena = new TextArena();
   /** At `SPAN * ordinal`: the start of its text in the arena, then its name's length × 65536 + its identifier's. */
   private spans = new Int32Array(0);
-  /**
-   * What a search reads of each hit, side by side (one cache line serves two participants): at `RECORD * ordinal`,
-   * its delete day, last modification day, ICD and provider codes, then its UUID as four 32-bit words.
-   */
+  /** What a search reads of each hit, side by side: `RECORD` numbers each (`columns.ts`). */
   private records = new Int32Array(0);
   /** At `ordinal`: the number of its process ids (sorted) in `processSets`. */
   private processSetOf = new Int32Array(0);
@@ -622,17 +366,17 @@ export class ParticipantSearchIndex {
    * The organization's participants live on `today` (days since 1970-01-01, UTC) with their providers and processes,
    * as the database's `participantIsLive` finds them; undefined when it has none.
    */
-  receiversOf(icdValue: string, organizationIdentifier: string, today: number): HeldReceivers | undefined {
+  liveParticipantsOf(icdValue: string, organizationIdentifier: string, today: number): LiveParticipants | undefined {
     const { records } = this;
     const live = this.liveOf(icdValue, organizationIdentifier, today);
     if (live.length === 0) return undefined;
     const nextDeleteDay = Math.min(...live.map((ordinal) => records[ordinal * RECORD + DELETE_DAY] as number));
-    const receivers = live.map((ordinal) => ({
+    const participants = live.map((ordinal) => ({
       provider: this.providerCodes.valueAt(records[ordinal * RECORD + PROVIDER] as number),
       processes: this.processSets.valuesOf(this.processSetOf[ordinal] as number),
     }));
     return {
-      receivers: receivers.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)),
+      participants: participants.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)),
       nextDeleteDay: nextDeleteDay === NO_DELETE_DAY ? null : nextDeleteDay,
     };
   }
@@ -815,84 +559,5 @@ export class ParticipantSearchIndex {
       hex += ((this.records[ordinal * RECORD + ID_WORDS + word] as number) >>> 0).toString(16).padStart(8, '0');
     }
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  }
-}
-
-/** Negative, zero or positive as participant `a`'s UUID sorts before, with or after `b`'s (the database's uuid order). */
-function compareIds(records: Int32Array, a: number, b: number): number {
-  for (let word = ID_WORDS; word < ID_WORDS + 4; word += 1) {
-    const difference = ((records[a * RECORD + word] as number) >>> 0) - ((records[b * RECORD + word] as number) >>> 0);
-    if (difference !== 0) return difference;
-  }
-  return 0;
-}
-
-interface PageCollector {
-  offer(ordinal: number): void;
-  /** The hits kept, in identifier order. */
-  ordered(): number[];
-}
-
-/** The `keep` hits of lowest identifier, in a max-heap: each other hit costs a comparison with its top. */
-class FirstByIdentifier implements PageCollector {
-  private readonly heap: number[] = [];
-
-  constructor(
-    private readonly keep: number,
-    private readonly words: Int32Array,
-  ) {}
-
-  offer(ordinal: number): void {
-    const { heap } = this;
-    if (heap.length < this.keep) {
-      heap.push(ordinal);
-      this.siftUp(heap.length - 1);
-    } else if (heap.length > 0 && compareIds(this.words, ordinal, heap[0] as number) < 0) {
-      heap[0] = ordinal;
-      this.siftDown(0);
-    }
-  }
-
-  ordered(): number[] {
-    return [...this.heap].sort((a, b) => compareIds(this.words, a, b));
-  }
-
-  private siftUp(from: number): void {
-    const { heap } = this;
-    for (let at = from; at > 0;) {
-      const parent = (at - 1) >> 1;
-      if (compareIds(this.words, heap[at] as number, heap[parent] as number) <= 0) return;
-      [heap[at], heap[parent]] = [heap[parent] as number, heap[at] as number];
-      at = parent;
-    }
-  }
-
-  private siftDown(from: number): void {
-    const { heap } = this;
-    for (let at = from; ;) {
-      let largest = at;
-      for (const child of [2 * at + 1, 2 * at + 2]) {
-        if (child < heap.length && compareIds(this.words, heap[child] as number, heap[largest] as number) > 0)
-          largest = child;
-      }
-      if (largest === at) return;
-      [heap[at], heap[largest]] = [heap[largest] as number, heap[at] as number];
-      at = largest;
-    }
-  }
-}
-
-/** Every hit, sorted at the end: for a page deep in the results. */
-class AllHits implements PageCollector {
-  private readonly hits: number[] = [];
-
-  constructor(private readonly words: Int32Array) {}
-
-  offer(ordinal: number): void {
-    this.hits.push(ordinal);
-  }
-
-  ordered(): number[] {
-    return this.hits.sort((a, b) => compareIds(this.words, a, b));
   }
 }

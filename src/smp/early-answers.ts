@@ -1,3 +1,4 @@
+import { NOT_HELD } from '../core/held.js';
 import { decodedSegment, type EarlyRoute } from '../http/early-answers/dispatcher.js';
 import { participantNamed, serviceLookupOf } from './path-identifiers.js';
 import type { SmpPublisher } from './publisher.js';
@@ -11,7 +12,7 @@ const participantSegmentOf = (segment: string | undefined) =>
   segment !== undefined && IDENTIFIER_SEPARATOR.test(segment) ? decodedSegment(segment) : undefined;
 
 /**
- * The SMP lookups memory answers: a service group kept or built from what is held (`SmpPublisher.serviceGroupAtOnce`),
+ * The SMP lookups memory answers: a service group kept or built from what is held (`SmpPublisher.serviceGroupHeld`),
  * and a kept signed service metadata.
  */
 export function smpEarlyRoutes(publisher: SmpPublisher): EarlyRoute[] {
@@ -20,8 +21,8 @@ export function smpEarlyRoutes(publisher: SmpPublisher): EarlyRoute[] {
       route: SERVICE_GROUP_ROUTE,
       answer: ({ participantId }) => {
         const participant = participantSegmentOf(participantId);
-        const body = participant && publisher.serviceGroupAtOnce(participantNamed(participant));
-        return body ? { body, contentType: XML } : undefined;
+        const body = participant ? publisher.serviceGroupHeld(participantNamed(participant)) : NOT_HELD;
+        return body === NOT_HELD ? undefined : { body, contentType: XML };
       },
     },
     {

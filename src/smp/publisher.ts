@@ -5,14 +5,16 @@ import { NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import { formatQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { Organization } from '../participants/identifiers.js';
 import { isSpis } from '../participants/service-provider-identifiers.js';
-import type { HeldSearchIndex, OrganizationReceivers } from '../participants/held-search-index.js';
+import { NOT_HELD, type NotHeld } from '../core/held.js';
+import type { HeldParticipants } from '../participants/held-participants.js';
+import { heldReceiversOf, type OrganizationReceivers } from './receivers.js';
 import type { SignedAnswerCache } from './signed-answer-cache.js';
 import { taggedAnswer, weakTagOf } from '../http/public-caching.js';
 import { HOW_TO_CONFIGURE, type SmpKey, type SmpKeys } from './keys.js';
 import { participantIdentifierOf, type NamedParticipant } from './path-identifiers.js';
 import { findOrganization, findServiceGroup } from './repository.js';
 import {
-  catalogueHeldNow,
+  catalogueHeld,
   catalogueOf,
   nextRemovalFor,
   publishedReferences,
@@ -27,7 +29,7 @@ export interface PublisherOptions {
   /** The catalogue held from the same database as `db`: the service groups' processes, providers and access points. */
   catalogue: CatalogueCache;
   /** The participants held from the same database as `db`: an organization's receivers, once loaded. */
-  participants?: Pick<HeldSearchIndex, 'held' | 'heldNow'>;
+  participants?: Pick<HeldParticipants, 'held' | 'caughtUp'>;
   /** Without a pair the signed answers are 503 (a PostgreSQL server without a configured key). */
   keys: SmpKeys | undefined;
   /** ICD → country for the business cards; undefined when the code list could not be read. */
@@ -102,19 +104,21 @@ export class SmpPublisher {
   }
 
   /**
-   * The service group from memory alone, or undefined for the route to answer: kept, or built from the participants
-   * and the catalogue held when both have read every change heard. Only with a public URL, the `href`s' base.
+   * The service group from memory alone, for an early answer: kept, or built from the participants and the catalogue
+   * held (`HeldParticipants.held`, `catalogueHeld`), the snapshots the route's `serviceGroup` reads when they are
+   * there. `NOT_HELD` when either is not (or the organization has no live participant): the route answers. Only with a
+   * public URL, the `href`s' base.
    */
-  serviceGroupAtOnce(participant: NamedParticipant): Buffer | undefined {
+  serviceGroupHeld(participant: NamedParticipant): Buffer | NotHeld {
     const { publicUrl, participants, catalogue } = this.options;
-    if (!this.signing || publicUrl === undefined) return undefined;
+    if (!this.signing || publicUrl === undefined) return NOT_HELD;
     const kept = this.keptServiceGroup(participant);
     if (kept) return kept;
     const builtAt = this.options.cache?.epoch;
-    const found = participants?.heldNow()?.receiversOf(participant.organization);
-    if (!found) return undefined;
-    const held = catalogueHeldNow(catalogue, found.receivers);
-    return held && this.serviceGroupOf(participant, found, held, publicUrl, builtAt);
+    const snapshot = participants?.held() ?? NOT_HELD;
+    const found = snapshot === NOT_HELD ? undefined : heldReceiversOf(snapshot, participant.organization);
+    const held = found ? catalogueHeld(catalogue, found.receivers) : NOT_HELD;
+    return found && held !== NOT_HELD ? this.serviceGroupOf(participant, found, held, publicUrl, builtAt) : NOT_HELD;
   }
 
   /** The service group kept for the participant: only with a public URL, where the answer is the same for every caller. */
@@ -189,16 +193,16 @@ export class SmpPublisher {
   }
 
   /**
-   * The organization's live participants with their providers and processes: from memory once the participants are
-   * held, else read from the database in `turn`.
+   * The organization's live participants with their providers and processes: from the participants' snapshot once
+   * they have read what changed (`caughtUp`), else read from the database in `turn`.
    */
   private async receiversOf(
     organization: Organization,
     turn: (read: () => Promise<OrganizationReceivers | undefined>) => Promise<OrganizationReceivers | undefined>,
   ): Promise<OrganizationReceivers | undefined> {
-    const held = await this.options.participants?.held();
-    return held
-      ? (held.receiversOf(organization) ?? undefined)
+    const held = (await this.options.participants?.caughtUp()) ?? NOT_HELD;
+    return held !== NOT_HELD
+      ? heldReceiversOf(held, organization)
       : turn(() => findServiceGroup(this.options.db, organization));
   }
 

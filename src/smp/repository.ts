@@ -2,7 +2,7 @@ import { batchableRead } from '../db/batched-reads.js';
 import type { Queryable } from '../db/database.js';
 import { participantIsLive, processIdsOf } from '../participants/repository.js';
 import type { Organization } from '../participants/identifiers.js';
-import type { OrganizationReceivers } from '../participants/held-search-index.js';
+import type { OrganizationReceivers } from './receivers.js';
 
 const OF_ORGANIZATION = `pa.icd = $1 AND pa.organization_identifier = $2 AND ${participantIsLive('pa')}`;
 

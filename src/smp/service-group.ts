@@ -1,9 +1,10 @@
 import type { AccessPoint } from '../access-points/schemas.js';
 import type { CatalogueCache, HeldRows } from '../catalogue-cache/catalogue-cache.js';
+import { NOT_HELD, type NotHeld } from '../core/held.js';
 import { parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import { nextRemovalOf, publishedAt } from '../processes/publication.js';
 import type { Process } from '../processes/schemas.js';
-import type { Receiver } from '../participants/search-index.js';
+import type { Receiver } from './receivers.js';
 import type { ServiceProvider } from '../service-providers/schemas.js';
 import { hrefSegment } from './xml.js';
 
@@ -89,23 +90,31 @@ const accessPointIdOf = (providers: HeldRows<ServiceProvider>, provider: string)
 const accessPointIdsOf = (providers: HeldRows<ServiceProvider>, receivers: readonly Receiver[]) =>
   receivers.flatMap(({ provider }) => accessPointIdOf(providers, provider) ?? []);
 
-/** What the catalogue holds of an organization's receivers, loaded where it is not held yet. */
+/**
+ * What the catalogue holds now of an organization's receivers (`CatalogueCache.rowsHeld`); `NOT_HELD` when a kind must
+ * be loaded first. An early answer takes this alone; a route's `catalogueOf` starts with it.
+ */
+export function catalogueHeld(
+  catalogue: Pick<CatalogueCache, 'rowsHeld'>,
+  receivers: readonly Receiver[],
+): ReceiversCatalogue | NotHeld {
+  const providers = catalogue.rowsHeld('service-provider', providersOf(receivers));
+  if (providers === NOT_HELD) return NOT_HELD;
+  const accessPoints = catalogue.rowsHeld('access-point', accessPointIdsOf(providers, receivers));
+  const processes = catalogue.rowsHeld('process', processesOf(receivers));
+  return accessPoints === NOT_HELD || processes === NOT_HELD
+    ? NOT_HELD
+    : receiversCatalogue(providers, accessPoints, processes);
+}
+
+/** What the catalogue holds of an organization's receivers: `catalogueHeld` when it is held, else loaded. */
 export async function catalogueOf(
   catalogue: CatalogueCache,
   receivers: readonly Receiver[],
 ): Promise<ReceiversCatalogue> {
+  const held = catalogueHeld(catalogue, receivers);
+  if (held !== NOT_HELD) return held;
   const providers = await catalogue.rowsHolding('service-provider', providersOf(receivers));
   const accessPoints = await catalogue.rowsHolding('access-point', accessPointIdsOf(providers, receivers));
   return receiversCatalogue(providers, accessPoints, await catalogue.rowsHolding('process', processesOf(receivers)));
-}
-
-/** As `catalogueOf`, from what the cache holds now alone; undefined when a kind must be loaded first. */
-export function catalogueHeldNow(
-  catalogue: CatalogueCache,
-  receivers: readonly Receiver[],
-): ReceiversCatalogue | undefined {
-  const providers = catalogue.rowsHeldNow('service-provider', providersOf(receivers));
-  const accessPoints = providers && catalogue.rowsHeldNow('access-point', accessPointIdsOf(providers, receivers));
-  const processes = catalogue.rowsHeldNow('process', processesOf(receivers));
-  return providers && accessPoints && processes && receiversCatalogue(providers, accessPoints, processes);
 }

@@ -2,7 +2,7 @@ import type { AccessPoint } from '../access-points/schemas.js';
 import type { CatalogueCache } from '../catalogue-cache/catalogue-cache.js';
 import { formatQualifiedIdentifier, parseQualifiedIdentifier, type QualifiedIdentifier } from '../core/schemas.js';
 import type { SortOrder } from '../core/paging.js';
-import type { Receiver } from '../participants/search-index.js';
+import type { Receiver } from './receivers.js';
 import { publishedAt } from '../processes/publication.js';
 import { catalogueOf, nextRemovalFor } from './service-group.js';
 import type { PublishedEndpoint, PublishedProcess } from './xml.js';

@@ -156,8 +156,8 @@ export async function startOtherInstance(t: TestApp, options: Omit<AppOptions, '
 
 /** Waits for the application's participants in memory to have loaded (they load in the background once it is ready). */
 export async function participantsHeld(app: TestApp['app']): Promise<void> {
-  for (let waited = 0; app.participantSearch.state !== 'ready'; waited += 20) {
-    if (waited > 10_000) throw new Error(`the participants in memory are ${app.participantSearch.state}`);
+  for (let waited = 0; app.heldParticipants.state !== 'ready'; waited += 20) {
+    if (waited > 10_000) throw new Error(`the participants in memory are ${app.heldParticipants.state}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

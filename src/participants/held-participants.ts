@@ -1,3 +1,4 @@
+import { NOT_HELD, type NotHeld } from '../core/held.js';
 import type { ChangeNotice } from '../db/change-log.js';
 import { PLAN_PER_VALUES, type Queryable } from '../db/database.js';
 import type { PageRequest } from '../core/paging.js';
@@ -10,7 +11,7 @@ import {
   type IndexedFilter,
   type IndexedRow,
   type IndexedSearch,
-  type Receiver,
+  type LiveParticipant,
 } from './search-index.js';
 
 /** Rows the initial load reads at a time, by key after the last: both databases, no cursor, bounded memory. */
@@ -48,8 +49,9 @@ function dateOf(day: number): string {
 const today = () => Math.floor(Date.now() / DAY_MS);
 
 /** An organization's live participants with their providers and processes, and the first of their delete dates. */
-export interface OrganizationReceivers {
-  receivers: Receiver[];
+export interface LiveOrganization {
+  /** By provider id. */
+  participants: readonly LiveParticipant[];
   /** YYYY-MM-DD; null when none has a delete date. */
   nextDeleteDate: string | null;
 }
@@ -70,28 +72,35 @@ export type SearchIndexState = 'loading' | 'ready' | 'failed' | 'off';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The participant search in memory, of the database the request reads (`app.db`). */
-    participantSearch: HeldSearchIndex;
+    /** The participants held in memory, of the database the request reads (`app.db`). */
+    heldParticipants: HeldParticipants;
   }
 }
 
-/** The organization lookups the participants held answer, as the database would (`HeldSearchIndex.held`). */
-export interface HeldParticipants {
-  /** The organization's live participants with their providers and processes; null when it has none. */
-  receiversOf(organization: Organization): OrganizationReceivers | null;
-  /** The processes of the organization's live participants, each with the day (YYYY-MM-DD) since which one has had it; null without one. */
-  processesSinceOf(organization: Organization): ReadonlyMap<string, string> | null;
-}
 /**
- * The in-memory participant search of one database, loaded at start and kept true to the change log: each change
+ * The organization lookups the participants held answer, as the database's finders would: undefined when the
+ * organization has no live participant. Held state or nothing: a snapshot is given only when it shows every change
+ * heard (`HeldParticipants.held`, `caughtUp`), else `NOT_HELD`, and the database answers.
+ */
+export interface ParticipantsSnapshot {
+  /** The organization's live participants with their providers and processes; undefined when it has none. */
+  liveParticipantsOf(organization: Organization): LiveOrganization | undefined;
+  /** The processes of the organization's live participants, each with the day (YYYY-MM-DD) since which one has had it; undefined without one. */
+  processesSinceOf(organization: Organization): ReadonlyMap<string, string> | undefined;
+}
+
+/**
+ * The participants of one database held in memory (`ParticipantSearchIndex`), with their loader: loaded at start and
+ * kept true to the change log, they answer the participant search, the SMP's service groups and the public lookup's
+ * organization processes without a statement. Each change
  * of a participant reloads its organization's rows (`onChange`: at the next search, or a second later), a reset of the
  * log reloads everything (`clear`).
  * Off until `load` is called (the application follows the change log); until loaded, and for what it cannot answer
- * (a text under a trigram, a sort order), `search` gives undefined and the database answers. A search first waits
+ * (a text under a trigram, a sort order), `search` gives `NOT_HELD` and the database answers. A search first waits
  * for the reloads of the changes heard before it, so a client that has written (this instance catches its caches up
  * before answering a write) finds what it wrote.
  */
-export class HeldSearchIndex {
+export class HeldParticipants {
   private index = new ParticipantSearchIndex();
   /**
    * Searches already counted, by what they asked: a change drops those whose text the participant's name (before or
@@ -182,13 +191,13 @@ export class HeldSearchIndex {
   }
 
   /**
-   * The page and its exact total as the database's search finds them (in identifier order), or undefined when the
+   * The page and its exact total as the database's search finds them (in identifier order), or `NOT_HELD` when the
    * database has to answer: not loaded, a text the index cannot look up, a sort order asked for.
    */
-  async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<IndexedAnswer | undefined> {
+  async search(filter: ParticipantFilter, scope: Scope, page: PageRequest): Promise<IndexedAnswer | NotHeld> {
     const text = searchTextOf(filter);
-    if (!text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0 || !(await this.caughtUp()))
-      return undefined;
+    if (!text || !ParticipantSearchIndex.answers(text) || page.orders.length > 0 || !(await this.catchUp()))
+      return NOT_HELD;
     const search: IndexedSearch = { ...indexedFilter(filter, scope), text, offset: page.offset, size: page.size };
     const key = JSON.stringify(search);
     const kept = this.answered.get(key);
@@ -200,35 +209,39 @@ export class HeldSearchIndex {
   }
 
   /**
-   * The exact total of a search without text, in any order, or undefined when the database has to count: not loaded,
+   * The exact total of a search without text, in any order, or `NOT_HELD` when the database has to count: not loaded,
    * or a text asked for.
    */
-  async total(filter: ParticipantFilter, scope: Scope): Promise<number | undefined> {
-    if (searchTextOf(filter) || !(await this.caughtUp())) return undefined;
+  async total(filter: ParticipantFilter, scope: Scope): Promise<number | NotHeld> {
+    if (searchTextOf(filter) || !(await this.catchUp())) return NOT_HELD;
     return this.index.countOf(indexedFilter(filter, scope));
   }
 
   /**
-   * The participants held, to be read at once, when they show every change heard (like a search, it first reads what
-   * changed); undefined when the database has to answer (not loaded).
+   * The participants held, as a snapshot to be read at once, when they show every change heard: loaded, nothing
+   * pending, no reload running; else `NOT_HELD`, and the database answers. The one way they answer from memory: an
+   * early answer takes this alone (it must not wait), a route's `caughtUp` gives the same snapshot.
    */
-  async held(): Promise<HeldParticipants | undefined> {
-    return (await this.caughtUp()) ? this.lookups : undefined;
+  held(): ParticipantsSnapshot | NotHeld {
+    return this.showsEveryChange() ? this.lookups : NOT_HELD;
   }
 
-  /** As `held`, without waiting: undefined also while a change heard is not read yet (an early answer must not wait). */
-  heldNow(): HeldParticipants | undefined {
-    return this.showsEveryChange() ? this.lookups : undefined;
+  /**
+   * As `held`, once what changed is read (like a search): the snapshot whenever they are loaded, `NOT_HELD` when the
+   * database has to answer. A route's path.
+   */
+  async caughtUp(): Promise<ParticipantsSnapshot | NotHeld> {
+    return (await this.catchUp()) ? this.lookups : NOT_HELD;
   }
 
-  private readonly lookups: HeldParticipants = {
-    receiversOf: (organization) => this.heldReceivers(organization),
+  private readonly lookups: ParticipantsSnapshot = {
+    liveParticipantsOf: (organization) => this.heldLiveParticipants(organization),
     processesSinceOf: (organization) => this.heldProcessesSince(organization),
   };
 
-  private heldProcessesSince(organization: Organization): ReadonlyMap<string, string> | null {
+  private heldProcessesSince(organization: Organization): ReadonlyMap<string, string> | undefined {
     const held = this.index.processesSinceOf(organization.icd, organization.organizationIdentifier, today());
-    return held ? new Map([...held].map(([id, day]) => [id, dateOf(day)])) : null;
+    return held && new Map([...held].map(([id, day]) => [id, dateOf(day)]));
   }
 
   /** Whether what is held is what every change heard made: loaded, nothing pending, no reload running. */
@@ -236,17 +249,18 @@ export class HeldSearchIndex {
     return this.current === 'ready' && this.changed.size === 0 && !this.reloadRunning;
   }
 
-  private heldReceivers(organization: Organization): OrganizationReceivers | null {
-    const held = this.index.receiversOf(organization.icd, organization.organizationIdentifier, today());
-    if (!held) return null;
-    return {
-      receivers: held.receivers,
-      nextDeleteDate: held.nextDeleteDay === null ? null : dateOf(held.nextDeleteDay),
-    };
+  private heldLiveParticipants(organization: Organization): LiveOrganization | undefined {
+    const held = this.index.liveParticipantsOf(organization.icd, organization.organizationIdentifier, today());
+    return (
+      held && {
+        participants: held.participants,
+        nextDeleteDate: held.nextDeleteDay === null ? null : dateOf(held.nextDeleteDay),
+      }
+    );
   }
 
   /** Whether the index is loaded and has applied the changes heard so far. */
-  private async caughtUp(): Promise<boolean> {
+  private async catchUp(): Promise<boolean> {
     if (this.current !== 'ready') return false;
     await (this.changed.size > 0 ? this.reload() : this.reloading);
     return this.current === 'ready';
