@@ -8,6 +8,8 @@ import {
   type Failure,
   type LocalServer,
   type LocalTls,
+  type Pace,
+  paceOfArguments,
 } from './local-server.js';
 import {
   escapeXml,
@@ -89,9 +91,9 @@ const alreadyExists = ({ scheme, value }: QualifiedIdentifier) =>
  * an identifier any SMP holds: BadRequestFault ERR-106; a Delete of one this SMP does not hold: NotFoundFault
  * ERR-100; a migration key against BDMSL's rule: BadRequestFault ERR-106; a Migrate with a key no PrepareToMigrate
  * gave: NotFoundFault ERR-100), and switchable failures; and BDMSL's own service's PrepareChangeCertificate
- * (`/bdmslservice`). Run it alone with `tsx dev/local-sml.ts [port]`.
+ * (`/bdmslservice`). Run it alone with `tsx dev/local-sml.ts [port] [latencyMs] [maxInFlight]`.
  */
-export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
+export async function startLocalSml(port = 0, tls?: LocalTls, pace?: Pace): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
   const calls = { create: 0, delete: 0, migrate: 0, refused: 0, faults: 0 };
   const migrations = new Map<string, { smp: string; key: string }>();
@@ -202,6 +204,7 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
         .end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
     },
     tls,
+    pace,
   );
   return {
     ...server,
@@ -287,6 +290,6 @@ function page(all: string[], start: number): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const sml = await startLocalSml(Number(process.argv[2] ?? 8091));
+  const sml = await startLocalSml(Number(process.argv[2] ?? 8091), undefined, paceOfArguments(process.argv.slice(3)));
   console.log(`local SML at ${sml.url} (SML_URL=${sml.url})`);
 }

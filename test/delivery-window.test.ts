@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalDirectory, type LocalDirectory } from '../dev/local-directory.js';
+import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
+import { directoryClient } from '../src/network/directory-client.js';
+import { smlClient } from '../src/network/sml-client.js';
+
+const organization = (n: number) => `iso6523-actorid-upis::0192:9${String(n).padStart(8, '0')}`;
+
+describe('the stand-ins answer at a network peer’s pace', () => {
+  let sml: LocalSml;
+  let directory: LocalDirectory;
+  beforeAll(async () => {
+    sml = await startLocalSml(0, undefined, { latencyMs: 50, maxInFlight: 3 });
+    directory = await startLocalDirectory(0, undefined, { latencyMs: 50, maxInFlight: 2 });
+  });
+  afterAll(async () => {
+    await sml.close();
+    await directory.close();
+  });
+
+  it('answers each call after its latency, takes at most its bound at once, and says the peak', async () => {
+    const client = smlClient({ url: sml.url, smpId: 'pace-smp', timeoutMs: 5000 });
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 9 }, (_, n) => client.create(organization(n))));
+    // Nine calls, three at a time, 50 ms each: three rounds at least.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(sml.peakInFlight()).toBe(3);
+    expect(sml.inFlight()).toBe(0);
+    expect(sml.registrations.get('pace-smp')?.size).toBe(9);
+
+    const indexer = directoryClient({ url: directory.url, timeoutMs: 5000 });
+    await Promise.all(Array.from({ length: 6 }, (_, n) => indexer.put(organization(n))));
+    expect(directory.peakInFlight()).toBe(2);
+    expect(directory.indexed.size).toBe(6);
+  });
+
+  it('keeps its failure modes under the bound: a call waiting its turn still fails as told', async () => {
+    sml.resetPeak();
+    sml.limit(1);
+    sml.failFor(organization(100), 'fault');
+    const client = smlClient({ url: sml.url, smpId: 'pace-smp', timeoutMs: 5000 });
+    const answers = await Promise.allSettled([client.create(organization(100)), client.create(organization(101))]);
+    expect(answers.map((answer) => answer.status)).toEqual(['rejected', 'fulfilled']);
+    expect(sml.peakInFlight()).toBe(1);
+    sml.failFor(organization(100), 'none');
+    sml.limit(Infinity);
+  });
+});
