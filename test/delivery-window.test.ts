@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDirectory, type LocalDirectory } from '../dev/local-directory.js';
 import { startLocalSml, type LocalSml } from '../dev/local-sml.js';
 import { directoryClient } from '../src/network/directory-client.js';
-import { smlClient } from '../src/network/sml-client.js';
+import { SmlError, smlClient } from '../src/network/sml-client.js';
 
 const organization = (n: number) => `iso6523-actorid-upis::0192:9${String(n).padStart(8, '0')}`;
 
@@ -44,5 +44,49 @@ describe('the stand-ins answer at a network peer’s pace', () => {
     expect(sml.peakInFlight()).toBe(1);
     sml.failFor(organization(100), 'none');
     sml.limit(Infinity);
+  });
+});
+
+describe('the local SML’s CreateList and DeleteList, all or nothing as BDMSL', () => {
+  let sml: LocalSml;
+  beforeAll(async () => {
+    sml = await startLocalSml();
+  });
+  afterAll(() => sml.close());
+  const client = () => smlClient({ url: sml.url, smpId: 'list-smp', timeoutMs: 5000 });
+  const other = () => smlClient({ url: sml.url, smpId: 'other-smp', timeoutMs: 5000 });
+  const held = () => [...(sml.registrations.get('list-smp') ?? [])].sort();
+  const refusalOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as SmlError,
+    );
+
+  it('creates and deletes every member of a list in one call', async () => {
+    const members = [1, 2, 3].map(organization);
+    await client().createList(members);
+    expect(held()).toEqual(members);
+    expect(sml.calls.createList).toBe(1);
+    await client().deleteList(members.slice(0, 2));
+    expect(held()).toEqual(members.slice(2));
+    expect(sml.calls.deleteList).toBe(1);
+    await client().delete(members[2] as string);
+  });
+
+  it('refuses a whole CreateList with the fault a single Create gets when one member is held already, and stores none of it', async () => {
+    await other().create(organization(12));
+    const single = await refusalOf(client().create(organization(12)));
+    const list = await refusalOf(client().createList([organization(11), organization(12), organization(13)]));
+    expect(list?.fault).toBe('BadRequestFault');
+    expect([list?.fault, list?.code]).toEqual([single?.fault, single?.code]);
+    expect(list?.message).toMatch(/already exist/);
+    expect(held()).toEqual([]);
+  });
+
+  it('refuses a whole DeleteList with NotFoundFault when one member is not held, and deletes none of it', async () => {
+    await client().createList([organization(21), organization(22)]);
+    const list = await refusalOf(client().deleteList([organization(21), organization(23), organization(22)]));
+    expect([list?.fault, list?.code]).toEqual(['NotFoundFault', 'ERR-100']);
+    expect(held()).toEqual([organization(21), organization(22)]);
   });
 });
