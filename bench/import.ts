@@ -25,12 +25,17 @@ const importedNumber = (i: number) => norwegianNumberOf(i, 9, 3);
 /** What an import run needs: the processes the lines name, their providers, and the database settings (environment). */
 export type ImportTarget = Pick<Dataset, 'freeProcessIds' | 'providers'> & { database: Record<string, string> };
 
-async function writeLines(path: string, lines: number, data: ImportTarget): Promise<void> {
+async function writeLines(
+  path: string,
+  lines: number,
+  data: ImportTarget,
+  numberOf: (i: number) => string,
+): Promise<void> {
   const out = createWriteStream(path);
   for (let i = 1; i <= lines; i += 1) {
     const line = {
       icd: '0192',
-      organizationIdentifier: importedNumber(i),
+      organizationIdentifier: numberOf(i),
       name: `Importert Testbedrift ${i} AS`,
       processes: data.freeProcessIds.map((identifier) => ({ identifier })),
       contact: { name: 'Kari Nordmann', email: 'kari@example.no', phoneNumber: '+47 22 00 00 00' },
@@ -46,11 +51,12 @@ export async function timeImport(
   data: ImportTarget,
   lines: number,
   log: (message: string) => void,
+  numberOf: (i: number) => string = importedNumber,
 ): Promise<ImportRun> {
   const dir = mkdtempSync(join(tmpdir(), 'registry-bench-import-'));
   try {
     const file = join(dir, 'participants.jsonl');
-    await writeLines(file, lines, data);
+    await writeLines(file, lines, data, numberOf);
     log(`importing ${lines} lines with registry import-participants`);
     const started = performance.now();
     // As an operator runs it: the launcher, so that the Node.js options of bin/registry.js's first line apply.

@@ -17,6 +17,7 @@ import type { Dataset } from './dataset.js';
 import { drive, type LoadOptions, type Measurement } from './measure.js';
 import { MINIMAL_STREAM_SQL, minimalScript } from './minimal.js';
 import { timeImport } from './import.js';
+import { measureDelivery, primeCursors, startPeers, type DeliveryRun } from './delivery.js';
 import { pgbench } from './pgbench.js';
 import { pgbenchScript, pgbenchStreamScript, recordingApp } from './record.js';
 import { comparedWithBaseline, writeBaseline } from './baseline.js';
@@ -37,6 +38,13 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,6s,7,8,smp1,smp2,smp3,smp4,smp5,smp6,import' },
+    /** The delivery scenario (PostgreSQL): new organizations imported while the service delivers them to stand-ins. */
+    'delivery-organizations': { type: 'string', default: '100000' },
+    /** The stand-ins' latency (ms) and the calls each takes at once, and the service's NETWORK_CALLS_AT_ONCE and SML_LIST_SIZE. */
+    'delivery-latency': { type: 'string', default: '150' },
+    'delivery-bound': { type: 'string', default: '16' },
+    'delivery-calls-at-once': { type: 'string', default: '4' },
+    'delivery-list-size': { type: 'string', default: '100' },
     /** Lines of the import scenario; default a tenth of the data set's participants (100,000 at full scale). */
     'import-lines': { type: 'string' },
     /** The databases to measure, each on a data set of its own: postgres, embedded, or both. */
@@ -474,7 +482,9 @@ async function measureDatabase(
     log(`${kind}: data set built in ${store.data.buildSeconds.toFixed(1)} s: ${JSON.stringify(store.data.steps)}`);
     const selected = scenarios(store.data).filter((s) => options.selected.has(s.id));
     const run = { store, scenarios: selected, ceilingServer, ceilings: new Map<string, Ceilings>(), recorder };
-    for (const workers of options.workerCounts) {
+    // Only the delivery (or the import) selected: no configuration to measure the scenarios in.
+    const measured = selected.length > 0 || options.selected.has('8') ? options.workerCounts : [];
+    for (const workers of measured) {
       if (kind === 'embedded' && workers > 1) {
         report.skipped.push(
           `embedded ×${workers} not measured: REGISTRY_WORKERS>1 needs PostgreSQL (the embedded database belongs to one process; the service refuses it).`,
@@ -484,6 +494,7 @@ async function measureDatabase(
       report.configurations.push(await measureConfiguration(run, workers, smp.env));
     }
     if (args.standby) await measureWithStandby(run, report, smp.env);
+    const delivery = options.selected.has('delivery') ? await measureDeliveryOn(store, report, smp.env) : undefined;
     // Last, with the service stopped (on the embedded database it owns the data directory).
     const imported = options.selected.has('import')
       ? await timeImport(
@@ -493,10 +504,50 @@ async function measureDatabase(
         )
       : undefined;
     const { participants, buildSeconds, steps } = store.data;
-    report.datasets.push({ database: kind, participants, ...store.server, buildSeconds, steps, imported });
+    report.datasets.push({ database: kind, participants, ...store.server, buildSeconds, steps, imported, delivery });
   } finally {
     await close();
     await store.remove();
+  }
+}
+
+/**
+ * The delivery scenario on PostgreSQL (the import runs beside the service, which the embedded database does not allow):
+ * the service started with the stand-ins as its SML and Directory, the cursors at the log's end.
+ */
+async function measureDeliveryOn(
+  store: Store,
+  report: Report,
+  smpEnv: Record<string, string>,
+): Promise<DeliveryRun | undefined> {
+  const databaseUrl = store.data.databaseEnv.DATABASE_URL;
+  if (store.kind !== 'postgres' || databaseUrl === undefined) {
+    report.skipped.push(
+      `${store.kind}: no delivery scenario: its import runs beside the service, which the embedded database does not allow.`,
+    );
+    return undefined;
+  }
+  const deliveryOptions = {
+    organizations: Number(args['delivery-organizations']),
+    pace: { latencyMs: Number(args['delivery-latency']), maxInFlight: Number(args['delivery-bound']) },
+    callsAtOnce: Number(args['delivery-calls-at-once']),
+    listSize: Number(args['delivery-list-size']),
+    limitSeconds: 3600,
+  };
+  const peers = await startPeers(deliveryOptions);
+  try {
+    await primeCursors(databaseUrl);
+    const service = await startService(store, 1, `${store.kind} delivery`, { ...smpEnv, ...peers.env });
+    try {
+      log(
+        `${store.kind}: delivery of ${deliveryOptions.organizations} new organizations to stand-ins at ${deliveryOptions.pace.latencyMs} ms`,
+      );
+      return await measureDelivery(service.url, store.data, peers, deliveryOptions, log);
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await peers.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SIGNING_THREAD_IDLE_MS } from '../src/smp/signing-pool.js';
+import type { DeliveryRun } from './delivery.js';
 import type { ImportRun } from './import.js';
 import type { Measurement } from './measure.js';
 import type { DatabaseKind } from './stores.js';
@@ -38,6 +39,8 @@ export interface DatasetReport {
   steps: Record<string, number>;
   /** `registry import-participants` on a generated file (bench/import.ts), after the data set's configurations. */
   imported?: ImportRun;
+  /** The delivery scenario (bench/delivery.ts): new organizations reaching a local SML and Directory at a network's pace. */
+  delivery?: DeliveryRun;
 }
 
 /** The service on one database with one REGISTRY_WORKERS value. */
@@ -176,7 +179,20 @@ function datasetNotes(dataset: DatasetReport): string[] {
           `${dataset.database}: import (\`registry import-participants\`, ${count(imported.lines)} lines, the service stopped): ${imported.exitCode === 0 ? '' : `FAILED (exit ${imported.exitCode}) after `}${imported.seconds.toFixed(1)} s, ${number(imported.rowsPerSecond)} rows/s, peak resident memory ${imported.peakMiB.toFixed(0)} MiB.`,
         ]
       : []),
+    ...(dataset.delivery ? [deliveryNote(dataset.database, dataset.delivery)] : []),
   ];
+}
+
+function deliveryNote(database: string, run: DeliveryRun): string {
+  return (
+    `${database}: delivery (${count(run.organizations)} new organizations imported in ${run.importSeconds.toFixed(1)} s; stand-ins at ` +
+    `${run.latencyMs} ms, ${run.maxInFlight} calls at once; NETWORK_CALLS_AT_ONCE=${run.callsAtOnce}, SML_LIST_SIZE=${run.listSize}): ` +
+    `${run.complete ? '' : 'INCOMPLETE: '}SML ${number(run.smlPerSecond)} organizations/s, all in after ${run.smlSeconds.toFixed(1)} s; ` +
+    `Directory ${number(run.directoryPerSecond)} organizations/s, all in after ${run.directorySeconds.toFixed(1)} s; ` +
+    `${run.trickle.count} single registrations meanwhile, commit to SML p50 ${ms(run.trickle.p50Ms)} ms, p99 ${ms(run.trickle.p99Ms)} ms, max ${ms(run.trickle.maxMs)} ms; ` +
+    `the stand-ins' ceiling at ${run.callsAtOnce} calls at once: ${number(run.ceiling.smlListCallsPerSecond)} CreateLists/s ` +
+    `(${number(run.ceiling.smlOrganizationsPerSecond)} organizations/s), ${number(run.ceiling.directoryCallsPerSecond)} Directory calls/s.`
+  );
 }
 
 function configurationNote(configuration: ConfigurationReport): string {

@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { parseQualifiedIdentifier } from '../src/core/schemas.js';
-import { startLocalServer, type Failure, type LocalServer, type LocalTls } from './local-server.js';
+import {
+  startLocalServer,
+  type Failure,
+  type LocalServer,
+  type LocalTls,
+  type Pace,
+  paceOfArguments,
+} from './local-server.js';
 
 export interface LocalDirectory extends LocalServer {
   /** The participants it has indexed, and how often each was pushed. */
@@ -15,9 +22,9 @@ const INDEXER = '/indexer/1.0/';
 /**
  * A small Peppol Directory indexer for development and tests: `PUT /indexer/1.0/` (participant id as the body,
  * 204) and `DELETE /indexer/1.0/{id}` (204, 404 when unknown), in memory, with switchable failures; over HTTPS
- * requiring a client certificate with `tls`. Run it alone with `tsx dev/local-directory.ts [port]`.
+ * requiring a client certificate with `tls`. Run it alone with `tsx dev/local-directory.ts [port] [latencyMs] [maxInFlight]`.
  */
-export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<LocalDirectory> {
+export async function startLocalDirectory(port = 0, tls?: LocalTls, pace?: Pace): Promise<LocalDirectory> {
   const indexed = new Map<string, number>();
   const calls = { put: 0, delete: 0, failed: 0 };
   const failing = new Map<string, Failure | 'badRequest'>();
@@ -53,6 +60,7 @@ export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<Loc
       response.writeHead(500).end('indexer failing (local Directory failure mode)');
     },
     tls,
+    pace,
   );
   return {
     ...server,
@@ -66,6 +74,10 @@ export async function startLocalDirectory(port = 0, tls?: LocalTls): Promise<Loc
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const directory = await startLocalDirectory(Number(process.argv[2] ?? 8092));
+  const directory = await startLocalDirectory(
+    Number(process.argv[2] ?? 8092),
+    undefined,
+    paceOfArguments(process.argv.slice(3)),
+  );
   console.log(`local Peppol Directory at ${directory.url} (DIRECTORY_URL=${directory.url})`);
 }

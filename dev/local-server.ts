@@ -19,9 +19,28 @@ export interface LocalServer {
   clientCertificates: Array<string | undefined>;
   /** From now on: answer normally ('none') or misbehave as `failure` says for every request. */
   fail(failure: Failure | 'none'): void;
-  /** From now on, answer each request only this many milliseconds after it came (0: at once). */
+  /**
+   * From now on, answer each request only this many milliseconds after it came (0: at once), as a peer far away
+   * would: its latency. With a bound (`limit`), after its turn came.
+   */
   delay(ms: number): void;
+  /**
+   * From now on, take at most this many requests at once (Infinity: no bound); one beyond it waits, unanswered, until
+   * one in hand is answered, as a real peer's connection limit makes it wait.
+   */
+  limit(requests: number): void;
+  /** Requests taken and not yet answered now (those waiting beyond the bound not counted). */
+  inFlight(): number;
+  /** The most requests taken at once since the start (or since `resetPeak`). */
+  peakInFlight(): number;
+  resetPeak(): void;
   close(): Promise<void>;
+}
+
+/** A stand-in's pace: its latency and the requests it takes at once (see `LocalServer.delay`, `limit`). */
+export interface Pace {
+  latencyMs?: number;
+  maxInFlight?: number;
 }
 
 /** Misbehaves for one request as `failure` says. */
@@ -44,9 +63,43 @@ export async function startLocalServer(
   handle: (request: http.IncomingMessage, body: string, response: http.ServerResponse, misbehave: Misbehave) => void,
   fault: (response: http.ServerResponse) => void,
   tls?: LocalTls,
+  pace: Pace = {},
 ): Promise<LocalServer> {
   let failure: Failure | 'none' = 'none';
-  let delayMs = 0;
+  let delayMs = pace.latencyMs ?? 0;
+  let bound = pace.maxInFlight ?? Infinity;
+  let inFlight = 0;
+  let peakInFlight = 0;
+  // Requests beyond the bound, in the order they came: each starts when one in hand is answered.
+  const waiting: Array<() => void> = [];
+  const admit = () => {
+    while (inFlight < bound && waiting.length > 0) waiting.shift()?.();
+  };
+  const take = (start: () => void, response: http.ServerResponse) => {
+    const begin = () => {
+      inFlight += 1;
+      peakInFlight = Math.max(peakInFlight, inFlight);
+      let done = false;
+      const finished = () => {
+        if (done) return;
+        done = true;
+        inFlight -= 1;
+        admit();
+      };
+      response.once('finish', finished);
+      response.once('close', finished);
+      start();
+    };
+    if (inFlight < bound && waiting.length === 0) begin();
+    else {
+      waiting.push(begin);
+      // A caller that gave up while waiting leaves the queue.
+      response.once('close', () => {
+        const at = waiting.indexOf(begin);
+        if (at >= 0) waiting.splice(at, 1);
+      });
+    }
+  };
   const hung = new Set<http.ServerResponse>();
   const clientCertificates: Array<string | undefined> = [];
   const misbehaving =
@@ -73,7 +126,7 @@ export async function startLocalServer(
       if (failure !== 'none') return misbehave(failure);
       handle(request, Buffer.concat(chunks).toString('utf8'), response, misbehave);
     };
-    request.on('end', () => (delayMs > 0 ? void setTimeout(answer, delayMs) : answer()));
+    request.on('end', () => take(() => (delayMs > 0 ? void setTimeout(answer, delayMs) : answer()), response));
   };
   const server = tls
     ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: true }, listener)
@@ -93,6 +146,15 @@ export async function startLocalServer(
     delay(ms) {
       delayMs = ms;
     },
+    limit(requests) {
+      bound = requests;
+      admit();
+    },
+    inFlight: () => inFlight,
+    peakInFlight: () => peakInFlight,
+    resetPeak() {
+      peakInFlight = inFlight;
+    },
     async close() {
       releaseHung();
       server.closeAllConnections();
@@ -105,4 +167,13 @@ export async function startLocalServer(
 export function clientCertificateOf(request: http.IncomingMessage): string | undefined {
   const raw = (request.socket as Partial<TLSSocket>).getPeerCertificate?.().raw;
   return raw ? new X509Certificate(raw).fingerprint256 : undefined;
+}
+
+/** `[latencyMs] [maxInFlight]` after the port, as the stand-ins take them when run alone. */
+export function paceOfArguments(args: string[]): Pace {
+  const [latency, bound] = args.map(Number);
+  return {
+    ...(latency !== undefined && Number.isFinite(latency) ? { latencyMs: latency } : {}),
+    ...(bound !== undefined && Number.isFinite(bound) && bound > 0 ? { maxInFlight: bound } : {}),
+  };
 }

@@ -8,6 +8,8 @@ import {
   type Failure,
   type LocalServer,
   type LocalTls,
+  type Pace,
+  paceOfArguments,
 } from './local-server.js';
 import {
   escapeXml,
@@ -20,8 +22,19 @@ import {
 export interface LocalSml extends LocalServer {
   /** What it holds: participant identifiers (`scheme::value`) by SMP id. */
   registrations: Map<string, Set<string>>;
-  /** Counts of the Create, Delete and Migrate calls it accepted, of those it refused, and of failure-mode faults. */
-  calls: { create: number; delete: number; migrate: number; refused: number; faults: number };
+  /**
+   * Counts of the organizations it created, deleted and migrated (by single calls and lists), of the CreateList and
+   * DeleteList calls it accepted, of the calls it refused, and of failure-mode faults.
+   */
+  calls: {
+    create: number;
+    delete: number;
+    migrate: number;
+    createList: number;
+    deleteList: number;
+    refused: number;
+    faults: number;
+  };
   /** The migrations prepared (PrepareToMigrate): by participant, the SMP that holds it and the key. */
   migrations: Map<string, { smp: string; key: string }>;
   /** When each participant was last created (Date.now()), for measuring delivery lag. */
@@ -84,16 +97,16 @@ const alreadyExists = ({ scheme, value }: QualifiedIdentifier) =>
   );
 
 /**
- * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, List, PrepareToMigrate, Migrate) in
+ * A small SML for development and tests: BDMSL's ManageBusinessIdentifierService (Create, Delete, CreateList, DeleteList, List, PrepareToMigrate, Migrate) in
  * memory over plain HTTP (or HTTPS requiring a client certificate: `tls`), with BDMSL's SOAP faults (a Create of
  * an identifier any SMP holds: BadRequestFault ERR-106; a Delete of one this SMP does not hold: NotFoundFault
  * ERR-100; a migration key against BDMSL's rule: BadRequestFault ERR-106; a Migrate with a key no PrepareToMigrate
  * gave: NotFoundFault ERR-100), and switchable failures; and BDMSL's own service's PrepareChangeCertificate
- * (`/bdmslservice`). Run it alone with `tsx dev/local-sml.ts [port]`.
+ * (`/bdmslservice`). Run it alone with `tsx dev/local-sml.ts [port] [latencyMs] [maxInFlight]`.
  */
-export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml> {
+export async function startLocalSml(port = 0, tls?: LocalTls, pace?: Pace): Promise<LocalSml> {
   const registrations = new Map<string, Set<string>>();
-  const calls = { create: 0, delete: 0, migrate: 0, refused: 0, faults: 0 };
+  const calls = { create: 0, delete: 0, migrate: 0, createList: 0, deleteList: 0, refused: 0, faults: 0 };
   const migrations = new Map<string, { smp: string; key: string }>();
   const heldByAnyone = (participant: string) => [...registrations.values()].some((ids) => ids.has(participant));
   const createdAt = new Map<string, number>();
@@ -132,6 +145,45 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
         return refuse(fault('BadRequestFault', 'ERR-106', 'no operation or no ServiceMetadataPublisherID'));
       const held = registrations.get(smp) ?? new Set<string>();
       registrations.set(smp, held);
+      if (operation === 'CreateList' || operation === 'DeleteList') {
+        const members = identifiersOf(content?.ParticipantIdentifier);
+        if (members.length === 0)
+          return refuse(fault('BadRequestFault', 'ERR-106', 'At least one participant identifier must be provided'));
+        for (const member of members) {
+          const failure = failing.get(formatQualifiedIdentifier(member));
+          if (failure === 'clientFault')
+            return refuse(clientFault(`Unmarshalling Error: the list cannot be read (local SML failure mode)`));
+          if (failure) return misbehave(failure);
+        }
+        answerAfter = late.get(operation) ?? 0;
+        // One transaction, as BDMSL's: each member checked as its single call would be; one refused refuses the
+        // list with that member's fault, and nothing of the list is stored.
+        const listed = new Set<string>();
+        for (const member of members) {
+          const participant = formatQualifiedIdentifier(member);
+          if (operation === 'CreateList' && (heldByAnyone(participant) || listed.has(participant)))
+            return refuse(alreadyExists(member));
+          if (operation === 'DeleteList' && (!held.has(participant) || listed.has(participant)))
+            return refuse(
+              fault('NotFoundFault', 'ERR-100', `The participant identifier '${participant}' doesn't exist.`),
+            );
+          listed.add(participant);
+        }
+        for (const participant of listed) {
+          if (operation === 'CreateList') {
+            held.add(participant);
+            createdAt.set(participant, Date.now());
+          } else held.delete(participant);
+        }
+        if (operation === 'CreateList') {
+          calls.createList += 1;
+          calls.create += listed.size;
+        } else {
+          calls.deleteList += 1;
+          calls.delete += listed.size;
+        }
+        return send(200, soap(''));
+      }
       const id = content?.ParticipantIdentifier as { '#text'?: unknown; '@scheme'?: string } | undefined;
       const identifier = id
         ? { scheme: String(id['@scheme']).toLowerCase(), value: String(id['#text']).toLowerCase() }
@@ -202,6 +254,7 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
         .end(fault('InternalErrorFault', 'ERR-105', 'the SML is failing (local SML failure mode)'));
     },
     tls,
+    pace,
   );
   return {
     ...server,
@@ -218,6 +271,15 @@ export async function startLocalSml(port = 0, tls?: LocalTls): Promise<LocalSml>
       late.set(operation, ms);
     },
   };
+}
+
+/** The ParticipantIdentifier elements of a list (one parses as an object, several as an array), lower-cased as BDMSL keeps them. */
+function identifiersOf(elements: unknown): QualifiedIdentifier[] {
+  const all = Array.isArray(elements) ? (elements as unknown[]) : elements === undefined ? [] : [elements];
+  return all.map((element) => {
+    const id = element as { '#text'?: unknown; '@scheme'?: string };
+    return { scheme: String(id['@scheme']).toLowerCase(), value: String(id['#text']).toLowerCase() };
+  });
 }
 
 type SoapRequest = { Envelope?: { Body?: Record<string, Record<string, unknown>> } };
@@ -287,6 +349,6 @@ function page(all: string[], start: number): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const sml = await startLocalSml(Number(process.argv[2] ?? 8091));
+  const sml = await startLocalSml(Number(process.argv[2] ?? 8091), undefined, paceOfArguments(process.argv.slice(3)));
   console.log(`local SML at ${sml.url} (SML_URL=${sml.url})`);
 }

@@ -119,6 +119,8 @@ export interface AppOptions {
   directory?: DirectoryOptions;
   /** Lease, retry and polling of both deliveries. */
   delivery?: DeliveryOptions;
+  /** The organizations one CreateList or DeleteList carries at most (SML_LIST_SIZE). */
+  smlListSize?: number;
   /** Enhetsregisteret (NATIONAL_REGISTER_URL): new Norwegian participants are checked against it, the others re-checked. */
   nationalRegister?: NationalRegisterSettings;
   /** A request must arrive whole (headers and body) within this many milliseconds, else 408; default 30 s. */
@@ -289,7 +291,7 @@ export async function buildApp(options: AppOptions) {
   const sml = options.sml ? smlClient({ ...clientCertificate, ...options.sml }) : undefined;
   app.decorate('sml', sml);
   const targets: DeliveryTarget[] = [
-    ...(sml ? [smlTarget(sml)] : []),
+    ...(sml ? [smlTarget(sml, options.smlListSize)] : []),
     ...(options.directory
       ? [
           directoryTarget(

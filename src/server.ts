@@ -201,6 +201,8 @@ async function serve(config: Config): Promise<void> {
     trustedProxies: config.REGISTRY_TRUSTED_PROXIES,
     sml,
     directory: directoryOptionsOf(config),
+    smlListSize: config.SML_LIST_SIZE,
+    delivery: { concurrency: config.NETWORK_CALLS_AT_ONCE },
     nationalRegister: nationalRegisterOptionsOf(config),
     requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,

@@ -135,3 +135,29 @@ export function fairTurns(
     },
   };
 }
+
+/** Runs what it is given with at most `limit` runs at once; the others wait their turn, in the order given. */
+export function inTurns(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const next = () => {
+    while (running < limit && waiting.length > 0) {
+      running += 1;
+      waiting.shift()?.();
+    }
+  };
+  return (work) =>
+    new Promise((resolve, reject) => {
+      waiting.push(
+        () =>
+          void Promise.resolve()
+            .then(work)
+            .then(resolve, reject)
+            .finally(() => {
+              running -= 1;
+              next();
+            }),
+      );
+      next();
+    });
+}

@@ -110,6 +110,61 @@ export async function recordSml(
   );
 }
 
+/** Records the organizations of a list the SML accepted as registered (`since` moves for those not registered before). */
+export async function recordSmlRegistered(db: Queryable, participants: readonly string[]): Promise<void> {
+  await db.query(
+    `INSERT INTO sml_participants (participant, state) SELECT unnest($1::text[]), 'registered'
+     ON CONFLICT (participant) DO UPDATE SET state = 'registered', error_fault = NULL, error_code = NULL,
+            error_message = NULL, checked_at = now(),
+            since = CASE WHEN sml_participants.state = 'registered' THEN sml_participants.since ELSE now() END`,
+    [participants],
+  );
+}
+
+export async function forgetSmlAll(db: Queryable, participants: readonly string[]): Promise<void> {
+  await db.query('DELETE FROM sml_participants WHERE participant = ANY($1::text[])', [participants]);
+}
+
+/**
+ * What the SML's delivery needs of each organization, in one read: its SML state, the migration key its provider gave,
+ * and whether it has a live participant with something publishable (`liveSql` says it of `pa`).
+ */
+export async function smlRecordsOf(
+  db: Queryable,
+  participants: readonly string[],
+  liveSql: string,
+): Promise<Map<string, { state?: SmlState; migrationKey?: string; live: boolean }>> {
+  const keys = participants.map((participant) => ({ participant, ...(parseOrganization(participant) ?? {}) }));
+  const rows = await db.query<{
+    participant: string;
+    state: SmlState | null;
+    migrationKey: string | null;
+    live: boolean;
+  }>(
+    `SELECT k.participant, s.state, m.migration_key AS "migrationKey",
+            EXISTS (SELECT 1 FROM participants pa WHERE pa.icd = k.icd AND pa.organization_identifier = k.organization_identifier
+                       AND ${liveSql}) AS live
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS k(participant, icd, organization_identifier)
+       LEFT JOIN sml_participants s ON s.participant = k.participant
+       LEFT JOIN sml_migration_keys m ON m.participant = k.participant`,
+    [
+      keys.map((key) => key.participant),
+      keys.map((key) => key.icd ?? null),
+      keys.map((key) => key.organizationIdentifier ?? null),
+    ],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.participant,
+      {
+        ...(row.state ? { state: row.state } : {}),
+        ...(row.migrationKey ? { migrationKey: row.migrationKey } : {}),
+        live: row.live,
+      },
+    ]),
+  );
+}
+
 export async function participantsMigratingOut(db: Queryable): Promise<string[]> {
   const rows = await db.query<{ participant: string }>(
     `SELECT participant FROM sml_participants WHERE state = 'migrating_out'`,

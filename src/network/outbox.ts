@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.js';
-import { coalesced } from '../core/concurrency.js';
+import { coalesced, inTurns } from '../core/concurrency.js';
 import type { ChangeSignal } from '../db/change-signal.js';
 
 /** Lease, retry and polling of a delivery worker. */
@@ -12,6 +12,10 @@ export interface DeliveryOptions {
   /** How often a pass runs without a signal (retries, other instances' leases). */
   intervalMs?: number;
   batch?: number;
+  /** Calls to the peer in flight at once (the window's organizations delivered C at a time, or in C lists). */
+  concurrency?: number;
+  /** Organizations delivered together, each distinct (default: `concurrency` × the target's `listSize`, at least 100). */
+  window?: number;
   /** The time a pass spends retrying organizations set aside before the log's new entries get their turn again. */
   retryBudgetMs?: number;
   onError?: (error: unknown) => void;
@@ -28,6 +32,46 @@ export interface DeliveryTarget {
    * may cure it). `operation` is the change log entry's; none on a retry of an organization set aside.
    */
   deliver(db: Queryable, participant: string, operation?: string): Promise<boolean>;
+  /**
+   * Delivers several distinct organizations at once, with at most `concurrency` calls to the peer in flight (the SML
+   * groups them into lists); each one's outcome, in the order given. Without it they are delivered one by one
+   * (`deliver`), `concurrency` at a time.
+   */
+  deliverMany?(db: Queryable, entries: readonly Delivery[], concurrency: number): Promise<Outcome[]>;
+  /** The organizations one call of the peer carries at most (the SML's CreateList); the window is sized by it. */
+  listSize?: number;
+}
+
+/** An organization to deliver, with the change log entry's operation (none on a retry of one set aside). */
+export interface Delivery {
+  participant: string;
+  operation?: string;
+}
+
+/** Whether the peer answered (`called`: it had to be asked), or what failed (a retry may cure it). */
+export interface Outcome {
+  failure?: unknown;
+  called: boolean;
+}
+
+/** The polite default of calls to a peer in flight at once. */
+export const DEFAULT_DELIVERY_CONCURRENCY = 4;
+
+/** Each delivery's outcome, `concurrency` at a time, through `deliver`. */
+export function deliveredInTurns(
+  entries: readonly Delivery[],
+  concurrency: number,
+  deliver: (entry: Delivery) => Promise<boolean>,
+): Promise<Outcome[]> {
+  const turn = inTurns(concurrency);
+  return Promise.all(
+    entries.map((entry) =>
+      turn(() => deliver(entry)).then(
+        (called): Outcome => ({ called }),
+        (error: unknown): Outcome => ({ failure: error ?? new Error('delivery failed'), called: true }),
+      ),
+    ),
+  );
 }
 
 export interface DeliveryWorker {
@@ -56,6 +100,9 @@ const DEFAULT_RETRY_BUDGET_MS = 1000;
  * behind. One instance at a time holds a target's lease (a compare-and-set update of its cursor row, renewed while a
  * pass runs), so two instances never send the same change at once.
  *
+ * The log is delivered a window at a time: distinct organizations (a window ends before an organization it holds),
+ * delivered together with at most `concurrency` calls to the peer in flight (`deliverMany`: the SML in lists).
+ *
  * Order is kept per organization, not for the whole log. An entry whose delivery fails is retried at once with
  * another organization (a probe: one of the next few in the log, a different one at each attempt): if the peer
  * answers that one, the failure is this organization's own, and it is set aside with its later changes (retried with
@@ -74,7 +121,9 @@ export function outboxDelivery(
   const me = randomUUID();
   const leaseMs = options.leaseMs ?? 30_000;
   const retry = options.retryMs ?? { first: 1000, max: 60_000 };
-  const batch = options.batch ?? 100;
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY);
+  const windowSize = Math.max(1, options.window ?? Math.max(100, concurrency * (target.listSize ?? 1)));
+  const batch = Math.max(options.batch ?? 100, windowSize);
   const retryBudgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
@@ -131,6 +180,24 @@ export function outboxDelivery(
     }
   };
 
+  /** The window's organizations delivered at once, each one's outcome (every failure told to `onError`). */
+  const deliverWindow = async (entries: Entry[]): Promise<Outcome[]> => {
+    const deliveries = entries.map((entry) => ({ participant: entry.identifier, operation: entry.operation }));
+    let outcomes: Outcome[];
+    try {
+      outcomes = target.deliverMany
+        ? await target.deliverMany(db, deliveries, concurrency)
+        : await deliveredInTurns(deliveries, concurrency, (entry) =>
+            target.deliver(db, entry.participant, entry.operation),
+          );
+    } catch (error) {
+      // Nothing of the window could be told apart (its reads failed): every one of it failed.
+      outcomes = entries.map(() => ({ failure: error ?? new Error('delivery failed'), called: true }));
+    }
+    for (const outcome of outcomes) if (outcome.failure !== undefined) options.onError?.(outcome.failure);
+    return outcomes;
+  };
+
   const setAside = (participant: string, error: unknown) =>
     db.query(
       `INSERT INTO delivery_set_aside (target, participant, attempts, next_attempt_at, last_error, last_error_at)
@@ -181,14 +248,14 @@ export function outboxDelivery(
   const probesFor = (
     entries: Entry[],
     from: number,
-    failing: string,
+    failing: ReadonlySet<string>,
     attempts: number,
     skip: (entry: Entry) => boolean,
   ): Entry[] => {
     const candidates = new Map<string, Entry>();
     for (const entry of entries.slice(from + 1)) {
       if (candidates.size >= PROBE_WINDOW) break;
-      if (entry.identifier !== failing && !skip(entry) && !candidates.has(entry.identifier))
+      if (!failing.has(entry.identifier) && !skip(entry) && !candidates.has(entry.identifier))
         candidates.set(entry.identifier, entry);
     }
     const choices = [...candidates.values()];
@@ -213,7 +280,11 @@ export function outboxDelivery(
     return undefined;
   };
 
-  /** Delivers the log after the cursor; 'held' when the peer failed for everyone, 'lost' when the lease went. */
+  /**
+   * Delivers the log after the cursor, a window at a time: the next entries up to the window's size or the first
+   * that names an organization already in it (one call per organization in flight, and its changes in order),
+   * delivered at once. 'held' when the peer failed for everyone, 'lost' when the lease went.
+   */
   async function deliverLog(
     start: { seq: number; attempts: number },
     held: { lost: boolean },
@@ -229,30 +300,56 @@ export function outboxDelivery(
         entry.asideBefore ||
         asideNow.has(entry.identifier) ||
         (probed.get(entry.identifier) ?? -1) >= entry.seq;
-      for (const [index, entry] of entries.entries()) {
+      let next = 0;
+      while (next < entries.length) {
         if (held.lost) return 'lost';
-        if (entry.asideBefore && target.after !== undefined) await waitFor(entry.identifier, target.after);
-        if (!settled(entry)) {
-          const { failure } = await attempt(entry.identifier, entry.operation);
-          if (failure !== undefined) {
-            // Changes made while the call failed (it can take the whole call bound) are candidates too.
+        const window: Entry[] = [];
+        const inWindow = new Set<string>();
+        let end = next;
+        for (; end < entries.length && window.length < windowSize; end += 1) {
+          const entry = entries[end] as Entry;
+          if (inWindow.has(entry.identifier)) break;
+          if (entry.asideBefore && target.after !== undefined) await waitFor(entry.identifier, target.after);
+          if (!settled(entry)) {
+            window.push(entry);
+            inWindow.add(entry.identifier);
+          }
+        }
+        const outcomes = window.length > 0 ? await deliverWindow(window) : [];
+        const failed = window.flatMap((entry, at) => {
+          const failure = outcomes[at]?.failure;
+          return failure === undefined ? [] : [{ entry, failure }];
+        });
+        if (failed.length > 0) {
+          // Another organization of the window answered: the failures are their own. Else a probe decides.
+          let answers: boolean | undefined = outcomes.some((outcome) => outcome.failure === undefined && outcome.called)
+            ? true
+            : undefined;
+          let latestLogPosition = logPosition;
+          if (!answers) {
+            // Changes made while the calls failed (they can take the whole call bound) are candidates too.
             const latest =
-              index + 1 < entries.length
-                ? { position, logPosition, entries, from: index }
+              end < entries.length
+                ? { position, logPosition, entries, from: end - 1 }
                 : { ...(await pageAfter(cursor)), from: -1 };
-            const probes = probesFor(latest.entries, latest.from, entry.identifier, start.attempts, settled);
-            const answers = await peerAnswersOthers(probes, (probe) => probed.set(probe.identifier, latest.position));
-            if (answers !== true) {
-              // The peer fails for everyone; or nothing else could try it: the next change in the log lets it try again.
-              await hold(failure, answers === undefined ? latest.logPosition : null);
-              return 'held';
-            }
+            latestLogPosition = latest.logPosition;
+            const probes = probesFor(latest.entries, latest.from, inWindow, start.attempts, settled);
+            answers = await peerAnswersOthers(probes, (probe) => probed.set(probe.identifier, latest.position));
+          }
+          if (answers !== true) {
+            // The peer fails for everyone; or nothing else could try it: the next change in the log lets it try again.
+            await hold(failed[0]?.failure, answers === undefined ? latestLogPosition : null);
+            return 'held';
+          }
+          for (const { entry, failure } of failed) {
             asideNow.add(entry.identifier);
             await setAside(entry.identifier, failure);
           }
         }
-        if (!(await advance(entry.seq))) return 'lost';
-        cursor = entry.seq;
+        const last = entries[end - 1] as Entry;
+        if (!(await advance(last.seq))) return 'lost';
+        cursor = last.seq;
+        next = end;
       }
       if (entries.length < batch) {
         if (position > cursor && !(await advance(position))) return 'lost';

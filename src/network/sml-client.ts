@@ -89,6 +89,13 @@ const parser = new XMLParser({
 export interface SmlClient {
   create(participant: string): Promise<void>;
   delete(participant: string): Promise<void>;
+  /**
+   * BDMSL's CreateList and DeleteList: the participants in one call, in one transaction at the SML. All or nothing:
+   * one member refused (already registered, not found, not valid) refuses the list with the fault its single call
+   * would get, and nothing of the list is done.
+   */
+  createList(participants: readonly string[]): Promise<void>;
+  deleteList(participants: readonly string[]): Promise<void>;
   /** Every participant identifier the SML holds for this SMP (its List operation, page by page). */
   list(): Promise<string[]>;
   /**
@@ -146,6 +153,14 @@ export function smlClient(options: SmlOptions): SmlClient {
     );
   };
 
+  const list = (element: 'CreateList' | 'DeleteList', action: string) => async (participants: readonly string[]) => {
+    // ParticipantIdentifierPageType: the identifiers, then the SMP's.
+    await call(
+      action,
+      `<${element} xmlns="${LOCATOR_NS}" xmlns:ids="${PEPPOL_IDENTIFIERS_NS}">${participants.map(participantXml).join('')}${smp}</${element}>`,
+    );
+  };
+
   const migration =
     (element: 'PrepareMigrationRecord' | 'CompleteMigrationRecord', action: string) =>
     async (participant: string, key: string) => {
@@ -158,6 +173,8 @@ export function smlClient(options: SmlOptions): SmlClient {
   return {
     create: manage('create'),
     delete: manage('delete'),
+    createList: list('CreateList', 'createListIn'),
+    deleteList: list('DeleteList', 'deleteListIn'),
     migrate: migration('CompleteMigrationRecord', 'migrateIn'),
     prepareToMigrate: migration('PrepareMigrationRecord', 'prepareMigrateIn'),
     async list() {
