@@ -20,7 +20,7 @@ export interface DeliveryRun {
   organizations: number;
   latencyMs: number;
   maxInFlight: number;
-  callsAtOnce: number;
+  callsAtOnce: CallsAtOnce;
   listSize: number;
   importSeconds: number;
   /** From the import's start until every organization was in the SML, and in the Directory. */
@@ -30,15 +30,21 @@ export interface DeliveryRun {
   directoryPerSecond: number;
   /** Single registrations made during the bulk: how many, and their commit-to-SML latency. */
   trickle: { count: number; p50Ms: number; p99Ms: number; maxMs: number };
-  /** The stand-ins' ceiling at the same pace, `callsAtOnce` callers: CreateLists of `listSize`, and Directory PUTs. */
+  /** The stand-ins' ceiling at the same pace and as many callers as the service's: CreateLists of `listSize`, and Directory PUTs. */
   ceiling: { smlListCallsPerSecond: number; smlOrganizationsPerSecond: number; directoryCallsPerSecond: number };
   complete: boolean;
+}
+
+/** The service's SML_CALLS_AT_ONCE and DIRECTORY_CALLS_AT_ONCE. */
+export interface CallsAtOnce {
+  sml: number;
+  directory: number;
 }
 
 export interface DeliveryOptions {
   organizations: number;
   pace: Required<Pace>;
-  callsAtOnce: number;
+  callsAtOnce: CallsAtOnce;
   listSize: number;
   /** How long to wait for the deliveries at most after the import, seconds. */
   limitSeconds: number;
@@ -67,7 +73,8 @@ export async function startPeers(options: DeliveryOptions): Promise<DeliveryPeer
       SML_URL: sml.url,
       SML_SMP_ID: SMP_ID,
       DIRECTORY_URL: directory.url,
-      NETWORK_CALLS_AT_ONCE: String(options.callsAtOnce),
+      SML_CALLS_AT_ONCE: String(options.callsAtOnce.sml),
+      DIRECTORY_CALLS_AT_ONCE: String(options.callsAtOnce.directory),
       SML_LIST_SIZE: String(options.listSize),
     },
     sml,
@@ -198,17 +205,17 @@ export async function measureDelivery(
   };
 }
 
-/** What a bare client achieves against fresh stand-ins of the same pace, `callsAtOnce` calls at once, for 3 s each. */
+/** What a bare client achieves against fresh stand-ins of the same pace, as many calls at once as the service, for 3 s each. */
 async function ceilingOf(options: DeliveryOptions) {
   const sml = await startLocalSml(0, undefined, options.pace);
   const directory = await startLocalDirectory(0, undefined, options.pace);
   try {
-    const rate = async (call: (n: number) => Promise<void>) => {
+    const rate = async (callers: number, call: (n: number) => Promise<void>) => {
       let calls = 0;
       const until = performance.now() + 3000;
       const started = performance.now();
       await Promise.all(
-        Array.from({ length: options.callsAtOnce }, async () => {
+        Array.from({ length: callers }, async () => {
           while (performance.now() < until) await call((calls += 1));
         }),
       );
@@ -217,9 +224,11 @@ async function ceilingOf(options: DeliveryOptions) {
     const client = smlClient({ url: sml.url, smpId: SMP_ID });
     const list = (n: number) =>
       Array.from({ length: options.listSize }, (_, i) => qualified(norwegianNumberOf(n * options.listSize + i, 6, 1)));
-    const smlListCallsPerSecond = await rate((n) => client.createList(list(n)));
+    const smlListCallsPerSecond = await rate(options.callsAtOnce.sml, (n) => client.createList(list(n)));
     const indexer = directoryClient({ url: directory.url });
-    const directoryCallsPerSecond = await rate((n) => indexer.put(qualified(norwegianNumberOf(n, 6, 1))));
+    const directoryCallsPerSecond = await rate(options.callsAtOnce.directory, (n) =>
+      indexer.put(qualified(norwegianNumberOf(n, 6, 1))),
+    );
     return {
       smlListCallsPerSecond,
       smlOrganizationsPerSecond: smlListCallsPerSecond * options.listSize,

@@ -40,10 +40,11 @@ const { values: args } = parseArgs({
     scenarios: { type: 'string', default: '1,2a,2b,3,4,5,6,6s,7,8,smp1,smp2,smp3,smp4,smp5,smp6,import' },
     /** The delivery scenario (PostgreSQL): new organizations imported while the service delivers them to stand-ins. */
     'delivery-organizations': { type: 'string', default: '100000' },
-    /** The stand-ins' latency (ms) and the calls each takes at once, and the service's NETWORK_CALLS_AT_ONCE and SML_LIST_SIZE. */
+    /** The stand-ins' latency (ms) and the calls each takes at once, and the service's SML_CALLS_AT_ONCE, DIRECTORY_CALLS_AT_ONCE and SML_LIST_SIZE. */
     'delivery-latency': { type: 'string', default: '150' },
-    'delivery-bound': { type: 'string', default: '16' },
-    'delivery-calls-at-once': { type: 'string', default: '4' },
+    'delivery-bound': { type: 'string', default: '64' },
+    'delivery-sml-calls-at-once': { type: 'string', default: '4' },
+    'delivery-directory-calls-at-once': { type: 'string', default: '16' },
     'delivery-list-size': { type: 'string', default: '100' },
     /** Lines of the import scenario; default a tenth of the data set's participants (100,000 at full scale). */
     'import-lines': { type: 'string' },
@@ -530,7 +531,10 @@ async function measureDeliveryOn(
   const deliveryOptions = {
     organizations: Number(args['delivery-organizations']),
     pace: { latencyMs: Number(args['delivery-latency']), maxInFlight: Number(args['delivery-bound']) },
-    callsAtOnce: Number(args['delivery-calls-at-once']),
+    callsAtOnce: {
+      sml: Number(args['delivery-sml-calls-at-once']),
+      directory: Number(args['delivery-directory-calls-at-once']),
+    },
     listSize: Number(args['delivery-list-size']),
     limitSeconds: 3600,
   };

@@ -186,11 +186,11 @@ function datasetNotes(dataset: DatasetReport): string[] {
 function deliveryNote(database: string, run: DeliveryRun): string {
   return (
     `${database}: delivery (${count(run.organizations)} new organizations imported in ${run.importSeconds.toFixed(1)} s; stand-ins at ` +
-    `${run.latencyMs} ms, ${run.maxInFlight} calls at once; NETWORK_CALLS_AT_ONCE=${run.callsAtOnce}, SML_LIST_SIZE=${run.listSize}): ` +
+    `${run.latencyMs} ms, ${run.maxInFlight} calls at once; SML_CALLS_AT_ONCE=${run.callsAtOnce.sml}, DIRECTORY_CALLS_AT_ONCE=${run.callsAtOnce.directory}, SML_LIST_SIZE=${run.listSize}): ` +
     `${run.complete ? '' : 'INCOMPLETE: '}SML ${number(run.smlPerSecond)} organizations/s, all in after ${run.smlSeconds.toFixed(1)} s; ` +
     `Directory ${number(run.directoryPerSecond)} organizations/s, all in after ${run.directorySeconds.toFixed(1)} s; ` +
     `${run.trickle.count} single registrations meanwhile, commit to SML p50 ${ms(run.trickle.p50Ms)} ms, p99 ${ms(run.trickle.p99Ms)} ms, max ${ms(run.trickle.maxMs)} ms; ` +
-    `the stand-ins' ceiling at ${run.callsAtOnce} calls at once: ${number(run.ceiling.smlListCallsPerSecond)} CreateLists/s ` +
+    `the stand-ins' ceiling at as many calls at once: ${number(run.ceiling.smlListCallsPerSecond)} CreateLists/s ` +
     `(${number(run.ceiling.smlOrganizationsPerSecond)} organizations/s), ${number(run.ceiling.directoryCallsPerSecond)} Directory calls/s.`
   );
 }

@@ -119,6 +119,8 @@ export interface AppOptions {
   directory?: DirectoryOptions;
   /** Lease, retry and polling of both deliveries. */
   delivery?: DeliveryOptions;
+  /** Calls in flight at once to each peer, by target name (SML_CALLS_AT_ONCE, DIRECTORY_CALLS_AT_ONCE); else `delivery`'s. */
+  callsAtOnce?: Readonly<Record<string, number>>;
   /** The organizations one CreateList or DeleteList carries at most (SML_LIST_SIZE). */
   smlListSize?: number;
   /** Enhetsregisteret (NATIONAL_REGISTER_URL): new Norwegian participants are checked against it, the others re-checked. */
@@ -304,7 +306,8 @@ export async function buildApp(options: AppOptions) {
   for (const target of targets) {
     const onError = (error: unknown) =>
       app.log.warn({ err: error, target: target.name }, 'delivery failed; it will be retried');
-    const delivery = outboxDelivery(options.db, changes, target, { onError, ...options.delivery });
+    const concurrency = options.callsAtOnce?.[target.name] ?? options.delivery?.concurrency;
+    const delivery = outboxDelivery(options.db, changes, target, { onError, ...options.delivery, concurrency });
     app.addHook('onReady', () => delivery.start());
     app.addHook('onClose', () => delivery.stop());
   }

@@ -101,8 +101,10 @@ const ConfigSchema = Type.Object({
   // The network lifecycle held against peers (issue 29).
   /** A call to the SML or the Directory ends after this many seconds in all, whatever has arrived meanwhile. */
   NETWORK_CALL_TIMEOUT_SECONDS: Type.Integer({ default: DEFAULT_PEER_TIMEOUT_MS / 1000, minimum: 1, maximum: 300 }),
-  /** Calls to the SML, and to the Directory, in flight at once (each target its own). */
-  NETWORK_CALLS_AT_ONCE: Type.Integer({ default: 4, minimum: 1, maximum: 64 }),
+  /** Calls to the SML in flight at once (each a list of up to SML_LIST_SIZE organizations). */
+  SML_CALLS_AT_ONCE: Type.Integer({ default: 4, minimum: 1, maximum: 64 }),
+  /** Calls to the Directory in flight at once (one organization a call). */
+  DIRECTORY_CALLS_AT_ONCE: Type.Integer({ default: 16, minimum: 1, maximum: 256 }),
   /** The organizations one CreateList or DeleteList carries at most; 1: every organization in its own call. */
   SML_LIST_SIZE: Type.Integer({ default: 100, minimum: 1, maximum: 1000 }),
   /** The most bytes an answer of the SML or the Directory may carry; a larger one ends the call. */

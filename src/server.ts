@@ -202,7 +202,7 @@ async function serve(config: Config): Promise<void> {
     sml,
     directory: directoryOptionsOf(config),
     smlListSize: config.SML_LIST_SIZE,
-    delivery: { concurrency: config.NETWORK_CALLS_AT_ONCE },
+    callsAtOnce: { sml: config.SML_CALLS_AT_ONCE, directory: config.DIRECTORY_CALLS_AT_ONCE },
     nationalRegister: nationalRegisterOptionsOf(config),
     requestTimeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
     maxRequestsPerAddress: config.MAX_REQUESTS_PER_ADDRESS,

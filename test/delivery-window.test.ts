@@ -170,7 +170,9 @@ describe('the outbox delivers a window of distinct organizations at once', () =>
 
 describe('deliveries at the network’s pace', () => {
   const SMP = 'window-smp';
+  // Each peer its own number of calls at once (SML_CALLS_AT_ONCE, DIRECTORY_CALLS_AT_ONCE).
   const CALLS_AT_ONCE = 3;
+  const DIRECTORY_CALLS_AT_ONCE = 7;
   let t: TestApp;
   let sml: LocalSml;
   let directory: LocalDirectory;
@@ -186,12 +188,8 @@ describe('deliveries at the network’s pace', () => {
       sml: { url: sml.url, smpId: SMP, timeoutMs: 10_000 },
       directory: { url: directory.url, timeoutMs: 10_000 },
       smlListSize: 50,
-      delivery: {
-        intervalMs: 50,
-        retryMs: { first: 50, max: 200 },
-        leaseMs: 5000,
-        concurrency: CALLS_AT_ONCE,
-      },
+      callsAtOnce: { sml: CALLS_AT_ONCE, directory: DIRECTORY_CALLS_AT_ONCE },
+      delivery: { intervalMs: 50, retryMs: { first: 50, max: 200 }, leaseMs: 5000 },
     });
     await app.ready();
     processes = [{ identifier: (await addProcess(t.app, t.users.admin)).identifier }];
@@ -235,7 +233,7 @@ describe('deliveries at the network’s pace', () => {
   const norwegian = (_base: number, count: number) => Array.from({ length: count }, () => uniqueOrganization());
   const qualified = (number: string) => `iso6523-actorid-upis::0192:${number}`;
 
-  it('brings 500 new organizations to the SML in lists and to the Directory, never more calls at once than the setting', async () => {
+  it('brings 500 new organizations to the SML in lists and to the Directory, never more calls at once than each peer’s setting', async () => {
     const numbers = norwegian(31_000_000, 500);
     sml.resetPeak();
     directory.resetPeak();
@@ -254,8 +252,8 @@ describe('deliveries at the network’s pace', () => {
     expect(sml.clientCertificates.length - requestsBefore).toBeLessThan(60);
     expect(sml.peakInFlight()).toBeLessThanOrEqual(CALLS_AT_ONCE);
     expect(sml.peakInFlight()).toBeGreaterThan(1);
-    // The Directory one organization a call, as many at once as the setting allows and no more.
-    expect(directory.peakInFlight()).toBe(CALLS_AT_ONCE);
+    // The Directory one organization a call, as many at once as its own setting allows and no more.
+    expect(directory.peakInFlight()).toBe(DIRECTORY_CALLS_AT_ONCE);
     expect(await setAside('sml')).toEqual([]);
   }, 120_000);
 
