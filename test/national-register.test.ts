@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, nationalRegisterOptionsOf } from '../src/confi
 import { nationalRegisterClient } from '../src/national-register/client.js';
 import { registerCheck } from '../src/national-register/register-check.js';
 import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
-import { testDatabaseKind } from './helpers/database.js';
+import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
 import { freshDatabaseUrl, runCli } from './helpers/entry-point.js';
 import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
 import { createDemoSet } from '../src/setup/demo.js';
@@ -355,7 +355,7 @@ describe('registry import-participants with NATIONAL_REGISTER_URL', () => {
     const database = testDatabaseKind === 'postgres' ? await freshDatabaseUrl() : undefined;
     const env: Record<string, string> = database
       ? { DATABASE_URL: database.url }
-      : { REGISTRY_DATA_DIR: join(dir, 'cli-data') };
+      : { REGISTRY_DATA_DIR: await migratedDataDirectory(join(dir, 'cli-data')) };
     try {
       const db = await openDatabaseExclusively(
         { DATABASE_URL: env.DATABASE_URL, REGISTRY_DATA_DIR: env.REGISTRY_DATA_DIR ?? '' },

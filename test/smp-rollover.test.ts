@@ -11,7 +11,7 @@ import { loadSmpKeys, SmpKeyError, type SmpKeySettings } from '../src/smp/keys.j
 import { buildApp } from '../src/app.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { testPki, testSelfSigned } from './helpers/certificates.js';
-import { testDatabaseKind } from './helpers/database.js';
+import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
 import { runCli, runServerToEnd, startFailure } from './helpers/entry-point.js';
 import { addParticipant } from './helpers/participants.js';
 import { expectValidSignedAnswer, publishedParticipant, verifySignature } from './helpers/smp.js';
@@ -166,6 +166,8 @@ describe('a next pair the start refuses', () => {
 
 // The entry points read no database for these: once, on the embedded database.
 describe.runIf(testDatabaseKind === 'embedded')("the operator's commands", () => {
+  // sml-reconcile opens the database: the migrated one, not made by its first run.
+  beforeAll(() => migratedDataDirectory(file('data')));
   const environment = (from: number, next = 'next', nextKey = next) => {
     const { DATABASE_URL: _, ...rest } = settings(from, next, nextKey);
     return {
