@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
-import { runCli, startServer } from './helpers/entry-point.js';
+import { runCommandHere, startServer } from './helpers/entry-point.js';
 
 const SLOW = 180_000;
 
@@ -52,7 +52,7 @@ describe.runIf(testDatabaseKind === 'embedded')('the embedded data directory', (
       await chmod(join(dataDir, 'left-by-an-older-version'), 0o666);
       expect(await widerThanOwner(dataDir)).not.toEqual([]);
 
-      const result = await runCli(['create-admin', 'second-admin'], {
+      const result = await runCommandHere(['create-admin', 'second-admin'], {
         REGISTRY_DATA_DIR: dataDir,
         REGISTRY_PASSWORD: 'a-long-enough-password',
       });

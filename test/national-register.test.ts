@@ -9,7 +9,7 @@ import { nationalRegisterClient } from '../src/national-register/client.js';
 import { registerCheck } from '../src/national-register/register-check.js';
 import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
 import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
-import { freshDatabaseUrl, runCli } from './helpers/entry-point.js';
+import { freshDatabaseUrl, runCommandHere } from './helpers/entry-point.js';
 import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
 import { createDemoSet } from '../src/setup/demo.js';
 import { expectSpecifiedValidationError } from './helpers/assertions.js';
@@ -373,10 +373,13 @@ describe('registry import-participants with NATIONAL_REGISTER_URL', () => {
           .map((line) => JSON.stringify(line))
           .join('\n'),
       );
-      const result = await runCli(['import-participants', path, '--service-provider', provider[0]?.id as string], {
-        ...env,
-        NATIONAL_REGISTER_URL: register.apiUrl,
-      });
+      const result = await runCommandHere(
+        ['import-participants', path, '--service-provider', provider[0]?.id as string],
+        {
+          ...env,
+          NATIONAL_REGISTER_URL: register.apiUrl,
+        },
+      );
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toContain(`line 2: Enhetsregisteret has no organization ${unknown}`);
       expect(register.asked).toEqual(expect.arrayContaining([`enheter/${known}`, `enheter/${unknown}`]));
