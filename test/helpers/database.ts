@@ -61,7 +61,9 @@ export async function prepareEmbeddedTemplate(): Promise<void> {
   await writeFile(partial, Buffer.from(await archive.arrayBuffer()));
   await rename(partial, file);
   for (const name of await readdir(OUTPUT))
-    if (name.startsWith(TEMPLATE_PREFIX) && join(OUTPUT, name) !== file) await rm(join(OUTPUT, name), { force: true });
+    // Older ones, and the unkeyed one of earlier versions; another run's partial one is its own to rename.
+    if (name.startsWith('embedded-migrated') && !name.endsWith('.partial') && join(OUTPUT, name) !== file)
+      await rm(join(OUTPUT, name), { force: true });
 }
 
 const execFileAsync = promisify(execFile);
