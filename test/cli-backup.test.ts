@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKind } from './helpers/database.js';
-import { freshDatabaseUrl, runCli, type Finished } from './helpers/entry-point.js';
+import { freshDatabaseUrl, runCommandHere, type Finished } from './helpers/entry-point.js';
 
-/** `registry backup`, `restore` and `migrate`: what they refuse, each with one line and exit status 1. */
+/** `registry backup`, `restore` and `migrate`: what they refuse, each with one line and exit status 1 (run in this process: test/cli.test.ts runs the process). */
 const SLOW = 120_000;
 let dir: string;
 
@@ -30,21 +30,21 @@ describe.runIf(testDatabaseKind === 'embedded')('backup and restore of the embed
     'refuses to overwrite a file, to restore into a directory that is not empty, and a file that is no backup',
     async () => {
       const data = { REGISTRY_DATA_DIR: join(dir, 'data') };
-      expect((await runCli(['migrate'], data)).stdout).toMatch(/^Applied \d+ migrations: 001_registry\.sql, /m);
-      expect((await runCli(['migrate'], data)).stdout).toMatch(
+      expect((await runCommandHere(['migrate'], data)).stdout).toMatch(/^Applied \d+ migrations: 001_registry\.sql, /m);
+      expect((await runCommandHere(['migrate'], data)).stdout).toMatch(
         /^Nothing to apply: the database has every migration of this version \(the last: \d{3}_\w+\.sql\)\.$/m,
       );
       const file = join(dir, 'registry.backup');
-      expect((await runCli(['backup', file], data)).code).toBe(0);
+      expect((await runCommandHere(['backup', file], data)).code).toBe(0);
       // Names relative to the data directory: no tar writes them from the file system's root.
       const names = spawnSync('tar', ['-tzf', file], { encoding: 'utf8' });
       expect(names.stderr).toBe('');
       expect(names.stdout).toMatch(/^PG_VERSION$/m);
       expect(names.stdout.split('\n').filter((name) => name.startsWith('/'))).toEqual([]);
-      refused(await runCli(['backup', file], data), `${file} exists already; name a new file.`);
+      refused(await runCommandHere(['backup', file], data), `${file} exists already; name a new file.`);
 
       refused(
-        await runCli(['restore', file], data),
+        await runCommandHere(['restore', file], data),
         /^REGISTRY_DATA_DIR \S+\/data is not empty: restore into a new directory, or move this one away first\.$/,
       );
       const notABackup = join(dir, 'notes.txt');
@@ -52,12 +52,12 @@ describe.runIf(testDatabaseKind === 'embedded')('backup and restore of the embed
       const empty = join(dir, 'empty');
       await mkdir(empty);
       refused(
-        await runCli(['restore', notABackup], { REGISTRY_DATA_DIR: empty }),
+        await runCommandHere(['restore', notABackup], { REGISTRY_DATA_DIR: empty }),
         /^not a backup of the embedded database \(.+\)$/,
       );
       // Nothing is left of the attempt: the directory is as empty as it was, and takes a real backup.
       expect(await readdir(empty)).toEqual([]);
-      expect((await runCli(['restore', file], { REGISTRY_DATA_DIR: empty })).code).toBe(0);
+      expect((await runCommandHere(['restore', file], { REGISTRY_DATA_DIR: empty })).code).toBe(0);
       expect(await readdir(empty)).not.toContain('registry.lock');
     },
     SLOW,
@@ -72,9 +72,9 @@ describe.runIf(testDatabaseKind === 'postgres')('backup and restore on PostgreSQ
       try {
         const onPostgres =
           /^(backup|restore) is for the embedded database, and DATABASE_URL is set\. On PostgreSQL, use pg_dump and pg_restore: see docs\/operations\.md, "Backup and restore"\.$/;
-        refused(await runCli(['backup', join(dir, 'x.backup')], { DATABASE_URL: database.url }), onPostgres);
-        refused(await runCli(['restore', join(dir, 'x.backup')], { DATABASE_URL: database.url }), onPostgres);
-        expect((await runCli(['migrate'], { DATABASE_URL: database.url })).stdout).toMatch(
+        refused(await runCommandHere(['backup', join(dir, 'x.backup')], { DATABASE_URL: database.url }), onPostgres);
+        refused(await runCommandHere(['restore', join(dir, 'x.backup')], { DATABASE_URL: database.url }), onPostgres);
+        expect((await runCommandHere(['migrate'], { DATABASE_URL: database.url })).stdout).toMatch(
           /^Applied \d+ migrations: 001_registry\.sql, /m,
         );
       } finally {

@@ -10,9 +10,9 @@ import { verifyPassword } from '../src/users/password.js';
 import { findCredentials } from '../src/users/repository.js';
 import { getParticipant } from '../src/participants/repository.js';
 import { CODE_LISTS } from './helpers/code-lists.js';
-import { testDatabaseKind } from './helpers/database.js';
+import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
 import { organizationNumberFor } from './helpers/organization-numbers.js';
-import { freshDatabaseUrl, runCli, startServer } from './helpers/entry-point.js';
+import { freshDatabaseUrl, runCli, runCommandHere, startServer } from './helpers/entry-point.js';
 import { PROJECT_ROOT } from './helpers/openapi-tools.js';
 
 const SLOW = 300_000;
@@ -54,6 +54,12 @@ const participantCreations = () =>
     ),
   );
 
+/**
+ * The commands run in this process (`runCommandHere`: the function `dist/cli.js` runs), most of them: a process each
+ * cost a Node.js start, a module load and PGlite's WebAssembly compile (some 3 to 7 s apiece on a loaded machine). What
+ * only a process shows stays a process: `./registry` itself, a reader closing the pipe, `help` and an unknown
+ * command's exit status 1.
+ */
 const lines = (text: string) =>
   text
     .split('\n')
@@ -69,7 +75,8 @@ function expectRefusal(result: { code: number | null; stdout: string; stderr: st
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'registry-cli-'));
   if (testDatabaseKind === 'embedded') {
-    env = { REGISTRY_DATA_DIR: join(dir, 'data') };
+    // Made migrated: the commands are these tests' concern, the making of a database is cli-backup.test.ts's.
+    env = { REGISTRY_DATA_DIR: await migratedDataDirectory(join(dir, 'data')) };
   } else {
     const database = await freshDatabaseUrl();
     env = { DATABASE_URL: database.url };
@@ -118,25 +125,28 @@ describe('registry create-admin and reset-password', () => {
   it(
     'creates an ADMIN with the password of REGISTRY_PASSWORD, once',
     async () => {
-      const created = await runCli(['create-admin', 'operator'], { ...env, REGISTRY_PASSWORD: 'operator-password-1' });
+      const created = await runCommandHere(['create-admin', 'operator'], {
+        ...env,
+        REGISTRY_PASSWORD: 'operator-password-1',
+      });
       expect(created.code, created.stderr).toBe(0);
       expect(created.stdout).toContain('ADMIN created: username: operator  password from REGISTRY_PASSWORD');
       expect(await passwordWorks('operator', 'operator-password-1')).toBe(true);
 
       expectRefusal(
-        await runCli(['create-admin', 'OPERATOR'], { ...env, REGISTRY_PASSWORD: 'operator-password-2' }),
+        await runCommandHere(['create-admin', 'OPERATOR'], { ...env, REGISTRY_PASSWORD: 'operator-password-2' }),
         /already exists/,
       );
       expectRefusal(
-        await runCli(['create-admin', 'short'], { ...env, REGISTRY_PASSWORD: 'too-short' }),
+        await runCommandHere(['create-admin', 'short'], { ...env, REGISTRY_PASSWORD: 'too-short' }),
         /at least 12 characters/,
       );
       expectRefusal(
-        await runCli(['create-admin', 'common'], { ...env, REGISTRY_PASSWORD: 'password1234' }),
+        await runCommandHere(['create-admin', 'common'], { ...env, REGISTRY_PASSWORD: 'password1234' }),
         'REGISTRY_PASSWORD is one of the commonest passwords; choose another.',
       );
       expectRefusal(
-        await runCli(['create-admin', 'opérateur'], { ...env, REGISTRY_PASSWORD: 'operator-password-3' }),
+        await runCommandHere(['create-admin', 'opérateur'], { ...env, REGISTRY_PASSWORD: 'operator-password-3' }),
         'The username may have only ASCII letters, digits and . _ @ -.',
       );
     },
@@ -146,14 +156,14 @@ describe('registry create-admin and reset-password', () => {
   it(
     'resets a password to a generated one that it prints once',
     async () => {
-      const reset = await runCli(['reset-password', 'operator'], env);
+      const reset = await runCommandHere(['reset-password', 'operator'], env);
       expect(reset.code, reset.stderr).toBe(0);
       const password = reset.stdout.match(/password: (\S+) +\(shown once\)/)?.[1] as string;
       expect(password.length).toBeGreaterThanOrEqual(12);
       expect(await passwordWorks('operator', password)).toBe(true);
       expect(await passwordWorks('operator', 'operator-password-1')).toBe(false);
 
-      expectRefusal(await runCli(['reset-password', 'nobody'], env), "No user named 'nobody'.");
+      expectRefusal(await runCommandHere(['reset-password', 'nobody'], env), "No user named 'nobody'.");
     },
     SLOW,
   );
@@ -163,7 +173,7 @@ describe('registry load-catalogue', () => {
   it(
     'loads the Peppol code lists of a directory, and the same release again changes nothing',
     async () => {
-      const first = await runCli(['load-catalogue', CODE_LISTS], env);
+      const first = await runCommandHere(['load-catalogue', CODE_LISTS], env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/processes +109 added, 0 updated, 0 unchanged/);
       expect(first.stdout).toMatch(/document types +321 added/);
@@ -177,7 +187,7 @@ describe('registry load-catalogue', () => {
       expect(first.stdout).toContain('No live participant loses a process or document type in the next 90 days.');
       expect(first.stdout).not.toMatch(/skipped/);
 
-      const again = await runCli(
+      const again = await runCommandHere(
         ['load-catalogue', join(CODE_LISTS, 'processes.xml'), join(CODE_LISTS, 'document-types.xml')],
         env,
       );
@@ -193,10 +203,13 @@ describe('registry load-catalogue', () => {
       const file = join(dir, 'notes.xml');
       await writeFile(file, '<notes><note>hello</note></notes>');
       expectRefusal(
-        await runCli(['load-catalogue', file], env),
+        await runCommandHere(['load-catalogue', file], env),
         `${file}: not a Peppol processes, document types, transport profiles or participant identifier schemes code list`,
       );
-      expectRefusal(await runCli(['load-catalogue', join(dir, 'missing')], env), /missing: no such file or directory/);
+      expectRefusal(
+        await runCommandHere(['load-catalogue', join(dir, 'missing')], env),
+        /missing: no such file or directory/,
+      );
     },
     SLOW,
   );
@@ -213,7 +226,7 @@ describe('registry export-participants and import-participants', () => {
   it(
     'exports every participant as one JSON line with its processes',
     async () => {
-      const result = await runCli(['export-participants', exported], env);
+      const result = await runCommandHere(['export-participants', exported], env);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('Exported 3 participants');
       const participants = lines(await readFile(exported, 'utf8'));
@@ -225,9 +238,9 @@ describe('registry export-participants and import-participants', () => {
       expect(participants[0].processes).toEqual([{ qualifiedIdentifier: BILLING, title: expect.any(String) }]);
       expect(participants[0].provider.title).toBe('Demo Service Provider One');
 
-      const toStdout = await runCli(['export-participants'], env);
+      const toStdout = await runCommandHere(['export-participants'], env);
       expect(lines(toStdout.stdout)).toEqual(participants);
-      expectRefusal(await runCli(['export-participants', exported], env), /exists already/);
+      expectRefusal(await runCommandHere(['export-participants', exported], env), /exists already/);
     },
     SLOW,
   );
@@ -245,7 +258,7 @@ describe('registry export-participants and import-participants', () => {
   it(
     'imports all lines or none with --all-or-nothing, naming every wrong line',
     async () => {
-      const again = await runCli(['import-participants', exported, ALL_OR_NOTHING], env);
+      const again = await runCommandHere(['import-participants', exported, ALL_OR_NOTHING], env);
       expectRefusal(
         again,
         /Nothing imported: 3 of 3 lines are wrong\.\nline 1: The service provider already has a participant/,
@@ -261,25 +274,25 @@ describe('registry export-participants and import-participants', () => {
       const file = join(dir, 'new.jsonl');
       await writeFile(file, renamed.map((participant) => JSON.stringify(participant)).join('\n'));
       expectRefusal(
-        await runCli(['import-participants', file, ALL_OR_NOTHING], env),
+        await runCommandHere(['import-participants', file, ALL_OR_NOTHING], env),
         /Nothing imported: 1 of 3 lines is wrong\.\nline 2: ICD 1234 is not in the Peppol participant identifier schemes code list/,
       );
       renamed[1].icd = participants[1].icd;
       await writeFile(file, [...renamed, renamed[0]].map((participant) => JSON.stringify(participant)).join('\n'));
       expectRefusal(
-        await runCli(['import-participants', ALL_OR_NOTHING, file], env),
+        await runCommandHere(['import-participants', ALL_OR_NOTHING, file], env),
         new RegExp(
           `Nothing imported: 1 of 4 lines is wrong\\.\nline 4: The service provider already has a participant for iso6523-actorid-upis::\\d{4}:${renamed[0].organizationIdentifier}`,
         ),
       );
-      expect(lines((await runCli(['export-participants'], env)).stdout)).toHaveLength(3);
+      expect(lines((await runCommandHere(['export-participants'], env)).stdout)).toHaveLength(3);
       expect(await participantCreations()).toBe(creationsBefore);
 
       await writeFile(file, `${renamed.map((participant) => JSON.stringify(participant)).join('\n')}\n`);
-      const imported = await runCli(['import-participants', file, ALL_OR_NOTHING], env);
+      const imported = await runCommandHere(['import-participants', file, ALL_OR_NOTHING], env);
       expect(imported.code, imported.stderr).toBe(0);
       expect(imported.stdout).toContain('Imported 3 participants.');
-      const all = lines((await runCli(['export-participants'], env)).stdout);
+      const all = lines((await runCommandHere(['export-participants'], env)).stdout);
       expect(all).toHaveLength(6);
       expect(
         all.find((participant) => participant.organizationIdentifier === renamed[1].organizationIdentifier).processes,
@@ -303,9 +316,9 @@ describe('registry export-participants and import-participants', () => {
         organizationIdentifier: organizationNumberFor(participant.icd, `88${index}`),
       }));
       await writeFile(file, participants.map((participant) => JSON.stringify(participant)).join('\n'));
-      const moved = await runCli(['import-participants', file, '--service-provider', other], env);
+      const moved = await runCommandHere(['import-participants', file, '--service-provider', other], env);
       expect(moved.code, moved.stderr).toBe(0);
-      const all = lines((await runCli(['export-participants'], env)).stdout);
+      const all = lines((await runCommandHere(['export-participants'], env)).stdout);
       expect(all.filter((participant) => participant.provider.identifier === other)).toHaveLength(3);
     },
     SLOW,
@@ -346,7 +359,7 @@ describe('registry export-participants and import-participants', () => {
       const creationsBefore = await participantCreations();
 
       expectRefusal(
-        await runCli(['import-participants', file], env),
+        await runCommandHere(['import-participants', file], env),
         new RegExp(
           [
             'Imported 2 participants \\(1 already present\\); 3 of 6 lines are wrong and were not imported\\.',
@@ -356,7 +369,7 @@ describe('registry export-participants and import-participants', () => {
           ].join('\n'),
         ),
       );
-      const stored = lines((await runCli(['export-participants'], env)).stdout).filter((participant) =>
+      const stored = lines((await runCommandHere(['export-participants'], env)).stdout).filter((participant) =>
         participant.organizationIdentifier.startsWith('77'),
       );
       expect(stored.map((participant) => participant.organizationIdentifier).sort()).toEqual(
@@ -388,7 +401,7 @@ describe('registry export-participants and import-participants', () => {
       );
 
       expectRefusal(
-        await runCli(['import-participants', file], env),
+        await runCommandHere(['import-participants', file], env),
         /Imported 0 participants \(3 already present\); 3 of 6 lines are wrong/,
       );
       expect(await participantCreations()).toBe(creationsBefore + 2);
@@ -405,14 +418,17 @@ describe('registry usage', () => {
       expect(help.code).toBe(0);
       expect(help.stdout).toContain('load-catalogue [--allow-older] <file-or-dir...>');
       expectRefusal(await runCli(['drop-everything'], env), /Unknown command 'drop-everything'/);
-      expectRefusal(await runCli(['create-admin'], env), /Wrong arguments for create-admin/);
-      expectRefusal(await runCli(['load-catalogue', '--allow-older'], env), /Wrong arguments for load-catalogue/);
+      expectRefusal(await runCommandHere(['create-admin'], env), /Wrong arguments for create-admin/);
       expectRefusal(
-        await runCli(['import-participants', 'file.jsonl', '--provider', 'x'], env),
+        await runCommandHere(['load-catalogue', '--allow-older'], env),
+        /Wrong arguments for load-catalogue/,
+      );
+      expectRefusal(
+        await runCommandHere(['import-participants', 'file.jsonl', '--provider', 'x'], env),
         /Wrong arguments for import-participants/,
       );
       expectRefusal(
-        await runCli(['import-participants', join(dir, 'absent.jsonl')], env),
+        await runCommandHere(['import-participants', join(dir, 'absent.jsonl')], env),
         /absent\.jsonl: no such file, or not readable/,
       );
     },
@@ -426,13 +442,13 @@ describe.runIf(testDatabaseKind === 'embedded')('registry while a server holds t
     async () => {
       const server = await startServer(env);
       try {
-        const refused = await runCli(['create-admin', 'second-operator'], env);
+        const refused = await runCommandHere(['create-admin', 'second-operator'], env);
         expectRefusal(refused, `is in use by the registry server (pid ${server.pid}`);
-        expectRefusal(await runCli(['export-participants'], env), /in use by the registry server/);
+        expectRefusal(await runCommandHere(['export-participants'], env), /in use by the registry server/);
       } finally {
         await server.stop();
       }
-      const after = await runCli(['create-admin', 'second-operator'], {
+      const after = await runCommandHere(['create-admin', 'second-operator'], {
         ...env,
         REGISTRY_PASSWORD: 'second-operator-pw',
       });
@@ -488,15 +504,15 @@ describe('what the command line changes', () => {
             )[0]?.count ?? 0,
         );
         expect(organizations).toBeGreaterThan(0);
-        const listed = await runCli(['sml-reconcile', '--dry-run'], smlEnv);
+        const listed = await runCommandHere(['sml-reconcile', '--dry-run'], smlEnv);
         expect(listed.code, listed.stderr).toBe(0);
         expect(listed.stdout).toContain(`should hold ${organizations}, holds 0`);
         expect(sml.calls.create).toBe(0);
-        const repaired = await runCli(['sml-reconcile'], smlEnv);
+        const repaired = await runCommandHere(['sml-reconcile'], smlEnv);
         expect(repaired.stdout).toContain('(registered)');
         expect(sml.registrations.get('cli-smp')?.size).toBe(organizations);
-        expect((await runCli(['sml-reconcile'], smlEnv)).stdout).toContain('in step');
-        expectRefusal(await runCli(['sml-reconcile'], env), /No SML configured/);
+        expect((await runCommandHere(['sml-reconcile'], smlEnv)).stdout).toContain('in step');
+        expectRefusal(await runCommandHere(['sml-reconcile'], env), /No SML configured/);
       } finally {
         await sml.close();
       }

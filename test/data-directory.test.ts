@@ -2,8 +2,8 @@ import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseKind } from './helpers/database.js';
-import { runCli, startServer } from './helpers/entry-point.js';
+import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
+import { runCommandHere, startServer } from './helpers/entry-point.js';
 
 const SLOW = 180_000;
 
@@ -45,21 +45,14 @@ describe.runIf(testDatabaseKind === 'embedded')('the embedded data directory', (
   it(
     "is made its owner's only when it exists already with wider modes",
     async () => {
-      const dataDir = join(parent, 'existing');
-      expect(
-        (
-          await runCli(['create-admin', 'first-admin'], {
-            REGISTRY_DATA_DIR: dataDir,
-            REGISTRY_PASSWORD: 'a-long-enough-password',
-          })
-        ).code,
-      ).toBe(0);
+      // A database made earlier (the migrated one), then opened up as an older version of the registry left it.
+      const dataDir = await migratedDataDirectory(join(parent, 'existing'));
       await chmod(dataDir, 0o755);
       await writeFile(join(dataDir, 'left-by-an-older-version'), 'x', { mode: 0o666 });
       await chmod(join(dataDir, 'left-by-an-older-version'), 0o666);
       expect(await widerThanOwner(dataDir)).not.toEqual([]);
 
-      const result = await runCli(['create-admin', 'second-admin'], {
+      const result = await runCommandHere(['create-admin', 'second-admin'], {
         REGISTRY_DATA_DIR: dataDir,
         REGISTRY_PASSWORD: 'a-long-enough-password',
       });

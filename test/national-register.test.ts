@@ -8,8 +8,8 @@ import { ConfigError, loadConfig, nationalRegisterOptionsOf } from '../src/confi
 import { nationalRegisterClient } from '../src/national-register/client.js';
 import { registerCheck } from '../src/national-register/register-check.js';
 import { startOtherInstance, startTestApp, type TestApp, type TestUser } from './helpers/app.js';
-import { testDatabaseKind } from './helpers/database.js';
-import { freshDatabaseUrl, runCli } from './helpers/entry-point.js';
+import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
+import { freshDatabaseUrl, runCommandHere } from './helpers/entry-point.js';
 import { openDatabaseExclusively } from '../src/db/data-dir-lock.js';
 import { createDemoSet } from '../src/setup/demo.js';
 import { expectSpecifiedValidationError } from './helpers/assertions.js';
@@ -355,7 +355,7 @@ describe('registry import-participants with NATIONAL_REGISTER_URL', () => {
     const database = testDatabaseKind === 'postgres' ? await freshDatabaseUrl() : undefined;
     const env: Record<string, string> = database
       ? { DATABASE_URL: database.url }
-      : { REGISTRY_DATA_DIR: join(dir, 'cli-data') };
+      : { REGISTRY_DATA_DIR: await migratedDataDirectory(join(dir, 'cli-data')) };
     try {
       const db = await openDatabaseExclusively(
         { DATABASE_URL: env.DATABASE_URL, REGISTRY_DATA_DIR: env.REGISTRY_DATA_DIR ?? '' },
@@ -373,10 +373,13 @@ describe('registry import-participants with NATIONAL_REGISTER_URL', () => {
           .map((line) => JSON.stringify(line))
           .join('\n'),
       );
-      const result = await runCli(['import-participants', path, '--service-provider', provider[0]?.id as string], {
-        ...env,
-        NATIONAL_REGISTER_URL: register.apiUrl,
-      });
+      const result = await runCommandHere(
+        ['import-participants', path, '--service-provider', provider[0]?.id as string],
+        {
+          ...env,
+          NATIONAL_REGISTER_URL: register.apiUrl,
+        },
+      );
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toContain(`line 2: Enhetsregisteret has no organization ${unknown}`);
       expect(register.asked).toEqual(expect.arrayContaining([`enheter/${known}`, `enheter/${unknown}`]));

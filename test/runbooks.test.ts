@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseKind, TEST_DATABASE_URL } from './helpers/database.js';
+import { migratedDataDirectory, testDatabaseKind, TEST_DATABASE_URL } from './helpers/database.js';
 import { participantForm } from './helpers/participants.js';
 import {
   checkoutCopy,
@@ -113,7 +113,8 @@ describe.runIf(testDatabaseKind === 'embedded')('the runbooks on the embedded da
     'backs up with the server stopped, restores into a new directory that holds the same participants (a check that differs fails), rotates the ADMIN password, resets',
     async () => {
       const session = await runbookSession({ settings: ['settings'], values: { CHECKOUT: checkout }, home });
-      const data = join(checkout, 'data');
+      // Made migrated (the first start on nothing is first-start.test.ts's); the reset below starts on nothing again.
+      const data = await migratedDataDirectory(join(checkout, 'data'));
       const restoredData = join(home, 'registry-restored');
       const original = await started({ REGISTRY_DATA_DIR: data });
       const actors = await provision(original.url);

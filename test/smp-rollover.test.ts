@@ -11,8 +11,8 @@ import { loadSmpKeys, SmpKeyError, type SmpKeySettings } from '../src/smp/keys.j
 import { buildApp } from '../src/app.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { testPki, testSelfSigned } from './helpers/certificates.js';
-import { testDatabaseKind } from './helpers/database.js';
-import { runCli, runServerToEnd, startFailure } from './helpers/entry-point.js';
+import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
+import { runCommandHere, runServerToEnd, startFailure } from './helpers/entry-point.js';
 import { addParticipant } from './helpers/participants.js';
 import { expectValidSignedAnswer, publishedParticipant, verifySignature } from './helpers/smp.js';
 
@@ -166,6 +166,8 @@ describe('a next pair the start refuses', () => {
 
 // The entry points read no database for these: once, on the embedded database.
 describe.runIf(testDatabaseKind === 'embedded')("the operator's commands", () => {
+  // sml-reconcile opens the database: the migrated one, not made by its first run.
+  beforeAll(() => migratedDataDirectory(file('data')));
   const environment = (from: number, next = 'next', nextKey = next) => {
     const { DATABASE_URL: _, ...rest } = settings(from, next, nextKey);
     return {
@@ -181,7 +183,7 @@ describe.runIf(testDatabaseKind === 'embedded')("the operator's commands", () =>
     const from = Date.now() + 2 * HOUR;
     for (let run = 0; run < 2; run += 1) {
       const calls = sml.clientCertificates.length;
-      const finished = await runCli(['sml-prepare-certificate'], environment(from));
+      const finished = await runCommandHere(['sml-prepare-certificate'], environment(from));
       expect(finished.code, finished.stderr).toBe(0);
       expect(finished.stdout).toMatch(/announced the certificate .*CN=SMP next/);
       expect(sml.clientCertificates.slice(calls)).toEqual([fingerprint('current')]);
@@ -198,7 +200,7 @@ describe.runIf(testDatabaseKind === 'embedded')("the operator's commands", () =>
     const stranger = 'iso6523-actorid-upis::0192:300000002';
     sml.registrations.set(SMP_ID, new Set([...(sml.registrations.get(SMP_ID) ?? []), stranger]));
     const calls = sml.clientCertificates.length;
-    const finished = await runCli(['sml-reconcile'], environment(Date.now() + HOUR));
+    const finished = await runCommandHere(['sml-reconcile'], environment(Date.now() + HOUR));
     expect(finished.code, finished.stderr).toBe(0);
     expect(finished.stdout).toContain(`extra:   ${stranger} (deleted)`);
     expect(new Set(sml.clientCertificates.slice(calls))).toEqual(new Set([fingerprint('current')]));

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseKind } from './helpers/database.js';
+import { migratedDataDirectory, testDatabaseKind } from './helpers/database.js';
 import {
   freshDatabaseUrl,
   programWithoutReferenceData,
@@ -75,7 +75,7 @@ describe.runIf(testDatabaseKind === 'embedded')('settings the start refuses', ()
       const other = net.createServer();
       await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
       const taken = (other.address() as net.AddressInfo).port;
-      const dataDir = join(dir, 'ports');
+      const dataDir = await migratedDataDirectory(join(dir, 'ports'));
       try {
         const inUse = startFailure(await runServerToEnd({ REGISTRY_DATA_DIR: dataDir, PORT: String(taken) }));
         expect(inUse.msg).toBe(

@@ -1,22 +1,83 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Database } from '../../src/db/database.js';
 import { openEmbedded } from '../../src/db/embedded.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPostgres } from '../../src/db/postgres.js';
 
-/** The embedded database as the migrations leave it, made once per run by the suite's global set-up. */
-const EMBEDDED_MIGRATED = join(import.meta.dirname, '..', '..', 'test-output', 'embedded-migrated.tar.gz');
+const ROOT = join(import.meta.dirname, '..', '..');
+const OUTPUT = join(ROOT, 'test-output');
+const TEMPLATE_PREFIX = 'embedded-migrated-';
 
-/** Writes the migrated embedded database that each test file's embedded database starts from. */
+/**
+ * What the migrated embedded database is made of: the migrations, the code that applies and archives them, PGlite's
+ * version and this file. Its archive is named by their hash, so a checkout whose migrations changed makes a new one
+ * and an unchanged one takes the last run's (an initdb and every migration: half a minute on a loaded machine).
+ */
+function templateInputs(): Buffer[] {
+  const migrations = join(ROOT, 'src', 'db', 'migrations');
+  const files = [
+    ...readdirSync(migrations)
+      .filter((name) => name.endsWith('.sql'))
+      .sort()
+      .map((name) => join(migrations, name)),
+    join(ROOT, 'src', 'db', 'migrate.ts'),
+    join(ROOT, 'src', 'db', 'embedded.ts'),
+    join(ROOT, 'src', 'db', 'tar-names.ts'),
+    join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'),
+    join(import.meta.dirname, 'database.ts'),
+  ];
+  return files.flatMap((file) => [Buffer.from(`${file.slice(ROOT.length)}\0`), readFileSync(file), Buffer.from('\0')]);
+}
+
+let templateFile: string | undefined;
+
+/** The embedded database as the migrations leave it, a gzipped tar made by the suite's global set-up. */
+function embeddedMigrated(): string {
+  if (templateFile) return templateFile;
+  const hash = createHash('sha256');
+  for (const part of templateInputs()) hash.update(part);
+  return (templateFile = join(OUTPUT, `${TEMPLATE_PREFIX}${hash.digest('hex').slice(0, 16)}.tar.gz`));
+}
+
+/**
+ * Writes the migrated embedded database that each test file's embedded database, and each data directory of
+ * `migratedDataDirectory`, starts from, unless the one for these migrations is there already. Written under another
+ * name and renamed, so that a run cut off halfway leaves none; older ones are removed.
+ */
 export async function prepareEmbeddedTemplate(): Promise<void> {
+  const file = embeddedMigrated();
+  if (existsSync(file)) return;
   const db = await openEmbedded();
   await migrate(db);
   const archive = await db.dump?.();
   if (!archive) throw new Error('the embedded database makes no archive');
-  await writeFile(EMBEDDED_MIGRATED, Buffer.from(await archive.arrayBuffer()));
   await db.close();
+  const partial = `${file}.${process.pid}.partial`;
+  await writeFile(partial, Buffer.from(await archive.arrayBuffer()));
+  await rename(partial, file);
+  for (const name of await readdir(OUTPUT))
+    // Older ones, and the unkeyed one of earlier versions; another run's partial one is its own to rename.
+    if (name.startsWith('embedded-migrated') && !name.endsWith('.partial') && join(OUTPUT, name) !== file)
+      await rm(join(OUTPUT, name), { force: true });
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * `dir` (made, owner's only) holding the migrated embedded database, for a server or command line process started
+ * on it: what its first start on an empty directory would make (PGlite's initdb, then every migration) is there
+ * already, and nothing else is (no user, no catalogue: the start is a first start still). For tests that are not
+ * about a first start on nothing, the migrations or the data directory's making; those start on an empty one.
+ */
+export async function migratedDataDirectory(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await execFileAsync('tar', ['-xzf', embeddedMigrated(), '-C', dir]);
+  return dir;
 }
 
 /** Read once per worker: its files each load their own database from it. */
@@ -34,7 +95,7 @@ export async function openTestDatabase(): Promise<Database> {
   if (testDatabaseKind === 'embedded')
     return openEmbedded(
       undefined,
-      await (migratedArchive ??= readFile(EMBEDDED_MIGRATED).then((bytes) => new Blob([bytes]))),
+      await (migratedArchive ??= readFile(embeddedMigrated()).then((bytes) => new Blob([bytes]))),
     );
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres({ connectionString: TEST_DATABASE_URL, maxConnections: 1 });

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { expect } from 'vitest';
+import { runCommand } from '../../src/command-line.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { TEST_DATABASE_URL } from './database.js';
 
@@ -43,6 +45,30 @@ export function runCli(
   options: { closeStdout?: boolean } = {},
 ): Promise<Finished> {
   return runToEnd('dist/cli.js', args, env, options);
+}
+
+/**
+ * A command of the command line run in this process (`runCommand`, which the process entry `dist/cli.js` runs on its
+ * own streams), with the environment `runCli` gives the process: the same answer without a Node.js start, a module
+ * load and, on the embedded database, a compile of PGlite's WebAssembly per command. `runCli` stays for what only a
+ * process shows (its exit code as the shell sees it, a reader that closes the pipe, the launcher).
+ */
+export async function runCommandHere(args: string[], env: Record<string, string>): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  const collecting = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await runCommand(args, {
+    stdout: collecting((text) => (stdout += text)),
+    stderr: collecting((text) => (stderr += text)),
+    env: environment(env),
+  });
+  return { code, stdout, stderr };
 }
 
 /**

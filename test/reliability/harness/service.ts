@@ -5,7 +5,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { TEST_DATABASE_URL } from '../../helpers/database.js';
+import { migratedDataDirectory, TEST_DATABASE_URL } from '../../helpers/database.js';
 
 /** The real service (dist/server.js, or src/server.ts through tsx) as a child process, found through its JSON log lines. */
 export interface RunningService {
@@ -19,7 +19,10 @@ export interface RunningService {
 
 export const ADMIN_PASSWORD = 'reliability-admin-password';
 
-/** Where a service keeps its data: a fresh PostgreSQL database or a fresh embedded data directory. */
+/**
+ * Where a service keeps its data: a fresh PostgreSQL database, or a fresh embedded data directory that holds the
+ * migrated database (what these tests are about comes after a start; the start on nothing is first-start.test.ts's).
+ */
 export interface Storage {
   env: Record<string, string>;
   drop(): Promise<void>;
@@ -27,7 +30,7 @@ export interface Storage {
 
 export async function freshStorage(kind: 'postgres' | 'embedded'): Promise<Storage> {
   if (kind === 'embedded') {
-    const dir = mkdtempSync(join(tmpdir(), 'registry-reliability-'));
+    const dir = await migratedDataDirectory(mkdtempSync(join(tmpdir(), 'registry-reliability-')));
     return { env: { REGISTRY_DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `reliability_${randomBytes(5).toString('hex')}`;
