@@ -298,7 +298,7 @@ describe.runIf(testDatabaseKind === 'postgres')('the runbooks on PostgreSQL', ()
       .map((name) => name.replace(/_bucket$/, ''));
     expect(inTable.length).toBeGreaterThan(6);
     expect(rules.length).toBeGreaterThan(6);
-    // The primary's and the standbys' gauges are published with DATABASE_READ_URLS only (test/standbys.test.ts reads them).
+    // The primary's and the standbys' gauges are published with DATABASE_READ_URLS only (test/db/replication.test.ts reads them).
     const withStandbysOnly = (name: string) => /^db_(primary|standby)_/.test(name);
     expect(
       [...inTable, ...inRules].filter((name) => !published.has(name as string) && !withStandbysOnly(name as string)),

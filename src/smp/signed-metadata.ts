@@ -10,7 +10,7 @@ import { SMP_NS, WSA_NS, XML_DECLARATION, type PublishedEndpoint, type Published
  * 1.0, the signature's canonicalization and its reference's last transform). The digest is the canonical form's, with
  * no signature in it (what the enveloped-signature transform leaves); the RSA signature is over a SignedInfo written
  * canonical. This is no canonicalizer: it writes the canonical bytes of its own documents only, and the bytes served
- * are xml-crypto's for the same document (signDocument, signing.ts), as test/signed-metadata.test.ts proves.
+ * are xml-crypto's for the same document (signDocument, signing.ts), as test/smp/signed-metadata.test.ts proves.
  *
  * The two forms differ in the root's namespace declarations (C14N sorts them by prefix), in elements without content
  * (`<a/>` served, `<a></a>` canonical) and in escaping:

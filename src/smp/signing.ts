@@ -38,7 +38,7 @@ export function keyInfoContentOf(certificatePem: string, prefix: string | null |
  * C14N) with a SHA-256 digest, and the certificate in `KeyInfo/X509Data/X509Certificate`.
  *
  * xml-crypto's signature of any document: the service metadata is signed from its template (signed-metadata.ts),
- * which test/signed-metadata.test.ts proves writes the bytes this writes, and bench/signing.ts measures beside it.
+ * which test/smp/signed-metadata.test.ts proves writes the bytes this writes, and bench/signing.ts measures beside it.
  */
 export function signDocument(xml: string, privateKeyPem: string, certificatePem: string): string {
   const signature = new SignedXml({
