@@ -54,22 +54,38 @@ describe('the docs page at /rest/resources/docs', () => {
     // The operations are a virtual list (only those near the viewport are in the page): scroll through it.
     const seen = new Set<string>();
     const tags = new Set<string>();
-    const scrollDown = () =>
+    // Down, a third of the window at a time, until `selector` is in the page (or the end is reached), in the page.
+    const scrollDownTo = (selector: string) =>
+      page.evaluate(
+        (wanted) =>
+          new Promise<void>((resolve) => {
+            const step = (left: number) => {
+              const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight;
+              if (document.querySelector(wanted) !== null || atEnd || left === 0) return resolve();
+              window.scrollBy(0, window.innerHeight / 3);
+              requestAnimationFrame(() => requestAnimationFrame(() => step(left - 1)));
+            };
+            step(400);
+          }),
+        selector,
+      );
+    // What is in the page, then a scroll: one round trip to the browser per step.
+    const readAndScrollDown = () =>
       page.evaluate(
         () =>
-          new Promise<boolean>((resolve) => {
+          new Promise<{ operations: string[]; tags: string[]; atEnd: boolean }>((resolve) => {
+            const ids = (selector: string) => [...document.querySelectorAll(selector)].map((element) => element.id);
+            const [operations, tags] = [ids('.opblock'), ids('.opblock-tag')];
             const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight;
             window.scrollBy(0, window.innerHeight / 3);
-            // Two frames after the scroll: the list has rendered what came into view.
-            requestAnimationFrame(() => requestAnimationFrame(() => resolve(atEnd)));
+            requestAnimationFrame(() => requestAnimationFrame(() => resolve({ operations, tags, atEnd })));
           }),
       );
     for (let step = 0; step < 400; step += 1) {
-      for (const id of await page.locator('.opblock').evaluateAll((blocks) => blocks.map((block) => block.id)))
-        seen.add(id);
-      for (const tag of await page.locator('.opblock-tag').evaluateAll((heads) => heads.map((head) => head.id)))
-        tags.add(tag);
-      if (await scrollDown()) break;
+      const inPage = await readAndScrollDown();
+      for (const id of inPage.operations) seen.add(id);
+      for (const tag of inPage.tags) tags.add(tag);
+      if (inPage.atEnd) break;
     }
     expect(seen.size).toBe(operationCount);
     expect(tags.size).toBeGreaterThanOrEqual(5);
@@ -86,13 +102,13 @@ describe('the docs page at /rest/resources/docs', () => {
     await page.screenshot({ path: screenshot });
     const operationsShot = join(shots, 'docs-page-operations.png');
     const firstTag = page.locator('.opblock-tag').first();
-    for (let step = 0; step < 400 && (await firstTag.count()) === 0; step += 1) await scrollDown();
+    await scrollDownTo('.opblock-tag');
     await firstTag.scrollIntoViewIfNeeded();
     await page.screenshot({ path: operationsShot });
 
     // An operation opens with its parameters, roles and the media types of its responses.
     const find = page.locator('#operations-processes-findProcesses');
-    for (let step = 0; step < 400 && (await find.count()) === 0; step += 1) await scrollDown();
+    await scrollDownTo('#operations-processes-findProcesses');
     await find.locator('.opblock-summary').click();
     await find.locator('.opblock-body').waitFor();
     expect(await find.locator('.opblock-description-wrapper').innerText()).toContain('Roles: SERVICE_PROVIDER');

@@ -5,7 +5,7 @@ import { expectStatus, asAdmin } from '../helpers/administration.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, launchChromium } from '../helpers/browser.js';
 import { documentTypeForm } from '../helpers/catalogue.js';
-import { CONSOLE_ROOT, consoleOpener, requestsSettled, WIDTHS } from '../helpers/console.js';
+import { CONSOLE_ROOT, consoleOpener, settled, WIDTHS } from '../helpers/console.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { testOutputDir } from '../helpers/openapi-tools.js';
 import { publishedParticipant } from '../helpers/smp.js';
@@ -71,7 +71,7 @@ describe('the coming removals on the participants page, in Chromium', () => {
     const other = await open('#/participants', { user: t.users.otherServiceProvider });
     await expect.poll(() => other.page.getByRole('region', { name: 'Message Level Status (MLS)' }).count()).toBe(1);
     // Every listing the card reads has answered: its absence is the answer, not a page still loading.
-    await requestsSettled(other.page);
+    await settled(other.page);
     expect(await other.page.getByRole('region', { name: 'Needs your attention' }).count()).toBe(0);
     await other.context.close();
     expect(problems).toEqual([]);

@@ -381,7 +381,7 @@ describe('the console with the real catalogue, in Chromium', () => {
 
   it("a reload keeps the sign-in of this tab (a session's token, never the password), until sign-out or 30 idle minutes", async () => {
     const user = test.users.serviceProvider;
-    const { context, page } = await open('#/participants', { user });
+    const { context, page } = await open('#/participants', { user, signIn: 'form' });
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
     await page.reload();
     await page.locator('tbody tr:not(.placeholder)').first().waitFor();
@@ -409,7 +409,7 @@ describe('the console with the real catalogue, in Chromium', () => {
     await expect.poll(() => page.locator('main').innerText()).toContain('Sign in to see this page.');
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     // Signed out: the service ends it too, so a copy of the token opens nothing; a reload finds nothing kept.
-    const again = await open('#/participants', { user });
+    const again = await open('#/participants', { user, signIn: 'form' });
     const kept2 = JSON.parse(await again.page.evaluate(() => sessionStorage.getItem('registry.session') ?? '{}')) as {
       token: string;
     };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BILLING_PROCESS } from '../../src/setup/demo.js';
 import { loadCatalogue } from '../../src/code-lists/repository.js';
@@ -11,7 +11,7 @@ import { startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { axeViolations, launchChromium } from '../helpers/browser.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { testOutputDir } from '../helpers/openapi-tools.js';
-import { CONSOLE_ROOT, consoleOpener, requestsSettled, WIDTHS } from '../helpers/console.js';
+import { CONSOLE_ROOT, consoleOpener, settled, WIDTHS } from '../helpers/console.js';
 import { addParticipant, uniqueOrganization } from '../helpers/participants.js';
 import { startLocalSml } from '../../dev/local-sml.js';
 import { MIGRATION_KEY_PATTERN, smlClient } from '../../src/network/sml-client.js';
@@ -791,27 +791,17 @@ describe('the web console in Chromium, against the real service', () => {
     await own.context.close();
   }, 90_000);
 
-  // One tab per role and width for the page tests, signed in once: each page is loaded in it at its own address (a
-  // reload, the session kept in the tab's sessionStorage as a user's refresh keeps it) instead of in a new context
-  // through the sign-in form, which took half of these tests' time. The browser's closing closes them.
-  const tabs = new Map<string, Promise<{ context: BrowserContext; page: Page }>>();
-  async function pageAt(hash: string, as: (typeof PAGES)[number]['as'], width: number): Promise<Page> {
-    const key = `${as} ${width}`;
-    if (!tabs.has(key)) tabs.set(key, open('#/', { user: userOf(as), width }));
-    const { page } = await (tabs.get(key) as Promise<{ page: Page }>);
-    await page.evaluate((target) => {
-      location.hash = target;
-    }, hash);
-    await page.reload();
-    return page;
-  }
-
   // One test per page, so that a slow machine's time is bounded page by page and a failure names its page.
   for (const { name, hash, as, ready } of PAGES) {
     it(`${name}: no axe-core WCAG 2.1 A/AA violation, no layout jump after load, screenshots at phone and desktop width`, async () => {
       const violations: string[] = [];
+      // One tab, loaded afresh at each width.
+      const { context, page } = await open(hash, { user: userOf(as), width: WIDTHS.phone });
       for (const [label, width] of Object.entries(WIDTHS)) {
-        const page = await pageAt(hash, as, width);
+        if (width !== WIDTHS.phone) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.reload();
+        }
         await page
           .locator(ready)
           .first()
@@ -819,10 +809,11 @@ describe('the web console in Chromium, against the real service', () => {
           .catch(async (error: Error) => {
             throw new Error(`${name} at ${width}px: ${error.message}\n${await page.locator('body').innerText()}`);
           });
-        await requestsSettled(page);
+        await settled(page);
         violations.push(...(await axeViolations(page, `${name} at ${width}px`)));
         await page.screenshot({ path: join(shots, `${name}-${label}.png`), fullPage: true });
       }
+      await context.close();
       expect(violations).toEqual([]);
     }, 90_000);
   }
