@@ -53,7 +53,7 @@ function resourceCalls(description: Description): string[] {
 /** The client code: hand-written typed calls on processes, then one generated call per resource. */
 function clientSource(description: Description): string {
   return `import createClient from 'openapi-fetch';
-import type { components, paths } from '../schema.js';
+import type { components, paths } from './schema.js';
 
 type Process = components['schemas']['Process'];
 
