@@ -14,7 +14,10 @@ export interface DeliveryOptions {
   batch?: number;
   /** Calls to the peer in flight at once (the window's organizations delivered C at a time, or in C lists). */
   concurrency?: number;
-  /** Organizations delivered together, each distinct (default: `concurrency` × the target's `listSize`, at least 100). */
+  /**
+   * Organizations delivered together, each distinct (default: one round of `concurrency` lists of the target's
+   * `listSize`; for a target of one organization a call, `ROUNDS_PER_WINDOW` rounds of `concurrency` calls; at least 100).
+   */
   window?: number;
   /** The time a pass spends retrying organizations set aside before the log's new entries get their turn again. */
   retryBudgetMs?: number;
@@ -95,6 +98,12 @@ const PROBE_WINDOW = 8;
 const DEFAULT_RETRY_BUDGET_MS = 1000;
 
 /**
+ * A window ends when its slowest call has answered: a target that takes one organization a call (the Directory) gets
+ * a few rounds of calls a window, so that the wait for the slowest and the window's read are shared by more of them.
+ */
+const ROUNDS_PER_WINDOW = 4;
+
+/**
  * Delivery of the registry's participants to the SML and the Peppol Directory (transactional outbox): the change log is
  * the outbox, `delivery_cursors` says how far a target has delivered, `delivery_set_aside` which organizations it left
  * behind. One instance at a time holds a target's lease (a compare-and-set update of its cursor row, renewed while a
@@ -122,7 +131,7 @@ export function outboxDelivery(
   const leaseMs = options.leaseMs ?? 30_000;
   const retry = options.retryMs ?? { first: 1000, max: 60_000 };
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY);
-  const windowSize = Math.max(1, options.window ?? Math.max(100, concurrency * (target.listSize ?? 1)));
+  const windowSize = Math.max(1, options.window ?? Math.max(100, concurrency * (target.listSize ?? ROUNDS_PER_WINDOW)));
   const batch = Math.max(options.batch ?? 100, windowSize);
   const retryBudgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
   let timer: NodeJS.Timeout | undefined;
