@@ -97,15 +97,11 @@ function refusalOf(error: unknown): SmlError {
 async function deliverToSml(db: Queryable, sml: SmlClient, participant: string, operation?: string): Promise<boolean> {
   const { state, migrationKey } = await smlRecordOf(db, participant);
   const live = await organizationIsLive(db, participant);
-  // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
-  const ours = heldForThisSmp(state);
-  // The change a migration key logged, whose key an earlier delivery already used: the SML's answer to it is recorded,
-  // and a Create now would be refused as held elsewhere over the key's own refusal.
-  if (live && !ours && operation === 'migrate' && migrationKey === undefined) return false;
-  if (live && !ours) await registerInSml(db, sml, participant, migrationKey);
-  else if (!live && ours) await deleteFromSml(db, sml, participant);
+  const action = smlActionOf({ state, migrationKey, live }, operation);
+  if (action === 'create' || action === 'migrate') await registerInSml(db, sml, participant, migrationKey);
+  else if (action === 'delete') await deleteFromSml(db, sml, participant);
   else {
-    if (!live && state !== undefined) await forgetSml(db, participant);
+    if (action === 'forget') await forgetSml(db, participant);
     return false;
   }
   return true;
@@ -149,12 +145,15 @@ async function deleteFromSml(db: Queryable, sml: SmlClient, participant: string)
 
 type SmlAction = 'create' | 'migrate' | 'delete' | 'forget' | 'none';
 
-/** What the SML must be told of an organization now (as `deliverToSml` decides it for one). */
+/** What the SML must be told of an organization now, for one (`deliverToSml`) as for a window (`deliverManyToSml`). */
 function smlActionOf(
-  record: { state?: SmlState; migrationKey?: string; live: boolean },
+  record: { state?: SmlState | undefined; migrationKey?: string | undefined; live: boolean },
   operation?: string,
 ): SmlAction {
+  // One migrating out is served as usual, registered, until another SMP has migrated it (sml-reconcile ends it).
   const ours = heldForThisSmp(record.state);
+  // The change a migration key logged, whose key an earlier delivery already used: the SML's answer to it is recorded,
+  // and a Create now would be refused as held elsewhere over the key's own refusal.
   if (record.live && !ours && operation === 'migrate' && record.migrationKey === undefined) return 'none';
   if (record.live && !ours) return record.migrationKey === undefined ? 'create' : 'migrate';
   if (!record.live && ours) return 'delete';
